@@ -1,0 +1,102 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/common.c: what every part of the library shares and that needs no GPU: the last-error
+ * message, dimension checks, host images, default parameters and the host iteration driver.
+ * Built into the CPU-only library too, so that the references are tested where there is no GPU.
+ * ------------------------------------------------------------------------------------------------ */
+#include "filter.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Thread_local char last_error[512];
+
+fv_status fv_fail(fv_status status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *fv_last_error(void) { return last_error[0] ? last_error : "no error"; }
+
+const char *fv_status_name(fv_status status)
+{
+    static const char *const names[] = {"ok", "bad argument", "i/o error", "bad image data",
+                                        "bad image size", "no CUDA device", "out of memory",
+                                        "CUDA error", "OpenGL error"};
+    return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "unknown status";
+}
+
+fv_status fv_check_dimensions(int width, int height)
+{
+    if (width <= 0 || height <= 0)
+        return fv_fail(FV_ERR_SIZE, "image size %dx%d: width and height must be at least 1",
+                       width, height);
+    if (width > FV_MAX_DIMENSION || height > FV_MAX_DIMENSION ||
+        (size_t)width * (size_t)height > FV_MAX_PIXELS)
+        return fv_fail(FV_ERR_SIZE, "image size %dx%d is too large (at most %d per side and %zu "
+                       "Mpixels)", width, height, FV_MAX_DIMENSION, FV_MAX_PIXELS >> 20);
+    return FV_OK;
+}
+
+fv_status fv_host_image_alloc(fv_image *img, int width, int height)
+{
+    memset(img, 0, sizeof *img);
+    fv_status st = fv_check_dimensions(width, height);
+    if (st != FV_OK) return st;
+    size_t pitch = (size_t)width * 4;
+    img->data = malloc(pitch * (size_t)height);
+    if (!img->data)
+        return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", width, height);
+    img->width = width;
+    img->height = height;
+    img->pitch = pitch;
+    return FV_OK;
+}
+
+void fv_host_image_free(fv_image *img)
+{
+    free(img->data);
+    memset(img, 0, sizeof *img);
+}
+
+void fv_describe_no_params(const fv_params *p, char *buf, size_t size)
+{
+    (void)p;
+    snprintf(buf, size, "no parameters");
+}
+
+fv_params fv_params_default(void)
+{
+    fv_params p;
+    memset(&p, 0, sizeof p);
+    p.sigma = 1.0f;      /* seed 000's 5x5 Gaussian: sigma 1, radius 2 */
+    p.radius = 2;
+    p.iterations = 1;
+    return p;
+}
+
+fv_status fv_run_host(const fv_filter *f, const fv_image *src, fv_image *dst,
+                      const fv_params *p, fv_image *tmp)
+{
+    fv_status st = f->check_params(p);
+    if (st != FV_OK) return st;
+    if (p->iterations > 1 && (!tmp || tmp->width != src->width || tmp->height != src->height))
+        return fv_fail(FV_ERR_ARG, "fv_run_host: %d iterations need a scratch image",
+                       p->iterations);
+    /* Pass i writes dst when (iterations - 1 - i) is even, so the last pass lands in dst. */
+    const fv_image *in = src;
+    fv_image *out = ((p->iterations - 1) % 2 == 0) ? dst : tmp;
+    fv_image *other = (out == dst) ? tmp : dst;
+    for (int i = 0; i < p->iterations; i++) {
+        f->ref(in, out, p);
+        in = out;
+        out = other;
+        other = (fv_image *)in;
+    }
+    return FV_OK;
+}

@@ -1,0 +1,20 @@
+/* viewer/batch.h: the windowless modes: filter one image to a PNG, compare two variants, --info.
+ * Each returns the process exit status (0 ok, 1 runtime error) after printing one line. */
+#ifndef FV_BATCH_H
+#define FV_BATCH_H
+
+#include "cli.h"
+
+/* Runs variant v of f over host image src into host image dst (same size). GPU variants go
+ * through device memory; *ms receives the filter's time (CUDA events, or the host clock). */
+fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                              fv_image *dst, const fv_params *p, double *ms);
+
+int batch_main(const cli_options *o);
+int compare_main(const cli_options *o);
+int info_main(void);
+
+/* "sigma 1, radius 2, 3 iterations" for messages and file names */
+void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,24 @@
+/* viewer/bench.h: the benchmark (`filterview --bench`) and the timing helper it shares. */
+#ifndef FV_BENCH_H
+#define FV_BENCH_H
+
+#include "cli.h"
+
+int bench_main(const cli_options *o);
+
+/* One timed operation on buffer set `set`; returns FV_OK or a failure with its message. */
+typedef fv_status (*bench_op_fn)(void *context, int set);
+
+/* Median time in ms of `runs` calls of op (after `warmup` untimed ones), each timed with its
+ * own pair of CUDA events on the default stream; sets rotate 0..n_sets-1 so that repeated runs
+ * do not just measure the L2 cache. */
+fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, int runs,
+                        double *median_ms);
+
+#ifdef FV_HAVE_NPP
+/* NPP's 5x5 Gaussian (nppiFilterGaussBorder_8u_C4R, replicated border) from src into dst. */
+fv_status bench_npp_gauss5x5(const fv_image *src, fv_image *dst, const struct cudaDeviceProp *prop,
+                             int device);
+#endif
+
+#endif
