@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/cli_expect.sh: runs one filterview command line and checks what a user would see.
-#   cli_expect.sh [--gpu | --no-gpu] [--creates FILE] [--absent FILE] EXIT REGEX PROGRAM ARGS...
+#   cli_expect.sh [--gpu | --no-gpu] [--env VAR=VALUE] [--creates FILE] [--absent FILE]
+#                 EXIT REGEX PROGRAM ARGS...
 # Passes when PROGRAM exits with EXIT, its output (stdout + stderr) matches the extended REGEX,
 # a failing run printed exactly one line on stderr, --creates FILE is a PNG, and --absent FILE
 # (with any FILE.tmp-*) does not exist. --gpu / --no-gpu: exit 77 (skipped) unless the machine
@@ -12,6 +13,7 @@ while :; do
     --no-gpu) need=nogpu; shift ;;
     --creates) creates="$2"; shift 2 ;;
     --absent) absent="$2"; shift 2 ;;
+    --env) export "$2"; shift 2 ;;
     *) break ;;
   esac
 done

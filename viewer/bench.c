@@ -180,7 +180,7 @@ static void print_row(FILE *out, const bench_row *r, int csv)
 {
     char size[32], speed[32];
     snprintf(size, sizeof size, "%dx%d", r->width, r->height);
-    if (r->speedup > 0) snprintf(speed, sizeof speed, csv ? "%.2f" : "%.2fx", r->speedup);
+    if (r->speedup > 0) snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
     else snprintf(speed, sizeof speed, csv ? "" : "-");
     if (csv)
         fprintf(out, "%s,%d,%d,%s,%s,%.4f,%.1f,%.1f,%.3f,%s\n", size, r->width, r->height,

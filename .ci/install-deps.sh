@@ -1,0 +1,21 @@
+#!/bin/sh
+# .ci/install-deps.sh: the Debian packages filterview builds and tests with (the CUDA toolkit is
+# assumed installed, as /usr/local/cuda or on PATH). Safe to run again: apt-get skips what is there.
+set -eu
+SUDO=""
+[ "$(id -u)" = 0 ] || SUDO="sudo"
+PACKAGES="build-essential cmake pkg-config libstb-dev libglew-dev freeglut3-dev libgl-dev \
+libegl-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth"
+missing=""
+for p in $PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "installing:$missing"
+  $SUDO apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: no CUDA toolkit found (nvcc): install it from NVIDIA's packages first" >&2
+  exit 1
+fi
