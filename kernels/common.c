@@ -100,3 +100,25 @@ fv_status fv_run_host(const fv_filter *f, const fv_image *src, fv_image *dst,
     }
     return FV_OK;
 }
+
+void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
+{
+    long long sum = 0, differing = 0;
+    int max_abs = 0;
+    for (int y = 0; y < a->height; y++) {
+        const uint8_t *pa = a->data + (size_t)y * a->pitch, *pb = b->data + (size_t)y * b->pitch;
+        for (int i = 0; i < 4 * a->width; i += 4) {
+            int m = 0;
+            for (int c = 0; c < 4; c++) {
+                int d = pa[i + c] > pb[i + c] ? pa[i + c] - pb[i + c] : pb[i + c] - pa[i + c];
+                sum += d;
+                if (d > m) m = d;
+            }
+            differing += m != 0;
+            if (m > max_abs) max_abs = m;
+        }
+    }
+    out->max_abs = max_abs;
+    out->mean_abs = a->width && a->height ? (double)sum / (4.0 * a->width * a->height) : 0.0;
+    out->n_differing = differing;
+}

@@ -137,6 +137,9 @@ typedef struct fv_diff_stats {
     long long n_differing;  /* pixels with any channel different */
 } fv_diff_stats;
 
+/* The same statistics on the host (CPU mode, tests, the CLI's --compare). */
+void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out);
+
 /* `work` is a caller-owned device buffer of at least fv_diff_work_bytes() bytes. */
 size_t fv_diff_work_bytes(void);
 fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out, void *work,

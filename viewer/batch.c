@@ -119,25 +119,13 @@ int compare_main(const cli_options *o)
     if (st == FV_OK) st = run_variant_to_host(f, va, &src, &a, &o->params, &ms_a);
     if (st == FV_OK) st = run_variant_to_host(f, vb, &src, &b, &o->params, &ms_b);
     if (st == FV_OK) {
-        int max_abs = 0;
-        long long differing = 0;
-        for (int y = 0; y < src.height; y++)
-            for (int x = 0; x < src.width; x++) {
-                const uint8_t *pa = a.data + (size_t)y * a.pitch + 4 * (size_t)x;
-                const uint8_t *pb = b.data + (size_t)y * b.pitch + 4 * (size_t)x;
-                int m = 0;
-                for (int c = 0; c < 4; c++) {
-                    int d = pa[c] > pb[c] ? pa[c] - pb[c] : pb[c] - pa[c];
-                    if (d > m) m = d;
-                }
-                if (m > max_abs) max_abs = m;
-                differing += m != 0;
-            }
+        fv_diff_stats d;
+        fv_diff_host(&a, &b, &d);
         char params[128];
         describe_params(f, &o->params, params, sizeof params);
         printf("%s %dx%d (%s): %s %.3f ms, %s %.3f ms; max abs difference %d, %lld of %lld "
                "pixels differ\n", f->name, src.width, src.height, params, va->name, ms_a,
-               vb->name, ms_b, max_abs, differing, (long long)src.width * src.height);
+               vb->name, ms_b, d.max_abs, d.n_differing, (long long)src.width * src.height);
     }
     fv_host_image_free(&src);
     fv_host_image_free(&a);

@@ -109,10 +109,9 @@ static fv_status npp_op_run(void *context, int set)
 }
 #endif
 
-/* Device-to-device copy bandwidth in GB/s, counting bytes read plus bytes written. */
-static fv_status measure_copy_bandwidth(int runs, double *gbps)
+fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
 {
-    copy_op c = {NULL, NULL, BENCH_COPY_BYTES};
+    copy_op c = {NULL, NULL, bytes};
     fv_status st = FV_OK;
     if (cudaMalloc(&c.a, c.bytes) != cudaSuccess || cudaMalloc(&c.b, c.bytes) != cudaSuccess)
         st = fv_fail(FV_ERR_MEMORY, "cannot allocate 2 x %zu MiB to measure copy bandwidth",
@@ -207,7 +206,7 @@ int bench_main(const cli_options *o)
         return 1;
     }
     double copy_gbps = 0;
-    if (measure_copy_bandwidth(o->runs, &copy_gbps) != FV_OK) {
+    if (bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
         fprintf(stderr, "filterview: %s\n", fv_last_error());
         if (csv) fclose(csv), remove(o->csv);
         return 1;

@@ -42,6 +42,24 @@ static int parse_float(const char *flag, const char *s, double lo, double hi, fl
     return 1;
 }
 
+/* "WxH" into w, h */
+static int parse_one_size(const char *flag, const char *s, int *w, int *h)
+{
+    const char *want = "a size WxH, each side 1..32768";
+    char *end = NULL;
+    if (!s) return bad(flag, want, s);
+    errno = 0;
+    long a = strtol(s, &end, 10);
+    if (errno || end == s || (*end != 'x' && *end != 'X')) return bad(flag, want, s);
+    const char *second = end + 1;
+    long b = strtol(second, &end, 10);
+    if (errno || end == second || *end || a < 1 || b < 1 || a > FV_MAX_DIMENSION || b > FV_MAX_DIMENSION)
+        return bad(flag, want, s);
+    *w = (int)a;
+    *h = (int)b;
+    return 1;
+}
+
 /* "512x512,1920x1080" */
 static int parse_sizes(const char *s, cli_options *o)
 {
@@ -99,6 +117,28 @@ int cli_parse(int argc, char **argv, cli_options *o)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             o->mode = CLI_MODE_HELP;
             return 1;
+        } else if (!strcmp(a, "-a") || !strcmp(a, "-b")) {
+            const char *name = VALUE();
+            if (!name) return bad(a, "a variant name or 'original'", NULL);
+            if (a[1] == 'a') o->pane_a = name;
+            else o->pane_b = name;
+        } else if (!strcmp(a, "--help-keys")) {
+            o->mode = CLI_MODE_HELP_KEYS;
+            return 1;
+        } else if (!strcmp(a, "--headless")) {
+            o->headless = 1;
+        } else if (!strcmp(a, "--keys")) {
+            if (!(o->keys = VALUE())) return bad(a, "a key sequence such as \"1bc<PgUp>\"", NULL);
+        } else if (!strcmp(a, "--frames")) {
+            if (!parse_int(a, VALUE(), 1, 1000000, &o->frames)) return 0;
+        } else if (!strcmp(a, "--screenshot")) {
+            if (!(o->screenshot = VALUE())) return bad(a, "a .png path", NULL);
+        } else if (!strcmp(a, "--bench-frames")) {
+            if (!parse_int(a, VALUE(), 1, 100000, &o->bench_frames)) return 0;
+        } else if (!strcmp(a, "--size")) {
+            if (!parse_one_size(a, VALUE(), &o->window_w, &o->window_h)) return 0;
+        } else if (!strcmp(a, "--random")) {
+            if (!parse_one_size(a, VALUE(), &o->random_w, &o->random_h)) return 0;
         } else if (!strcmp(a, "--list")) {
             SET_MODE(CLI_MODE_LIST);
         } else if (!strcmp(a, "--info")) {
@@ -110,6 +150,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
             o->bench_filter_given = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--variant")) {
             if (!(o->variant = VALUE())) return bad(a, "a variant name (see --list)", NULL);
+            o->variant_given = 1;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
             SET_MODE(CLI_MODE_BATCH);
@@ -160,12 +201,24 @@ int cli_parse(int argc, char **argv, cli_options *o)
         names[0] = o->compare_a;
         names[1] = o->compare_b;
     }
+    for (int k = 0; k < 2; k++) {
+        const char *pane = k == 0 ? o->pane_a : o->pane_b;
+        if (pane && strcmp(pane, "original") != 0 && !fv_variant_find(f, pane)) {
+            fprintf(stderr, "filterview: -%c: filter '%s' has no variant '%s' (see --list)\n",
+                    'a' + k, f->name, pane);
+            return 0;
+        }
+    }
     for (int k = 0; k < 2 && names[k]; k++)
         if (!fv_variant_find(f, names[k])) {
             fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", f->name,
                     names[k]);
             return 0;
         }
+    if (o->input && o->random_w) {
+        fprintf(stderr, "filterview: give an image or --random WxH, not both\n");
+        return 0;
+    }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
     if (needs_input && !o->input) {
         fprintf(stderr, "filterview: no input image given (see --help)\n");
@@ -193,7 +246,9 @@ void cli_print_help(void)
         "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG\n"
         "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
         "  filterview --bench [-f FILTER] [--sizes WxH,...] [--csv FILE] [--runs N] [--seed N]\n"
-        "  filterview --list | --info | --help\n"
+        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params]               the viewer\n"
+        "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+        "  filterview --list | --info | --help | --help-keys\n"
         "\n"
         "options:\n"
         "  -f, --filter NAME     filter (default gaussian); --list shows all\n"
@@ -210,6 +265,21 @@ void cli_print_help(void)
         "  --runs N              timed runs per cell (default 20); --seed N random seed\n"
         "  --list                filters and variants with their one-line summaries\n"
         "  --info                the CUDA device and its memory\n"
+        "\n"
+        "viewer:\n"
+        "  (no -o)               open the viewer: a window where there is a display, else\n"
+        "                        headless (EGL), writing a screenshot\n"
+        "  -a NAME, -b NAME      what panes A and B show: a variant, or 'original'\n"
+        "                        (default: A = naive, B = smem; -v also sets A)\n"
+        "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
+        "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
+        "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>\n"
+        "  --frames N            frames to draw, then exit (window or headless)\n"
+        "  --screenshot FILE     write the last frame as PNG\n"
+        "  --bench-frames N      time N frames: kernel time vs the rest (map/unmap, texture, draw)\n"
+        "  --size WxH            window or offscreen size\n"
+        "  --random WxH          a random image of that size instead of a file\n"
+        "  --help-keys           the viewer's keys as a markdown table\n"
         "\n"
         "Images: anything stb_image reads (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PIC, PNM).\n"
         "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n",

@@ -14,7 +14,8 @@ typedef enum cli_mode {
     CLI_MODE_LIST,     /* --list */
     CLI_MODE_BENCH,    /* --bench */
     CLI_MODE_INFO,     /* --info */
-    CLI_MODE_HELP      /* --help */
+    CLI_MODE_HELP,     /* --help */
+    CLI_MODE_HELP_KEYS /* --help-keys: the viewer's key table as markdown */
 } cli_mode;
 
 #define CLI_MAX_SIZES 32
@@ -35,6 +36,16 @@ typedef struct cli_options {
     int runs;
     unsigned seed;
     int bench_filter_given;
+    int variant_given;
+    const char *pane_a, *pane_b; /* viewer: -a / -b, a variant name or "original" */
+    /* viewer */
+    int headless;
+    const char *keys;           /* replayed through the key handler, one per frame */
+    int frames;                 /* 0: interactive (window) or as many as the keys need */
+    const char *screenshot;     /* written after the last frame */
+    int bench_frames;           /* frames to time (kernel vs the rest) */
+    int window_w, window_h;     /* --size */
+    int random_w, random_h;     /* --random: a random image instead of a file */
 } cli_options;
 
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */

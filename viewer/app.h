@@ -1,0 +1,153 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/app.h: the viewer's one state object and the pieces that work on it.
+ *
+ *   pipeline.c  the compute side: source upload, panes A and B run through the registry straight
+ *               into CUDA-GL pixel buffers (or a staging copy, or the CPU), diff statistics,
+ *               kernel timings, the all-variants bar chart
+ *   render.c    OpenGL: shaders, textures, composition of the panes, HUD, screenshots
+ *   hud.c       the HUD's text and bars (stb_easy_font), the help overlay
+ *   keys.c      the key table that drives the handler, the help and the README's keys section
+ *   window.c    GLUT window or headless EGL, the frame loop, key replay
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_APP_H
+#define FV_APP_H
+
+#include "cli.h"
+
+#include <stdio.h>
+
+#include <GL/glew.h>
+
+typedef enum fv_compare_mode {
+    FV_COMPARE_SINGLE,
+    FV_COMPARE_WIPE,
+    FV_COMPARE_SIDE_BY_SIDE,
+    FV_COMPARE_DIFFERENCE,
+    FV_COMPARE_COUNT
+} fv_compare_mode;
+
+typedef enum fv_compute_mode {
+    FV_COMPUTE_INTEROP,   /* CUDA writes the GL pixel buffers directly */
+    FV_COMPUTE_STAGING,   /* interop refused: CUDA buffer -> host -> texture */
+    FV_COMPUTE_CPU        /* no CUDA device: the CPU references */
+} fv_compute_mode;
+
+#define PANE_ORIGINAL (-1)
+#define CHART_MAX_VARIANTS 16
+
+typedef struct pane {
+    int variant;                         /* PANE_ORIGINAL or an index into the filter's variants */
+    double kernel_ms;                    /* last run: CUDA events (host clock for `cpu`) */
+    GLuint pbo, texture;
+    struct cudaGraphicsResource *resource; /* interop registration of pbo */
+    fv_image device_out;                 /* staging mode: the kernel's output */
+    fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
+    fv_scratch scratch;                  /* iteration ping-pong, reused across frames */
+    cudaEvent_t start, stop;
+} pane;
+
+typedef struct hud_vertex {
+    float x, y;
+    uint8_t rgba[4];
+} hud_vertex;
+
+#define HUD_MAX_VERTICES 393216
+#define HUD_TEXT_BYTES 1048576
+
+typedef struct renderer {
+    GLuint image_program, hud_program, quad_vao, quad_vbo, hud_vao, hud_vbo, source_texture;
+    GLint max_texture_size;
+    GLuint fbo, fbo_color;               /* headless target */
+    hud_vertex *hud;                     /* HUD geometry, built each frame into this one array */
+    int hud_count;
+    char *text_quads;                    /* stb_easy_font output, reused */
+} renderer;
+
+typedef struct bar_chart {
+    int visible, stale, n;
+    const char *names[CHART_MAX_VARIANTS];
+    double ms[CHART_MAX_VARIANTS];
+} bar_chart;
+
+typedef struct app {
+    /* the image */
+    const char *path;                    /* NULL: random image */
+    int random_w, random_h;
+    unsigned seed;
+    fv_image host_src, device_src;
+    /* what is computed */
+    int filter;                          /* index into fv_filters */
+    fv_params params;
+    pane panes[2];
+    fv_compute_mode compute;
+    char compute_note[160];
+    void *diff_work;
+    fv_diff_stats diff;
+    int diff_valid;
+    fv_image host_tmp;                   /* CPU iteration scratch */
+    double copy_gbps;                    /* measured at start-up */
+    bar_chart chart;
+    /* what is shown */
+    fv_compare_mode compare;
+    int show_original, show_hud, show_help, animate;
+    float diff_gain;
+    int win_w, win_h;
+    float zoom, center_x, center_y;      /* image point at the centre of a pane's viewport */
+    int fit;                             /* zoom follows the window */
+    float divider;                       /* wipe divider, fraction of the window width */
+    int mouse_x, mouse_y, drag, drag_x, drag_y;
+    /* bookkeeping */
+    int dirty;                           /* the panes must be recomputed */
+    int quit;
+    double frame_ms;
+    char message[256];                   /* last action ("saved ..."), shown in the HUD */
+    char error[256];                     /* last error, shown in the HUD */
+    renderer gl;
+    int headless;
+} app;
+
+/* ---- pipeline.c ---- */
+fv_status app_load_image(app *a);        /* (re)loads the host image; reallocates on size change */
+fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
+void pipeline_release(app *a);
+fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
+fv_status pipeline_compute(app *a);      /* runs both panes into their textures */
+const fv_filter *app_filter(const app *a);
+const char *pane_name(const app *a, int p);
+int pane_variant_available(const app *a, int variant);
+void pipeline_time_all_variants(app *a); /* fills a->chart */
+fv_status pane_download(app *a, int p, fv_image *host);
+int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4]);
+double pane_gbps(const app *a, int p);
+
+/* ---- render.c ---- */
+fv_status render_init(app *a);
+void render_release(app *a);
+void render_resize_textures(app *a);
+void render_frame(app *a);
+fv_status render_screenshot(app *a, const char *path);
+void view_fit(app *a);
+void view_pane_rect(const app *a, int p, float rect[4]); /* viewport of pane p (x, y, w, h) */
+int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
+
+/* ---- hud.c ---- */
+void hud_draw(app *a);
+
+/* ---- keys.c ---- */
+#define KEY_SPECIAL(glut_key) (256 + (glut_key))
+void app_key(app *a, int key);
+void app_mouse_button(app *a, int button, int pressed, int x, int y);
+void app_mouse_motion(app *a, int x, int y);
+/* Parses "--keys" text: plain characters, and <Name> for named keys (see keys.c). Returns the
+ * number of keys written to out, or -1 with a message. */
+int keys_parse(const char *text, int *out, int max);
+void keys_print_help(FILE *out, int markdown);
+/* Row i of the help (label such as "a / A", and what it does); 0 past the last row. */
+int keys_help_row(int i, const char **label, const char **help);
+void app_save_panes(app *a);
+void app_set_message(app *a, const char *fmt, ...);
+
+/* ---- window.c ---- */
+int viewer_main(cli_options *o);
+
+#endif

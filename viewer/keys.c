@@ -1,0 +1,376 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/keys.c: the one table of key bindings. It drives the key handler (window and --keys
+ * replay alike), the on-screen help and `filterview --help-keys` (the README's keys section is
+ * that output; tests/CMakeLists.txt checks they agree). Keys follow image viewers such as tev:
+ * wheel zooms, drag pans, f fits, q/Esc quits, number keys pick.
+ * ------------------------------------------------------------------------------------------------ */
+#include "app.h"
+
+#include "image_io.h"
+
+#include <GL/freeglut.h>
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+#define SIGMA_STEP 0.25f
+#define ITER_FAST_STEP 10
+#define ITER_MAX_VIEWER 1000
+#define ZOOM_STEP 1.25f
+#define PAN_STEP 40.0f
+
+void app_set_message(app *a, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->message, sizeof a->message, fmt, ap);
+    va_end(ap);
+}
+
+static void report(app *a, fv_status st)
+{
+    if (st == FV_OK) return;
+    snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+    fprintf(stderr, "filterview: %s\n", a->error);
+}
+
+/* ---- actions ---- */
+static void toggle_help(app *a, int arg) { (void)arg; a->show_help = !a->show_help; }
+static void toggle_hud(app *a, int arg) { (void)arg; a->show_hud = !a->show_hud; }
+static void toggle_original(app *a, int arg) { (void)arg; a->show_original = !a->show_original; }
+static void toggle_animate(app *a, int arg) { (void)arg; a->animate = !a->animate; a->dirty = 1; }
+static void quit(app *a, int arg) { (void)arg; a->quit = 1; }
+
+static void select_filter(app *a, int index)
+{
+    if (index < 0 || index >= fv_n_filters) return;
+    int old_variants = app_filter(a)->n_variants;
+    a->filter = index;
+    const fv_filter *f = app_filter(a);
+    /* keep each pane's variant by position where it exists, else fall back to one that runs */
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == old_variants - 1) pn->variant = f->n_variants - 1; /* cpu stays cpu */
+        if (pn->variant >= f->n_variants || !pane_variant_available(a, pn->variant))
+            pn->variant = f->n_variants - 1;
+    }
+    a->error[0] = 0;
+    a->dirty = 1;
+    a->chart.stale = 1;
+}
+
+static void next_filter(app *a, int arg) { (void)arg; select_filter(a, (a->filter + 1) % fv_n_filters); }
+
+/* variants cycle through original, then the filter's variants; unavailable ones are skipped */
+static void cycle_variant(app *a, int code)
+{
+    const int p = code / 2, step = code % 2 ? -1 : 1;
+    const int n = app_filter(a)->n_variants + 1; /* + original */
+    int v = a->panes[p].variant + 1;             /* 0 = original */
+    for (int tries = 0; tries < n; tries++) {
+        v = (v + step + n) % n;
+        if (pane_variant_available(a, v - 1)) break;
+    }
+    a->panes[p].variant = v - 1;
+    a->dirty = 1;
+}
+
+static void change_iterations(app *a, int delta)
+{
+    int it = a->params.iterations + delta;
+    if (it < 1) it = 1;
+    if (it > ITER_MAX_VIEWER) it = ITER_MAX_VIEWER;
+    a->params.iterations = it;
+    a->dirty = 1;
+    a->chart.stale = 1;
+}
+
+static void change_sigma(app *a, int direction)
+{
+    fv_params p = a->params;
+    p.sigma = fmaxf(SIGMA_STEP, p.sigma + direction * SIGMA_STEP);
+    p.radius = 0; /* derived from sigma from now on */
+    if (app_filter(a)->check_params(&p) != FV_OK) {
+        snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+        return;
+    }
+    a->error[0] = 0;
+    a->params = p;
+    a->dirty = 1;
+    a->chart.stale = 1;
+}
+
+static void cycle_compare(app *a, int arg)
+{
+    (void)arg;
+    a->compare = (fv_compare_mode)((a->compare + 1) % FV_COMPARE_COUNT);
+    if (a->fit) view_fit(a);
+}
+
+static void cycle_gain(app *a, int arg)
+{
+    (void)arg;
+    a->diff_gain = a->diff_gain >= 64 ? 1 : a->diff_gain * 4;
+}
+
+static void fit(app *a, int arg) { (void)arg; view_fit(a); }
+
+static void zoom_1to1(app *a, int arg)
+{
+    (void)arg;
+    a->zoom = 1;
+    a->fit = 0;
+}
+
+static void zoom_by(app *a, int direction)
+{
+    a->zoom *= direction > 0 ? ZOOM_STEP : 1.0f / ZOOM_STEP;
+    if (a->zoom > 64) a->zoom = 64;
+    if (a->zoom < 1.0f / 64) a->zoom = 1.0f / 64;
+    a->fit = 0;
+}
+
+static void pan(app *a, int direction)
+{
+    static const float dx[4] = {-1, 1, 0, 0}, dy[4] = {0, 0, -1, 1};
+    a->center_x += dx[direction] * PAN_STEP / a->zoom;
+    a->center_y += dy[direction] * PAN_STEP / a->zoom;
+    a->fit = 0;
+}
+
+static void screenshot(app *a, int arg)
+{
+    (void)arg;
+    char path[128];
+    snprintf(path, sizeof path, "filterview-%ld.png", (long)time(NULL));
+    render_frame(a); /* the back buffer holds this frame */
+    fv_status st = render_screenshot(a, path);
+    report(a, st);
+    if (st == FV_OK) app_set_message(a, "screenshot saved to %s", path);
+}
+
+void app_save_panes(app *a)
+{
+    const fv_filter *f = app_filter(a);
+    const char *base = a->path ? strrchr(a->path, '/') : NULL;
+    base = base ? base + 1 : (a->path ? a->path : "random");
+    const char *dot = strrchr(base, '.');
+    int stem = dot ? (int)(dot - base) : (int)strlen(base);
+    char params[128];
+    f->describe_params(&a->params, params, sizeof params);
+    for (char *c = params; *c; c++) /* "sigma 1, radius 2" -> "sigma1-radius2" */
+        if (*c == ' ' || *c == ',') *c = *c == ',' ? '-' : '_';
+    fv_image out;
+    if (fv_host_image_alloc(&out, a->host_src.width, a->host_src.height) != FV_OK) {
+        report(a, FV_ERR_MEMORY);
+        return;
+    }
+    a->message[0] = 0;
+    for (int p = 0; p < 2; p++) {
+        char path[512];
+        snprintf(path, sizeof path, "%.*s.%s-%s-%s-it%d.png", stem, base, f->name, pane_name(a, p),
+                 params, a->params.iterations);
+        fv_status st = pane_download(a, p, &out);
+        if (st == FV_OK) st = image_save_png(path, &out);
+        report(a, st);
+        if (st == FV_OK) {
+            size_t len = strlen(a->message);
+            snprintf(a->message + len, sizeof a->message - len, "%s%c saved to %s", p ? ", " : "", 'A' + p, path);
+            printf("saved pane %c to %s\n", 'A' + p, path);
+        }
+    }
+    fv_host_image_free(&out);
+}
+
+static void save_panes(app *a, int arg) { (void)arg; app_save_panes(a); }
+
+static void reload(app *a, int arg)
+{
+    (void)arg;
+    if (!a->path) {
+        app_set_message(a, "a random image has nothing to reload");
+        return;
+    }
+    fv_status st = pipeline_reload(a);
+    report(a, st);
+    if (st == FV_OK) app_set_message(a, "reloaded %s", a->path);
+}
+
+static void time_all(app *a, int arg)
+{
+    (void)arg;
+    a->chart.visible = !a->chart.visible;
+    a->chart.stale = a->chart.visible;
+}
+
+/* ---- the table ---- */
+typedef struct key_binding {
+    int keys[4];          /* 0-terminated; special keys as KEY_SPECIAL(GLUT_KEY_...) */
+    const char *label;    /* as the user reads it */
+    const char *help;
+    void (*action)(app *a, int arg);
+    int arg;
+} key_binding;
+
+#define SPECIAL(k) KEY_SPECIAL(GLUT_KEY_##k)
+
+static const key_binding bindings[] = {
+    {{'h', SPECIAL(F1)}, "h, F1", "show or hide this help", toggle_help, 0},
+    {{'1'}, "1 .. 9", "select filter 1 .. 9 (gaussian, invert, ...)", select_filter, 0},
+    {{'2'}, NULL, NULL, select_filter, 1},
+    {{'3'}, NULL, NULL, select_filter, 2},
+    {{'4'}, NULL, NULL, select_filter, 3},
+    {{'5'}, NULL, NULL, select_filter, 4},
+    {{'6'}, NULL, NULL, select_filter, 5},
+    {{'7'}, NULL, NULL, select_filter, 6},
+    {{'8'}, NULL, NULL, select_filter, 7},
+    {{'9'}, NULL, NULL, select_filter, 8},
+    {{'\t'}, "Tab", "next filter", next_filter, 0},
+    {{'a'}, "a / A", "pane A: next / previous variant (or the original)", cycle_variant, 0},
+    {{'A'}, NULL, NULL, cycle_variant, 1},
+    {{'b'}, "b / B", "pane B: next / previous variant (or the original)", cycle_variant, 2},
+    {{'B'}, NULL, NULL, cycle_variant, 3},
+    {{'+', '='}, "+ / -", "iterations up / down by 1 (1 .. 1000)", change_iterations, 1},
+    {{'-', '_'}, NULL, NULL, change_iterations, -1},
+    {{SPECIAL(PAGE_UP)}, "PgUp / PgDn", "iterations up / down by 10", change_iterations, ITER_FAST_STEP},
+    {{SPECIAL(PAGE_DOWN)}, NULL, NULL, change_iterations, -ITER_FAST_STEP},
+    {{'s'}, "s / S", "sigma up / down by 0.25 (radius follows: ceil(3 sigma))", change_sigma, 1},
+    {{'S'}, NULL, NULL, change_sigma, -1},
+    {{'c'}, "c", "compare mode: single, wipe, side by side, difference", cycle_compare, 0},
+    {{'g'}, "g", "difference gain x1, x4, x16, x64", cycle_gain, 0},
+    {{'o'}, "o", "show the original in both panes (toggle)", toggle_original, 0},
+    {{'f'}, "f", "fit the image to the window", fit, 0},
+    {{'z'}, "z", "zoom 1:1 (one image pixel per screen pixel)", zoom_1to1, 0},
+    {{']'}, "] / [", "zoom in / out (also the mouse wheel)", zoom_by, 1},
+    {{'['}, NULL, NULL, zoom_by, -1},
+    {{SPECIAL(LEFT)}, "arrows", "pan (also: drag with the left button)", pan, 0},
+    {{SPECIAL(RIGHT)}, NULL, NULL, pan, 1},
+    {{SPECIAL(UP)}, NULL, NULL, pan, 2},
+    {{SPECIAL(DOWN)}, NULL, NULL, pan, 3},
+    {{'t'}, "t", "time every variant of this filter: bar chart (again: hide)", time_all, 0},
+    {{' '}, "space", "animate: re-run the panes every frame (live timings)", toggle_animate, 0},
+    {{'p'}, "p", "screenshot of the window (filterview-<time>.png)", screenshot, 0},
+    {{'w'}, "w", "save both panes at full resolution (name has filter, variant, parameters)", save_panes, 0},
+    {{'r'}, "r", "reload the image from disk", reload, 0},
+    {{'u'}, "u", "hide or show the HUD", toggle_hud, 0},
+    {{'q', 27}, "q, Esc", "quit", quit, 0},
+    {{0}, "wheel", "zoom about the cursor", NULL, 0},
+    {{0}, "left drag", "pan; in wipe mode, drag the divider", NULL, 0},
+};
+
+#define N_BINDINGS ((int)(sizeof bindings / sizeof bindings[0]))
+
+void app_key(app *a, int key)
+{
+    for (int i = 0; i < N_BINDINGS; i++)
+        for (int k = 0; k < 4 && bindings[i].keys[k]; k++)
+            if (bindings[i].keys[k] == key && bindings[i].action) {
+                a->message[0] = 0;
+                bindings[i].action(a, bindings[i].arg);
+                return;
+            }
+}
+
+int keys_help_row(int i, const char **label, const char **help)
+{
+    int shown = 0;
+    for (int b = 0; b < N_BINDINGS; b++) {
+        if (!bindings[b].label) continue;
+        if (shown++ == i) {
+            *label = bindings[b].label;
+            *help = bindings[b].help;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void keys_print_help(FILE *out, int markdown)
+{
+    if (markdown) fprintf(out, "| key | action |\n|---|---|\n");
+    for (int b = 0; b < N_BINDINGS; b++) {
+        if (!bindings[b].label) continue;
+        if (markdown) fprintf(out, "| `%s` | %s |\n", bindings[b].label, bindings[b].help);
+        else fprintf(out, "  %-12s %s\n", bindings[b].label, bindings[b].help);
+    }
+}
+
+/* ---- --keys: plain characters, <Name> for the others ---- */
+static const struct { const char *name; int key; } named_keys[] = {
+    {"F1", SPECIAL(F1)},       {"Tab", '\t'},          {"Esc", 27},
+    {"PgUp", SPECIAL(PAGE_UP)}, {"PgDn", SPECIAL(PAGE_DOWN)}, {"Left", SPECIAL(LEFT)},
+    {"Right", SPECIAL(RIGHT)}, {"Up", SPECIAL(UP)},    {"Down", SPECIAL(DOWN)},
+    {"Space", ' '},            {"lt", '<'},
+};
+
+int keys_parse(const char *text, int *out, int max)
+{
+    int n = 0;
+    for (const char *c = text; *c; c++) {
+        int key = (unsigned char)*c;
+        if (*c == '<') {
+            const char *end = strchr(c, '>');
+            key = -1;
+            for (size_t i = 0; end && i < sizeof named_keys / sizeof named_keys[0]; i++)
+                if ((size_t)(end - c - 1) == strlen(named_keys[i].name) &&
+                    strncmp(c + 1, named_keys[i].name, (size_t)(end - c - 1)) == 0)
+                    key = named_keys[i].key;
+            if (key < 0) {
+                fv_fail(FV_ERR_ARG, "--keys: unknown key name at '%s' (known: <F1> <Tab> <Esc> "
+                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>)", c);
+                return -1;
+            }
+            c = end;
+        }
+        if (n == max) {
+            fv_fail(FV_ERR_ARG, "--keys: more than %d keys", max);
+            return -1;
+        }
+        out[n++] = key;
+    }
+    return n;
+}
+
+/* ---- mouse ---- */
+#define DIVIDER_GRAB_PX 8
+
+void app_mouse_button(app *a, int button, int pressed, int x, int y)
+{
+    a->mouse_x = x;
+    a->mouse_y = y;
+    if ((button == 3 || button == 4) && pressed) { /* freeglut reports the wheel as buttons 3/4 */
+        float ix, iy;
+        view_window_to_image(a, x, y, &ix, &iy);
+        zoom_by(a, button == 3 ? 1 : -1);
+        float nx, ny; /* keep the image point under the cursor where it was */
+        view_window_to_image(a, x, y, &nx, &ny);
+        a->center_x += ix - nx;
+        a->center_y += iy - ny;
+        return;
+    }
+    if (button != GLUT_LEFT_BUTTON) return;
+    if (!pressed) {
+        a->drag = 0;
+        return;
+    }
+    int on_divider = a->compare == FV_COMPARE_WIPE && fabsf(x - a->divider * a->win_w) <= DIVIDER_GRAB_PX;
+    a->drag = on_divider ? 2 : 1;
+    a->drag_x = x;
+    a->drag_y = y;
+}
+
+void app_mouse_motion(app *a, int x, int y)
+{
+    if (a->drag == 2 && a->win_w > 0) {
+        a->divider = fminf(1.0f, fmaxf(0.0f, (float)x / a->win_w));
+    } else if (a->drag == 1) {
+        a->center_x -= (x - a->drag_x) / a->zoom;
+        a->center_y -= (y - a->drag_y) / a->zoom;
+        a->fit = 0;
+    }
+    a->drag_x = x;
+    a->drag_y = y;
+    a->mouse_x = x;
+    a->mouse_y = y;
+}

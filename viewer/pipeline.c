@@ -1,0 +1,388 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
+ * something changed (or every frame when animating) both panes are run through the registry
+ * (fv_run / fv_run_host: the viewer launches no kernel itself):
+ *   interop  map both pixel buffers (write-discard), run the variant from the device source
+ *            straight into them, diff them on the GPU, unmap, PBO -> texture. No host copies.
+ *   staging  cudaGraphicsGLRegisterBuffer was refused (Mesa, WSL2, hybrid laptops): the same
+ *            into plain device buffers, then device -> host -> texture. Said in the HUD.
+ *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
+ * Nothing is allocated and no plan is made per frame; buffers change only when the image does.
+ * ------------------------------------------------------------------------------------------------ */
+#include "app.h"
+
+#include "bench.h"
+#include "image_io.h"
+
+#include <cuda_gl_interop.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHART_RUNS 5
+#define CHART_CPU_MAX_PIXELS (4 << 20)
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+const fv_filter *app_filter(const app *a) { return fv_filters[a->filter]; }
+
+const char *pane_name(const app *a, int p)
+{
+    int v = a->panes[p].variant;
+    return v == PANE_ORIGINAL ? "original" : app_filter(a)->variants[v].name;
+}
+
+int pane_variant_available(const app *a, int variant)
+{
+    if (variant == PANE_ORIGINAL) return 1;
+    return a->compute != FV_COMPUTE_CPU || fv_variant_is_host(&app_filter(a)->variants[variant]);
+}
+
+double pane_gbps(const app *a, int p)
+{
+    const pane *pn = &a->panes[p];
+    if (pn->variant == PANE_ORIGINAL || pn->kernel_ms <= 0) return 0;
+    return app_filter(a)->bytes_per_pixel * (double)a->host_src.width * a->host_src.height *
+           a->params.iterations / (pn->kernel_ms * 1e6);
+}
+
+static void random_image(fv_image *img, unsigned seed)
+{
+    uint32_t s = seed * 2654435761u + 7u;
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            memcpy(img->data + (size_t)y * img->pitch + 4 * (size_t)x, &s, 4);
+        }
+}
+
+fv_status app_load_image(app *a)
+{
+    fv_image img = {0};
+    if (a->path) {
+        FV_TRY(image_load(a->path, &img));
+    } else {
+        FV_TRY(fv_host_image_alloc(&img, a->random_w, a->random_h));
+        random_image(&img, a->seed);
+    }
+    if (a->gl.max_texture_size > 0 &&
+        (img.width > a->gl.max_texture_size || img.height > a->gl.max_texture_size)) {
+        int max = a->gl.max_texture_size;
+        fv_host_image_free(&img);
+        return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit "
+                       "(%dx%d): use the batch mode (-o) for it", img.width, img.height, max, max);
+    }
+    fv_host_image_free(&a->host_src);
+    a->host_src = img;
+    return FV_OK;
+}
+
+static void release_buffers(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->resource) cudaGraphicsUnregisterResource(pn->resource);
+        pn->resource = NULL;
+        if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
+        pn->pbo = 0;
+        fv_device_image_free(&pn->device_out);
+        fv_host_image_free(&pn->host_out);
+        fv_scratch_free(&pn->scratch);
+    }
+    fv_device_image_free(&a->device_src);
+    fv_host_image_free(&a->host_tmp);
+    if (a->diff_work) cudaFree(a->diff_work);
+    a->diff_work = NULL;
+}
+
+/* Buffers for the current image size; decides between interop and staging on first use. */
+static fv_status alloc_buffers(app *a)
+{
+    const int w = a->host_src.width, h = a->host_src.height;
+    const size_t bytes = (size_t)w * 4 * (size_t)h;
+    FV_TRY(fv_host_image_alloc(&a->host_tmp, w, h));
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));
+        glGenBuffers(1, &pn->pbo);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+    }
+    if (a->compute == FV_COMPUTE_CPU) return FV_OK;
+    char what[64];
+    snprintf(what, sizeof what, "a %dx%d image in the viewer", w, h);
+    FV_TRY(fv_device_check_fits(bytes * 5, what));
+    FV_TRY(fv_device_image_alloc(&a->device_src, w, h));
+    FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess)
+        return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffer");
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        FV_TRY(fv_device_image_alloc(&pn->device_out, w, h)); /* staging target, chart runs */
+        if (a->compute != FV_COMPUTE_INTEROP) continue;
+        cudaError_t err = cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo,
+                                                       cudaGraphicsMapFlagsWriteDiscard);
+        if (err != cudaSuccess) {
+            cudaGetLastError();
+            pn->resource = NULL;
+            if (p == 1 && a->panes[0].resource) {
+                cudaGraphicsUnregisterResource(a->panes[0].resource);
+                a->panes[0].resource = NULL;
+            }
+            a->compute = FV_COMPUTE_STAGING;
+            snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
+                     (int)err);
+            fprintf(stderr, "filterview: interop unavailable (cudaGraphicsGLRegisterBuffer: error %d, %s): "
+                    "staging copy through the host\n", (int)err, cudaGetErrorString(err));
+        }
+    }
+    return FV_OK;
+}
+
+fv_status pipeline_init(app *a)
+{
+    a->compute = FV_COMPUTE_INTEROP;
+    snprintf(a->compute_note, sizeof a->compute_note, "CUDA-GL interop: kernels write the pixel buffers");
+    if (fv_device_check() != FV_OK) {
+        a->compute = FV_COMPUTE_CPU;
+        snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
+        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n", fv_last_error());
+    }
+    for (int p = 0; p < 2; p++)
+        if (a->compute != FV_COMPUTE_CPU &&
+            (cudaEventCreate(&a->panes[p].start) != cudaSuccess ||
+             cudaEventCreate(&a->panes[p].stop) != cudaSuccess))
+            return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    if (a->compute != FV_COMPUTE_CPU) {
+        size_t bytes = (size_t)a->host_src.width * 4 * a->host_src.height;
+        if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
+        if (bench_copy_bandwidth(bytes, 10, &a->copy_gbps) != FV_OK) a->copy_gbps = 0;
+    }
+    /* pick pane variants this mode can run */
+    const fv_filter *f = app_filter(a);
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, a->panes[p].variant))
+            a->panes[p].variant = p == 0 ? f->n_variants - 1 : PANE_ORIGINAL; /* cpu, original */
+    fv_status st = alloc_buffers(a);
+    a->dirty = 1;
+    return st;
+}
+
+void pipeline_release(app *a)
+{
+    release_buffers(a);
+    for (int p = 0; p < 2; p++) {
+        if (a->panes[p].start) cudaEventDestroy(a->panes[p].start);
+        if (a->panes[p].stop) cudaEventDestroy(a->panes[p].stop);
+        a->panes[p].start = a->panes[p].stop = NULL;
+    }
+    fv_host_image_free(&a->host_src);
+}
+
+/* Reload: the same path again; buffers and textures follow a size change. */
+fv_status pipeline_reload(app *a)
+{
+    int w = a->host_src.width, h = a->host_src.height;
+    FV_TRY(app_load_image(a));
+    if (a->host_src.width != w || a->host_src.height != h) {
+        release_buffers(a);
+        if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* try again */
+        FV_TRY(alloc_buffers(a));
+        render_resize_textures(a);
+        view_fit(a);
+    } else if (a->compute != FV_COMPUTE_CPU) {
+        FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    }
+    render_resize_textures(a); /* re-uploads the original */
+    a->dirty = 1;
+    return FV_OK;
+}
+
+static fv_image packed_view(void *ptr, int w, int h)
+{
+    fv_image v = {(uint8_t *)ptr, w, h, (size_t)w * 4};
+    return v;
+}
+
+static fv_status run_pane(app *a, int p, fv_image *out)
+{
+    pane *pn = &a->panes[p];
+    const fv_filter *f = app_filter(a);
+    const fv_variant *v = &f->variants[pn->variant];
+    if (fv_variant_is_host(v)) {
+        double t0 = now_ms();
+        FV_TRY(fv_run_host(f, &a->host_src, &pn->host_out, &a->params, &a->host_tmp));
+        pn->kernel_ms = now_ms() - t0;
+        if (a->compute == FV_COMPUTE_CPU) return FV_OK;
+        if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
+                         (size_t)out->width * 4, (size_t)out->height, cudaMemcpyHostToDevice) != cudaSuccess)
+            return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
+        return FV_OK;
+    }
+    cudaEventRecord(pn->start, 0);
+    fv_status st = fv_run(f, v, &a->device_src, out, &a->params, &pn->scratch, 0);
+    cudaEventRecord(pn->stop, 0);
+    return st;
+}
+
+fv_status pipeline_compute(app *a)
+{
+    const fv_filter *f = app_filter(a);
+    FV_TRY(f->check_params(&a->params));
+    const int w = a->host_src.width, h = a->host_src.height;
+    fv_image outs[2];
+    struct cudaGraphicsResource *mapped[2];
+    int n_mapped = 0;
+    for (int p = 0; p < 2; p++) {
+        outs[p] = a->compute == FV_COMPUTE_CPU ? a->panes[p].host_out : a->panes[p].device_out;
+        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
+            mapped[n_mapped++] = a->panes[p].resource;
+    }
+    if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
+    fv_status st = FV_OK;
+    for (int p = 0; p < 2 && st == FV_OK; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) {
+            outs[p] = a->compute == FV_COMPUTE_CPU ? a->host_src : a->device_src;
+            pn->kernel_ms = 0;
+            continue;
+        }
+        if (a->compute == FV_COMPUTE_INTEROP) {
+            void *ptr = NULL;
+            size_t size = 0;
+            if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess) {
+                st = fv_fail(FV_ERR_CUDA, "cudaGraphicsResourceGetMappedPointer failed");
+                break;
+            }
+            outs[p] = packed_view(ptr, w, h);
+        }
+        st = run_pane(a, p, &outs[p]);
+    }
+    if (st == FV_OK) {
+        if (a->compute == FV_COMPUTE_CPU) {
+            fv_diff_host(&outs[0], &outs[1], &a->diff);
+        } else {
+            st = fv_diff(&outs[0], &outs[1], &a->diff, a->diff_work, 0); /* synchronises */
+            for (int p = 0; p < 2 && st == FV_OK; p++) {
+                pane *pn = &a->panes[p];
+                if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&f->variants[pn->variant]))
+                    continue;
+                float ms = 0;
+                cudaEventElapsedTime(&ms, pn->start, pn->stop);
+                pn->kernel_ms = ms;
+            }
+        }
+        a->diff_valid = st == FV_OK;
+    }
+    if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
+    if (st != FV_OK) return st;
+
+    /* into the textures: from the pixel buffer (interop), or from host memory */
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) continue;
+        glBindTexture(GL_TEXTURE_2D, pn->texture);
+        if (a->compute == FV_COMPUTE_INTEROP) {
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        } else {
+            if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&f->variants[pn->variant]))
+                FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pn->host_out.data);
+        }
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return FV_OK;
+}
+
+typedef struct chart_op {
+    app *a;
+    const fv_variant *v;
+} chart_op;
+
+static fv_status chart_op_run(void *context, int set)
+{
+    chart_op *c = context;
+    (void)set;
+    return fv_run(app_filter(c->a), c->v, &c->a->device_src, &c->a->panes[0].device_out,
+                  &c->a->params, &c->a->panes[0].scratch, 0);
+}
+
+void pipeline_time_all_variants(app *a)
+{
+    const fv_filter *f = app_filter(a);
+    bar_chart *c = &a->chart;
+    c->n = 0;
+    c->stale = 0;
+    if (f->check_params(&a->params) != FV_OK) return;
+    for (int i = 0; i < f->n_variants && c->n < CHART_MAX_VARIANTS; i++) {
+        const fv_variant *v = &f->variants[i];
+        double ms = 0;
+        if (fv_variant_is_host(v)) {
+            if ((size_t)a->host_src.width * a->host_src.height * a->params.iterations > CHART_CPU_MAX_PIXELS)
+                continue;
+            double t0 = now_ms();
+            if (fv_run_host(f, &a->host_src, &a->panes[0].host_out, &a->params, &a->host_tmp) != FV_OK) continue;
+            ms = now_ms() - t0;
+        } else {
+            if (a->compute == FV_COMPUTE_CPU) continue;
+            chart_op op = {a, v};
+            if (bench_time_op(chart_op_run, &op, 1, 1, CHART_RUNS, &ms) != FV_OK) {
+                snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+                continue;
+            }
+        }
+        c->names[c->n] = v->name;
+        c->ms[c->n] = ms;
+        c->n++;
+    }
+    a->dirty = 1; /* panes[0].host_out may have been used: refresh what is shown */
+}
+
+fv_status pane_download(app *a, int p, fv_image *host)
+{
+    const pane *pn = &a->panes[p];
+    const fv_filter *f = app_filter(a);
+    const fv_image *from = NULL;
+    if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
+    else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
+        from = &pn->host_out;
+    if (from) {
+        for (int y = 0; y < host->height; y++)
+            memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
+                   (size_t)host->width * 4);
+        return FV_OK;
+    }
+    glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)host->pitch * host->height, host->data);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR ? FV_OK : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
+}
+
+int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
+{
+    if (x < 0 || y < 0 || x >= a->host_src.width || y >= a->host_src.height) return 0;
+    const pane *pn = &a->panes[p];
+    const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
+    if (pn->variant == PANE_ORIGINAL) {
+        memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
+    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&app_filter(a)->variants[pn->variant])) {
+        memcpy(rgba, pn->host_out.data + offset, 4);
+    } else {
+        glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo); /* 4 bytes, only while the cursor moves */
+        glGetBufferSubData(GL_COPY_READ_BUFFER, (GLintptr)offset, 4, rgba);
+        glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    }
+    return 1;
+}

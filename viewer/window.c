@@ -1,0 +1,426 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/window.c: where frames are drawn and input comes from. A freeglut window (OpenGL 3.3
+ * core) where there is a display; otherwise, or with --headless, an EGL context on the GPU (or
+ * Mesa) rendering into an offscreen framebuffer. Both run the same frame function and feed the
+ * same key handler, so --keys / --frames / --screenshot test the real window too. The GLUT
+ * callbacks reach the app through the one pointer below; nothing else is global.
+ * ------------------------------------------------------------------------------------------------ */
+#include "app.h"
+
+#include <EGL/egl.h>
+#include <EGL/eglext.h>
+#include <GL/freeglut.h>
+#include <X11/Xlib.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define MAX_REPLAY_KEYS 4096
+#define DEFAULT_MAX_WINDOW_W 1280
+#define DEFAULT_MAX_WINDOW_H 800
+
+typedef struct replay {
+    int keys[MAX_REPLAY_KEYS];
+    int n_keys, next_key;
+    int frames, frame;          /* frames == 0: interactive */
+    const char *screenshot;
+    int bench_frames;
+    double *kernel_ms, *frame_ms;
+    char default_screenshot[4200];
+} replay;
+
+typedef struct viewer {
+    app a;
+    replay r;
+    EGLDisplay egl_display;
+    EGLContext egl_context;
+    EGLSurface egl_surface;
+    int glut_window;
+} viewer;
+
+static viewer *glut_viewer; /* the GLUT callbacks' single app state */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* ---- one frame ---- */
+static void app_frame(app *a)
+{
+    double t0 = now_ms();
+    if (a->chart.visible && a->chart.stale) pipeline_time_all_variants(a);
+    if (a->dirty || a->animate) {
+        fv_status st = pipeline_compute(a);
+        if (st != FV_OK) {
+            snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+            fprintf(stderr, "filterview: %s\n", a->error);
+        }
+        a->dirty = 0;
+    }
+    render_frame(a);
+    a->frame_ms = now_ms() - t0;
+}
+
+static int compare_doubles(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* --bench-frames: each frame recomputes the panes, then glFinish; the kernel part comes from
+ * the panes' CUDA events, the rest (map/unmap, diff, PBO -> texture, draw, HUD) is the remainder. */
+static void bench_frames(viewer *v)
+{
+    app *a = &v->a;
+    replay *r = &v->r;
+    int n = r->bench_frames;
+    r->kernel_ms = calloc((size_t)n, sizeof(double));
+    r->frame_ms = calloc((size_t)n, sizeof(double));
+    double *rest = calloc((size_t)n, sizeof(double));
+    if (!r->kernel_ms || !r->frame_ms || !rest) return;
+    for (int i = 0; i < 10; i++) { /* warm-up */
+        a->dirty = 1;
+        app_frame(a);
+    }
+    glFinish();
+    for (int i = 0; i < n; i++) {
+        double t0 = now_ms();
+        a->dirty = 1;
+        app_frame(a);
+        glFinish();
+        r->frame_ms[i] = now_ms() - t0;
+        r->kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
+        rest[i] = r->frame_ms[i] - r->kernel_ms[i];
+    }
+    double k = median(r->kernel_ms, n), f = median(r->frame_ms, n), rs = median(rest, n);
+    printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames (median): kernel %.4f ms, rest %.4f ms "
+           "(map/unmap, diff, PBO->texture, draw, HUD), frame %.4f ms\n", a->host_src.width,
+           a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
+           a->compute == FV_COMPUTE_INTEROP ? "interop" : a->compute == FV_COMPUTE_STAGING ? "staging" : "cpu",
+           n, k, rs, f);
+    free(rest);
+}
+
+static void print_summary(const app *a)
+{
+    char params[128];
+    app_filter(a)->describe_params(&a->params, params, sizeof params);
+    static const char *const modes[] = {"single", "wipe", "side-by-side", "difference"};
+    printf("viewer: %s (%s, %d iterations) A=%s %.4f ms B=%s %.4f ms, compare %s, |A-B| max %d mean %.4f "
+           "differing %lld, %s\n", app_filter(a)->name, params, a->params.iterations, pane_name(a, 0),
+           a->panes[0].kernel_ms, pane_name(a, 1), a->panes[1].kernel_ms, modes[a->compare],
+           a->diff.max_abs, a->diff.mean_abs, a->diff.n_differing, a->compute_note);
+    if (a->error[0]) printf("viewer: last error: %s\n", a->error);
+}
+
+/* After each frame: next replayed key, or the end of the run. Returns 1 when done. */
+static int replay_step(viewer *v)
+{
+    app *a = &v->a;
+    replay *r = &v->r;
+    if (r->frames == 0 && r->n_keys == 0) return a->quit;
+    r->frame++;
+    if (r->next_key < r->n_keys) {
+        app_key(a, r->keys[r->next_key++]);
+        return 0;
+    }
+    if (r->frame < r->frames && !a->quit) return 0;
+    if (r->bench_frames) bench_frames(v);
+    if (r->screenshot) {
+        app_frame(a);
+        fv_status st = render_screenshot(a, r->screenshot);
+        if (st == FV_OK) printf("wrote screenshot %s (%dx%d)\n", r->screenshot, a->win_w, a->win_h);
+        else fprintf(stderr, "filterview: %s\n", fv_last_error());
+    }
+    print_summary(a);
+    return 1;
+}
+
+/* ---- GLUT ---- */
+static void glut_display(void)
+{
+    viewer *v = glut_viewer;
+    app_frame(&v->a);
+    int done = replay_step(v);
+    glutSwapBuffers();
+    if (done || v->a.quit) {
+        glutLeaveMainLoop();
+        return;
+    }
+    if (v->r.frames || v->r.n_keys || v->a.animate) glutPostRedisplay();
+}
+
+static void glut_reshape(int w, int h)
+{
+    app *a = &glut_viewer->a;
+    a->win_w = w;
+    a->win_h = h;
+    if (a->fit) view_fit(a);
+    glutPostRedisplay();
+}
+
+static void glut_keyboard(unsigned char key, int x, int y)
+{
+    app *a = &glut_viewer->a;
+    a->mouse_x = x;
+    a->mouse_y = y;
+    app_key(a, key);
+    if (a->quit) glutLeaveMainLoop();
+    else glutPostRedisplay();
+}
+
+static void glut_special(int key, int x, int y)
+{
+    app *a = &glut_viewer->a;
+    a->mouse_x = x;
+    a->mouse_y = y;
+    app_key(a, KEY_SPECIAL(key));
+    glutPostRedisplay();
+}
+
+static void glut_mouse(int button, int state, int x, int y)
+{
+    app_mouse_button(&glut_viewer->a, button, state == GLUT_DOWN, x, y);
+    glutPostRedisplay();
+}
+
+static void glut_motion(int x, int y)
+{
+    app_mouse_motion(&glut_viewer->a, x, y);
+    glutPostRedisplay();
+}
+
+static void glut_passive_motion(int x, int y)
+{
+    app *a = &glut_viewer->a;
+    a->mouse_x = x;
+    a->mouse_y = y;
+    if (a->zoom > 1.0f && a->show_hud) glutPostRedisplay(); /* the pixel readout follows */
+}
+
+static int display_reachable(void)
+{
+    const char *d = getenv("DISPLAY");
+    if (!d || !*d) return 0;
+    Display *x = XOpenDisplay(NULL);
+    if (!x) return 0;
+    XCloseDisplay(x);
+    return 1;
+}
+
+static fv_status glut_start(viewer *v, int *argc, char **argv)
+{
+    glutInit(argc, argv);
+    glutInitContextVersion(3, 3);
+    glutInitContextProfile(GLUT_CORE_PROFILE);
+    glutInitDisplayMode(GLUT_RGBA | GLUT_DOUBLE);
+    glutInitWindowSize(v->a.win_w, v->a.win_h);
+    glutSetOption(GLUT_ACTION_ON_WINDOW_CLOSE, GLUT_ACTION_GLUTMAINLOOP_RETURNS);
+    v->glut_window = glutCreateWindow("filterview");
+    if (v->glut_window <= 0) return fv_fail(FV_ERR_GL, "cannot create a GLUT window");
+    return FV_OK;
+}
+
+static void glut_run(viewer *v)
+{
+    glut_viewer = v;
+    glutDisplayFunc(glut_display);
+    glutReshapeFunc(glut_reshape);
+    glutKeyboardFunc(glut_keyboard);
+    glutSpecialFunc(glut_special);
+    glutMouseFunc(glut_mouse);
+    glutMotionFunc(glut_motion);
+    glutPassiveMotionFunc(glut_passive_motion);
+    glutMainLoop();
+}
+
+/* ---- EGL (headless) ---- */
+static fv_status egl_start(viewer *v)
+{
+    PFNEGLQUERYDEVICESEXTPROC query_devices =
+        (PFNEGLQUERYDEVICESEXTPROC)eglGetProcAddress("eglQueryDevicesEXT");
+    PFNEGLGETPLATFORMDISPLAYEXTPROC platform_display =
+        (PFNEGLGETPLATFORMDISPLAYEXTPROC)eglGetProcAddress("eglGetPlatformDisplayEXT");
+    EGLDisplay dpy = EGL_NO_DISPLAY;
+    if (query_devices && platform_display) { /* a GPU without an X server */
+        EGLDeviceEXT devices[16];
+        EGLint n = 0;
+        if (query_devices(16, devices, &n))
+            for (EGLint i = 0; i < n && dpy == EGL_NO_DISPLAY; i++) {
+                dpy = platform_display(EGL_PLATFORM_DEVICE_EXT, devices[i], NULL);
+                if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL)) dpy = EGL_NO_DISPLAY;
+            }
+    }
+    if (dpy == EGL_NO_DISPLAY && platform_display) { /* Mesa without a display */
+        dpy = platform_display(EGL_PLATFORM_SURFACELESS_MESA, EGL_DEFAULT_DISPLAY, NULL);
+        if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL)) dpy = EGL_NO_DISPLAY;
+    }
+    if (dpy == EGL_NO_DISPLAY)
+        return fv_fail(FV_ERR_GL, "no display and no usable EGL device (EGL error 0x%x)", eglGetError());
+    if (!eglBindAPI(EGL_OPENGL_API)) return fv_fail(FV_ERR_GL, "EGL has no desktop OpenGL");
+    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
+                                     EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    EGLConfig config;
+    EGLint n_configs = 0;
+    if (!eglChooseConfig(dpy, config_attribs, &config, 1, &n_configs) || n_configs < 1)
+        return fv_fail(FV_ERR_GL, "EGL: no RGB8 OpenGL configuration");
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+                                      EGL_NONE};
+    EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
+    if (ctx == EGL_NO_CONTEXT)
+        return fv_fail(FV_ERR_GL, "EGL: cannot create an OpenGL 3.3 core context (0x%x)", eglGetError());
+    const EGLint pbuffer_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
+    EGLSurface surface = eglCreatePbufferSurface(dpy, config, pbuffer_attribs); /* we draw into an FBO */
+    if (!eglMakeCurrent(dpy, surface, surface, ctx))
+        return fv_fail(FV_ERR_GL, "EGL: eglMakeCurrent failed (0x%x)", eglGetError());
+    v->egl_display = dpy;
+    v->egl_context = ctx;
+    v->egl_surface = surface;
+    v->a.headless = 1;
+    return FV_OK;
+}
+
+static void egl_run(viewer *v)
+{
+    if (v->r.frames == 0) v->r.frames = 1;
+    for (;;) {
+        app_frame(&v->a);
+        if (replay_step(v)) break;
+    }
+}
+
+static void egl_stop(viewer *v)
+{
+    if (v->egl_display == EGL_NO_DISPLAY || !v->egl_display) return;
+    eglMakeCurrent(v->egl_display, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
+    if (v->egl_surface != EGL_NO_SURFACE) eglDestroySurface(v->egl_display, v->egl_surface);
+    eglDestroyContext(v->egl_display, v->egl_context);
+    eglTerminate(v->egl_display);
+}
+
+/* ---- start-up ---- */
+static void app_defaults(app *a, const cli_options *o)
+{
+    const fv_filter *f = fv_filter_find(o->filter);
+    for (int i = 0; i < fv_n_filters; i++)
+        if (fv_filters[i] == f) a->filter = i;
+    a->params = o->params;
+    const fv_variant *v = fv_variant_find(f, o->variant);
+    /* the classic demo: A = naive, B = smem; -v puts a variant in pane A instead */
+    a->panes[0].variant = o->variant_given ? (int)(v - f->variants) : 0;
+    a->panes[1].variant = f->n_variants > 2 ? 1 : PANE_ORIGINAL;
+    for (int p = 0; p < 2; p++) {
+        const char *name = p == 0 ? o->pane_a : o->pane_b;
+        if (!name) continue;
+        const fv_variant *pv = fv_variant_find(f, name);
+        a->panes[p].variant = pv ? (int)(pv - f->variants) : PANE_ORIGINAL;
+    }
+    a->compare = FV_COMPARE_SINGLE;
+    a->show_hud = 1;
+    a->diff_gain = 4;
+    a->divider = 0.5f;
+    a->dirty = 1;
+    a->path = o->input;
+    a->random_w = o->random_w;
+    a->random_h = o->random_h;
+    a->seed = o->seed;
+}
+
+static void window_size(app *a, const cli_options *o)
+{
+    if (o->window_w) {
+        a->win_w = o->window_w;
+        a->win_h = o->window_h;
+        return;
+    }
+    float s = fminf(1.0f, fminf((float)DEFAULT_MAX_WINDOW_W / a->host_src.width,
+                                (float)DEFAULT_MAX_WINDOW_H / a->host_src.height));
+    a->win_w = (int)fmaxf(960.0f, floorf(a->host_src.width * s));
+    a->win_h = (int)fmaxf(720.0f, floorf(a->host_src.height * s));
+}
+
+static int fail(viewer *v, int code)
+{
+    fprintf(stderr, "filterview: %s\n", fv_last_error());
+    pipeline_release(&v->a);
+    free(v);
+    return code;
+}
+
+int viewer_main(cli_options *o)
+{
+    viewer *v = calloc(1, sizeof *v);
+    if (!v) return 1;
+    app *a = &v->a;
+    app_defaults(a, o);
+    if (!o->input && !o->random_w) {
+        free(v);
+        cli_print_help();
+        return 2;
+    }
+    if (o->keys && (v->r.n_keys = keys_parse(o->keys, v->r.keys, MAX_REPLAY_KEYS)) < 0) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        free(v);
+        return 2;
+    }
+    v->r.frames = o->frames;
+    v->r.screenshot = o->screenshot;
+    v->r.bench_frames = o->bench_frames;
+    if (a->params.iterations > 1000) a->params.iterations = 1000;
+    if (app_load_image(a) != FV_OK) return fail(v, 1);
+    window_size(a, o);
+
+    int use_window = !o->headless && display_reachable();
+    if (!use_window) {
+        if (!o->headless) {
+            fprintf(stderr, "filterview: no display%s: drawing headless (EGL)\n",
+                    getenv("DISPLAY") && *getenv("DISPLAY") ? " reachable" : " (DISPLAY is not set)");
+            if (!v->r.screenshot) {
+                const char *base = a->path ? strrchr(a->path, '/') : NULL;
+                base = base ? base + 1 : (a->path ? a->path : "random");
+                const char *dot = strrchr(base, '.');
+                snprintf(v->r.default_screenshot, sizeof v->r.default_screenshot, "%.*s.filterview.png",
+                         dot ? (int)(dot - base) : (int)strlen(base), base);
+                v->r.screenshot = v->r.default_screenshot;
+            }
+        }
+        if (egl_start(v) != FV_OK) return fail(v, 1);
+    } else {
+        int argc = 1;
+        char *argv[] = {"filterview", NULL};
+        if (glut_start(v, &argc, argv) != FV_OK) return fail(v, 1);
+    }
+    glewExperimental = GL_TRUE;
+    GLenum glew = glewInit();
+    /* under EGL, GLEW 2.2 reports GLEW_ERROR_NO_GLX_DISPLAY after loading the entry points */
+    if (glew != GLEW_OK && !(a->headless && glew == GLEW_ERROR_NO_GLX_DISPLAY)) {
+        fv_fail(FV_ERR_GL, "glewInit: %s", glewGetErrorString(glew));
+        return fail(v, 1);
+    }
+    while (glGetError() != GL_NO_ERROR) {} /* glewInit's harmless GL_INVALID_ENUM on core contexts */
+    fprintf(stderr, "filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
+            (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
+    if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) return fail(v, 1);
+    view_fit(a);
+    if (a->headless) egl_run(v);
+    else glut_run(v);
+    pipeline_release(a);
+    render_release(a);
+    if (a->headless) egl_stop(v);
+    else if (v->glut_window > 0 && glutGetWindow()) glutDestroyWindow(v->glut_window);
+    free(v->r.kernel_ms);
+    free(v->r.frame_ms);
+    free(v);
+    return 0;
+}
