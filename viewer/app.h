@@ -40,6 +40,7 @@ typedef struct pane {
     double kernel_ms;                    /* last run: CUDA events (host clock for `cpu`) */
     GLuint pbo, texture;
     struct cudaGraphicsResource *resource; /* interop registration of pbo */
+    struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
     fv_image device_out;                 /* staging mode: the kernel's output */
     fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
     fv_scratch scratch;                  /* iteration ping-pong, reused across frames */
@@ -98,6 +99,9 @@ typedef struct app {
     int mouse_x, mouse_y, drag, drag_x, drag_y;
     /* bookkeeping */
     int dirty;                           /* the panes must be recomputed */
+    int write_texture;                   /* interop: device copy into the textures (not PBOs) */
+    int profile;                         /* --bench-frames: sync between stages, time each */
+    double stage_ms[4];                  /* map, kernels + diff, unmap, PBO -> texture */
     int quit;
     double frame_ms;
     char message[256];                   /* last action ("saved ..."), shown in the HUD */

@@ -187,17 +187,21 @@ static void chart_panel(app *a, float scale)
     float x = 8, y = a->win_h - 18 * scale - h; /* above the pane labels */
     rect(r, x, y, w + 2 * pad, h, PANEL);
     text(r, x + pad, y + pad, scale, ACCENT, title);
-    double max_ms = 0;
-    for (int i = 0; i < c->n; i++)
-        if (c->ms[i] > max_ms) max_ms = c->ms[i];
+    /* scale to the GPU variants; a CPU time far beyond them is drawn clipped, its number says it */
+    double max_ms = 0, max_all = 0;
+    for (int i = 0; i < c->n; i++) {
+        if (strcmp(c->names[i], "cpu") != 0 && c->ms[i] > max_ms) max_ms = c->ms[i];
+        if (c->ms[i] > max_all) max_all = c->ms[i];
+    }
+    if (max_ms <= 0) max_ms = max_all;
     for (int i = 0; i < c->n; i++) {
         float ly = y + pad + (i + 1) * line_h;
         text(r, x + pad, ly, scale, WHITE, c->names[i]);
-        float len = max_ms > 0 ? (float)(c->ms[i] / max_ms) * bar_max : 0;
+        float len = max_ms > 0 ? (float)fmin(c->ms[i] / max_ms, 1.15) * bar_max : 0;
         int is_cpu = strcmp(c->names[i], "cpu") == 0;
         rect(r, x + pad + label_w, ly, len < 1 ? 1 : len, line_h - 3 * scale, is_cpu ? BAR_CPU : BAR_A);
         char ms[32];
-        snprintf(ms, sizeof ms, "%.4f ms", c->ms[i]);
+        snprintf(ms, sizeof ms, c->ms[i] > 1.15 * max_ms ? "%.4f ms (off scale)" : "%.4f ms", c->ms[i]);
         text(r, x + pad + label_w + len + 4 * scale, ly, scale, WHITE, ms);
     }
     if (c->n == 0) text(r, x + pad, y + pad + line_h, scale, DIM, "(nothing to time in this mode)");

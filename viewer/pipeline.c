@@ -2,8 +2,12 @@
  * viewer/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
  * something changed (or every frame when animating) both panes are run through the registry
  * (fv_run / fv_run_host: the viewer launches no kernel itself):
- *   interop  map both pixel buffers (write-discard), run the variant from the device source
- *            straight into them, diff them on the GPU, unmap, PBO -> texture. No host copies.
+ *   interop  (--interop texture, the default) map both textures (write-discard), run the variant
+ *            from the device source into a device buffer, diff on the GPU, copy device -> texture
+ *            array, unmap. (--interop pbo, seed 004's way) map both pixel buffers, run the
+ *            variant straight into them, diff, unmap, PBO -> texture. No host copies either way;
+ *            on the H200 the driver's PBO -> texture copy costs 0.83 ms at 3840x2160, the
+ *            device -> array copy about 0.08 ms, hence the default.
  *   staging  cudaGraphicsGLRegisterBuffer was refused (Mesa, WSL2, hybrid laptops): the same
  *            into plain device buffers, then device -> host -> texture. Said in the HUD.
  *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
@@ -91,6 +95,8 @@ static void release_buffers(app *a)
         pane *pn = &a->panes[p];
         if (pn->resource) cudaGraphicsUnregisterResource(pn->resource);
         pn->resource = NULL;
+        if (pn->texture_resource) cudaGraphicsUnregisterResource(pn->texture_resource);
+        pn->texture_resource = NULL;
         if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
         pn->pbo = 0;
         fv_device_image_free(&pn->device_out);
@@ -129,8 +135,10 @@ static fv_status alloc_buffers(app *a)
         pane *pn = &a->panes[p];
         FV_TRY(fv_device_image_alloc(&pn->device_out, w, h)); /* staging target, chart runs */
         if (a->compute != FV_COMPUTE_INTEROP) continue;
-        cudaError_t err = cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo,
-                                                       cudaGraphicsMapFlagsWriteDiscard);
+        cudaError_t err = a->write_texture
+            ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
+                                          cudaGraphicsRegisterFlagsWriteDiscard)
+            : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
         if (err != cudaSuccess) {
             cudaGetLastError();
             pn->resource = NULL;
@@ -151,7 +159,8 @@ static fv_status alloc_buffers(app *a)
 fv_status pipeline_init(app *a)
 {
     a->compute = FV_COMPUTE_INTEROP;
-    snprintf(a->compute_note, sizeof a->compute_note, "CUDA-GL interop: kernels write the pixel buffers");
+    snprintf(a->compute_note, sizeof a->compute_note, a->write_texture
+             ? "CUDA-GL interop: device copy into the textures" : "CUDA-GL interop: kernels write the pixel buffers");
     if (fv_device_check() != FV_OK) {
         a->compute = FV_COMPUTE_CPU;
         snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
@@ -193,16 +202,17 @@ fv_status pipeline_reload(app *a)
 {
     int w = a->host_src.width, h = a->host_src.height;
     FV_TRY(app_load_image(a));
-    if (a->host_src.width != w || a->host_src.height != h) {
+    if (a->host_src.width != w || a->host_src.height != h || a->write_texture) {
+        /* new texture storage invalidates registrations: unregister, re-create, register */
         release_buffers(a);
+        render_resize_textures(a);
         if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* try again */
         FV_TRY(alloc_buffers(a));
-        render_resize_textures(a);
         view_fit(a);
-    } else if (a->compute != FV_COMPUTE_CPU) {
-        FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    } else {
+        render_resize_textures(a); /* re-uploads the original */
+        if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
     }
-    render_resize_textures(a); /* re-uploads the original */
     a->dirty = 1;
     return FV_OK;
 }
@@ -234,8 +244,20 @@ static fv_status run_pane(app *a, int p, fv_image *out)
     return st;
 }
 
+/* --bench-frames only: finish the stage's GPU work, then charge the host time to it */
+static void profile_stage(app *a, int stage, double *t)
+{
+    if (!a->profile) return;
+    if (stage == 3) glFinish();
+    else cudaDeviceSynchronize();
+    double now = now_ms();
+    a->stage_ms[stage] = now - *t;
+    *t = now;
+}
+
 fv_status pipeline_compute(app *a)
 {
+    double t = now_ms();
     const fv_filter *f = app_filter(a);
     FV_TRY(f->check_params(&a->params));
     const int w = a->host_src.width, h = a->host_src.height;
@@ -245,10 +267,11 @@ fv_status pipeline_compute(app *a)
     for (int p = 0; p < 2; p++) {
         outs[p] = a->compute == FV_COMPUTE_CPU ? a->panes[p].host_out : a->panes[p].device_out;
         if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
-            mapped[n_mapped++] = a->panes[p].resource;
+            mapped[n_mapped++] = a->write_texture ? a->panes[p].texture_resource : a->panes[p].resource;
     }
     if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
+    profile_stage(a, 0, &t);
     fv_status st = FV_OK;
     for (int p = 0; p < 2 && st == FV_OK; p++) {
         pane *pn = &a->panes[p];
@@ -257,7 +280,7 @@ fv_status pipeline_compute(app *a)
             pn->kernel_ms = 0;
             continue;
         }
-        if (a->compute == FV_COMPUTE_INTEROP) {
+        if (a->compute == FV_COMPUTE_INTEROP && !a->write_texture) {
             void *ptr = NULL;
             size_t size = 0;
             if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess) {
@@ -267,6 +290,14 @@ fv_status pipeline_compute(app *a)
             outs[p] = packed_view(ptr, w, h);
         }
         st = run_pane(a, p, &outs[p]);
+        if (st == FV_OK && a->compute == FV_COMPUTE_INTEROP && a->write_texture) {
+            cudaArray_t array = NULL;
+            if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
+                cudaMemcpy2DToArrayAsync(array, 0, 0, outs[p].data, outs[p].pitch, (size_t)w * 4, (size_t)h,
+                                         cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
+                st = fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s",
+                             cudaGetErrorString(cudaGetLastError()));
+        }
     }
     if (st == FV_OK) {
         if (a->compute == FV_COMPUTE_CPU) {
@@ -284,13 +315,15 @@ fv_status pipeline_compute(app *a)
         }
         a->diff_valid = st == FV_OK;
     }
+    profile_stage(a, 1, &t);
     if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
     if (st != FV_OK) return st;
+    profile_stage(a, 2, &t);
 
     /* into the textures: from the pixel buffer (interop), or from host memory */
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL) continue;
+        if (pn->variant == PANE_ORIGINAL || (a->compute == FV_COMPUTE_INTEROP && a->write_texture)) continue;
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) {
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
@@ -303,6 +336,7 @@ fv_status pipeline_compute(app *a)
         }
     }
     glBindTexture(GL_TEXTURE_2D, 0);
+    profile_stage(a, 3, &t);
     return FV_OK;
 }
 
@@ -358,6 +392,7 @@ fv_status pane_download(app *a, int p, fv_image *host)
     if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
         from = &pn->host_out;
+    if (!from && a->write_texture) return fv_image_download(host, &pn->device_out);
     if (from) {
         for (int y = 0; y < host->height; y++)
             memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
@@ -379,6 +414,9 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
     } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&app_filter(a)->variants[pn->variant])) {
         memcpy(rgba, pn->host_out.data + offset, 4);
+    } else if (a->write_texture) { /* 4 bytes, only while the cursor moves */
+        cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,
+                   cudaMemcpyDeviceToHost);
     } else {
         glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo); /* 4 bytes, only while the cursor moves */
         glGetBufferSubData(GL_COPY_READ_BUFFER, (GLintptr)offset, 4, rgba);

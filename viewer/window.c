@@ -87,27 +87,59 @@ static void bench_frames(viewer *v)
     r->kernel_ms = calloc((size_t)n, sizeof(double));
     r->frame_ms = calloc((size_t)n, sizeof(double));
     double *rest = calloc((size_t)n, sizeof(double));
-    if (!r->kernel_ms || !r->frame_ms || !rest) return;
+    double *stages[5];
+    for (int s = 0; s < 5; s++) stages[s] = calloc((size_t)n, sizeof(double));
+    if (!r->kernel_ms || !r->frame_ms || !rest || !stages[4]) return;
     for (int i = 0; i < 10; i++) { /* warm-up */
         a->dirty = 1;
         app_frame(a);
     }
     glFinish();
+    /* steady state, as an animating window runs: frames back to back, one glFinish at the end */
+    double t_all = now_ms();
+    for (int i = 0; i < n; i++) {
+        a->dirty = 1;
+        app_frame(a);
+        r->kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
+    }
+    glFinish();
+    double steady_frame = (now_ms() - t_all) / n;
+    /* each frame on its own: glFinish after every frame */
     for (int i = 0; i < n; i++) {
         double t0 = now_ms();
         a->dirty = 1;
         app_frame(a);
         glFinish();
         r->frame_ms[i] = now_ms() - t0;
-        r->kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
-        rest[i] = r->frame_ms[i] - r->kernel_ms[i];
+        rest[i] = r->frame_ms[i] - (a->panes[0].kernel_ms + a->panes[1].kernel_ms);
     }
+    /* the same frames again, synchronised between stages, to see where the rest goes */
+    a->profile = 1;
+    for (int i = 0; i < n; i++) {
+        a->dirty = 1;
+        double t0 = now_ms();
+        app_frame(a);
+        glFinish();
+        double total = now_ms() - t0, sum = 0;
+        for (int s = 0; s < 4; s++) {
+            stages[s][i] = a->stage_ms[s];
+            sum += a->stage_ms[s];
+        }
+        stages[4][i] = total - sum; /* draw, HUD, frame bookkeeping */
+    }
+    a->profile = 0;
+    printf("bench-frames stages (synchronised, median ms): map %.4f, kernels+diff(+device->texture copy) %.4f, unmap %.4f, "
+           "copy to texture %.4f, draw+HUD %.4f\n", median(stages[0], n), median(stages[1], n),
+           median(stages[2], n), median(stages[3], n), median(stages[4], n));
+    for (int s = 0; s < 5; s++) free(stages[s]);
     double k = median(r->kernel_ms, n), f = median(r->frame_ms, n), rs = median(rest, n);
-    printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames (median): kernel %.4f ms, rest %.4f ms "
-           "(map/unmap, diff, PBO->texture, draw, HUD), frame %.4f ms\n", a->host_src.width,
-           a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
-           a->compute == FV_COMPUTE_INTEROP ? "interop" : a->compute == FV_COMPUTE_STAGING ? "staging" : "cpu",
-           n, k, rs, f);
+    const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
+                    : a->write_texture ? "interop texture" : "interop pbo";
+    printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
+           "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
+           "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
+           a->host_src.width, a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
+           how, n, k, steady_frame, steady_frame - k, f, rs);
     free(rest);
 }
 
@@ -335,6 +367,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
+    a->write_texture = !o->interop_pbo;
 }
 
 static void window_size(app *a, const cli_options *o)
