@@ -122,3 +122,18 @@ void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
     out->mean_abs = a->width && a->height ? (double)sum / (4.0 * a->width * a->height) : 0.0;
     out->n_differing = differing;
 }
+
+void fv_image_fill_random(fv_image *img, unsigned seed)
+{
+    uint32_t s = seed * 2654435761u + 1u; /* xorshift32, never seeded with 0 */
+    if (!s) s = 1;
+    for (int y = 0; y < img->height; y++) {
+        uint8_t *row = img->data + (size_t)y * img->pitch;
+        for (int x = 0; x < img->width; x++) {
+            s ^= s << 13;
+            s ^= s >> 17;
+            s ^= s << 5;
+            memcpy(row + 4 * (size_t)x, &s, 4);
+        }
+    }
+}

@@ -63,6 +63,8 @@ void fv_host_image_free(fv_image *img);
 fv_status fv_device_image_alloc(fv_image *img, int width, int height);
 void fv_device_image_free(fv_image *img);
 fv_status fv_image_upload(fv_image *device_dst, const fv_image *host_src);
+/* Random RGBA content from a seed (benchmark and viewer --random; never all zeros). */
+void fv_image_fill_random(fv_image *img, unsigned seed);
 fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src);
 
 /* ---- parameters shared by all filters (each filter reads what it needs) ---- */

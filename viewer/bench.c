@@ -127,20 +127,6 @@ fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
     return st;
 }
 
-static void random_fill(fv_image *img, unsigned seed)
-{
-    uint32_t s = seed * 2654435761u + 1u;
-    for (int y = 0; y < img->height; y++) {
-        uint32_t *row = (uint32_t *)(img->data + (size_t)y * img->pitch);
-        for (int x = 0; x < img->width; x++) {
-            s ^= s << 13;  /* xorshift32 */
-            s ^= s >> 17;
-            s ^= s << 5;
-            row[x] = s;
-        }
-    }
-}
-
 static void free_sets(bench_sets *sets)
 {
     for (int i = 0; i < sets->n; i++) {
@@ -235,7 +221,7 @@ int bench_main(const cli_options *o)
         fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 1), what);
         if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
         if (st == FV_OK) {
-            random_fill(&host, o->seed + (unsigned)si);
+            fv_image_fill_random(&host, o->seed + (unsigned)si);
             st = alloc_sets(&sets, &host, n_sets);
         }
         if (st != FV_OK) {

@@ -56,18 +56,6 @@ double pane_gbps(const app *a, int p)
            a->params.iterations / (pn->kernel_ms * 1e6);
 }
 
-static void random_image(fv_image *img, unsigned seed)
-{
-    uint32_t s = seed * 2654435761u + 7u;
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++) {
-            s ^= s << 13;
-            s ^= s >> 17;
-            s ^= s << 5;
-            memcpy(img->data + (size_t)y * img->pitch + 4 * (size_t)x, &s, 4);
-        }
-}
-
 fv_status app_load_image(app *a)
 {
     fv_image img = {0};
@@ -75,7 +63,7 @@ fv_status app_load_image(app *a)
         FV_TRY(image_load(a->path, &img));
     } else {
         FV_TRY(fv_host_image_alloc(&img, a->random_w, a->random_h));
-        random_image(&img, a->seed);
+        fv_image_fill_random(&img, a->seed);
     }
     if (a->gl.max_texture_size > 0 &&
         (img.width > a->gl.max_texture_size || img.height > a->gl.max_texture_size)) {
@@ -146,11 +134,16 @@ static fv_status alloc_buffers(app *a)
                 cudaGraphicsUnregisterResource(a->panes[0].resource);
                 a->panes[0].resource = NULL;
             }
+            if (p == 1 && a->panes[0].texture_resource) {
+                cudaGraphicsUnregisterResource(a->panes[0].texture_resource);
+                a->panes[0].texture_resource = NULL;
+            }
             a->compute = FV_COMPUTE_STAGING;
             snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
                      (int)err);
-            fprintf(stderr, "filterview: interop unavailable (cudaGraphicsGLRegisterBuffer: error %d, %s): "
-                    "staging copy through the host\n", (int)err, cudaGetErrorString(err));
+            fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
+                    a->write_texture ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
+                    (int)err, cudaGetErrorString(err));
         }
     }
     return FV_OK;
