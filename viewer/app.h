@@ -18,8 +18,6 @@
 
 #include <GL/glew.h>
 
-#include "shared_buffer.h"
-
 typedef enum fv_compare_mode {
     FV_COMPARE_SINGLE,
     FV_COMPARE_WIPE,
@@ -27,12 +25,6 @@ typedef enum fv_compare_mode {
     FV_COMPARE_DIFFERENCE,
     FV_COMPARE_COUNT
 } fv_compare_mode;
-
-typedef enum fv_interop {
-    FV_INTEROP_SHARED,    /* memory shared by CUDA and GL: kernels write what the shader reads */
-    FV_INTEROP_TEXTURE,   /* map the CUDA-registered textures, device copy into them */
-    FV_INTEROP_PBO        /* map the registered pixel buffers, GL copies them into textures */
-} fv_interop;
 
 typedef enum fv_compute_mode {
     FV_COMPUTE_INTEROP,   /* CUDA writes the GL pixel buffers directly */
@@ -49,8 +41,7 @@ typedef struct pane {
     GLuint pbo, texture;
     struct cudaGraphicsResource *resource; /* interop registration of pbo */
     struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
-    shared_buffer shared;                /* FV_INTEROP_SHARED: the output, seen by CUDA and GL */
-    fv_image device_out;                 /* the kernel's output (a view of `shared` when shared) */
+    fv_image device_out;                 /* staging mode: the kernel's output */
     fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
     fv_scratch scratch;                  /* iteration ping-pong, reused across frames */
     cudaEvent_t start, stop;
@@ -108,8 +99,7 @@ typedef struct app {
     int mouse_x, mouse_y, drag, drag_x, drag_y;
     /* bookkeeping */
     int dirty;                           /* the panes must be recomputed */
-    fv_interop interop;
-    GLsync draw_fence;                   /* shared interop: GL done reading before CUDA writes */
+    int write_texture;                   /* interop: device copy into the textures (not PBOs) */
     int profile;                         /* --bench-frames: sync between stages, time each */
     double stage_ms[4];                  /* map, kernels + diff, unmap, PBO -> texture */
     int quit;

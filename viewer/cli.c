@@ -126,12 +126,10 @@ int cli_parse(int argc, char **argv, cli_options *o)
             o->mode = CLI_MODE_HELP_KEYS;
             return 1;
         } else if (!strcmp(a, "--interop")) {
-            static const char *const ways[] = {"shared", "texture", "pbo"};
             const char *how = VALUE();
-            o->interop = -1;
-            for (int k = 0; how && k < 3; k++)
-                if (!strcmp(how, ways[k])) o->interop = k;
-            if (o->interop < 0) return bad(a, "'shared', 'texture' or 'pbo'", how);
+            if (!how || (strcmp(how, "texture") && strcmp(how, "pbo")))
+                return bad(a, "'texture' or 'pbo'", how);
+            o->interop_pbo = !strcmp(how, "pbo");
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
         } else if (!strcmp(a, "--keys")) {
@@ -278,10 +276,9 @@ void cli_print_help(void)
         "                        headless (EGL), writing a screenshot\n"
         "  -a NAME, -b NAME      what panes A and B show: a variant, or 'original'\n"
         "                        (default: A = naive, B = smem; -v also sets A)\n"
-        "  --interop HOW         how CUDA output reaches GL: shared (default: memory CUDA and GL\n"
-        "                        share, no map, no copy), texture (map the registered textures,\n"
-        "                        device copy into them), pbo (kernels write mapped pixel buffers,\n"
-        "                        GL copies them into textures: seed 004's way)\n"
+        "  --interop texture|pbo how CUDA output reaches GL: a device copy into the registered\n"
+        "                        textures (default), or kernels writing pixel buffers that GL\n"
+        "                        copies into the textures (seed 004's way)\n"
         "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
         "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
         "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>\n"

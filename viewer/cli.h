@@ -40,7 +40,7 @@ typedef struct cli_options {
     const char *pane_a, *pane_b; /* viewer: -a / -b, a variant name or "original" */
     /* viewer */
     int headless;
-    int interop;                /* --interop shared (0), texture (1), pbo (2): see viewer/pipeline.c */
+    int interop_pbo;            /* --interop pbo: kernels write pixel buffers, copied to textures */
     const char *keys;           /* replayed through the key handler, one per frame */
     int frames;                 /* 0: interactive (window) or as many as the keys need */
     const char *screenshot;     /* written after the last frame */

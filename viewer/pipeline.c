@@ -2,11 +2,7 @@
  * viewer/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
  * something changed (or every frame when animating) both panes are run through the registry
  * (fv_run / fv_run_host: the viewer launches no kernel itself):
- *   interop  (--interop shared, the default) the panes' outputs live in memory CUDA allocates and
- *            OpenGL imports (GL_EXT_memory_object_fd): run the variant into it, diff on the GPU,
- *            and the shader reads it as a buffer texture. No map, no copy; a GL fence keeps CUDA
- *            from writing while the last frame is still being drawn.
- *            (--interop texture) map both textures (write-discard), run the variant
+ *   interop  (--interop texture, the default) map both textures (write-discard), run the variant
  *            from the device source into a device buffer, diff on the GPU, copy device -> texture
  *            array, unmap. (--interop pbo, seed 004's way) map both pixel buffers, run the
  *            variant straight into them, diff, unmap, PBO -> texture. No host copies either way;
@@ -91,9 +87,7 @@ static void release_buffers(app *a)
         pn->texture_resource = NULL;
         if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
         pn->pbo = 0;
-        if (pn->shared.address) memset(&pn->device_out, 0, sizeof pn->device_out); /* a view */
-        else fv_device_image_free(&pn->device_out);
-        shared_buffer_destroy(&pn->shared);
+        fv_device_image_free(&pn->device_out);
         fv_host_image_free(&pn->host_out);
         fv_scratch_free(&pn->scratch);
     }
@@ -101,29 +95,6 @@ static void release_buffers(app *a)
     fv_host_image_free(&a->host_tmp);
     if (a->diff_work) cudaFree(a->diff_work);
     a->diff_work = NULL;
-    if (a->draw_fence) glDeleteSync(a->draw_fence);
-    a->draw_fence = NULL;
-}
-
-/* Shared memory for both panes, or a message and FV_INTEROP_TEXTURE instead. */
-static void alloc_shared(app *a)
-{
-    const int w = a->host_src.width, h = a->host_src.height;
-    const size_t pitch = ((size_t)w * 4 + 15) / 16 * 16; /* 16-byte rows for the fast kernels */
-    for (int p = 0; p < 2; p++) {
-        pane *pn = &a->panes[p];
-        if (shared_buffer_create(&pn->shared, w, h, pitch) != FV_OK) {
-            fprintf(stderr, "filterview: %s: using a device copy into the textures\n", fv_last_error());
-            for (int q = 0; q < p; q++) {
-                memset(&a->panes[q].device_out, 0, sizeof a->panes[q].device_out);
-                shared_buffer_destroy(&a->panes[q].shared);
-            }
-            a->interop = FV_INTEROP_TEXTURE;
-            return;
-        }
-        fv_image view = {(uint8_t *)(uintptr_t)pn->shared.address, w, h, pitch};
-        pn->device_out = view;
-    }
 }
 
 /* Buffers for the current image size; decides between interop and staging on first use. */
@@ -148,13 +119,11 @@ static fv_status alloc_buffers(app *a)
     FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
     if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess)
         return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffer");
-    if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_SHARED) alloc_shared(a);
-    if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_SHARED) return FV_OK;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        FV_TRY(fv_device_image_alloc(&pn->device_out, w, h)); /* the output; staging target */
+        FV_TRY(fv_device_image_alloc(&pn->device_out, w, h)); /* staging target, chart runs */
         if (a->compute != FV_COMPUTE_INTEROP) continue;
-        cudaError_t err = a->interop == FV_INTEROP_TEXTURE
+        cudaError_t err = a->write_texture
             ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
                                           cudaGraphicsRegisterFlagsWriteDiscard)
             : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
@@ -173,24 +142,18 @@ static fv_status alloc_buffers(app *a)
             snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
                      (int)err);
             fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
-                    a->interop == FV_INTEROP_TEXTURE ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
+                    a->write_texture ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
                     (int)err, cudaGetErrorString(err));
         }
     }
     return FV_OK;
 }
 
-static void describe_interop(app *a)
-{
-    static const char *const notes[] = {"CUDA-GL shared memory: kernels write what GL draws",
-                                        "CUDA-GL interop: device copy into the textures",
-                                        "CUDA-GL interop: kernels write the pixel buffers"};
-    if (a->compute == FV_COMPUTE_INTEROP) snprintf(a->compute_note, sizeof a->compute_note, "%s", notes[a->interop]);
-}
-
 fv_status pipeline_init(app *a)
 {
     a->compute = FV_COMPUTE_INTEROP;
+    snprintf(a->compute_note, sizeof a->compute_note, a->write_texture
+             ? "CUDA-GL interop: device copy into the textures" : "CUDA-GL interop: kernels write the pixel buffers");
     if (fv_device_check() != FV_OK) {
         a->compute = FV_COMPUTE_CPU;
         snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
@@ -212,7 +175,6 @@ fv_status pipeline_init(app *a)
         if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, a->panes[p].variant))
             a->panes[p].variant = p == 0 ? f->n_variants - 1 : PANE_ORIGINAL; /* cpu, original */
     fv_status st = alloc_buffers(a);
-    describe_interop(a);
     a->dirty = 1;
     return st;
 }
@@ -233,13 +195,12 @@ fv_status pipeline_reload(app *a)
 {
     int w = a->host_src.width, h = a->host_src.height;
     FV_TRY(app_load_image(a));
-    if (a->host_src.width != w || a->host_src.height != h || a->interop != FV_INTEROP_PBO) {
+    if (a->host_src.width != w || a->host_src.height != h || a->write_texture) {
         /* new texture storage invalidates registrations: unregister, re-create, register */
         release_buffers(a);
         render_resize_textures(a);
         if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* try again */
         FV_TRY(alloc_buffers(a));
-        describe_interop(a);
         view_fit(a);
     } else {
         render_resize_textures(a); /* re-uploads the original */
@@ -296,16 +257,10 @@ fv_status pipeline_compute(app *a)
     fv_image outs[2];
     struct cudaGraphicsResource *mapped[2];
     int n_mapped = 0;
-    const int shared = a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_SHARED;
-    if (shared && a->draw_fence) { /* the last frame's draw must be done reading the buffers */
-        glClientWaitSync(a->draw_fence, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000ull);
-        glDeleteSync(a->draw_fence);
-        a->draw_fence = NULL;
-    }
     for (int p = 0; p < 2; p++) {
         outs[p] = a->compute == FV_COMPUTE_CPU ? a->panes[p].host_out : a->panes[p].device_out;
-        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP && !shared)
-            mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource : a->panes[p].resource;
+        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
+            mapped[n_mapped++] = a->write_texture ? a->panes[p].texture_resource : a->panes[p].resource;
     }
     if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
@@ -318,7 +273,7 @@ fv_status pipeline_compute(app *a)
             pn->kernel_ms = 0;
             continue;
         }
-        if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_PBO) {
+        if (a->compute == FV_COMPUTE_INTEROP && !a->write_texture) {
             void *ptr = NULL;
             size_t size = 0;
             if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess) {
@@ -328,7 +283,7 @@ fv_status pipeline_compute(app *a)
             outs[p] = packed_view(ptr, w, h);
         }
         st = run_pane(a, p, &outs[p]);
-        if (st == FV_OK && a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE) {
+        if (st == FV_OK && a->compute == FV_COMPUTE_INTEROP && a->write_texture) {
             cudaArray_t array = NULL;
             if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
                 cudaMemcpy2DToArrayAsync(array, 0, 0, outs[p].data, outs[p].pitch, (size_t)w * 4, (size_t)h,
@@ -361,7 +316,7 @@ fv_status pipeline_compute(app *a)
     /* into the textures: from the pixel buffer (interop), or from host memory */
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || (a->compute == FV_COMPUTE_INTEROP && a->interop != FV_INTEROP_PBO)) continue;
+        if (pn->variant == PANE_ORIGINAL || (a->compute == FV_COMPUTE_INTEROP && a->write_texture)) continue;
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) {
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
@@ -430,7 +385,7 @@ fv_status pane_download(app *a, int p, fv_image *host)
     if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
         from = &pn->host_out;
-    if (!from && a->interop != FV_INTEROP_PBO) return fv_image_download(host, &pn->device_out);
+    if (!from && a->write_texture) return fv_image_download(host, &pn->device_out);
     if (from) {
         for (int y = 0; y < host->height; y++)
             memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
@@ -452,7 +407,7 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
     } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&app_filter(a)->variants[pn->variant])) {
         memcpy(rgba, pn->host_out.data + offset, 4);
-    } else if (a->interop != FV_INTEROP_PBO) { /* 4 bytes, only while the cursor moves */
+    } else if (a->write_texture) { /* 4 bytes, only while the cursor moves */
         cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,
                    cudaMemcpyDeviceToHost);
     } else {

@@ -199,52 +199,27 @@ int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy)
     return p;
 }
 
-/* what pane p shows: a texture, or (shared interop) the buffer texture over its output */
-typedef struct pane_source {
-    GLuint texture;
-    int is_buffer;
-} pane_source;
-
-static pane_source pane_texture(const app *a, int p)
+static GLuint pane_texture(const app *a, int p)
 {
-    pane_source s = {a->panes[p].texture, 0};
-    if (a->show_original || a->panes[p].variant == PANE_ORIGINAL) {
-        s.texture = a->gl.source_texture;
-    } else if (a->panes[p].shared.texture) {
-        s.texture = a->panes[p].shared.texture;
-        s.is_buffer = 1;
-    }
-    return s;
+    return (a->show_original || a->panes[p].variant == PANE_ORIGINAL) ? a->gl.source_texture
+                                                                       : a->panes[p].texture;
 }
 
-static void draw_image(const app *a, const float vp[4], int mode, pane_source pa, pane_source pb)
+static void draw_image(const app *a, const float vp[4], int mode, GLuint tex_a, GLuint tex_b)
 {
     const renderer *r = &a->gl;
     float rect[4];
     image_rect(a, vp, rect);
-    const int nearest = a->zoom >= 1.0f; /* pixels stay crisp when zoomed in */
-    const pane_source srcs[2] = {pa, pb};
+    GLint filter = a->zoom >= 1.0f ? GL_NEAREST : GL_LINEAR; /* pixels stay crisp when zoomed in */
+    GLuint texs[2] = {tex_a, tex_b};
     for (int i = 0; i < 2; i++) {
-        glActiveTexture(GL_TEXTURE0 + (srcs[i].is_buffer ? 2 + i : i));
-        if (srcs[i].is_buffer) {
-            glBindTexture(GL_TEXTURE_BUFFER, srcs[i].texture);
-        } else {
-            glBindTexture(GL_TEXTURE_2D, srcs[i].texture);
-            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, nearest ? GL_NEAREST : GL_LINEAR);
-        }
+        glActiveTexture(GL_TEXTURE0 + i);
+        glBindTexture(GL_TEXTURE_2D, texs[i]);
+        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
     }
-    const pane *p0 = &a->panes[0];
     glUseProgram(r->image_program);
     glUniform1i(glGetUniformLocation(r->image_program, "pane_a"), 0);
     glUniform1i(glGetUniformLocation(r->image_program, "pane_b"), 1);
-    glUniform1i(glGetUniformLocation(r->image_program, "buffer_a"), 2);
-    glUniform1i(glGetUniformLocation(r->image_program, "buffer_b"), 3);
-    glUniform1i(glGetUniformLocation(r->image_program, "a_is_buffer"), pa.is_buffer);
-    glUniform1i(glGetUniformLocation(r->image_program, "b_is_buffer"), pb.is_buffer);
-    glUniform2i(glGetUniformLocation(r->image_program, "image_size"), a->host_src.width, a->host_src.height);
-    glUniform1i(glGetUniformLocation(r->image_program, "row_texels"),
-                (GLint)((p0->shared.texture ? p0->device_out.pitch : a->panes[1].device_out.pitch) / 4));
-    glUniform1i(glGetUniformLocation(r->image_program, "nearest"), nearest);
     glUniform1i(glGetUniformLocation(r->image_program, "mode"), mode);
     glUniform1f(glGetUniformLocation(r->image_program, "divider_x"), a->divider * a->win_w);
     glUniform1f(glGetUniformLocation(r->image_program, "gain"), a->diff_gain);
@@ -264,7 +239,7 @@ void render_frame(app *a)
     glClear(GL_COLOR_BUFFER_BIT);
     if (a->win_w <= 0 || a->win_h <= 0) return; /* minimised */
     float vp[4];
-    pane_source ta = pane_texture(a, 0), tb = pane_texture(a, 1);
+    GLuint ta = pane_texture(a, 0), tb = pane_texture(a, 1);
     switch (a->compare) {
     case FV_COMPARE_SINGLE:
         view_pane_rect(a, 0, vp);
@@ -290,10 +265,6 @@ void render_frame(app *a)
         break;
     }
     hud_draw(a);
-    if (a->panes[0].shared.texture) { /* CUDA must not write the buffers before this is drawn */
-        if (a->draw_fence) glDeleteSync(a->draw_fence);
-        a->draw_fence = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
-    }
 }
 
 fv_status render_screenshot(app *a, const char *path)

@@ -134,8 +134,7 @@ static void bench_frames(viewer *v)
     for (int s = 0; s < 5; s++) free(stages[s]);
     double k = median(r->kernel_ms, n), f = median(r->frame_ms, n), rs = median(rest, n);
     const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
-                    : a->interop == FV_INTEROP_SHARED ? "interop shared" : a->interop == FV_INTEROP_TEXTURE
-                    ? "interop texture" : "interop pbo";
+                    : a->write_texture ? "interop texture" : "interop pbo";
     printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
            "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
@@ -368,7 +367,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
-    a->interop = (fv_interop)o->interop;
+    a->write_texture = !o->interop_pbo;
 }
 
 static void window_size(app *a, const cli_options *o)
