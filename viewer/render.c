@@ -9,6 +9,7 @@
 #include "image_io.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,14 +85,54 @@ void render_resize_textures(app *a)
     for (int p = 0; p < 2; p++) make_texture(&a->panes[p].texture, src->width, src->height, NULL);
 }
 
+/* FV_SHADER_DIR=shaders/ reads the shaders from files instead of the embedded copies: edit and
+ * restart without rebuilding (and how the tests feed a broken shader). */
+static fv_status shader_source(const char *name, const char *embedded, char **owned, const char **out)
+{
+    const char *dir = getenv("FV_SHADER_DIR");
+    *owned = NULL;
+    *out = embedded;
+    if (!dir || !*dir) return FV_OK;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    if (!f) return fv_fail(FV_ERR_IO, "shader %s: cannot open %s", name, path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    *owned = calloc(1, (size_t)(n > 0 ? n : 0) + 1);
+    if (!*owned || (n > 0 && fread(*owned, 1, (size_t)n, f) != (size_t)n)) {
+        fclose(f);
+        free(*owned);
+        *owned = NULL;
+        return fv_fail(FV_ERR_IO, "shader %s: cannot read %s", name, path);
+    }
+    fclose(f);
+    *out = *owned;
+    return FV_OK;
+}
+
+static fv_status build_program(const char *vs_name, const char *vs_embedded, const char *fs_name,
+                               const char *fs_embedded, GLuint *out)
+{
+    char *vs_owned = NULL, *fs_owned = NULL;
+    const char *vs = NULL, *fs = NULL;
+    fv_status st = shader_source(vs_name, vs_embedded, &vs_owned, &vs);
+    if (st == FV_OK) st = shader_source(fs_name, fs_embedded, &fs_owned, &fs);
+    if (st == FV_OK) st = link_program(vs, vs_name, fs, fs_name, out);
+    free(vs_owned);
+    free(fs_owned);
+    return st;
+}
+
 fv_status render_init(app *a)
 {
     renderer *r = &a->gl;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &r->max_texture_size);
-    FV_TRY(link_program(fv_shader_image_vert, "image.vert", fv_shader_image_frag, "image.frag",
-                        &r->image_program));
-    FV_TRY(link_program(fv_shader_hud_vert, "hud.vert", fv_shader_hud_frag, "hud.frag",
-                        &r->hud_program));
+    FV_TRY(build_program("image.vert", fv_shader_image_vert, "image.frag", fv_shader_image_frag,
+                         &r->image_program));
+    FV_TRY(build_program("hud.vert", fv_shader_hud_vert, "hud.frag", fv_shader_hud_frag,
+                         &r->hud_program));
     static const float corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
     glGenVertexArrays(1, &r->quad_vao);
     glBindVertexArray(r->quad_vao);

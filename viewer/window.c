@@ -442,7 +442,7 @@ int viewer_main(cli_options *o)
         return fail(v, 1);
     }
     while (glGetError() != GL_NO_ERROR) {} /* glewInit's harmless GL_INVALID_ENUM on core contexts */
-    fprintf(stderr, "filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
+    printf("filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
             (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
     if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) return fail(v, 1);
     view_fit(a);
