@@ -4,18 +4,12 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "batch.h"
 
+#include "bench.h"
+
 #include "image_io.h"
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size)
 {
@@ -69,9 +63,9 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
     if (!fv_variant_is_host(v)) return run_on_device(f, v, src, dst, p, ms);
     fv_image tmp = {0};
     if (p->iterations > 1) FV_TRY(fv_host_image_alloc(&tmp, src->width, src->height));
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     fv_status st = fv_run_host(f, src, dst, p, p->iterations > 1 ? &tmp : NULL);
-    *ms = now_ms() - t0;
+    *ms = bench_now_ms() - t0;
     fv_host_image_free(&tmp);
     return st;
 }

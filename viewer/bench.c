@@ -28,6 +28,19 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
 fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, int runs,
                         double *median_ms)
 {
@@ -50,8 +63,7 @@ fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, i
         ms[i] = t;
     }
     if (st == FV_OK) {
-        qsort(ms, (size_t)runs, sizeof *ms, compare_doubles);
-        *median_ms = runs % 2 ? ms[runs / 2] : 0.5 * (ms[runs / 2 - 1] + ms[runs / 2]);
+        *median_ms = bench_median(ms, runs);
     }
     for (int i = 0; ev && i < 2 * runs; i++)
         if (ev[i]) cudaEventDestroy(ev[i]);
@@ -148,13 +160,6 @@ static fv_status alloc_sets(bench_sets *sets, const fv_image *host, int n)
     return FV_OK;
 }
 
-static double host_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 typedef struct bench_row {
     int width, height;
     const char *filter, *variant;
@@ -243,9 +248,9 @@ int bench_main(const cli_options *o)
                     fv_image dst = {0}, tmp = {0};
                     st = fv_host_image_alloc(&dst, w, h);
                     if (st == FV_OK && o->params.iterations > 1) st = fv_host_image_alloc(&tmp, w, h);
-                    double t0 = host_ms();
+                    double t0 = bench_now_ms();
                     if (st == FV_OK) st = fv_run_host(f, &host, &dst, &o->params, &tmp);
-                    r.ms = host_ms() - t0;
+                    r.ms = bench_now_ms() - t0;
                     cpu_ms_per_pixel[fi] = r.ms / ((double)w * h * o->params.iterations);
                     fv_host_image_free(&dst);
                     fv_host_image_free(&tmp);

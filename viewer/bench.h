@@ -6,6 +6,10 @@
 
 int bench_main(const cli_options *o);
 
+/* Host clock in ms (CLOCK_MONOTONIC), and the median of n values (sorts v in place). */
+double bench_now_ms(void);
+double bench_median(double *v, int n);
+
 /* One timed operation on buffer set `set`; returns FV_OK or a failure with its message. */
 typedef fv_status (*bench_op_fn)(void *context, int set);
 

@@ -19,20 +19,11 @@
 #include "image_io.h"
 
 #include <cuda_gl_interop.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define CHART_RUNS 5
 #define CHART_CPU_MAX_PIXELS (4 << 20)
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
 
 const fv_filter *app_filter(const app *a) { return fv_filters[a->filter]; }
 
@@ -222,9 +213,9 @@ static fv_status run_pane(app *a, int p, fv_image *out)
     const fv_filter *f = app_filter(a);
     const fv_variant *v = &f->variants[pn->variant];
     if (fv_variant_is_host(v)) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         FV_TRY(fv_run_host(f, &a->host_src, &pn->host_out, &a->params, &a->host_tmp));
-        pn->kernel_ms = now_ms() - t0;
+        pn->kernel_ms = bench_now_ms() - t0;
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
                          (size_t)out->width * 4, (size_t)out->height, cudaMemcpyHostToDevice) != cudaSuccess)
@@ -243,14 +234,14 @@ static void profile_stage(app *a, int stage, double *t)
     if (!a->profile) return;
     if (stage == 3) glFinish();
     else cudaDeviceSynchronize();
-    double now = now_ms();
+    double now = bench_now_ms();
     a->stage_ms[stage] = now - *t;
     *t = now;
 }
 
 fv_status pipeline_compute(app *a)
 {
-    double t = now_ms();
+    double t = bench_now_ms();
     const fv_filter *f = app_filter(a);
     FV_TRY(f->check_params(&a->params));
     const int w = a->host_src.width, h = a->host_src.height;
@@ -359,9 +350,9 @@ void pipeline_time_all_variants(app *a)
         if (fv_variant_is_host(v)) {
             if ((size_t)a->host_src.width * a->host_src.height * a->params.iterations > CHART_CPU_MAX_PIXELS)
                 continue;
-            double t0 = now_ms();
+            double t0 = bench_now_ms();
             if (fv_run_host(f, &a->host_src, &a->panes[0].host_out, &a->params, &a->host_tmp) != FV_OK) continue;
-            ms = now_ms() - t0;
+            ms = bench_now_ms() - t0;
         } else {
             if (a->compute == FV_COMPUTE_CPU) continue;
             chart_op op = {a, v};

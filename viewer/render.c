@@ -16,6 +16,13 @@
 extern const char fv_shader_image_vert[], fv_shader_image_frag[];
 extern const char fv_shader_hud_vert[], fv_shader_hud_frag[];
 
+/* A GL info log as one message line: newlines become spaces. */
+static void flatten_log(char *log)
+{
+    for (char *c = log; *c; c++)
+        if (*c == '\n') *c = ' ';
+}
+
 static fv_status compile_shader(GLenum type, const char *source, const char *name, GLuint *out)
 {
     GLuint s = glCreateShader(type);
@@ -26,8 +33,7 @@ static fv_status compile_shader(GLenum type, const char *source, const char *nam
     if (!ok) {
         char log[1024] = "";
         glGetShaderInfoLog(s, sizeof log, NULL, log);
-        for (char *c = log; *c; c++)
-            if (*c == '\n') *c = ' ';
+        flatten_log(log);
         glDeleteShader(s);
         return fv_fail(FV_ERR_GL, "shader %s: %s", name, log);
     }
@@ -56,6 +62,7 @@ static fv_status link_program(const char *vs_src, const char *vs_name, const cha
     if (!ok) {
         char log[1024] = "";
         glGetProgramInfoLog(prog, sizeof log, NULL, log);
+        flatten_log(log);
         glDeleteProgram(prog);
         return fv_fail(FV_ERR_GL, "shader %s + %s: link failed: %s", vs_name, fs_name, log);
     }

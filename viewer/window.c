@@ -7,6 +7,8 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
+#include "bench.h"
+
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
 #include <GL/freeglut.h>
@@ -14,7 +16,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_REPLAY_KEYS 4096
 #define DEFAULT_MAX_WINDOW_W 1280
@@ -26,7 +27,6 @@ typedef struct replay {
     int frames, frame;          /* frames == 0: interactive */
     const char *screenshot;
     int bench_frames;
-    double *kernel_ms, *frame_ms;
     char default_screenshot[4200];
 } replay;
 
@@ -41,17 +41,10 @@ typedef struct viewer {
 
 static viewer *glut_viewer; /* the GLUT callbacks' single app state */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
 /* ---- one frame ---- */
 static void app_frame(app *a)
 {
-    double t0 = now_ms();
+    double t0 = bench_now_ms();
     if (a->chart.visible && a->chart.stale) pipeline_time_all_variants(a);
     if (a->dirty || a->animate) {
         fv_status st = pipeline_compute(a);
@@ -62,19 +55,7 @@ static void app_frame(app *a)
         a->dirty = 0;
     }
     render_frame(a);
-    a->frame_ms = now_ms() - t0;
-}
-
-static int compare_doubles(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    a->frame_ms = bench_now_ms() - t0;
 }
 
 /* --bench-frames: each frame recomputes the panes, then glFinish; the kernel part comes from
@@ -84,43 +65,42 @@ static void bench_frames(viewer *v)
     app *a = &v->a;
     replay *r = &v->r;
     int n = r->bench_frames;
-    r->kernel_ms = calloc((size_t)n, sizeof(double));
-    r->frame_ms = calloc((size_t)n, sizeof(double));
-    double *rest = calloc((size_t)n, sizeof(double));
-    double *stages[5];
-    for (int s = 0; s < 5; s++) stages[s] = calloc((size_t)n, sizeof(double));
-    if (!r->kernel_ms || !r->frame_ms || !rest || !stages[4]) return;
+    /* 8 series of n: kernel, frame, rest, then the 5 synchronised stages */
+    double *series = calloc((size_t)n * 8, sizeof(double));
+    if (!series) return;
+    double *kernel_ms = series, *frame_ms = series + n, *rest = series + 2 * n, *stages[5];
+    for (int s = 0; s < 5; s++) stages[s] = series + (3 + s) * (size_t)n;
     for (int i = 0; i < 10; i++) { /* warm-up */
         a->dirty = 1;
         app_frame(a);
     }
     glFinish();
     /* steady state, as an animating window runs: frames back to back, one glFinish at the end */
-    double t_all = now_ms();
+    double t_all = bench_now_ms();
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
         app_frame(a);
-        r->kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
+        kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
     }
     glFinish();
-    double steady_frame = (now_ms() - t_all) / n;
+    double steady_frame = (bench_now_ms() - t_all) / n;
     /* each frame on its own: glFinish after every frame */
     for (int i = 0; i < n; i++) {
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         a->dirty = 1;
         app_frame(a);
         glFinish();
-        r->frame_ms[i] = now_ms() - t0;
-        rest[i] = r->frame_ms[i] - (a->panes[0].kernel_ms + a->panes[1].kernel_ms);
+        frame_ms[i] = bench_now_ms() - t0;
+        rest[i] = frame_ms[i] - (a->panes[0].kernel_ms + a->panes[1].kernel_ms);
     }
     /* the same frames again, synchronised between stages, to see where the rest goes */
     a->profile = 1;
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
-        double t0 = now_ms();
+        double t0 = bench_now_ms();
         app_frame(a);
         glFinish();
-        double total = now_ms() - t0, sum = 0;
+        double total = bench_now_ms() - t0, sum = 0;
         for (int s = 0; s < 4; s++) {
             stages[s][i] = a->stage_ms[s];
             sum += a->stage_ms[s];
@@ -129,10 +109,9 @@ static void bench_frames(viewer *v)
     }
     a->profile = 0;
     printf("bench-frames stages (synchronised, median ms): map %.4f, kernels+diff(+device->texture copy) %.4f, unmap %.4f, "
-           "copy to texture %.4f, draw+HUD %.4f\n", median(stages[0], n), median(stages[1], n),
-           median(stages[2], n), median(stages[3], n), median(stages[4], n));
-    for (int s = 0; s < 5; s++) free(stages[s]);
-    double k = median(r->kernel_ms, n), f = median(r->frame_ms, n), rs = median(rest, n);
+           "copy to texture %.4f, draw+HUD %.4f\n", bench_median(stages[0], n), bench_median(stages[1], n),
+           bench_median(stages[2], n), bench_median(stages[3], n), bench_median(stages[4], n));
+    double k = bench_median(kernel_ms, n), f = bench_median(frame_ms, n), rs = bench_median(rest, n);
     const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
                     : a->write_texture ? "interop texture" : "interop pbo";
     printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
@@ -140,7 +119,7 @@ static void bench_frames(viewer *v)
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
            a->host_src.width, a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
            how, n, k, steady_frame, steady_frame - k, f, rs);
-    free(rest);
+    free(series);
 }
 
 static void print_summary(const app *a)
@@ -452,8 +431,6 @@ int viewer_main(cli_options *o)
     render_release(a);
     if (a->headless) egl_stop(v);
     else if (v->glut_window > 0 && glutGetWindow()) glutDestroyWindow(v->glut_window);
-    free(v->r.kernel_ms);
-    free(v->r.frame_ms);
     free(v);
     return 0;
 }
