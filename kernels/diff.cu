@@ -60,8 +60,8 @@ __global__ void diff_kernel(fv_image a, fv_image b, diff_totals *totals)
     }
 }
 
-extern "C" fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out,
-                             void *work, cudaStream_t stream)
+extern "C" fv_status fv_diff_enqueue(const fv_image *a, const fv_image *b, void *work,
+                                     void *host_totals, cudaStream_t stream)
 {
     if (a->width != b->width || a->height != b->height)
         return fv_fail(FV_ERR_ARG, "fv_diff: %dx%d and %dx%d differ", a->width, a->height,
@@ -71,13 +71,27 @@ extern "C" fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats
     const long long n = (long long)a->width * a->height;
     long long blocks = (n + DIFF_BLOCK - 1) / DIFF_BLOCK;
     if (blocks > DIFF_MAX_BLOCKS) blocks = DIFF_MAX_BLOCKS;
-    diff_kernel<<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, totals);
+    if (blocks > 0) diff_kernel<<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, totals);
     FV_CUDA_CHECK(cudaGetLastError());
+    FV_CUDA_CHECK(cudaMemcpyAsync(host_totals, totals, sizeof *totals, cudaMemcpyDeviceToHost, stream));
+    return FV_OK;
+}
+
+extern "C" void fv_diff_totals_read(const void *host_totals, int width, int height, fv_diff_stats *out)
+{
+    const diff_totals *t = static_cast<const diff_totals *>(host_totals);
+    const double n = (double)width * height;
+    out->max_abs = (int)t->max_abs;
+    out->mean_abs = n > 0 ? (double)t->sum_abs / (4.0 * n) : 0.0;
+    out->n_differing = (long long)t->n_differing;
+}
+
+extern "C" fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out,
+                             void *work, cudaStream_t stream)
+{
     diff_totals host;
-    FV_CUDA_CHECK(cudaMemcpyAsync(&host, totals, sizeof host, cudaMemcpyDeviceToHost, stream));
+    FV_TRY(fv_diff_enqueue(a, b, work, &host, stream));
     FV_CUDA_CHECK(cudaStreamSynchronize(stream));
-    out->max_abs = (int)host.max_abs;
-    out->mean_abs = n ? (double)host.sum_abs / (4.0 * (double)n) : 0.0;
-    out->n_differing = (long long)host.n_differing;
+    fv_diff_totals_read(&host, a->width, a->height, out);
     return FV_OK;
 }

@@ -142,10 +142,17 @@ typedef struct fv_diff_stats {
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */
 void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out);
 
-/* `work` is a caller-owned device buffer of at least fv_diff_work_bytes() bytes. */
+/* `work` is a caller-owned device buffer of at least fv_diff_work_bytes() bytes. fv_diff waits
+ * for the result. */
 size_t fv_diff_work_bytes(void);
 fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out, void *work,
                   cudaStream_t stream);
+/* The same without waiting, for frame loops: enqueues the comparison on `stream`, the raw totals
+ * land in `host_totals` (fv_diff_work_bytes() bytes, pinned for a truly asynchronous copy) once
+ * the stream gets there; then fv_diff_totals_read turns them into statistics. */
+fv_status fv_diff_enqueue(const fv_image *a, const fv_image *b, void *work, void *host_totals,
+                          cudaStream_t stream);
+void fv_diff_totals_read(const void *host_totals, int width, int height, fv_diff_stats *out);
 
 /* ---- the device ---- */
 /* FV_OK when a CUDA device is usable; otherwise FV_ERR_NO_DEVICE with the reason. */

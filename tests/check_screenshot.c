@@ -6,6 +6,8 @@
  *   check_screenshot side   SHOT A.png B.png    left half of the window is A, right half B
  *   check_screenshot uniform SHOT               every pixel the same (a difference of equals)
  *   check_screenshot drawn SHOT                 a HUD screenshot: several colours, not one
+ *   check_screenshot near SHOT OTHER.png        the same picture drawn another way (zoomed out,
+ *                                               so filtered): no channel differs by more than 2
  * Ends with "N passed, N failed".
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
@@ -50,7 +52,7 @@ static void same_region(const fv_image *shot, int x0, const fv_image *ref, int r
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_screenshot single|wipe|side|uniform SHOT [A.png [B.png]]\n");
+        fprintf(stderr, "usage: check_screenshot single|wipe|side|uniform|drawn|near SHOT [A.png [B.png]]\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -77,6 +79,23 @@ int main(int argc, char **argv)
             for (int x = 0; x < shot.width; x++)
                 differ += memcmp(shot.data + (size_t)y * shot.pitch + 4 * (size_t)x, shot.data, 3) != 0;
         test_check(&t, differ > (long)shot.width * shot.height / 4, "the screenshot shows something", NULL);
+    } else if (!strcmp(mode, "near") && a.data) {
+        int max_diff = 0;
+        long differing = 0;
+        test_check(&t, shot.width == a.width && shot.height == a.height, "shots of the same size", NULL);
+        for (int y = 0; y < shot.height && y < a.height; y++)
+            for (int x = 0; x < shot.width && x < a.width; x++)
+                for (int c = 0; c < 3; c++) {
+                    int d = abs(shot.data[(size_t)y * shot.pitch + 4 * (size_t)x + c] -
+                                a.data[(size_t)y * a.pitch + 4 * (size_t)x + c]);
+                    if (d > max_diff) max_diff = d;
+                    differing += d != 0;
+                }
+        char detail[96];
+        snprintf(detail, sizeof detail, "largest channel difference %d, %ld channel values differ", max_diff,
+                 differing);
+        test_check(&t, max_diff <= 2, "the two renderings agree within 2 levels:", detail);
+        printf("near: %s\n", detail);
     } else if (!strcmp(mode, "uniform")) {
         long bad = 0;
         for (int y = 0; y < shot.height; y++)

@@ -2,7 +2,8 @@
 # tests/viewer_case.sh: one replayed viewer run, checked by the content of its screenshot.
 #   viewer_case.sh [--gpu] FILTERVIEW CHECK SHOT REGEX MODE REF_A REF_B -- VIEWER ARGS...
 # Runs FILTERVIEW VIEWER ARGS --screenshot SHOT; passes when it exits 0, its output matches the
-# extended REGEX, and `CHECK MODE SHOT REF_A REF_B` (check_screenshot) passes. REF_* may be "-".
+# extended REGEX and reports no OpenGL error, and `CHECK MODE SHOT REF_A REF_B` (check_screenshot)
+# passes. REF_* may be "-".
 # --gpu: exit 77 (skipped) without a usable CUDA device.
 gpu=0
 [ "$1" = "--gpu" ] && { gpu=1; shift; }
@@ -17,6 +18,7 @@ code=$?
 cat "$log"
 if [ "$code" != 0 ]; then echo "FAIL: viewer exited $code"; rm -f "$log"; exit 1; fi
 if ! grep -Eq -- "$regex" "$log"; then echo "FAIL: output does not match /$regex/"; rm -f "$log"; exit 1; fi
+if grep -q "OpenGL error" "$log"; then echo "FAIL: OpenGL reported an error"; rm -f "$log"; exit 1; fi
 rm -f "$log"
 set -- "$mode" "$shot"
 [ "$ref_a" != "-" ] && set -- "$@" "$ref_a"

@@ -33,12 +33,24 @@ typedef enum fv_compute_mode {
 } fv_compute_mode;
 
 #define PANE_ORIGINAL (-1)
+
+/* Where a frame's host time goes (--bench-frames). Without a->profile each stage is the time its
+ * calls take to return; with it, the GPU is drained at the end of each stage as well. */
+typedef enum frame_stage {
+    STAGE_MAP,       /* cudaGraphicsMapResources */
+    STAGE_COMPUTE,   /* kernels, diff, device -> texture copy: enqueued (or run, with profile) */
+    STAGE_UNMAP,     /* cudaGraphicsUnmapResources */
+    STAGE_TEXTURE,   /* PBO or host -> texture (pbo and staging paths) */
+    STAGE_DRAW,      /* composition and HUD */
+    FRAME_STAGES
+} frame_stage;
 #define CHART_MAX_VARIANTS 16
 
 typedef struct pane {
     int variant;                         /* PANE_ORIGINAL or an index into the filter's variants */
     double kernel_ms;                    /* last run: CUDA events (host clock for `cpu`) */
     GLuint pbo, texture;
+    GLuint buffer_texture;               /* --interop buffer: the shader's view of pbo */
     struct cudaGraphicsResource *resource; /* interop registration of pbo */
     struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
     fv_image device_out;                 /* staging mode: the kernel's output */
@@ -57,7 +69,7 @@ typedef struct hud_vertex {
 
 typedef struct renderer {
     GLuint image_program, hud_program, quad_vao, quad_vbo, hud_vao, hud_vbo, source_texture;
-    GLint max_texture_size;
+    GLint max_texture_size, max_buffer_texels;
     GLuint fbo, fbo_color;               /* headless target */
     hud_vertex *hud;                     /* HUD geometry, built each frame into this one array */
     int hud_count;
@@ -83,6 +95,9 @@ typedef struct app {
     fv_compute_mode compute;
     char compute_note[160];
     void *diff_work;
+    void *diff_host_totals;              /* pinned: where the frame's diff totals land */
+    cudaEvent_t results_ready;           /* recorded after the frame's diff is enqueued */
+    int results_pending;                 /* diff and kernel times not yet read back */
     fv_diff_stats diff;
     int diff_valid;
     fv_image host_tmp;                   /* CPU iteration scratch */
@@ -99,9 +114,9 @@ typedef struct app {
     int mouse_x, mouse_y, drag, drag_x, drag_y;
     /* bookkeeping */
     int dirty;                           /* the panes must be recomputed */
-    int write_texture;                   /* interop: device copy into the textures (not PBOs) */
+    fv_interop_path interop;             /* --interop: buffer (default), texture or pbo */
     int profile;                         /* --bench-frames: sync between stages, time each */
-    double stage_ms[4];                  /* map, kernels + diff, unmap, PBO -> texture */
+    double stage_ms[FRAME_STAGES];       /* the last frame: host ms per stage (see frame_stage) */
     int quit;
     double frame_ms;
     char message[256];                   /* last action ("saved ..."), shown in the HUD */
@@ -115,7 +130,10 @@ fv_status app_load_image(app *a);        /* (re)loads the host image; reallocate
 fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
 fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
-fv_status pipeline_compute(app *a);      /* runs both panes into their textures */
+fv_status pipeline_compute(app *a);      /* enqueues both panes into what the shader samples */
+/* Reads the last compute's diff statistics and kernel times once the GPU has them: without
+ * `wait` only if they are ready. Returns 1 when nothing is left pending. */
+int pipeline_collect(app *a, int wait);
 const fv_filter *app_filter(const app *a);
 const char *pane_name(const app *a, int p);
 int pane_variant_available(const app *a, int variant);
@@ -131,6 +149,7 @@ void render_resize_textures(app *a);
 void render_frame(app *a);
 fv_status render_screenshot(app *a, const char *path);
 void view_fit(app *a);
+void view_resize(app *a, int w, int h);  /* the window's new size (0x0: minimised) */
 void view_pane_rect(const app *a, int p, float rect[4]); /* viewport of pane p (x, y, w, h) */
 int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
 
@@ -139,6 +158,12 @@ void hud_draw(app *a);
 
 /* ---- keys.c ---- */
 #define KEY_SPECIAL(glut_key) (256 + (glut_key))
+/* --keys "<WxH>": not a key but a window resize (0x0: minimised), replayed in order */
+#define KEY_RESIZE_FLAG (1 << 30)
+#define KEY_RESIZE_MAX 16383
+#define KEY_RESIZE(w, h) (KEY_RESIZE_FLAG | ((w) << 15) | (h))
+#define KEY_RESIZE_W(key) (((key) >> 15) & 0x7fff)
+#define KEY_RESIZE_H(key) ((key) & 0x7fff)
 void app_key(app *a, int key);
 void app_mouse_button(app *a, int button, int pressed, int x, int y);
 void app_mouse_motion(app *a, int x, int y);

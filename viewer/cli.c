@@ -127,9 +127,10 @@ int cli_parse(int argc, char **argv, cli_options *o)
             return 1;
         } else if (!strcmp(a, "--interop")) {
             const char *how = VALUE();
-            if (!how || (strcmp(how, "texture") && strcmp(how, "pbo")))
-                return bad(a, "'texture' or 'pbo'", how);
-            o->interop_pbo = !strcmp(how, "pbo");
+            if (!how || (strcmp(how, "buffer") && strcmp(how, "texture") && strcmp(how, "pbo")))
+                return bad(a, "'buffer', 'texture' or 'pbo'", how);
+            o->interop = !strcmp(how, "buffer") ? FV_INTEROP_BUFFER
+                       : !strcmp(how, "texture") ? FV_INTEROP_TEXTURE : FV_INTEROP_PBO;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
         } else if (!strcmp(a, "--keys")) {
@@ -276,9 +277,10 @@ void cli_print_help(void)
         "                        headless (EGL), writing a screenshot\n"
         "  -a NAME, -b NAME      what panes A and B show: a variant, or 'original'\n"
         "                        (default: A = naive, B = smem; -v also sets A)\n"
-        "  --interop texture|pbo how CUDA output reaches GL: a device copy into the registered\n"
-        "                        textures (default), or kernels writing pixel buffers that GL\n"
-        "                        copies into the textures (seed 004's way)\n"
+        "  --interop HOW         how CUDA output reaches GL: 'buffer' (default) kernels write\n"
+        "                        registered GL buffers that the shader samples directly;\n"
+        "                        'texture' a device copy into registered textures; 'pbo'\n"
+        "                        kernels write pixel buffers that GL copies (seed 004's way)\n"
         "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
         "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
         "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>\n"

@@ -20,6 +20,14 @@ typedef enum cli_mode {
 
 #define CLI_MAX_SIZES 32
 
+/* How the viewer's CUDA output reaches OpenGL (--interop). */
+typedef enum fv_interop_path {
+    FV_INTEROP_BUFFER,  /* kernels write registered GL buffers; the shader samples them as buffer
+                           textures: no copy at all (default) */
+    FV_INTEROP_TEXTURE, /* kernels write a device buffer, copied into the registered 2D texture */
+    FV_INTEROP_PBO      /* seed 004's way: kernels write the PBO, GL copies it into the texture */
+} fv_interop_path;
+
 typedef struct cli_options {
     cli_mode mode;
     const char *input;          /* image path */
@@ -40,7 +48,7 @@ typedef struct cli_options {
     const char *pane_a, *pane_b; /* viewer: -a / -b, a variant name or "original" */
     /* viewer */
     int headless;
-    int interop_pbo;            /* --interop pbo: kernels write pixel buffers, copied to textures */
+    fv_interop_path interop;    /* --interop: how CUDA output reaches GL (default buffer) */
     const char *keys;           /* replayed through the key handler, one per frame */
     int frames;                 /* 0: interactive (window) or as many as the keys need */
     const char *screenshot;     /* written after the last frame */

@@ -309,7 +309,16 @@ int keys_parse(const char *text, int *out, int max)
     int n = 0;
     for (const char *c = text; *c; c++) {
         int key = (unsigned char)*c;
-        if (*c == '<') {
+        int w = 0, h = 0, used = 0;
+        if (*c == '<' && sscanf(c, "<%dx%d>%n", &w, &h, &used) == 2 && used > 0) { /* a resize */
+            if (w < 0 || h < 0 || w > KEY_RESIZE_MAX || h > KEY_RESIZE_MAX) {
+                fv_fail(FV_ERR_ARG, "--keys: a window size from 0x0 to %dx%d, not %dx%d", KEY_RESIZE_MAX,
+                        KEY_RESIZE_MAX, w, h);
+                return -1;
+            }
+            key = KEY_RESIZE(w, h);
+            c += used - 1;
+        } else if (*c == '<') {
             const char *end = strchr(c, '>');
             key = -1;
             for (size_t i = 0; end && i < sizeof named_keys / sizeof named_keys[0]; i++)
@@ -318,7 +327,7 @@ int keys_parse(const char *text, int *out, int max)
                     key = named_keys[i].key;
             if (key < 0) {
                 fv_fail(FV_ERR_ARG, "--keys: unknown key name at '%s' (known: <F1> <Tab> <Esc> "
-                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>)", c);
+                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>, or a window size <WxH>)", c);
                 return -1;
             }
             c = end;

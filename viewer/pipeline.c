@@ -2,16 +2,18 @@
  * viewer/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
  * something changed (or every frame when animating) both panes are run through the registry
  * (fv_run / fv_run_host: the viewer launches no kernel itself):
- *   interop  (--interop texture, the default) map both textures (write-discard), run the variant
- *            from the device source into a device buffer, diff on the GPU, copy device -> texture
- *            array, unmap. (--interop pbo, seed 004's way) map both pixel buffers, run the
- *            variant straight into them, diff, unmap, PBO -> texture. No host copies either way;
- *            on the H200 the driver's PBO -> texture copy costs 0.83 ms at 3840x2160, the
- *            device -> array copy about 0.08 ms, hence the default.
- *   staging  cudaGraphicsGLRegisterBuffer was refused (Mesa, WSL2, hybrid laptops): the same
- *            into plain device buffers, then device -> host -> texture. Said in the HUD.
+ *   interop  --interop buffer (the default): map both GL buffers (write-discard), run the
+ *            variant from the device source straight into them, diff on the GPU, unmap; the
+ *            shader samples the buffers as buffer textures, so nothing is copied at all.
+ *            --interop texture: the same into a device buffer, then a device -> array copy into
+ *            the registered 2D texture. --interop pbo (seed 004's way): kernels write the pixel
+ *            buffers, GL copies them into the textures (0.83 ms at 3840x2160 on the H200).
+ *   staging  registration was refused (Mesa, WSL2, hybrid laptops): the same into plain device
+ *            buffers, then device -> host -> texture. Said in the HUD.
  *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
- * Nothing is allocated and no plan is made per frame; buffers change only when the image does.
+ * The diff statistics and the kernel times come back asynchronously (pipeline_collect), so the
+ * frame loop never waits for the GPU. Nothing is allocated and no plan is made per frame;
+ * buffers change only when the image does.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
@@ -76,6 +78,8 @@ static void release_buffers(app *a)
         pn->resource = NULL;
         if (pn->texture_resource) cudaGraphicsUnregisterResource(pn->texture_resource);
         pn->texture_resource = NULL;
+        if (pn->buffer_texture) glDeleteTextures(1, &pn->buffer_texture);
+        pn->buffer_texture = 0;
         if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
         pn->pbo = 0;
         fv_device_image_free(&pn->device_out);
@@ -86,6 +90,38 @@ static void release_buffers(app *a)
     fv_host_image_free(&a->host_tmp);
     if (a->diff_work) cudaFree(a->diff_work);
     a->diff_work = NULL;
+    if (a->diff_host_totals) cudaFreeHost(a->diff_host_totals);
+    a->diff_host_totals = NULL;
+    a->results_pending = 0;
+}
+
+static const char *interop_note(fv_interop_path how)
+{
+    return how == FV_INTEROP_BUFFER ? "CUDA-GL interop: kernels write the GL buffers the shader samples"
+         : how == FV_INTEROP_TEXTURE ? "CUDA-GL interop: device copy into the textures"
+                                     : "CUDA-GL interop: kernels write the pixel buffers";
+}
+
+/* Registers both panes' GL objects with CUDA; on refusal unregisters what was done and returns
+ * the CUDA error. */
+static cudaError_t register_panes(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        cudaError_t err = a->interop == FV_INTEROP_TEXTURE
+            ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
+                                          cudaGraphicsRegisterFlagsWriteDiscard)
+            : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
+        if (err == cudaSuccess) continue;
+        cudaGetLastError();
+        for (int q = 0; q < 2; q++) {
+            if (a->panes[q].resource) cudaGraphicsUnregisterResource(a->panes[q].resource);
+            if (a->panes[q].texture_resource) cudaGraphicsUnregisterResource(a->panes[q].texture_resource);
+            a->panes[q].resource = a->panes[q].texture_resource = NULL;
+        }
+        return err;
+    }
+    return cudaSuccess;
 }
 
 /* Buffers for the current image size; decides between interop and staging on first use. */
@@ -93,49 +129,50 @@ static fv_status alloc_buffers(app *a)
 {
     const int w = a->host_src.width, h = a->host_src.height;
     const size_t bytes = (size_t)w * 4 * (size_t)h;
+    if (a->interop == FV_INTEROP_BUFFER && (double)w * h > (double)a->gl.max_buffer_texels) {
+        fprintf(stderr, "filterview: %dx%d is more than this OpenGL's buffer texture limit (%d texels): "
+                "device copy into textures instead\n", w, h, a->gl.max_buffer_texels);
+        a->interop = FV_INTEROP_TEXTURE;
+        if (a->compute == FV_COMPUTE_INTEROP)
+            snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
+    }
     FV_TRY(fv_host_image_alloc(&a->host_tmp, w, h));
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));
         glGenBuffers(1, &pn->pbo);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
-        glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL, GL_STREAM_DRAW);
+        /* buffer path: written by CUDA, read by the shader, never by the host */
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL,
+                     a->interop == FV_INTEROP_BUFFER ? GL_DYNAMIC_COPY : GL_STREAM_DRAW);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        if (a->interop != FV_INTEROP_BUFFER) continue;
+        glGenTextures(1, &pn->buffer_texture); /* the shader reads the pixel buffer in place */
+        glBindTexture(GL_TEXTURE_BUFFER, pn->buffer_texture);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, pn->pbo);
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
     }
+    if (glGetError() != GL_NO_ERROR) return fv_fail(FV_ERR_GL, "cannot make the panes' pixel buffers");
     if (a->compute == FV_COMPUTE_CPU) return FV_OK;
     char what[64];
     snprintf(what, sizeof what, "a %dx%d image in the viewer", w, h);
     FV_TRY(fv_device_check_fits(bytes * 5, what));
     FV_TRY(fv_device_image_alloc(&a->device_src, w, h));
     FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
-    if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess)
-        return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffer");
-    for (int p = 0; p < 2; p++) {
-        pane *pn = &a->panes[p];
-        FV_TRY(fv_device_image_alloc(&pn->device_out, w, h)); /* staging target, chart runs */
-        if (a->compute != FV_COMPUTE_INTEROP) continue;
-        cudaError_t err = a->write_texture
-            ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
-                                          cudaGraphicsRegisterFlagsWriteDiscard)
-            : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
-        if (err != cudaSuccess) {
-            cudaGetLastError();
-            pn->resource = NULL;
-            if (p == 1 && a->panes[0].resource) {
-                cudaGraphicsUnregisterResource(a->panes[0].resource);
-                a->panes[0].resource = NULL;
-            }
-            if (p == 1 && a->panes[0].texture_resource) {
-                cudaGraphicsUnregisterResource(a->panes[0].texture_resource);
-                a->panes[0].texture_resource = NULL;
-            }
-            a->compute = FV_COMPUTE_STAGING;
-            snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
-                     (int)err);
-            fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
-                    a->write_texture ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
-                    (int)err, cudaGetErrorString(err));
-        }
+    if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess ||
+        cudaMallocHost(&a->diff_host_totals, fv_diff_work_bytes()) != cudaSuccess)
+        return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffers");
+    for (int p = 0; p < 2; p++) /* staging target, chart runs, the texture path's kernel output */
+        FV_TRY(fv_device_image_alloc(&a->panes[p].device_out, w, h));
+    if (a->compute != FV_COMPUTE_INTEROP) return FV_OK;
+    cudaError_t err = register_panes(a);
+    if (err != cudaSuccess) {
+        a->compute = FV_COMPUTE_STAGING;
+        snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
+                 (int)err);
+        fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
+                a->interop == FV_INTEROP_TEXTURE ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
+                (int)err, cudaGetErrorString(err));
     }
     return FV_OK;
 }
@@ -143,8 +180,7 @@ static fv_status alloc_buffers(app *a)
 fv_status pipeline_init(app *a)
 {
     a->compute = FV_COMPUTE_INTEROP;
-    snprintf(a->compute_note, sizeof a->compute_note, a->write_texture
-             ? "CUDA-GL interop: device copy into the textures" : "CUDA-GL interop: kernels write the pixel buffers");
+    snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
     if (fv_device_check() != FV_OK) {
         a->compute = FV_COMPUTE_CPU;
         snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
@@ -155,6 +191,9 @@ fv_status pipeline_init(app *a)
             (cudaEventCreate(&a->panes[p].start) != cudaSuccess ||
              cudaEventCreate(&a->panes[p].stop) != cudaSuccess))
             return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    if (a->compute != FV_COMPUTE_CPU &&
+        cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
     if (a->compute != FV_COMPUTE_CPU) {
         size_t bytes = (size_t)a->host_src.width * 4 * a->host_src.height;
         if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
@@ -178,6 +217,8 @@ void pipeline_release(app *a)
         if (a->panes[p].stop) cudaEventDestroy(a->panes[p].stop);
         a->panes[p].start = a->panes[p].stop = NULL;
     }
+    if (a->results_ready) cudaEventDestroy(a->results_ready);
+    a->results_ready = NULL;
     fv_host_image_free(&a->host_src);
 }
 
@@ -186,7 +227,7 @@ fv_status pipeline_reload(app *a)
 {
     int w = a->host_src.width, h = a->host_src.height;
     FV_TRY(app_load_image(a));
-    if (a->host_src.width != w || a->host_src.height != h || a->write_texture) {
+    if (a->host_src.width != w || a->host_src.height != h || a->interop == FV_INTEROP_TEXTURE) {
         /* new texture storage invalidates registrations: unregister, re-create, register */
         release_buffers(a);
         render_resize_textures(a);
@@ -228,100 +269,144 @@ static fv_status run_pane(app *a, int p, fv_image *out)
     return st;
 }
 
-/* --bench-frames only: finish the stage's GPU work, then charge the host time to it */
-static void profile_stage(app *a, int stage, double *t)
+/* Charges the host time since *t to `stage`; with a->profile (--bench-frames' synchronised
+ * pass) the stage's GPU work is drained first. */
+static void end_stage(app *a, frame_stage stage, double *t)
 {
-    if (!a->profile) return;
-    if (stage == 3) glFinish();
-    else cudaDeviceSynchronize();
+    if (a->profile) {
+        if (stage == STAGE_TEXTURE || stage == STAGE_DRAW) glFinish();
+        else if (a->compute != FV_COMPUTE_CPU) cudaDeviceSynchronize();
+    }
     double now = bench_now_ms();
     a->stage_ms[stage] = now - *t;
     *t = now;
 }
 
-fv_status pipeline_compute(app *a)
+int pipeline_collect(app *a, int wait)
 {
-    double t = bench_now_ms();
-    const fv_filter *f = app_filter(a);
-    FV_TRY(f->check_params(&a->params));
-    const int w = a->host_src.width, h = a->host_src.height;
-    fv_image outs[2];
-    struct cudaGraphicsResource *mapped[2];
-    int n_mapped = 0;
+    if (!a->results_pending) return 1;
+    if (wait) cudaEventSynchronize(a->results_ready);
+    else if (cudaEventQuery(a->results_ready) != cudaSuccess) return 0;
+    cudaGetLastError(); /* a "not ready" from an earlier query */
+    a->results_pending = 0;
+    fv_diff_totals_read(a->diff_host_totals, a->host_src.width, a->host_src.height, &a->diff);
+    a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
-        outs[p] = a->compute == FV_COMPUTE_CPU ? a->panes[p].host_out : a->panes[p].device_out;
-        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
-            mapped[n_mapped++] = a->write_texture ? a->panes[p].texture_resource : a->panes[p].resource;
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&app_filter(a)->variants[pn->variant]))
+            continue; /* host clock, already set */
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, pn->start, pn->stop) == cudaSuccess) pn->kernel_ms = ms;
     }
-    if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
-    profile_stage(a, 0, &t);
-    fv_status st = FV_OK;
-    for (int p = 0; p < 2 && st == FV_OK; p++) {
+    return 1;
+}
+
+/* The mapped pointer (buffer and pbo paths) or the device buffer that pane p's kernel writes. */
+static fv_status pane_target(app *a, int p, fv_image *out)
+{
+    pane *pn = &a->panes[p];
+    *out = a->compute == FV_COMPUTE_CPU ? pn->host_out : pn->device_out;
+    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_TEXTURE) return FV_OK;
+    void *ptr = NULL;
+    size_t size = 0;
+    if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsResourceGetMappedPointer failed");
+    *out = packed_view(ptr, a->host_src.width, a->host_src.height);
+    return FV_OK;
+}
+
+static fv_status copy_into_texture(pane *pn, const fv_image *from)
+{
+    cudaArray_t array = NULL;
+    if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
+        cudaMemcpy2DToArrayAsync(array, 0, 0, from->data, from->pitch, (size_t)from->width * 4,
+                                 (size_t)from->height, cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s", cudaGetErrorString(cudaGetLastError()));
+    return FV_OK;
+}
+
+/* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
+static fv_status compute_panes(app *a, fv_image outs[2])
+{
+    for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) {
             outs[p] = a->compute == FV_COMPUTE_CPU ? a->host_src : a->device_src;
             pn->kernel_ms = 0;
             continue;
         }
-        if (a->compute == FV_COMPUTE_INTEROP && !a->write_texture) {
-            void *ptr = NULL;
-            size_t size = 0;
-            if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess) {
-                st = fv_fail(FV_ERR_CUDA, "cudaGraphicsResourceGetMappedPointer failed");
-                break;
-            }
-            outs[p] = packed_view(ptr, w, h);
-        }
-        st = run_pane(a, p, &outs[p]);
-        if (st == FV_OK && a->compute == FV_COMPUTE_INTEROP && a->write_texture) {
-            cudaArray_t array = NULL;
-            if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
-                cudaMemcpy2DToArrayAsync(array, 0, 0, outs[p].data, outs[p].pitch, (size_t)w * 4, (size_t)h,
-                                         cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
-                st = fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s",
-                             cudaGetErrorString(cudaGetLastError()));
-        }
+        FV_TRY(pane_target(a, p, &outs[p]));
+        FV_TRY(run_pane(a, p, &outs[p]));
+        if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE)
+            FV_TRY(copy_into_texture(pn, &outs[p]));
     }
-    if (st == FV_OK) {
-        if (a->compute == FV_COMPUTE_CPU) {
-            fv_diff_host(&outs[0], &outs[1], &a->diff);
-        } else {
-            st = fv_diff(&outs[0], &outs[1], &a->diff, a->diff_work, 0); /* synchronises */
-            for (int p = 0; p < 2 && st == FV_OK; p++) {
-                pane *pn = &a->panes[p];
-                if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&f->variants[pn->variant]))
-                    continue;
-                float ms = 0;
-                cudaEventElapsedTime(&ms, pn->start, pn->stop);
-                pn->kernel_ms = ms;
-            }
-        }
-        a->diff_valid = st == FV_OK;
+    if (a->compute == FV_COMPUTE_CPU) {
+        fv_diff_host(&outs[0], &outs[1], &a->diff);
+        a->diff_valid = 1;
+        return FV_OK;
     }
-    profile_stage(a, 1, &t);
-    if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
-    if (st != FV_OK) return st;
-    profile_stage(a, 2, &t);
+    FV_TRY(fv_diff_enqueue(&outs[0], &outs[1], a->diff_work, a->diff_host_totals, 0));
+    if (cudaEventRecord(a->results_ready, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaEventRecord failed");
+    a->results_pending = 1;
+    return FV_OK;
+}
 
-    /* into the textures: from the pixel buffer (interop), or from host memory */
+/* pbo, staging and cpu paths: into what the shader samples (the 2D textures, or the pixel
+ * buffers with --interop buffer), from the pixel buffers or from host memory */
+static fv_status upload_textures(app *a)
+{
+    const fv_filter *f = app_filter(a);
+    const int w = a->host_src.width, h = a->host_src.height;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || (a->compute == FV_COMPUTE_INTEROP && a->write_texture)) continue;
+        if (pn->variant == PANE_ORIGINAL) continue;
+        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&f->variants[pn->variant]))
+            FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
         glBindTexture(GL_TEXTURE_2D, pn->texture);
-        if (a->compute == FV_COMPUTE_INTEROP) {
+        if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
             glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        } else if (pn->buffer_texture) {
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+            glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)pn->host_out.pitch * h, pn->host_out.data);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         } else {
-            if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&f->variants[pn->variant]))
-                FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
             glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pn->host_out.data);
         }
     }
     glBindTexture(GL_TEXTURE_2D, 0);
-    profile_stage(a, 3, &t);
     return FV_OK;
+}
+
+fv_status pipeline_compute(app *a)
+{
+    double t = bench_now_ms();
+    FV_TRY(app_filter(a)->check_params(&a->params));
+    /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
+    if (a->results_pending) pipeline_collect(a, 1);
+    struct cudaGraphicsResource *mapped[2];
+    int n_mapped = 0;
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
+            mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource
+                                                                   : a->panes[p].resource;
+    if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
+    end_stage(a, STAGE_MAP, &t);
+    fv_image outs[2];
+    fv_status st = compute_panes(a, outs);
+    end_stage(a, STAGE_COMPUTE, &t);
+    if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
+    end_stage(a, STAGE_UNMAP, &t);
+    if (st != FV_OK) {
+        a->results_pending = 0;
+        return st;
+    }
+    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_PBO) st = upload_textures(a);
+    end_stage(a, STAGE_TEXTURE, &t);
+    return st;
 }
 
 typedef struct chart_op {
@@ -376,7 +461,7 @@ fv_status pane_download(app *a, int p, fv_image *host)
     if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
         from = &pn->host_out;
-    if (!from && a->write_texture) return fv_image_download(host, &pn->device_out);
+    if (!from && a->interop == FV_INTEROP_TEXTURE) return fv_image_download(host, &pn->device_out);
     if (from) {
         for (int y = 0; y < host->height; y++)
             memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
@@ -398,7 +483,7 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
     } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&app_filter(a)->variants[pn->variant])) {
         memcpy(rgba, pn->host_out.data + offset, 4);
-    } else if (a->write_texture) { /* 4 bytes, only while the cursor moves */
+    } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
         cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,
                    cudaMemcpyDeviceToHost);
     } else {

@@ -1,7 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/render.c: OpenGL 3.3 core drawing: the embedded shaders (shaders/, compiled with their
  * logs reported), one VAO for the image quad, one for the HUD, a texture per pane plus the
- * original, the four compare modes, the headless framebuffer and screenshots (glReadPixels,
+ * original (or, with --interop buffer, the panes' pixel buffers sampled in place as buffer
+ * textures), the four compare modes, the headless framebuffer and screenshots (glReadPixels,
  * written atomically as PNG).
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
@@ -136,6 +137,7 @@ fv_status render_init(app *a)
 {
     renderer *r = &a->gl;
     glGetIntegerv(GL_MAX_TEXTURE_SIZE, &r->max_texture_size);
+    glGetIntegerv(GL_MAX_TEXTURE_BUFFER_SIZE, &r->max_buffer_texels);
     FV_TRY(build_program("image.vert", fv_shader_image_vert, "image.frag", fv_shader_image_frag,
                          &r->image_program));
     FV_TRY(build_program("hud.vert", fv_shader_hud_vert, "hud.frag", fv_shader_hud_frag,
@@ -167,6 +169,7 @@ fv_status render_init(app *a)
         glGenTextures(1, &r->fbo_color);
         glBindTexture(GL_TEXTURE_2D, r->fbo_color);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, a->win_w, a->win_h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        glBindTexture(GL_TEXTURE_2D, 0);
         glGenFramebuffers(1, &r->fbo);
         glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
         glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->fbo_color, 0);
@@ -215,6 +218,18 @@ void view_pane_rect(const app *a, int p, float rect[4])
     rect[3] = (float)a->win_h;
 }
 
+void view_resize(app *a, int w, int h)
+{
+    a->win_w = w;
+    a->win_h = h;
+    if (a->gl.fbo_color && w > 0 && h > 0) { /* headless: the offscreen target follows */
+        glBindTexture(GL_TEXTURE_2D, a->gl.fbo_color);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        glBindTexture(GL_TEXTURE_2D, 0);
+    }
+    if (a->fit) view_fit(a);
+}
+
 void view_fit(app *a)
 {
     float rect[4];
@@ -247,32 +262,50 @@ int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy)
     return p;
 }
 
-static GLuint pane_texture(const app *a, int p)
+/* What the shader samples for pane p: the original's texture, the pane's buffer texture
+ * (--interop buffer: the very memory the kernel wrote), or the pane's 2D texture. */
+static void pane_source(const app *a, int p, GLuint *texture_2d, GLuint *buffer_texture)
 {
-    return (a->show_original || a->panes[p].variant == PANE_ORIGINAL) ? a->gl.source_texture
-                                                                       : a->panes[p].texture;
+    const pane *pn = &a->panes[p];
+    *texture_2d = *buffer_texture = 0;
+    if (a->show_original || pn->variant == PANE_ORIGINAL) *texture_2d = a->gl.source_texture;
+    else if (pn->buffer_texture) *buffer_texture = pn->buffer_texture;
+    else *texture_2d = pn->texture;
 }
 
-static void draw_image(const app *a, const float vp[4], int mode, GLuint tex_a, GLuint tex_b)
+/* Draws the image quad in viewport vp; `mode` as in image.frag; the shader's A and B are panes
+ * pa and pb (side by side draws each pane alone as A). */
+static void draw_image(const app *a, const float vp[4], int mode, int pa, int pb)
 {
     const renderer *r = &a->gl;
     float rect[4];
     image_rect(a, vp, rect);
-    GLint filter = a->zoom >= 1.0f ? GL_NEAREST : GL_LINEAR; /* pixels stay crisp when zoomed in */
-    GLuint texs[2] = {tex_a, tex_b};
+    const int smooth = a->zoom < 1.0f; /* pixels stay crisp when zoomed in */
+    GLuint texture_2d[2], buffer_texture[2];
+    pane_source(a, pa, &texture_2d[0], &buffer_texture[0]);
+    pane_source(a, pb, &texture_2d[1], &buffer_texture[1]);
     for (int i = 0; i < 2; i++) {
-        glActiveTexture(GL_TEXTURE0 + i);
-        glBindTexture(GL_TEXTURE_2D, texs[i]);
-        glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, filter);
+        glActiveTexture(GL_TEXTURE0 + i); /* units 0, 1: sampler2D; 2, 3: samplerBuffer */
+        glBindTexture(GL_TEXTURE_2D, texture_2d[i]);
+        if (texture_2d[i]) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, smooth ? GL_LINEAR : GL_NEAREST);
+        glActiveTexture(GL_TEXTURE2 + i);
+        glBindTexture(GL_TEXTURE_BUFFER, buffer_texture[i]);
     }
-    glUseProgram(r->image_program);
-    glUniform1i(glGetUniformLocation(r->image_program, "pane_a"), 0);
-    glUniform1i(glGetUniformLocation(r->image_program, "pane_b"), 1);
-    glUniform1i(glGetUniformLocation(r->image_program, "mode"), mode);
-    glUniform1f(glGetUniformLocation(r->image_program, "divider_x"), a->divider * a->win_w);
-    glUniform1f(glGetUniformLocation(r->image_program, "gain"), a->diff_gain);
-    glUniform4fv(glGetUniformLocation(r->image_program, "image_rect"), 1, rect);
-    glUniform2f(glGetUniformLocation(r->image_program, "window_size"), (float)a->win_w, (float)a->win_h);
+    GLuint prog = r->image_program;
+    glUseProgram(prog);
+    glUniform1i(glGetUniformLocation(prog, "pane_a"), 0);
+    glUniform1i(glGetUniformLocation(prog, "pane_b"), 1);
+    glUniform1i(glGetUniformLocation(prog, "pane_a_buffer"), 2);
+    glUniform1i(glGetUniformLocation(prog, "pane_b_buffer"), 3);
+    glUniform1i(glGetUniformLocation(prog, "a_in_buffer"), buffer_texture[0] != 0);
+    glUniform1i(glGetUniformLocation(prog, "b_in_buffer"), buffer_texture[1] != 0);
+    glUniform2i(glGetUniformLocation(prog, "image_size"), a->host_src.width, a->host_src.height);
+    glUniform1i(glGetUniformLocation(prog, "smooth_sampling"), smooth);
+    glUniform1i(glGetUniformLocation(prog, "mode"), mode);
+    glUniform1f(glGetUniformLocation(prog, "divider_x"), a->divider * a->win_w);
+    glUniform1f(glGetUniformLocation(prog, "gain"), a->diff_gain);
+    glUniform4fv(glGetUniformLocation(prog, "image_rect"), 1, rect);
+    glUniform2f(glGetUniformLocation(prog, "window_size"), (float)a->win_w, (float)a->win_h);
     glBindVertexArray(r->quad_vao);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindVertexArray(0);
@@ -287,29 +320,28 @@ void render_frame(app *a)
     glClear(GL_COLOR_BUFFER_BIT);
     if (a->win_w <= 0 || a->win_h <= 0) return; /* minimised */
     float vp[4];
-    GLuint ta = pane_texture(a, 0), tb = pane_texture(a, 1);
     switch (a->compare) {
     case FV_COMPARE_SINGLE:
         view_pane_rect(a, 0, vp);
-        draw_image(a, vp, 0, ta, ta);
+        draw_image(a, vp, 0, 0, 0);
         break;
     case FV_COMPARE_WIPE:
         view_pane_rect(a, 0, vp);
-        draw_image(a, vp, 1, ta, tb);
+        draw_image(a, vp, 1, 0, 1);
         break;
     case FV_COMPARE_SIDE_BY_SIDE:
         glEnable(GL_SCISSOR_TEST);
         for (int p = 0; p < 2; p++) {
             view_pane_rect(a, p, vp);
             glScissor((GLint)vp[0], 0, (GLsizei)vp[2], a->win_h);
-            draw_image(a, vp, 0, p == 0 ? ta : tb, p == 0 ? ta : tb);
+            draw_image(a, vp, 0, p, p);
         }
         glDisable(GL_SCISSOR_TEST);
         break;
     case FV_COMPARE_DIFFERENCE:
     case FV_COMPARE_COUNT:
         view_pane_rect(a, 0, vp);
-        draw_image(a, vp, 2, ta, tb);
+        draw_image(a, vp, 2, 0, 1);
         break;
     }
     hud_draw(a);
@@ -318,6 +350,9 @@ void render_frame(app *a)
 fv_status render_screenshot(app *a, const char *path)
 {
     fv_image shot;
+    if (a->win_w <= 0 || a->win_h <= 0)
+        return fv_fail(FV_ERR_ARG, "screenshot %s: the window is minimised (%dx%d), nothing to save", path,
+                       a->win_w, a->win_h);
     FV_TRY(fv_host_image_alloc(&shot, a->win_w, a->win_h));
     if (a->gl.fbo) glBindFramebuffer(GL_READ_FRAMEBUFFER, a->gl.fbo);
     else glReadBuffer(GL_BACK);

@@ -27,6 +27,7 @@ typedef struct replay {
     int frames, frame;          /* frames == 0: interactive */
     const char *screenshot;
     int bench_frames;
+    int failed;                 /* the screenshot could not be written: exit 1 */
     char default_screenshot[4200];
 } replay;
 
@@ -54,71 +55,87 @@ static void app_frame(app *a)
         }
         a->dirty = 0;
     }
+    pipeline_collect(a, 0); /* the HUD shows the newest numbers the GPU has finished */
+    double t_draw = bench_now_ms();
     render_frame(a);
-    a->frame_ms = bench_now_ms() - t0;
+    if (a->profile) glFinish();
+    double now = bench_now_ms();
+    a->stage_ms[STAGE_DRAW] = now - t_draw;
+    a->frame_ms = now - t0;
 }
 
-/* --bench-frames: each frame recomputes the panes, then glFinish; the kernel part comes from
- * the panes' CUDA events, the rest (map/unmap, diff, PBO -> texture, draw, HUD) is the remainder. */
+static const char *const stage_names[FRAME_STAGES] = {"map", "kernels+diff", "unmap", "copy to texture",
+                                                      "draw+HUD"};
+
+static void print_stages(const char *what, double *const stages[FRAME_STAGES], int n)
+{
+    printf("bench-frames %s (median ms):", what);
+    for (int s = 0; s < FRAME_STAGES; s++)
+        printf("%s %s %.4f", s ? "," : "", stage_names[s], bench_median(stages[s], n));
+    printf("\n");
+}
+
+/* --bench-frames: N frames that each recompute both panes, three ways. Steady state: back to
+ * back with one glFinish at the end, as an animating window runs; the rest is the frame time
+ * minus the kernels' CUDA-event time. One at a time: a glFinish and the results after every
+ * frame. Synchronised: the GPU drained after every stage, to see where the time goes. */
 static void bench_frames(viewer *v)
 {
     app *a = &v->a;
-    replay *r = &v->r;
-    int n = r->bench_frames;
-    /* 8 series of n: kernel, frame, rest, then the 5 synchronised stages */
-    double *series = calloc((size_t)n * 8, sizeof(double));
+    int n = v->r.bench_frames;
+    enum { KERNEL, FRAME, REST, SERIES_FIXED };
+    double *series = calloc((size_t)n * (SERIES_FIXED + 2 * FRAME_STAGES), sizeof(double));
     if (!series) return;
-    double *kernel_ms = series, *frame_ms = series + n, *rest = series + 2 * n, *stages[5];
-    for (int s = 0; s < 5; s++) stages[s] = series + (3 + s) * (size_t)n;
+    double *kernel_ms = series, *frame_ms = series + n, *rest = series + 2 * (size_t)n;
+    double *host[FRAME_STAGES], *synced[FRAME_STAGES];
+    for (int s = 0; s < FRAME_STAGES; s++) {
+        host[s] = series + (size_t)(SERIES_FIXED + s) * n;
+        synced[s] = series + (size_t)(SERIES_FIXED + FRAME_STAGES + s) * n;
+    }
     for (int i = 0; i < 10; i++) { /* warm-up */
         a->dirty = 1;
         app_frame(a);
     }
     glFinish();
-    /* steady state, as an animating window runs: frames back to back, one glFinish at the end */
+    pipeline_collect(a, 1);
     double t_all = bench_now_ms();
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
         app_frame(a);
-        kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms;
+        kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms; /* the newest finished frame */
+        for (int s = 0; s < FRAME_STAGES; s++) host[s][i] = a->stage_ms[s];
     }
     glFinish();
+    pipeline_collect(a, 1);
     double steady_frame = (bench_now_ms() - t_all) / n;
-    /* each frame on its own: glFinish after every frame */
     for (int i = 0; i < n; i++) {
         double t0 = bench_now_ms();
         a->dirty = 1;
         app_frame(a);
         glFinish();
+        pipeline_collect(a, 1);
         frame_ms[i] = bench_now_ms() - t0;
         rest[i] = frame_ms[i] - (a->panes[0].kernel_ms + a->panes[1].kernel_ms);
     }
-    /* the same frames again, synchronised between stages, to see where the rest goes */
     a->profile = 1;
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
-        double t0 = bench_now_ms();
         app_frame(a);
-        glFinish();
-        double total = bench_now_ms() - t0, sum = 0;
-        for (int s = 0; s < 4; s++) {
-            stages[s][i] = a->stage_ms[s];
-            sum += a->stage_ms[s];
-        }
-        stages[4][i] = total - sum; /* draw, HUD, frame bookkeeping */
+        for (int s = 0; s < FRAME_STAGES; s++) synced[s][i] = a->stage_ms[s];
     }
     a->profile = 0;
-    printf("bench-frames stages (synchronised, median ms): map %.4f, kernels+diff(+device->texture copy) %.4f, unmap %.4f, "
-           "copy to texture %.4f, draw+HUD %.4f\n", bench_median(stages[0], n), bench_median(stages[1], n),
-           bench_median(stages[2], n), bench_median(stages[3], n), bench_median(stages[4], n));
-    double k = bench_median(kernel_ms, n), f = bench_median(frame_ms, n), rs = bench_median(rest, n);
+    pipeline_collect(a, 1);
+    print_stages("host time per stage, steady state", host, n);
+    print_stages("stages, GPU drained after each", synced, n);
+    double k = bench_median(kernel_ms, n);
     const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
-                    : a->write_texture ? "interop texture" : "interop pbo";
+                    : a->interop == FV_INTEROP_BUFFER ? "interop buffer"
+                    : a->interop == FV_INTEROP_TEXTURE ? "interop texture" : "interop pbo";
     printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
            "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
            a->host_src.width, a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
-           how, n, k, steady_frame, steady_frame - k, f, rs);
+           how, n, k, steady_frame, steady_frame - k, bench_median(frame_ms, n), bench_median(rest, n));
     free(series);
 }
 
@@ -134,6 +151,15 @@ static void print_summary(const app *a)
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
 }
 
+/* A replayed "<WxH>": the real window is asked to change size (GLUT's reshape follows); 0x0 is
+ * what GLUT reports for a minimised window where it reports one. Headless, the offscreen target
+ * changes size. */
+static void replay_resize(viewer *v, int w, int h)
+{
+    if (!v->a.headless && w > 0 && h > 0) glutReshapeWindow(w, h);
+    view_resize(&v->a, w, h); /* now, in case the window system reports nothing (same size) */
+}
+
 /* After each frame: next replayed key, or the end of the run. Returns 1 when done. */
 static int replay_step(viewer *v)
 {
@@ -141,17 +167,25 @@ static int replay_step(viewer *v)
     replay *r = &v->r;
     if (r->frames == 0 && r->n_keys == 0) return a->quit;
     r->frame++;
+    for (GLenum err; (err = glGetError()) != GL_NO_ERROR;) { /* replayed runs are tests: say so */
+        snprintf(a->error, sizeof a->error, "OpenGL error 0x%04x in frame %d", err, r->frame);
+        fprintf(stderr, "filterview: %s\n", a->error);
+    }
     if (r->next_key < r->n_keys) {
-        app_key(a, r->keys[r->next_key++]);
+        int key = r->keys[r->next_key++];
+        if (key & KEY_RESIZE_FLAG) replay_resize(v, KEY_RESIZE_W(key), KEY_RESIZE_H(key));
+        else app_key(a, key);
         return 0;
     }
     if (r->frame < r->frames && !a->quit) return 0;
     if (r->bench_frames) bench_frames(v);
+    pipeline_collect(a, 1); /* the summary and the screenshot's HUD show this frame's numbers */
     if (r->screenshot) {
         app_frame(a);
         fv_status st = render_screenshot(a, r->screenshot);
         if (st == FV_OK) printf("wrote screenshot %s (%dx%d)\n", r->screenshot, a->win_w, a->win_h);
         else fprintf(stderr, "filterview: %s\n", fv_last_error());
+        r->failed = st != FV_OK;
     }
     print_summary(a);
     return 1;
@@ -168,15 +202,13 @@ static void glut_display(void)
         glutLeaveMainLoop();
         return;
     }
-    if (v->r.frames || v->r.n_keys || v->a.animate) glutPostRedisplay();
+    /* replaying, animating, or the HUD still waits for the GPU's numbers */
+    if (v->r.frames || v->r.n_keys || v->a.animate || v->a.results_pending) glutPostRedisplay();
 }
 
 static void glut_reshape(int w, int h)
 {
-    app *a = &glut_viewer->a;
-    a->win_w = w;
-    a->win_h = h;
-    if (a->fit) view_fit(a);
+    view_resize(&glut_viewer->a, w, h);
     glutPostRedisplay();
 }
 
@@ -346,7 +378,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
-    a->write_texture = !o->interop_pbo;
+    a->interop = o->interop;
 }
 
 static void window_size(app *a, const cli_options *o)
@@ -431,6 +463,7 @@ int viewer_main(cli_options *o)
     render_release(a);
     if (a->headless) egl_stop(v);
     else if (v->glut_window > 0 && glutGetWindow()) glutDestroyWindow(v->glut_window);
+    int code = v->r.failed ? 1 : 0;
     free(v);
-    return 0;
+    return code;
 }
