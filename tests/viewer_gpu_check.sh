@@ -2,7 +2,7 @@
 # tests/viewer_gpu_check.sh: the viewer's GPU evidence in one go, for the lent GPU machine (see
 # README, "Contributing"): configure + build, the whole CTest suite, --bench-frames at 3840x2160
 # for each interop path, and compute-sanitizer memcheck on a replayed viewer run (buffer
-# interop, every compare mode, a resize). Logs go to the folder given ($OUT).
+# interop, every compare mode, a resize) and over the quick GPU tests. Logs go to $OUT.
 #   source .devgl/gl-env.sh && bash tests/viewer_gpu_check.sh "$OUT" [frames]
 set -u -o pipefail
 dest="${1:?usage: viewer_gpu_check.sh OUTDIR [frames]}"
@@ -27,3 +27,7 @@ compute-sanitizer --tool memcheck --error-exitcode 9 "$build/filterview" assets/
   -a fast -b smem --keys "zcccc<Tab><Tab>b<PgUp>t<777x555>]" --frames 20 --screenshot "$dest/sanitized.png" \
   >"$dest/sanitizer-viewer.log" 2>&1
 echo "memcheck: exit $? | $(grep -E "ERROR SUMMARY|viewer:" "$dest/sanitizer-viewer.log" | tr '\n' ' ')"
+echo "== compute-sanitizer memcheck, GPU tests (quick set: kernels and the diff)"
+FV_TEST_QUICK=1 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/tests/test_filters" \
+  >"$dest/sanitizer-filters.log" 2>&1
+echo "memcheck: exit $? | $(grep -E "ERROR SUMMARY|passed, " "$dest/sanitizer-filters.log" | tr '\n' ' ')"

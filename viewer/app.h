@@ -134,6 +134,7 @@ fv_status pipeline_compute(app *a);      /* enqueues both panes into what the sh
 /* Reads the last compute's diff statistics and kernel times once the GPU has them: without
  * `wait` only if they are ready. Returns 1 when nothing is left pending. */
 int pipeline_collect(app *a, int wait);
+void pipeline_cuda_tick(app *a);         /* the smallest CUDA work, waited for (--bench-frames) */
 const fv_filter *app_filter(const app *a);
 const char *pane_name(const app *a, int p);
 int pane_variant_available(const app *a, int variant);

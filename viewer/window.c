@@ -75,6 +75,37 @@ static void print_stages(const char *what, double *const stages[FRAME_STAGES], i
     printf("\n");
 }
 
+/* The smallest GL work there is (one pixel cleared), waited for through a fence. */
+static void gl_tick(app *a)
+{
+    if (a->gl.fbo) glBindFramebuffer(GL_FRAMEBUFFER, a->gl.fbo);
+    glEnable(GL_SCISSOR_TEST);
+    glScissor(0, 0, 1, 1);
+    glClear(GL_COLOR_BUFFER_BIT);
+    glDisable(GL_SCISSOR_TEST);
+    GLsync done = glFenceSync(GL_SYNC_GPU_COMMANDS_COMPLETE, 0);
+    glClientWaitSync(done, GL_SYNC_FLUSH_COMMANDS_BIT, 1000000000);
+    glDeleteSync(done);
+}
+
+/* What handing the GPU between CUDA and OpenGL costs here, whatever the interop: CUDA's and GL's
+ * smallest work each waited for alone, then alternating (as every frame must). ms per round. */
+static void handoff_floor(app *a, int n, double *cuda_alone, double *gl_alone, double *alternating)
+{
+    double t = bench_now_ms();
+    for (int i = 0; i < n; i++) pipeline_cuda_tick(a);
+    *cuda_alone = (bench_now_ms() - t) / n;
+    t = bench_now_ms();
+    for (int i = 0; i < n; i++) gl_tick(a);
+    *gl_alone = (bench_now_ms() - t) / n;
+    t = bench_now_ms();
+    for (int i = 0; i < n; i++) {
+        pipeline_cuda_tick(a);
+        gl_tick(a);
+    }
+    *alternating = (bench_now_ms() - t) / n;
+}
+
 /* --bench-frames: N frames that each recompute both panes, three ways. Steady state: back to
  * back with one glFinish at the end, as an animating window runs; the rest is the frame time
  * minus the kernels' CUDA-event time. One at a time: a glFinish and the results after every
@@ -125,6 +156,24 @@ static void bench_frames(viewer *v)
     }
     a->profile = 0;
     pipeline_collect(a, 1);
+    /* the two halves alone, back to back: CUDA's part (map, kernels, diff, unmap) without
+     * drawing, and GL's part (composition, HUD) without recomputing */
+    glFinish();
+    double t_compute = bench_now_ms();
+    for (int i = 0; i < n; i++) {
+        a->dirty = 1;
+        pipeline_compute(a);
+    }
+    pipeline_collect(a, 1);
+    glFinish();
+    double compute_alone = (bench_now_ms() - t_compute) / n;
+    double t_draw = bench_now_ms();
+    for (int i = 0; i < n; i++) render_frame(a);
+    glFinish();
+    double draw_alone = (bench_now_ms() - t_draw) / n;
+    a->dirty = 0;
+    double cuda_tick = 0, gl_tick_ms = 0, alternating = 0;
+    if (a->compute != FV_COMPUTE_CPU) handoff_floor(a, n, &cuda_tick, &gl_tick_ms, &alternating);
     print_stages("host time per stage, steady state", host, n);
     print_stages("stages, GPU drained after each", synced, n);
     double k = bench_median(kernel_ms, n);
@@ -136,6 +185,12 @@ static void bench_frames(viewer *v)
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
            a->host_src.width, a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
            how, n, k, steady_frame, steady_frame - k, bench_median(frame_ms, n), bench_median(rest, n));
+    printf("bench-frames alone, back to back: compute (map, kernels, diff, unmap) %.4f ms per frame, "
+           "draw (composition, HUD) %.4f ms per frame\n", compute_alone, draw_alone);
+    if (a->compute != FV_COMPUTE_CPU)
+        printf("bench-frames hand-over floor (no interop): smallest CUDA work waited for %.4f ms, smallest GL "
+               "work waited for %.4f ms, the two alternating %.4f ms per round\n", cuda_tick, gl_tick_ms,
+               alternating);
     free(series);
 }
 
