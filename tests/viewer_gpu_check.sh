@@ -17,10 +17,15 @@ echo "== ctest"
 grep -E "tests passed|Failed|\*\*\*|MISMATCH|passed, " "$dest/ctest.log"
 echo "== bench-frames, 3840x2160, $frames frames"
 for how in buffer texture pbo; do
+  echo "-- fit to the 1280x720 window, HUD on, --interop $how"
   "$build/filterview" --random 3840x2160 --headless -a fast -b original --interop "$how" \
     --bench-frames "$frames" 2>&1 | grep -E "bench-frames|error"
 done
-"$build/filterview" --random 3840x2160 --headless -a fast -b smem_mwpt --bench-frames "$frames" 2>&1 \
+echo "-- the same at 1:1 (z: nearest texels), buffer path"
+"$build/filterview" --random 3840x2160 --headless -a fast -b original --keys z --bench-frames "$frames" 2>&1 \
+  | grep -E "bench-frames|error"
+echo "-- both panes computed: fast and smem_mwpt, wipe, buffer path"
+"$build/filterview" --random 3840x2160 --headless -a fast -b smem_mwpt --keys c --bench-frames "$frames" 2>&1 \
   | grep -E "bench-frames|error"
 echo "== compute-sanitizer memcheck, replayed viewer (buffer interop)"
 compute-sanitizer --tool memcheck --error-exitcode 9 "$build/filterview" assets/astronaut.png --headless \
