@@ -286,7 +286,7 @@ void cli_print_help(void)
         "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"
         "                        <WxH> resizes the window (<0x0>: minimised)\n"
         "  --frames N            frames to draw, then exit (window or headless)\n"
-        "  --screenshot FILE     write the last frame as PNG\n"
+        "  --screenshot FILE     write the last frame as PNG, then exit\n"
         "  --bench-frames N      time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
         "                        where the rest goes, and the CUDA <-> GL hand-over floor\n"
         "  --size WxH            window or offscreen size\n"

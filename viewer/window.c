@@ -476,6 +476,7 @@ int viewer_main(cli_options *o)
     v->r.frames = o->frames;
     v->r.screenshot = o->screenshot;
     v->r.bench_frames = o->bench_frames;
+    if ((v->r.bench_frames || v->r.screenshot) && !v->r.frames) v->r.frames = 1; /* run, then exit */
     if (a->params.iterations > 1000) a->params.iterations = 1000;
     if (app_load_image(a) != FV_OK) return fail(v, 1);
     window_size(a, o);
