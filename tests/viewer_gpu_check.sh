@@ -16,7 +16,7 @@ echo "== ctest"
 (cd "$build" && ctest -j8 --output-on-failure 2>&1) >"$dest/ctest.log"
 grep -E "tests passed|Failed|\*\*\*|MISMATCH|passed, " "$dest/ctest.log"
 echo "== bench-frames, 3840x2160, $frames frames"
-for how in buffer texture pbo; do
+for how in buffer texture pbo staging; do
   echo "-- fit to the 1280x720 window, HUD on, --interop $how"
   "$build/filterview" --random 3840x2160 --headless -a fast -b original --interop "$how" \
     --bench-frames "$frames" 2>&1 | grep -E "bench-frames|error"

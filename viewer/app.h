@@ -115,6 +115,7 @@ typedef struct app {
     /* bookkeeping */
     int dirty;                           /* the panes must be recomputed */
     fv_interop_path interop;             /* --interop: buffer (default), texture or pbo */
+    int force_staging;                   /* --interop staging: the fallback, asked for */
     int profile;                         /* --bench-frames: sync between stages, time each */
     double stage_ms[FRAME_STAGES];       /* the last frame: host ms per stage (see frame_stage) */
     int quit;

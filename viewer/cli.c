@@ -127,10 +127,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
             return 1;
         } else if (!strcmp(a, "--interop")) {
             const char *how = VALUE();
-            if (!how || (strcmp(how, "buffer") && strcmp(how, "texture") && strcmp(how, "pbo")))
-                return bad(a, "'buffer', 'texture' or 'pbo'", how);
+            if (!how || (strcmp(how, "buffer") && strcmp(how, "texture") && strcmp(how, "pbo") &&
+                         strcmp(how, "staging")))
+                return bad(a, "'buffer', 'texture', 'pbo' or 'staging'", how);
             o->interop = !strcmp(how, "buffer") ? FV_INTEROP_BUFFER
-                       : !strcmp(how, "texture") ? FV_INTEROP_TEXTURE : FV_INTEROP_PBO;
+                       : !strcmp(how, "texture") ? FV_INTEROP_TEXTURE
+                       : !strcmp(how, "pbo") ? FV_INTEROP_PBO : FV_INTEROP_STAGING;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
         } else if (!strcmp(a, "--keys")) {
@@ -280,7 +282,8 @@ void cli_print_help(void)
         "  --interop HOW         how CUDA output reaches GL: 'buffer' (default) kernels write\n"
         "                        registered GL buffers that the shader samples directly;\n"
         "                        'texture' a device copy into registered textures; 'pbo'\n"
-        "                        kernels write pixel buffers that GL copies (seed 004's way)\n"
+        "                        kernels write pixel buffers that GL copies (seed 004's way);\n"
+        "                        'staging' no interop, through the host (the fallback)\n"
         "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
         "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
         "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"

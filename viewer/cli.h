@@ -25,7 +25,9 @@ typedef enum fv_interop_path {
     FV_INTEROP_BUFFER,  /* kernels write registered GL buffers; the shader samples them as buffer
                            textures: no copy at all (default) */
     FV_INTEROP_TEXTURE, /* kernels write a device buffer, copied into the registered 2D texture */
-    FV_INTEROP_PBO      /* seed 004's way: kernels write the PBO, GL copies it into the texture */
+    FV_INTEROP_PBO,     /* seed 004's way: kernels write the PBO, GL copies it into the texture */
+    FV_INTEROP_STAGING  /* no interop: device -> host -> the GL buffers, as when registration is
+                           refused (to compare, or to get round a broken driver) */
 } fv_interop_path;
 
 typedef struct cli_options {

@@ -8,8 +8,9 @@
  *            --interop texture: the same into a device buffer, then a device -> array copy into
  *            the registered 2D texture. --interop pbo (seed 004's way): kernels write the pixel
  *            buffers, GL copies them into the textures (0.83 ms at 3840x2160 on the H200).
- *   staging  registration was refused (Mesa, WSL2, hybrid laptops): the same into plain device
- *            buffers, then device -> host -> texture. Said in the HUD.
+ *   staging  registration was refused (Mesa, WSL2, hybrid laptops), or --interop staging: the
+ *            same into plain device buffers, then device -> host -> the GL buffers (2D textures
+ *            with --interop texture or pbo). Said in the HUD.
  *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
  * The diff statistics and the kernel times come back asynchronously (pipeline_collect), so the
  * frame loop never waits for the GPU. Nothing is allocated and no plan is made per frame;
@@ -165,6 +166,11 @@ static fv_status alloc_buffers(app *a)
     for (int p = 0; p < 2; p++) /* staging target, chart runs, the texture path's kernel output */
         FV_TRY(fv_device_image_alloc(&a->panes[p].device_out, w, h));
     if (a->compute != FV_COMPUTE_INTEROP) return FV_OK;
+    if (a->force_staging) {
+        a->compute = FV_COMPUTE_STAGING;
+        snprintf(a->compute_note, sizeof a->compute_note, "no interop (--interop staging): staging copy");
+        return FV_OK;
+    }
     cudaError_t err = register_panes(a);
     if (err != cudaSuccess) {
         a->compute = FV_COMPUTE_STAGING;

@@ -433,7 +433,8 @@ static void app_defaults(app *a, const cli_options *o)
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
-    a->interop = o->interop;
+    a->interop = o->interop == FV_INTEROP_STAGING ? FV_INTEROP_BUFFER : o->interop;
+    a->force_staging = o->interop == FV_INTEROP_STAGING;
 }
 
 static void window_size(app *a, const cli_options *o)
