@@ -291,10 +291,17 @@ static void end_stage(app *a, frame_stage stage, double *t)
 int pipeline_collect(app *a, int wait)
 {
     if (!a->results_pending) return 1;
-    if (wait) cudaEventSynchronize(a->results_ready);
-    else if (cudaEventQuery(a->results_ready) != cudaSuccess) return 0;
-    cudaGetLastError(); /* a "not ready" from an earlier query */
+    cudaError_t done = wait ? cudaEventSynchronize(a->results_ready) : cudaEventQuery(a->results_ready);
+    if (done == cudaErrorNotReady) {
+        cudaGetLastError(); /* "not ready" is an answer, not an error for the next launch check */
+        return 0;
+    }
     a->results_pending = 0;
+    if (done != cudaSuccess) {
+        snprintf(a->error, sizeof a->error, "the frame's GPU work failed: %s", cudaGetErrorString(done));
+        a->diff_valid = 0;
+        return 1;
+    }
     fv_diff_totals_read(a->diff_host_totals, a->host_src.width, a->host_src.height, &a->diff);
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {

@@ -109,7 +109,8 @@ static void handoff_floor(app *a, int n, double *cuda_alone, double *gl_alone, d
 /* --bench-frames: N frames that each recompute both panes, three ways. Steady state: back to
  * back with one glFinish at the end, as an animating window runs; the rest is the frame time
  * minus the kernels' CUDA-event time. One at a time: a glFinish and the results after every
- * frame. Synchronised: the GPU drained after every stage, to see where the time goes. */
+ * frame. Synchronised: the GPU drained after every stage, to see where the time goes. Then the
+ * CUDA and GL halves of a frame alone, and the hand-over floor that no interop can go below. */
 static void bench_frames(viewer *v)
 {
     app *a = &v->a;
