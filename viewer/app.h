@@ -67,8 +67,16 @@ typedef struct hud_vertex {
 #define HUD_MAX_VERTICES 393216
 #define HUD_TEXT_BYTES 1048576
 
+/* image.frag's uniforms, looked up once */
+typedef struct image_uniforms {
+    GLint pane_a, pane_b, pane_a_buffer, pane_b_buffer, a_in_buffer, b_in_buffer, image_size,
+          smooth_sampling, mode, divider_x, gain, image_rect, window_size;
+} image_uniforms;
+
 typedef struct renderer {
     GLuint image_program, hud_program, quad_vao, quad_vbo, hud_vao, hud_vbo, source_texture;
+    image_uniforms image;
+    GLint hud_window_size;               /* hud.vert's one uniform */
     GLint max_texture_size, max_buffer_texels;
     GLuint fbo, fbo_color;               /* headless target */
     hud_vertex *hud;                     /* HUD geometry, built each frame into this one array */

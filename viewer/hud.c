@@ -243,7 +243,7 @@ void hud_draw(app *a)
     glEnable(GL_BLEND);
     glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
     glUseProgram(r->hud_program);
-    glUniform2f(glGetUniformLocation(r->hud_program, "window_size"), (float)a->win_w, (float)a->win_h);
+    glUniform2f(r->hud_window_size, (float)a->win_w, (float)a->win_h);
     glBindVertexArray(r->hud_vao);
     glBindBuffer(GL_ARRAY_BUFFER, r->hud_vbo);
     glBufferSubData(GL_ARRAY_BUFFER, 0, (GLsizeiptr)(sizeof(hud_vertex) * r->hud_count), r->hud);

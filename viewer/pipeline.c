@@ -367,7 +367,7 @@ static fv_status compute_panes(app *a, fv_image outs[2])
 
 /* pbo, staging and cpu paths: into what the shader samples (the 2D textures, or the pixel
  * buffers with --interop buffer), from the pixel buffers or from host memory */
-static fv_status upload_textures(app *a)
+static fv_status upload_to_gl(app *a)
 {
     const fv_filter *f = app_filter(a);
     const int w = a->host_src.width, h = a->host_src.height;
@@ -417,7 +417,7 @@ fv_status pipeline_compute(app *a)
         a->results_pending = 0;
         return st;
     }
-    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_PBO) st = upload_textures(a);
+    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_PBO) st = upload_to_gl(a);
     end_stage(a, STAGE_TEXTURE, &t);
     return st;
 }

@@ -142,6 +142,23 @@ fv_status render_init(app *a)
                          &r->image_program));
     FV_TRY(build_program("hud.vert", fv_shader_hud_vert, "hud.frag", fv_shader_hud_frag,
                          &r->hud_program));
+    image_uniforms *u = &r->image;
+#define LOOK_UP(name) u->name = glGetUniformLocation(r->image_program, #name)
+    LOOK_UP(pane_a);
+    LOOK_UP(pane_b);
+    LOOK_UP(pane_a_buffer);
+    LOOK_UP(pane_b_buffer);
+    LOOK_UP(a_in_buffer);
+    LOOK_UP(b_in_buffer);
+    LOOK_UP(image_size);
+    LOOK_UP(smooth_sampling);
+    LOOK_UP(mode);
+    LOOK_UP(divider_x);
+    LOOK_UP(gain);
+    LOOK_UP(image_rect);
+    LOOK_UP(window_size);
+#undef LOOK_UP
+    r->hud_window_size = glGetUniformLocation(r->hud_program, "window_size");
     static const float corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
     glGenVertexArrays(1, &r->quad_vao);
     glBindVertexArray(r->quad_vao);
@@ -291,21 +308,21 @@ static void draw_image(const app *a, const float vp[4], int mode, int pa, int pb
         glActiveTexture(GL_TEXTURE2 + i);
         glBindTexture(GL_TEXTURE_BUFFER, buffer_texture[i]);
     }
-    GLuint prog = r->image_program;
-    glUseProgram(prog);
-    glUniform1i(glGetUniformLocation(prog, "pane_a"), 0);
-    glUniform1i(glGetUniformLocation(prog, "pane_b"), 1);
-    glUniform1i(glGetUniformLocation(prog, "pane_a_buffer"), 2);
-    glUniform1i(glGetUniformLocation(prog, "pane_b_buffer"), 3);
-    glUniform1i(glGetUniformLocation(prog, "a_in_buffer"), buffer_texture[0] != 0);
-    glUniform1i(glGetUniformLocation(prog, "b_in_buffer"), buffer_texture[1] != 0);
-    glUniform2i(glGetUniformLocation(prog, "image_size"), a->host_src.width, a->host_src.height);
-    glUniform1i(glGetUniformLocation(prog, "smooth_sampling"), smooth);
-    glUniform1i(glGetUniformLocation(prog, "mode"), mode);
-    glUniform1f(glGetUniformLocation(prog, "divider_x"), a->divider * a->win_w);
-    glUniform1f(glGetUniformLocation(prog, "gain"), a->diff_gain);
-    glUniform4fv(glGetUniformLocation(prog, "image_rect"), 1, rect);
-    glUniform2f(glGetUniformLocation(prog, "window_size"), (float)a->win_w, (float)a->win_h);
+    const image_uniforms *u = &r->image;
+    glUseProgram(r->image_program);
+    glUniform1i(u->pane_a, 0);
+    glUniform1i(u->pane_b, 1);
+    glUniform1i(u->pane_a_buffer, 2);
+    glUniform1i(u->pane_b_buffer, 3);
+    glUniform1i(u->a_in_buffer, buffer_texture[0] != 0);
+    glUniform1i(u->b_in_buffer, buffer_texture[1] != 0);
+    glUniform2i(u->image_size, a->host_src.width, a->host_src.height);
+    glUniform1i(u->smooth_sampling, smooth);
+    glUniform1i(u->mode, mode);
+    glUniform1f(u->divider_x, a->divider * a->win_w);
+    glUniform1f(u->gain, a->diff_gain);
+    glUniform4fv(u->image_rect, 1, rect);
+    glUniform2f(u->window_size, (float)a->win_w, (float)a->win_h);
     glBindVertexArray(r->quad_vao);
     glDrawArrays(GL_TRIANGLE_STRIP, 0, 4);
     glBindVertexArray(0);
