@@ -71,14 +71,21 @@ fv_status app_load_image(app *a)
     return FV_OK;
 }
 
-static void release_buffers(app *a)
+static void unregister_panes(app *a)
 {
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->resource) cudaGraphicsUnregisterResource(pn->resource);
-        pn->resource = NULL;
         if (pn->texture_resource) cudaGraphicsUnregisterResource(pn->texture_resource);
-        pn->texture_resource = NULL;
+        pn->resource = pn->texture_resource = NULL;
+    }
+}
+
+static void release_buffers(app *a)
+{
+    unregister_panes(a);
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
         if (pn->buffer_texture) glDeleteTextures(1, &pn->buffer_texture);
         pn->buffer_texture = 0;
         if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
@@ -115,11 +122,7 @@ static cudaError_t register_panes(app *a)
             : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
         if (err == cudaSuccess) continue;
         cudaGetLastError();
-        for (int q = 0; q < 2; q++) {
-            if (a->panes[q].resource) cudaGraphicsUnregisterResource(a->panes[q].resource);
-            if (a->panes[q].texture_resource) cudaGraphicsUnregisterResource(a->panes[q].texture_resource);
-            a->panes[q].resource = a->panes[q].texture_resource = NULL;
-        }
+        unregister_panes(a);
         return err;
     }
     return cudaSuccess;
