@@ -1,6 +1,6 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/common.c: what every part of the library shares and that needs no GPU: the last-error
- * message, dimension checks, host images, default parameters and the host iteration driver.
+ * message, dimension checks, host images, host image comparison and random images.
  * Built into the CPU-only library too, so that the references are tested where there is no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "filter.h"
@@ -64,43 +64,6 @@ void fv_host_image_free(fv_image *img)
     memset(img, 0, sizeof *img);
 }
 
-void fv_describe_no_params(const fv_params *p, char *buf, size_t size)
-{
-    (void)p;
-    snprintf(buf, size, "no parameters");
-}
-
-fv_params fv_params_default(void)
-{
-    fv_params p;
-    memset(&p, 0, sizeof p);
-    p.sigma = 1.0f;      /* seed 000's 5x5 Gaussian: sigma 1, radius 2 */
-    p.radius = 2;
-    p.iterations = 1;
-    return p;
-}
-
-fv_status fv_run_host(const fv_filter *f, const fv_image *src, fv_image *dst,
-                      const fv_params *p, fv_image *tmp)
-{
-    fv_status st = f->check_params(p);
-    if (st != FV_OK) return st;
-    if (p->iterations > 1 && (!tmp || tmp->width != src->width || tmp->height != src->height))
-        return fv_fail(FV_ERR_ARG, "fv_run_host: %d iterations need a scratch image",
-                       p->iterations);
-    /* Pass i writes dst when (iterations - 1 - i) is even, so the last pass lands in dst. */
-    const fv_image *in = src;
-    fv_image *out = ((p->iterations - 1) % 2 == 0) ? dst : tmp;
-    fv_image *other = (out == dst) ? tmp : dst;
-    for (int i = 0; i < p->iterations; i++) {
-        f->ref(in, out, p);
-        in = out;
-        out = other;
-        other = (fv_image *)in;
-    }
-    return FV_OK;
-}
-
 void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
 {
     long long sum = 0, differing = 0;
@@ -121,6 +84,32 @@ void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
     out->max_abs = max_abs;
     out->mean_abs = a->width && a->height ? (double)sum / (4.0 * a->width * a->height) : 0.0;
     out->n_differing = differing;
+}
+
+fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_image *dst,
+                     fv_image *ping, int iterations)
+{
+    if (iterations > 1 && (!ping || !ping->data || ping->width != src->width ||
+                           ping->height != src->height))
+        return fv_fail(FV_ERR_ARG, "%d iterations need an iteration buffer of the image's size",
+                       iterations);
+    /* Pass i writes dst when (iterations - 1 - i) is even, so the last pass lands in dst. */
+    const fv_image *in = src;
+    fv_image *out = ((iterations - 1) % 2 == 0) ? dst : ping;
+    fv_image *other = (out == dst) ? ping : dst;
+    for (int i = 0; i < iterations; i++) {
+        FV_TRY(pass(context, in, out));
+        in = out;
+        out = other;
+        other = (fv_image *)in;
+    }
+    return FV_OK;
+}
+
+int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long n_pixels)
+{
+    double share = n_pixels > 0 ? (double)d->n_differing / (double)n_pixels : 0.0;
+    return d->max_abs <= t->max_abs && share <= t->max_share;
 }
 
 void fv_image_fill_random(fv_image *img, unsigned seed)

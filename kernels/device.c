@@ -1,9 +1,10 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/device.c: device images, upload/download, scratch, and the checks that turn "no GPU"
+ * kernels/device.c: device images, upload/download, kernel resources (for teaching), and the checks that turn "no GPU"
  * and "does not fit in GPU memory" into clear messages instead of crashes.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,52 @@ fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src)
     return FV_OK;
 }
 
-fv_status fv_scratch_reserve(fv_scratch *s, int width, int height)
+fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *out)
 {
-    if (s->ping.data && s->ping.width >= width && s->ping.height >= height) return FV_OK;
-    fv_device_image_free(&s->ping);
-    return fv_device_image_alloc(&s->ping, width, height);
+    memset(out, 0, sizeof *out);
+    struct cudaFuncAttributes attr;
+    FV_CUDA_CHECK(cudaFuncGetAttributes(&attr, k->func));
+    int device = 0, blocks = 0;
+    struct cudaDeviceProp prop;
+    FV_CUDA_CHECK(cudaGetDevice(&device));
+    FV_CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    FV_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k->func, k->block_threads,
+                                                                k->dynamic_smem));
+    out->registers = attr.numRegs;
+    out->static_smem = attr.sharedSizeBytes;
+    out->dynamic_smem = k->dynamic_smem;
+    out->block_threads = k->block_threads;
+    out->blocks_per_sm = blocks;
+    const int warps_per_block = (k->block_threads + prop.warpSize - 1) / prop.warpSize;
+    out->occupancy = (double)blocks * warps_per_block /
+                     (prop.maxThreadsPerMultiProcessor / prop.warpSize);
+    return FV_OK;
 }
 
-void fv_scratch_free(fv_scratch *s) { fv_device_image_free(&s->ping); }
+void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size)
+{
+    fv_kernel_info k[FV_MAX_KERNELS];
+    int n = v->kernels ? v->kernels(p, k, FV_MAX_KERNELS) : 0;
+    if (fv_variant_is_host(v)) {
+        snprintf(buf, size, "runs on the host");
+        return;
+    }
+    if (n == 0) {
+        snprintf(buf, size, v->peer ? "a library's kernels: resources not reported" : "no kernel info");
+        return;
+    }
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n && len < size; i++) {
+        fv_kernel_resources r;
+        if (fv_kernel_resources_get(&k[i], &r) != FV_OK) {
+            snprintf(buf + len, size - len, "%s%s: %s", i ? "; " : "", k[i].name, fv_last_error());
+            return;
+        }
+        len += (size_t)snprintf(buf + len, size - len,
+                                "%s%s: %d thr, %d regs, %.1f KiB smem, %d blk/SM, occ %.0f%%",
+                                i ? "; " : "", k[i].name, r.block_threads, r.registers,
+                                (double)(r.static_smem + r.dynamic_smem) / 1024.0, r.blocks_per_sm,
+                                100.0 * r.occupancy);
+    }
+}

@@ -1,10 +1,13 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/filter.h: the filter library's one public header (plain C, no GL).
  *
- * Images are RGBA8 with a row pitch in bytes. A filter is a CPU reference plus a table of kernel
- * variants; the registry (kernels/filters.def -> fv_filters[]) is what the CLI, the benchmark, the
- * viewer and the tests loop over. Every GPU variant is checked against the filter's reference
- * within `max_abs_err` (0 = bit-exact) by tests/test_filters.c.
+ * Images are RGBA8 with a row pitch in bytes. A filter is described by data: a table of its
+ * parameters (from which the CLI flags, validation, keys, HUD, file names, --list, bench sweeps
+ * and test cases are all derived), a CPU reference, and a table of kernel variants, each of
+ * which may own device state (plans, intermediate buffers) made before any timing by an
+ * fv_runner. The registry (kernels/filters.def -> fv_filters[]) is what the CLI, the benchmark,
+ * the viewer and the tests loop over. Every GPU variant is checked against the reference within
+ * its tolerance by tests/test_filters.c; peers (NPP) are measured against it, not held to it.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_FILTER_H
 #define FV_FILTER_H
@@ -27,7 +30,7 @@ typedef enum fv_status {
     FV_ERR_SIZE,       /* zero or absurd dimensions */
     FV_ERR_NO_DEVICE,  /* no usable CUDA device */
     FV_ERR_MEMORY,     /* not enough host or device memory */
-    FV_ERR_CUDA,       /* a CUDA call failed */
+    FV_ERR_CUDA,       /* a CUDA (or NPP) call failed */
     FV_ERR_GL          /* OpenGL, EGL or window system failure */
 } fv_status;
 
@@ -67,70 +70,189 @@ fv_status fv_image_upload(fv_image *device_dst, const fv_image *host_src);
 void fv_image_fill_random(fv_image *img, unsigned seed);
 fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src);
 
-/* ---- parameters shared by all filters (each filter reads what it needs) ---- */
+/* ---- parameters, described by data ---- */
+typedef enum fv_param_type {
+    FV_PARAM_INT,     /* plain decimal integer */
+    FV_PARAM_REAL,    /* plain decimal number */
+    FV_PARAM_CHOICE   /* one of `choices` by name; the value is its index */
+} fv_param_type;
+
+typedef struct fv_param_desc {
+    const char *name;          /* --NAME VALUE and -p NAME=VALUE; keys, HUD, file names */
+    const char *help;          /* one line */
+    fv_param_type type;
+    double min, max;           /* inclusive (CHOICE: set from n_choices) */
+    double step;               /* one key press (s/S); a fast step (d/D) is ten */
+    double def;                /* the default */
+    int odd_only;              /* INT: odd values only (a window of 2k+1) */
+    const char *const *choices;
+    int n_choices;
+    const char *auto_means;    /* non-NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
+    const char *follows;       /* the parameter whose change resets this one to 0 (auto) */
+} fv_param_desc;
+
+#define FV_MAX_PARAMS 8
+#define FV_MAX_ITERATIONS 10000
+
+/* Values in the order of the filter's parameter table, plus the iteration count. */
 typedef struct fv_params {
-    float sigma;      /* gaussian: standard deviation in pixels */
-    int radius;       /* gaussian: half-width of the stencil; 0 = ceil(3 sigma) */
-    int iterations;   /* the filter is applied this many times (1..FV_MAX_ITERATIONS) */
+    double value[FV_MAX_PARAMS];
+    int iterations;            /* the filter is applied this many times (1..f->max_iterations) */
 } fv_params;
 
-#define FV_MAX_ITERATIONS 10000
-fv_params fv_params_default(void);
-/* describe_params of filters that read nothing but the iteration count */
-void fv_describe_no_params(const fv_params *p, char *buf, size_t size);
-
-/* ---- caller-owned scratch, reused across calls: no allocation in a frame loop ---- */
-typedef struct fv_scratch {
-    fv_image ping;    /* device image for iteration ping-pong */
-} fv_scratch;
-
-fv_status fv_scratch_reserve(fv_scratch *s, int width, int height);
-void fv_scratch_free(fv_scratch *s);
+/* ---- tolerances ---- */
+typedef struct fv_tolerance {
+    int max_abs;               /* largest |difference| of any channel; 0 = bit-exact */
+    double max_share;          /* largest share of pixels (0..1) that may differ at all */
+} fv_tolerance;
 
 /* ---- filters and their variants ---- */
-/* One pass of a GPU variant: src and dst are device images of the same size, never aliased. */
-typedef fv_status (*fv_run_fn)(const fv_image *src, fv_image *dst, const fv_params *p,
-                               fv_scratch *s, cudaStream_t stream);
+/* One pass of a GPU variant: src and dst are device images of the same size, never aliased;
+ * `state` is what the variant's state_create made for these parameters and this size (NULL if
+ * it has none). Enqueues on `stream`; allocates nothing. */
+typedef fv_status (*fv_run_fn)(const fv_image *src, fv_image *dst, const struct fv_params *p,
+                               void *state, cudaStream_t stream);
 /* One pass of the CPU reference on host images of the same size. */
-typedef void (*fv_ref_fn)(const fv_image *src, fv_image *dst, const fv_params *p);
+typedef fv_status (*fv_ref_fn)(const fv_image *src, fv_image *dst, const struct fv_params *p);
+
+/* One kernel a variant launches, for teaching: resources come from the CUDA runtime. */
+typedef struct fv_kernel_info {
+    const char *name;
+    const void *func;          /* the __global__ function (NULL: not ours, e.g. NPP) */
+    int block_threads;
+    size_t dynamic_smem;       /* bytes */
+} fv_kernel_info;
+
+#define FV_MAX_KERNELS 4
 
 typedef struct fv_variant {
     const char *name;
-    const char *summary;  /* one line a student would understand */
-    fv_run_fn run;        /* NULL: the `cpu` variant, i.e. the filter's reference on the host */
+    const char *summary;       /* one line a student would understand */
+    fv_run_fn run;             /* NULL: the `cpu` variant, i.e. the filter's reference */
+    /* Optional device state with a lifetime: made by fv_runner_prepare when the image size or a
+     * parameter changes (before any timing), used by every run, destroyed on change or release. */
+    size_t (*state_bytes)(const fv_params *p, int width, int height);
+    fv_status (*state_create)(void **state, const fv_params *p, int width, int height);
+    void (*state_destroy)(void *state);
+    /* What it launches with these parameters (up to max); returns the count. */
+    int (*kernels)(const fv_params *p, fv_kernel_info *out, int max);
+    const fv_tolerance *tolerance; /* NULL: the filter's */
+    int peer;                  /* another library's implementation (NPP): its difference from the
+                                  reference is reported, not held to a tolerance */
 } fv_variant;
 
 typedef struct fv_filter {
     const char *name;
     const char *summary;
+    const fv_param_desc *params;
+    int n_params;
     fv_ref_fn ref;
-    fv_status (*check_params)(const fv_params *p); /* validates what this filter reads */
-    /* "sigma 1, radius 2": the parameters this filter reads, for messages and file names */
-    void (*describe_params)(const fv_params *p, char *buf, size_t size);
+    /* optional: constraints between parameters, beyond each one's range */
+    fv_status (*check)(const fv_params *p);
+    /* optional: fills derived values (the Gaussian's radius 0 = ceil(3 sigma)) */
+    void (*resolve)(fv_params *p);
     const fv_variant *variants;
     int n_variants;
-    int max_abs_err;      /* tolerance of every GPU variant against ref; 0 = bit-exact */
-    double bytes_per_pixel; /* device memory traffic per pixel and pass, for GB/s figures */
+    const char *baseline;      /* the variant speedups are measured against */
+    fv_tolerance tolerance;    /* of every GPU variant against ref, unless the variant says */
+    /* device memory traffic in bytes of one pass (read + write), for GB/s figures */
+    double (*traffic_bytes)(const fv_params *p, int width, int height);
+    int max_iterations;
+    /* extra parameter sets the GPU tests run besides each parameter's corners ("sigma=3") */
+    const char *const *test_params;
 } fv_filter;
 
-#define FV_VARIANT_CPU {"cpu", "plain-C reference on the host: the test oracle", NULL}
+/* traffic_bytes of a filter that reads each pixel once and writes it once: 8 bytes per pixel */
+double fv_traffic_read_write(const fv_params *p, int width, int height);
+
+#define FV_VARIANT_CPU                                                                             \
+    { .name = "cpu", .summary = "plain-C reference on the host: the test oracle" }
 
 extern const fv_filter *const fv_filters[];
 extern const int fv_n_filters;
+#define FV_MAX_FILTERS 16
 
 const fv_filter *fv_filter_find(const char *name);
+int fv_filter_index(const fv_filter *f);
 const fv_variant *fv_variant_find(const fv_filter *f, const char *name);
 int fv_variant_is_host(const fv_variant *v);
+const fv_variant *fv_filter_baseline(const fv_filter *f);
+const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v);
 
-/* Runs p->iterations passes of variant v from src into dst (device images; v must not be the
- * host variant). Ping-pongs through s->ping, which it grows on first use only. */
-fv_status fv_run(const fv_filter *f, const fv_variant *v, const fv_image *src, fv_image *dst,
-                 const fv_params *p, fv_scratch *s, cudaStream_t stream);
+/* ---- parameter tables (kernels/params.c: no GPU needed) ---- */
+fv_params fv_params_default(const fv_filter *f);
+int fv_param_index(const fv_filter *f, const char *name);       /* -1: no such parameter */
+/* Parses `text` strictly (plain decimal; a choice by name) and checks it against the range;
+ * on failure records "FLAG: expected ..., got 'text'" (FLAG as the user wrote it). */
+fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const char *flag,
+                         double *out);
+fv_status fv_param_check(const fv_filter *f, int index, double value, const char *flag);
+/* Every parameter's range, the iteration count, and the filter's own constraints. */
+fv_status fv_params_check(const fv_filter *f, const fv_params *p);
+/* Sets parameter `index` (no check), and resets the parameters that follow it to 0 (auto). */
+void fv_param_set(const fv_filter *f, fv_params *p, int index, double value);
+/* Steps parameter `index` by `steps` steps, kept in range (odd-only stays odd). Returns 1 when
+ * the value changed. */
+int fv_param_step(const fv_filter *f, fv_params *p, int index, int steps);
+/* "1.25", "7", "l2", "auto" */
+void fv_param_format(const fv_filter *f, int index, double value, char *buf, size_t size);
+/* "sigma 1.25, radius 4" with derived values filled in ("no parameters" for none) */
+void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size);
+/* "sigma1.25-radius4": the same for file names */
+void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_t size);
+/* "0.1..10.66, default 1" */
+void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size);
+/* The parameters with derived values filled in (a copy through f->resolve). */
+fv_params fv_params_resolved(const fv_filter *f, const fv_params *p);
 
-/* The same on the host through f->ref; tmp is a caller-owned host image of the same size,
- * needed when p->iterations > 1 (may be NULL otherwise). */
-fv_status fv_run_host(const fv_filter *f, const fv_image *src, fv_image *dst,
-                      const fv_params *p, fv_image *tmp);
+/* ---- the one iteration driver (host and device alike) ---- */
+/* One pass from `in` to `out` (same size, never aliased). */
+typedef fv_status (*fv_pass_fn)(void *context, const fv_image *in, fv_image *out);
+/* `iterations` passes from src into dst, ping-ponging through `ping` (same size; may be NULL
+ * for one pass) so that the last pass lands in dst. */
+fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_image *dst,
+                     fv_image *ping, int iterations);
+
+/* ---- running a variant: the runner owns its iteration buffer and the variant's state ---- */
+typedef struct fv_runner {
+    const fv_filter *filter;
+    const fv_variant *variant;
+    fv_params params;          /* what the state was made for (iterations may change freely) */
+    int width, height;
+    int prepared;
+    fv_image ping;             /* iteration buffer: device, or host for the cpu variant */
+    void *state;
+    size_t device_bytes;       /* what prepare holds on the device */
+} fv_runner;
+
+/* Device bytes a runner for (f, v, p) at width x height holds: iteration buffer plus state. */
+size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                              int width, int height);
+/* Makes r ready to run v with p at width x height: checks the parameters, checks that what it
+ * needs fits in free device memory, reserves the iteration buffer and makes the variant's
+ * state. Keeps what it has when nothing that matters changed (iterations alone never do). */
+fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
+                            const fv_params *p, int width, int height);
+/* Runs r->params.iterations passes from src into dst: device images for GPU variants (enqueued
+ * on stream), host images for the cpu variant. One iteration driver serves both; it allocates
+ * nothing and fails if r was not prepared for this size. */
+fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
+                        cudaStream_t stream);
+void fv_runner_release(fv_runner *r);
+
+/* ---- kernel resources, for teaching (kernels/device.c) ---- */
+typedef struct fv_kernel_resources {
+    int registers;             /* per thread */
+    size_t static_smem, dynamic_smem;
+    int block_threads;
+    int blocks_per_sm;         /* theoretical, from the occupancy API */
+    double occupancy;          /* resident warps / the SM's maximum, 0..1 */
+} fv_kernel_resources;
+
+fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *out);
+/* "gaussian_fast<2>: 256 thr, 40 regs, 32.0 KiB smem, occ 75%; ..." for every kernel of v with
+ * p, or a note why there is nothing to say (cpu, peer, no device). */
+void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size);
 
 /* ---- GPU comparison of two device images (kernels/diff.cu) ---- */
 typedef struct fv_diff_stats {
@@ -141,6 +263,8 @@ typedef struct fv_diff_stats {
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */
 void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out);
+/* 1 when d is within tolerance t for an image of n_pixels pixels */
+int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long n_pixels);
 
 /* `work` is a caller-owned device buffer of at least fv_diff_work_bytes() bytes. fv_diff waits
  * for the result. */

@@ -12,7 +12,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 #include "gaussian_taps.h"
-#include "ref/refs.h"
+#include "npp_peers.h"
 
 #include <string.h>
 
@@ -82,9 +82,9 @@ __global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weigh
 }
 
 static fv_status gaussian_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
-                                    fv_scratch *s, cudaStream_t stream)
+                                    void *state, cudaStream_t stream)
 {
-    (void)s;
+    (void)state;
     gaussian_weights gw;
     FV_TRY(gaussian_weights_make(p, &gw));
     dim3 block(NAIVE_BLOCK_X, NAIVE_BLOCK_Y);
@@ -204,16 +204,16 @@ static fv_status gaussian_tiled_launch(const fv_image *src, fv_image *dst, const
 }
 
 static fv_status gaussian_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
-                                   fv_scratch *s, cudaStream_t stream)
+                                   void *state, cudaStream_t stream)
 {
-    (void)s;
+    (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 1);
 }
 
 static fv_status gaussian_smem_mwpt_run(const fv_image *src, fv_image *dst, const fv_params *p,
-                                        fv_scratch *s, cudaStream_t stream)
+                                        void *state, cudaStream_t stream)
 {
-    (void)s;
+    (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 2);
 }
 
@@ -370,9 +370,9 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
 }
 
 static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_params *p,
-                                   fv_scratch *s, cudaStream_t stream)
+                                   void *state, cudaStream_t stream)
 {
-    (void)s;
+    (void)state;
     gaussian_weights gw;
     FV_TRY(gaussian_weights_make(p, &gw));
     const bool aligned = ((uintptr_t)src->data % 16 == 0) && (src->pitch % 16 == 0) &&
@@ -391,25 +391,111 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
     return FV_OK;
 }
 
+/* ---- what each variant launches (the same constants as its launcher) ---- */
+static int gaussian_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    if (max < 1) return 0;
+    out[0] = {"gaussian_naive_kernel", (const void *)gaussian_naive_kernel, NAIVE_BLOCK_X * NAIVE_BLOCK_Y, 0};
+    return 1;
+}
+
+static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int max, int pixels_per_thread_side)
+{
+    if (max < 1) return 0;
+    const int tile_w = SMEM_BLOCK * pixels_per_thread_side + 2 * fv_gaussian_radius(p);
+    const size_t smem = (size_t)tile_w * tile_w * sizeof(uchar4);
+    out[0] = pixels_per_thread_side == 1
+        ? fv_kernel_info{"gaussian_smem_kernel", (const void *)gaussian_smem_kernel, SMEM_BLOCK * SMEM_BLOCK, smem}
+        : fv_kernel_info{"gaussian_smem_mwpt_kernel", (const void *)gaussian_smem_mwpt_kernel,
+                         SMEM_BLOCK * SMEM_BLOCK, smem};
+    return 1;
+}
+
+static int gaussian_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    return gaussian_tiled_kernels(p, out, max, 1);
+}
+
+static int gaussian_smem_mwpt_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    return gaussian_tiled_kernels(p, out, max, 2);
+}
+
+static int gaussian_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    if (max < 1) return 0;
+    const void *fn = nullptr;
+    const char *name = nullptr;
+    switch (fv_gaussian_radius(p)) {
+    case 1: fn = (const void *)gaussian_fast_kernel<1>; name = "gaussian_fast_kernel<1>"; break;
+    case 2: fn = (const void *)gaussian_fast_kernel<2>; name = "gaussian_fast_kernel<2>"; break;
+    case 3: fn = (const void *)gaussian_fast_kernel<3>; name = "gaussian_fast_kernel<3>"; break;
+    case 4: fn = (const void *)gaussian_fast_kernel<4>; name = "gaussian_fast_kernel<4>"; break;
+    default: fn = (const void *)gaussian_fast_kernel<0>; name = "gaussian_fast_kernel<0>"; break;
+    }
+    out[0] = {name, fn, FAST_GROUPS * (FAST_ROWS / FAST_SEG), 0};
+    return 1;
+}
+
 static const fv_variant gaussian_variants[] = {
-    {"naive", "one thread per pixel; all (2r+1)^2 taps read from global memory", gaussian_naive_run},
-    {"smem", "16x16 block stages its tile plus an r-pixel apron in shared memory, taps read it",
-     gaussian_smem_run},
-    {"smem_mwpt", "shared tile, each thread computes 2x2 pixels: one shared read feeds 4 outputs",
-     gaussian_smem_mwpt_run},
-    {"fast", "separable in one kernel: 16-byte loads, packed integer math, register windows",
-     gaussian_fast_run},
+    {.name = "naive",
+     .summary = "one thread per pixel; all (2r+1)^2 taps read from global memory",
+     .run = gaussian_naive_run,
+     .kernels = gaussian_naive_kernels},
+    {.name = "smem",
+     .summary = "16x16 block stages its tile plus an r-pixel apron in shared memory, taps read it",
+     .run = gaussian_smem_run,
+     .kernels = gaussian_smem_kernels},
+    {.name = "smem_mwpt",
+     .summary = "shared tile, each thread computes 2x2 pixels: one shared read feeds 4 outputs",
+     .run = gaussian_smem_mwpt_run,
+     .kernels = gaussian_smem_mwpt_kernels},
+    {.name = "fast",
+     .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows",
+     .run = gaussian_fast_run,
+     .kernels = gaussian_fast_kernels},
+    FV_VARIANT_NPP_GAUSSIAN
     FV_VARIANT_CPU,
 };
 
+static const fv_param_desc gaussian_params[] = {
+    {.name = "sigma",
+     .help = "standard deviation in pixels",
+     .type = FV_PARAM_REAL,
+     .min = 0.1,
+     .max = FV_GAUSSIAN_MAX_SIGMA,
+     .step = 0.25,
+     .def = 1.0},
+    {.name = "radius",
+     .help = "half-width of the stencil; follows sigma unless given",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_GAUSSIAN_MAX_RADIUS,
+     .step = 1,
+     .def = 2,
+     .auto_means = "ceil(3 sigma)",
+     .follows = "sigma"},
+};
+
+/* besides each parameter's corners: seed 000's 5x5 (the default), small and odd sigmas, and a
+ * wide one, with the radius derived and given */
+static const char *const gaussian_test_params[] = {"sigma=0.5", "sigma=1.3", "sigma=3", "sigma=1 radius=1",
+                                                   "sigma=1 radius=3", "sigma=10.6", NULL};
+
 extern "C" const fv_filter fv_filter_gaussian = {
-    "gaussian",
-    "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
-    gaussian_ref,
-    gaussian_check_params,
-    gaussian_describe_params,
-    gaussian_variants,
-    (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),
-    0,
-    8.0, /* read 4 + write 4 bytes per pixel and pass */
+    .name = "gaussian",
+    .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
+    .params = gaussian_params,
+    .n_params = (int)(sizeof gaussian_params / sizeof gaussian_params[0]),
+    .ref = gaussian_ref,
+    .check = gaussian_check,
+    .resolve = gaussian_resolve,
+    .variants = gaussian_variants,
+    .n_variants = (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),
+    .baseline = "naive",
+    .tolerance = {0, 0.0},
+    .traffic_bytes = fv_traffic_read_write,
+    .max_iterations = FV_MAX_ITERATIONS,
+    .test_params = gaussian_test_params,
 };

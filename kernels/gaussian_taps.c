@@ -11,20 +11,25 @@
 #include <math.h>
 #include <string.h>
 
+int fv_gaussian_radius(const fv_params *p)
+{
+    const double sigma = p->value[GAUSSIAN_SIGMA];
+    if (p->value[GAUSSIAN_RADIUS] != 0.0) return (int)p->value[GAUSSIAN_RADIUS];
+    double want = ceil(3.0 * sigma - 1e-9);
+    return want < 1 ? 1 : (want > 1e6 ? 1000000 : (int)want);
+}
+
 fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
 {
     memset(t, 0, sizeof *t);
-    if (!(p->sigma > 0.0f) || !isfinite(p->sigma))
-        return fv_fail(FV_ERR_ARG, "gaussian: sigma must be a number > 0 (got %g)", p->sigma);
-    int r = p->radius;
-    if (r == 0) {
-        double want = ceil(3.0 * (double)p->sigma - 1e-9);
-        if (want > FV_GAUSSIAN_MAX_RADIUS)
-            return fv_fail(FV_ERR_ARG, "gaussian: sigma %g needs radius %.0f, at most %d is "
-                           "supported (sigma <= %.2f)", p->sigma, want, FV_GAUSSIAN_MAX_RADIUS,
-                           FV_GAUSSIAN_MAX_RADIUS / 3.0);
-        r = want < 1 ? 1 : (int)want;
-    }
+    const double sigma = p->value[GAUSSIAN_SIGMA];
+    if (!(sigma > 0.0) || !isfinite(sigma))
+        return fv_fail(FV_ERR_ARG, "gaussian: sigma must be a number > 0 (got %g)", sigma);
+    int r = fv_gaussian_radius(p);
+    if (p->value[GAUSSIAN_RADIUS] == 0.0 && r > FV_GAUSSIAN_MAX_RADIUS)
+        return fv_fail(FV_ERR_ARG, "gaussian: sigma %g needs radius %d, at most %d is "
+                       "supported (sigma <= %.2f)", sigma, r, FV_GAUSSIAN_MAX_RADIUS,
+                       FV_GAUSSIAN_MAX_SIGMA);
     if (r < 1 || r > FV_GAUSSIAN_MAX_RADIUS)
         return fv_fail(FV_ERR_ARG, "gaussian: radius must be 1..%d (got %d)",
                        FV_GAUSSIAN_MAX_RADIUS, r);
@@ -32,7 +37,7 @@ fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
 
     double g[FV_GAUSSIAN_MAX_RADIUS + 1], total = 0.0;
     for (int k = 0; k <= r; k++) {
-        g[k] = exp(-(double)k * k / (2.0 * (double)p->sigma * p->sigma));
+        g[k] = exp(-(double)k * k / (2.0 * sigma * sigma));
         total += (k == 0) ? g[k] : 2.0 * g[k];
     }
     int w[FV_GAUSSIAN_MAX_RADIUS + 1], assigned = 0;
@@ -63,3 +68,11 @@ fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
     for (int k = -r; k <= r; k++) t->w[r + k] = w[k < 0 ? -k : k];
     return FV_OK;
 }
+
+fv_status gaussian_check(const fv_params *p)
+{
+    fv_gaussian_taps t;
+    return fv_gaussian_taps_make(p, &t);
+}
+
+void gaussian_resolve(fv_params *p) { p->value[GAUSSIAN_RADIUS] = fv_gaussian_radius(p); }

@@ -16,7 +16,9 @@
 extern "C" {
 #endif
 
+enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS };  /* indices in the Gaussian's parameter table */
 #define FV_GAUSSIAN_MAX_RADIUS 32
+#define FV_GAUSSIAN_MAX_SIGMA 10.66         /* ceil(3 sigma) <= 32 */
 #define FV_GAUSSIAN_WEIGHT_SUM 256
 
 typedef struct fv_gaussian_taps {
@@ -24,8 +26,15 @@ typedef struct fv_gaussian_taps {
     int w[2 * FV_GAUSSIAN_MAX_RADIUS + 1];  /* w[radius + k] is the weight of offset k */
 } fv_gaussian_taps;
 
-/* Validates sigma/radius (a clear message on failure) and fills the weights. */
+/* Validates sigma/radius (a clear message on failure) and fills the weights; radius 0 means
+ * ceil(3 sigma). */
 fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t);
+/* The radius the weights use: the given one, or ceil(3 sigma) for 0. */
+int fv_gaussian_radius(const fv_params *p);
+/* The Gaussian's own parameter checks and derived values, for its descriptor. */
+fv_status gaussian_check(const fv_params *p);
+void gaussian_resolve(fv_params *p);
+fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 #ifdef __cplusplus
 }

@@ -4,7 +4,7 @@
  * (kernels/ref/invert.c); bit-exact, checked by tests/test_filters.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
-#include "ref/refs.h"
+#include "invert.h"
 
 #define INVERT_BLOCK_X 32
 #define INVERT_BLOCK_Y 8
@@ -18,11 +18,19 @@ __global__ void invert_naive_kernel(fv_image src, fv_image dst)
     reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px ^ 0x00ffffffu;
 }
 
-static fv_status invert_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
-                                  fv_scratch *s, cudaStream_t stream)
+static int invert_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
-    (void)s;
+    if (max < 1) return 0;
+    out[0] = {"invert_naive_kernel", (const void *)invert_naive_kernel, INVERT_BLOCK_X * INVERT_BLOCK_Y, 0};
+    return 1;
+}
+
+static fv_status invert_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+                                  void *state, cudaStream_t stream)
+{
+    (void)p;
+    (void)state;
     dim3 block(INVERT_BLOCK_X, INVERT_BLOCK_Y);
     dim3 grid((src->width + block.x - 1) / block.x, (src->height + block.y - 1) / block.y);
     invert_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst);
@@ -31,18 +39,21 @@ static fv_status invert_naive_run(const fv_image *src, fv_image *dst, const fv_p
 }
 
 static const fv_variant invert_variants[] = {
-    {"naive", "one thread per pixel: 255 - value is an XOR of the colour bytes", invert_naive_run},
+    {.name = "naive",
+     .summary = "one thread per pixel: 255 - value is an XOR of the colour bytes",
+     .run = invert_naive_run,
+     .kernels = invert_naive_kernels},
     FV_VARIANT_CPU,
 };
 
 extern "C" const fv_filter fv_filter_invert = {
-    "invert",
-    "colour negative (255 - value), alpha kept",
-    invert_ref,
-    invert_check_params,
-    fv_describe_no_params,
-    invert_variants,
-    (int)(sizeof invert_variants / sizeof invert_variants[0]),
-    0,
-    8.0,
+    .name = "invert",
+    .summary = "colour negative (255 - value), alpha kept",
+    .ref = invert_ref,
+    .variants = invert_variants,
+    .n_variants = (int)(sizeof invert_variants / sizeof invert_variants[0]),
+    .baseline = "naive",
+    .tolerance = {0, 0.0},
+    .traffic_bytes = fv_traffic_read_write,
+    .max_iterations = FV_MAX_ITERATIONS,
 };

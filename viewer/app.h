@@ -33,6 +33,7 @@ typedef enum fv_compute_mode {
 } fv_compute_mode;
 
 #define PANE_ORIGINAL (-1)
+#define ITER_MAX_VIEWER 1000                 /* the viewer's cap on iterations */
 
 /* Where a frame's host time goes (--bench-frames). Without a->profile each stage is the time its
  * calls take to return; with it, the GPU is drained at the end of each stage as well. */
@@ -47,7 +48,11 @@ typedef enum frame_stage {
 #define CHART_MAX_VARIANTS 16
 
 typedef struct pane {
+    int filter;                          /* index into fv_filters (pane B: unless linked to A) */
     int variant;                         /* PANE_ORIGINAL or an index into the filter's variants */
+    fv_runner runner;                    /* the variant's iteration buffer and state, made when the
+                                            image, variant or a parameter changes: never per frame */
+    char resources[320];                 /* its kernels' registers, shared memory, occupancy */
     double kernel_ms;                    /* last run: CUDA events (host clock for `cpu`) */
     GLuint pbo, texture;
     GLuint buffer_texture;               /* --interop buffer: the shader's view of pbo */
@@ -55,7 +60,6 @@ typedef struct pane {
     struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
     fv_image device_out;                 /* staging mode: the kernel's output */
     fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
-    fv_scratch scratch;                  /* iteration ping-pong, reused across frames */
     cudaEvent_t start, stop;
 } pane;
 
@@ -97,8 +101,10 @@ typedef struct app {
     unsigned seed;
     fv_image host_src, device_src;
     /* what is computed */
-    int filter;                          /* index into fv_filters */
-    fv_params params;
+    fv_params params[2][FV_MAX_FILTERS]; /* per pane and per filter, so each keeps its own */
+    int linked;                          /* pane B shows pane A's filter with A's parameters */
+    int edit_pane;                       /* the pane the filter and parameter keys act on */
+    int picked_param;                    /* the parameter s/S and d/D step (j/J pick) */
     pane panes[2];
     fv_compute_mode compute;
     char compute_note[160];
@@ -108,7 +114,6 @@ typedef struct app {
     int results_pending;                 /* diff and kernel times not yet read back */
     fv_diff_stats diff;
     int diff_valid;
-    fv_image host_tmp;                   /* CPU iteration scratch */
     double copy_gbps;                    /* measured at start-up */
     bar_chart chart;
     /* what is shown */
@@ -139,14 +144,23 @@ fv_status app_load_image(app *a);        /* (re)loads the host image; reallocate
 fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
 fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
+/* Makes both panes' runners ready for what they show (buffers, state): after every change of
+ * image, filter, variant or parameter, so that the frame loop itself allocates nothing. */
+fv_status pipeline_prepare(app *a);
 fv_status pipeline_compute(app *a);      /* enqueues both panes into what the shader samples */
 /* Reads the last compute's diff statistics and kernel times once the GPU has them: without
  * `wait` only if they are ready. Returns 1 when nothing is left pending. */
 int pipeline_collect(app *a, int wait);
 void pipeline_cuda_tick(app *a);         /* the smallest CUDA work, waited for (--bench-frames) */
-const fv_filter *app_filter(const app *a);
-const char *pane_name(const app *a, int p);
-int pane_variant_available(const app *a, int variant);
+const fv_filter *pane_filter(const app *a, int p);
+fv_params *pane_params(app *a, int p);   /* pane B's are pane A's while linked */
+const fv_filter *edit_filter(const app *a); /* the filter the keys act on */
+const char *pane_name(const app *a, int p); /* the variant, or "original" */
+/* "fast", or "box:fast" while the panes show different filters */
+void pane_label(const app *a, int p, char *buf, size_t size);
+int pane_variant_available(const app *a, int p, int variant);
+/* "sigma 1, radius 2, 3 iterations" */
+void describe_pane_params(app *a, int p, char *buf, size_t size);
 void pipeline_time_all_variants(app *a); /* fills a->chart */
 fv_status pane_download(app *a, int p, fv_image *host);
 int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4]);

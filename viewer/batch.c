@@ -13,8 +13,8 @@
 
 void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size)
 {
-    char own[96];
-    f->describe_params(p, own, sizeof own);
+    char own[160];
+    fv_params_describe(f, p, own, sizeof own);
     snprintf(buf, size, "%s, %d iteration%s", own, p->iterations, p->iterations == 1 ? "" : "s");
 }
 
@@ -25,18 +25,20 @@ static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv
     char what[96];
     snprintf(what, sizeof what, "a %dx%d image", src->width, src->height);
     size_t image_bytes = (size_t)src->width * 4 * (size_t)src->height;
-    FV_TRY(fv_device_check_fits(image_bytes * (p->iterations > 1 ? 3 : 2), what));
+    FV_TRY(fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(f, v, p, src->width, src->height),
+                                what));
     fv_image d_src = {0}, d_dst = {0};
-    fv_scratch scratch = {0};
+    fv_runner runner = {0};
     cudaEvent_t start = NULL, stop = NULL;
     fv_status st = fv_device_image_alloc(&d_src, src->width, src->height);
     if (st == FV_OK) st = fv_device_image_alloc(&d_dst, src->width, src->height);
+    if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
     if (st == FV_OK) st = fv_image_upload(&d_src, src);
     if (st == FV_OK && (cudaEventCreate(&start) != cudaSuccess || cudaEventCreate(&stop) != cudaSuccess))
         st = fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
     if (st == FV_OK) {
         cudaEventRecord(start, 0);
-        st = fv_run(f, v, &d_src, &d_dst, p, &scratch, 0);
+        st = fv_runner_run(&runner, &d_src, &d_dst, 0);
         cudaEventRecord(stop, 0);
     }
     if (st == FV_OK && cudaEventSynchronize(stop) != cudaSuccess)
@@ -50,7 +52,7 @@ static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv
     }
     if (start) cudaEventDestroy(start);
     if (stop) cudaEventDestroy(stop);
-    fv_scratch_free(&scratch);
+    fv_runner_release(&runner);
     fv_device_image_free(&d_src);
     fv_device_image_free(&d_dst);
     return st;
@@ -59,14 +61,14 @@ static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv
 fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
                               fv_image *dst, const fv_params *p, double *ms)
 {
-    FV_TRY(f->check_params(p));
+    FV_TRY(fv_params_check(f, p));
     if (!fv_variant_is_host(v)) return run_on_device(f, v, src, dst, p, ms);
-    fv_image tmp = {0};
-    if (p->iterations > 1) FV_TRY(fv_host_image_alloc(&tmp, src->width, src->height));
+    fv_runner runner = {0};
+    fv_status st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
     double t0 = bench_now_ms();
-    fv_status st = fv_run_host(f, src, dst, p, p->iterations > 1 ? &tmp : NULL);
+    if (st == FV_OK) st = fv_runner_run(&runner, src, dst, 0);
     *ms = bench_now_ms() - t0;
-    fv_host_image_free(&tmp);
+    fv_runner_release(&runner);
     return st;
 }
 
@@ -78,19 +80,20 @@ static int fail_line(void)
 
 int batch_main(const cli_options *o)
 {
-    const fv_filter *f = fv_filter_find(o->filter);
-    const fv_variant *v = fv_variant_find(f, o->variant);
-    if (f->check_params(&o->params) != FV_OK) return fail_line();
+    const fv_filter *f = o->filter;
+    const fv_variant *v = o->variant;
+    const fv_params *p = cli_params(o, f);
+    if (fv_params_check(f, p) != FV_OK) return fail_line();
     if (image_check_output_path(o->output) != FV_OK) return fail_line();
     fv_image src = {0}, dst = {0};
     double ms = 0;
     if (image_load(o->input, &src) != FV_OK) return fail_line();
     fv_status st = fv_host_image_alloc(&dst, src.width, src.height);
-    if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, &o->params, &ms);
+    if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, p, &ms);
     if (st == FV_OK) st = image_save_png(o->output, &dst);
     if (st == FV_OK) {
-        char params[128];
-        describe_params(f, &o->params, params, sizeof params);
+        char params[192];
+        describe_params(f, p, params, sizeof params);
         printf("wrote %s (%dx%d, %s/%s, %s) in %.3f ms %s\n", o->output, src.width, src.height,
                f->name, v->name, params, ms, fv_variant_is_host(v) ? "on the CPU" : "on the GPU");
     }
@@ -101,29 +104,38 @@ int batch_main(const cli_options *o)
 
 int compare_main(const cli_options *o)
 {
-    const fv_filter *f = fv_filter_find(o->filter);
-    const fv_variant *va = fv_variant_find(f, o->compare_a);
-    const fv_variant *vb = fv_variant_find(f, o->compare_b);
-    if (f->check_params(&o->params) != FV_OK) return fail_line();
-    fv_image src = {0}, a = {0}, b = {0};
-    double ms_a = 0, ms_b = 0;
+    const pane_spec *side = o->compare;
+    for (int k = 0; k < 2; k++)
+        if (fv_params_check(side[k].filter, cli_params(o, side[k].filter)) != FV_OK) return fail_line();
+    fv_image src = {0}, out[2] = {{0}, {0}};
+    double ms[2] = {0, 0};
     if (image_load(o->input, &src) != FV_OK) return fail_line();
-    fv_status st = fv_host_image_alloc(&a, src.width, src.height);
-    if (st == FV_OK) st = fv_host_image_alloc(&b, src.width, src.height);
-    if (st == FV_OK) st = run_variant_to_host(f, va, &src, &a, &o->params, &ms_a);
-    if (st == FV_OK) st = run_variant_to_host(f, vb, &src, &b, &o->params, &ms_b);
+    fv_status st = FV_OK;
+    for (int k = 0; k < 2 && st == FV_OK; k++) {
+        st = fv_host_image_alloc(&out[k], src.width, src.height);
+        if (st == FV_OK)
+            st = run_variant_to_host(side[k].filter, side[k].variant, &src, &out[k],
+                                     cli_params(o, side[k].filter), &ms[k]);
+    }
     if (st == FV_OK) {
         fv_diff_stats d;
-        fv_diff_host(&a, &b, &d);
-        char params[128];
-        describe_params(f, &o->params, params, sizeof params);
-        printf("%s %dx%d (%s): %s %.3f ms, %s %.3f ms; max abs difference %d, %lld of %lld "
-               "pixels differ\n", f->name, src.width, src.height, params, va->name, ms_a,
-               vb->name, ms_b, d.max_abs, d.n_differing, (long long)src.width * src.height);
+        fv_diff_host(&out[0], &out[1], &d);
+        char params[2][192];
+        for (int k = 0; k < 2; k++)
+            describe_params(side[k].filter, cli_params(o, side[k].filter), params[k], sizeof params[k]);
+        if (side[0].filter == side[1].filter)
+            printf("%s %dx%d (%s): %s %.3f ms, %s %.3f ms; ", side[0].filter->name, src.width, src.height,
+                   params[0], side[0].variant->name, ms[0], side[1].variant->name, ms[1]);
+        else
+            printf("%dx%d: %s/%s (%s) %.3f ms, %s/%s (%s) %.3f ms; ", src.width, src.height,
+                   side[0].filter->name, side[0].variant->name, params[0], ms[0], side[1].filter->name,
+                   side[1].variant->name, params[1], ms[1]);
+        printf("max abs difference %d, %lld of %lld pixels differ\n", d.max_abs, d.n_differing,
+               (long long)src.width * src.height);
     }
     fv_host_image_free(&src);
-    fv_host_image_free(&a);
-    fv_host_image_free(&b);
+    fv_host_image_free(&out[0]);
+    fv_host_image_free(&out[1]);
     return st == FV_OK ? 0 : fail_line();
 }
 

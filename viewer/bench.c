@@ -3,10 +3,16 @@
  * filter x GPU variant: warm-up, then the median of N runs timed with CUDA events, rotating
  * among enough buffer sets to defeat the L2 cache. Reported against the device-to-device copy
  * bandwidth measured at the start of the same run (bytes read + written), as seed 000's chart
- * plus the figures that explain it: ms, Mpixel/s, effective GB/s, share of copy bandwidth,
- * speedup over `naive`, the CPU reference (where it takes < 2 s) and NPP (where built with it).
+ * plus the figures that explain it: ms, Mpixel/s, effective GB/s (the filter's traffic model),
+ * share of copy bandwidth, speedup over the filter's baseline variant, the largest difference
+ * from the baseline's output (peers such as NPP are not exact), the CPU reference (where it
+ * takes < 2 s), and each variant's kernel resources in the CSV. Any parameter can be swept
+ * (-p radius=1,2,4); --chart draws the table as a PNG.
  * ------------------------------------------------------------------------------------------------ */
 #include "bench.h"
+
+#include "chart.h"
+#include "image_io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,18 +85,14 @@ typedef struct bench_sets {
 } bench_sets;
 
 typedef struct variant_op {
-    const fv_filter *filter;
-    const fv_variant *variant;
-    const fv_params *params;
+    const fv_runner *runner;
     bench_sets *sets;
-    fv_scratch *scratch;
 } variant_op;
 
 static fv_status variant_op_run(void *context, int set)
 {
     variant_op *c = context;
-    return fv_run(c->filter, c->variant, &c->sets->src[set], &c->sets->dst[set], c->params,
-                  c->scratch, 0);
+    return fv_runner_run(c->runner, &c->sets->src[set], &c->sets->dst[set], 0);
 }
 
 typedef struct copy_op {
@@ -106,20 +108,6 @@ static fv_status copy_op_run(void *context, int set)
         return fv_fail(FV_ERR_CUDA, "cudaMemcpyAsync: %s", cudaGetErrorString(cudaGetLastError()));
     return FV_OK;
 }
-
-#ifdef FV_HAVE_NPP
-typedef struct npp_op {
-    bench_sets *sets;
-    const struct cudaDeviceProp *prop;
-    int device;
-} npp_op;
-
-static fv_status npp_op_run(void *context, int set)
-{
-    npp_op *c = context;
-    return bench_npp_gauss5x5(&c->sets->src[set], &c->sets->dst[set], c->prop, c->device);
-}
-#endif
 
 fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
 {
@@ -162,22 +150,176 @@ static fv_status alloc_sets(bench_sets *sets, const fv_image *host, int n)
 
 typedef struct bench_row {
     int width, height;
-    const char *filter, *variant;
-    double ms, mpix_s, gb_s, share, speedup; /* speedup < 0: no naive to compare with */
+    const fv_filter *filter;
+    const fv_variant *variant;
+    char params[160];
+    int sweep_index;            /* which value of the swept parameter (0 without a sweep) */
+    double ms, mpix_s, gb_s, share, speedup; /* speedup < 0: no baseline to compare with */
+    int max_diff;               /* largest |difference| from the baseline's output; -1: not compared */
+    double share_differing;     /* share of pixels that differ from the baseline's */
+    char resources[512];
 } bench_row;
+
+typedef struct bench_table {
+    bench_row *rows;
+    int n, capacity;
+} bench_table;
+
+static fv_status table_add(bench_table *t, const bench_row *r)
+{
+    if (t->n == t->capacity) {
+        int capacity = t->capacity ? 2 * t->capacity : 64;
+        bench_row *rows = realloc(t->rows, sizeof *rows * (size_t)capacity);
+        if (!rows) return fv_fail(FV_ERR_MEMORY, "out of host memory for the benchmark table");
+        t->rows = rows;
+        t->capacity = capacity;
+    }
+    t->rows[t->n++] = *r;
+    return FV_OK;
+}
 
 static void print_row(FILE *out, const bench_row *r, int csv)
 {
-    char size[32], speed[32];
+    char size[32], speed[32], diff[48];
     snprintf(size, sizeof size, "%dx%d", r->width, r->height);
     if (r->speedup > 0) snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
     else snprintf(speed, sizeof speed, csv ? "" : "-");
-    if (csv)
-        fprintf(out, "%s,%d,%d,%s,%s,%.4f,%.1f,%.1f,%.3f,%s\n", size, r->width, r->height,
-                r->filter, r->variant, r->ms, r->mpix_s, r->gb_s, r->share, speed);
+    if (r->max_diff < 0) snprintf(diff, sizeof diff, csv ? "" : "-");
+    else if (csv) snprintf(diff, sizeof diff, "%d,%.6f", r->max_diff, r->share_differing);
+    else if (r->max_diff == 0) snprintf(diff, sizeof diff, "0");
+    else snprintf(diff, sizeof diff, "%d (%.1f%%)", r->max_diff, 100.0 * r->share_differing);
+    if (csv) {
+        char resources[600];
+        snprintf(resources, sizeof resources, "\"%s\"", r->resources);
+        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width, r->height,
+                r->filter->name, r->params, r->variant->name, r->variant->peer ? "peer" : "ours", r->ms,
+                r->mpix_s, r->gb_s, r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
+    } else {
+        fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",
+                size, r->filter->name, r->params, r->variant->name, r->ms, r->mpix_s, r->gb_s,
+                100.0 * r->share, speed, diff);
+    }
+}
+
+/* The bench's chart: lines over the swept parameter for one size, else bars over the sizes. */
+static fv_status bench_chart(const cli_options *o, const bench_table *t, const char *device,
+                             double copy_gbps)
+{
+    enum { MAX_SERIES = 64, MAX_X = CLI_MAX_SWEEP > CLI_MAX_SIZES ? CLI_MAX_SWEEP : CLI_MAX_SIZES };
+    static char labels[MAX_X][32], names[MAX_SERIES][48];
+    static double values[MAX_SERIES][MAX_X];
+    const char *ticks[MAX_X];
+    chart_series series[MAX_SERIES];
+    const int sweep = o->n_sweep > 0;
+    int n_x = sweep ? o->n_sweep : (o->n_sizes ? o->n_sizes : (int)(sizeof default_sizes / sizeof default_sizes[0]));
+    for (int x = 0; x < n_x; x++) {
+        if (sweep) snprintf(labels[x], sizeof labels[x], "%s", o->sweep_text[x]);
+        else snprintf(labels[x], sizeof labels[x], "%dx%d", o->n_sizes ? o->sizes[x][0] : default_sizes[x][0],
+                      o->n_sizes ? o->sizes[x][1] : default_sizes[x][1]);
+        ticks[x] = labels[x];
+    }
+    int n_series = 0;
+    for (int i = 0; i < t->n; i++) {
+        const bench_row *r = &t->rows[i];
+        char name[48], size[32];
+        snprintf(size, sizeof size, "%dx%d", r->width, r->height);
+        /* a sweep over several sizes: one line per variant and size */
+        if (sweep && o->n_sizes > 1) snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
+        else snprintf(name, sizeof name, "%s/%s", r->filter->name, r->variant->name);
+        int s = 0;
+        while (s < n_series && strcmp(names[s], name) != 0) s++;
+        if (s == n_series) {
+            if (n_series == MAX_SERIES) continue;
+            snprintf(names[s], sizeof names[s], "%s", name);
+            for (int x = 0; x < MAX_X; x++) values[s][x] = 0;
+            n_series++;
+        }
+        int x = sweep ? r->sweep_index : 0;
+        while (!sweep && x < n_x && strcmp(size, labels[x]) != 0) x++;
+        if (x < n_x) values[s][x] = r->ms;
+    }
+    for (int s = 0; s < n_series; s++) series[s] = (chart_series){names[s], values[s]};
+    char title[256], subtitle[256];
+    if (sweep && o->n_sizes > 1)
+        snprintf(title, sizeof title, "filterview --bench: ms per run over %s", o->sweep_name);
+    else if (sweep)
+        snprintf(title, sizeof title, "filterview --bench: ms per run over %s at %dx%d", o->sweep_name,
+                 o->n_sizes ? o->sizes[0][0] : default_sizes[0][0], o->n_sizes ? o->sizes[0][1] : default_sizes[0][1]);
     else
-        fprintf(out, "| %-10s | %-8s | %-12s | %10.4f | %9.0f | %7.1f | %6.1f%% | %7s |\n", size,
-                r->filter, r->variant, r->ms, r->mpix_s, r->gb_s, 100.0 * r->share, speed);
+        snprintf(title, sizeof title, "filterview --bench: ms per run over image sizes");
+    snprintf(subtitle, sizeof subtitle, "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device,
+             copy_gbps, o->runs);
+    chart_desc c = {
+        .title = title, .subtitle = subtitle, .x_label = sweep ? o->sweep_name : "image size",
+        .y_label = "ms per run (log scale)", .x_ticks = ticks, .n_x = n_x, .series = series,
+        .n_series = n_series, .lines = sweep, .log_y = 1,
+    };
+    return chart_write_png(o->chart, &c);
+}
+
+/* the sweep value k of the swept parameter for filter f (the given parameters otherwise) */
+static int sweep_params(const cli_options *o, const fv_filter *f, int k, fv_params *p)
+{
+    *p = *cli_params(o, f);
+    if (!o->n_sweep) return 1;
+    int index = fv_param_index(f, o->sweep_name);
+    if (index < 0) return k == 0; /* a filter without it runs once, at column 0 */
+    double value = 0;
+    if (fv_param_parse(f, index, o->sweep_text[k], o->sweep_name, &value) != FV_OK) return 0;
+    fv_param_set(f, p, index, value);
+    return 1;
+}
+
+typedef struct bench_cell {
+    const cli_options *o;
+    const fv_filter *f;
+    const fv_params *p;
+    const fv_image *host;
+    bench_sets *sets;
+    fv_image reference;         /* the baseline's output (device) */
+    void *diff_work;
+    double baseline_ms;
+    double copy_gbps;
+    double *cpu_ms_per_pixel;
+} bench_cell;
+
+static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
+{
+    const fv_filter *f = c->f;
+    const int w = c->host->width, h = c->host->height;
+    const fv_params *p = c->p;
+    r->max_diff = -1;
+    if (fv_variant_is_host(v)) {
+        double predicted = *c->cpu_ms_per_pixel * (double)w * h * p->iterations;
+        if (predicted > BENCH_CPU_BUDGET_MS) return FV_ERR_ARG; /* skipped: would take too long */
+        fv_image dst = {0};
+        fv_runner runner = {0};
+        fv_status st = fv_host_image_alloc(&dst, w, h);
+        if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, w, h);
+        double t0 = bench_now_ms();
+        if (st == FV_OK) st = fv_runner_run(&runner, c->host, &dst, 0);
+        r->ms = bench_now_ms() - t0;
+        *c->cpu_ms_per_pixel = r->ms / ((double)w * h * p->iterations);
+        fv_runner_release(&runner);
+        fv_host_image_free(&dst);
+        snprintf(r->resources, sizeof r->resources, "runs on the host");
+        return st;
+    }
+    fv_runner runner = {0};
+    fv_status st = fv_runner_prepare(&runner, f, v, p, w, h); /* state made before any timing */
+    variant_op op = {&runner, c->sets};
+    if (st == FV_OK) st = bench_time_op(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
+    if (st == FV_OK) { /* how far from the baseline's bytes (exact variants: 0) */
+        st = fv_runner_run(&runner, &c->sets->src[0], &c->sets->dst[0], 0);
+        fv_diff_stats d;
+        if (st == FV_OK && c->reference.data && (st = fv_diff(&c->sets->dst[0], &c->reference, &d, c->diff_work, 0)) == FV_OK) {
+            r->max_diff = d.max_abs;
+            r->share_differing = (double)d.n_differing / ((double)w * h);
+        }
+    }
+    fv_variant_resources_text(v, p, r->resources, sizeof r->resources);
+    fv_runner_release(&runner);
+    return st;
 }
 
 int bench_main(const cli_options *o)
@@ -191,6 +333,10 @@ int bench_main(const cli_options *o)
     cudaGetDevice(&device);
     cudaGetDeviceProperties(&prop, device);
     int n_sizes = o->n_sizes ? o->n_sizes : (int)(sizeof default_sizes / sizeof default_sizes[0]);
+    if (o->chart && image_check_output_path(o->chart) != FV_OK) {
+        fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+        return 1;
+    }
     FILE *csv = NULL;
     if (o->csv && !(csv = fopen(o->csv, "w"))) {
         fprintf(stderr, "filterview: cannot write '%s': %s\n", o->csv, strerror(errno));
@@ -206,104 +352,112 @@ int bench_main(const cli_options *o)
            "seed %u\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
     printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n\n", copy_gbps,
            BENCH_COPY_BYTES >> 20);
-    printf("| size       | filter   | variant      |         ms |  Mpix/s |    GB/s | %% copy | vs naive |\n");
-    printf("|------------|----------|--------------|-----------:|--------:|--------:|-------:|--------:|\n");
+    printf("| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
+    printf("|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
 
-    bench_row *rows = calloc(256, sizeof *rows);
-    int n_rows = 0, failed = 0;
-    double cpu_ms_per_pixel[64] = {0}; /* per filter: last measured CPU time per pixel */
+    bench_table table = {0};
+    int failed = 0;
+    void *diff_work = NULL;
+    if (cudaMalloc(&diff_work, fv_diff_work_bytes()) != cudaSuccess) {
+        fprintf(stderr, "filterview: cannot allocate the comparison buffer\n");
+        failed = 1;
+    }
+    double cpu_ms_per_pixel[FV_MAX_FILTERS] = {0}; /* per filter: last measured CPU time per pixel */
+    const int n_values = o->n_sweep ? o->n_sweep : 1;
     for (int si = 0; si < n_sizes && !failed; si++) {
         int w = o->n_sizes ? o->sizes[si][0] : default_sizes[si][0];
         int h = o->n_sizes ? o->sizes[si][1] : default_sizes[si][1];
         size_t bytes = (size_t)w * 4 * (size_t)h;
         int n_sets = (int)((2 * (size_t)prop.l2CacheSize) / (2 * bytes)) + 1;
         if (n_sets > BENCH_MAX_SETS) n_sets = BENCH_MAX_SETS;
-        fv_image host = {0};
+        fv_image host = {0}, reference = {0};
         bench_sets sets = {0};
-        fv_scratch scratch = {0};
         char what[64];
         snprintf(what, sizeof what, "benchmark size %dx%d", w, h);
-        fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 1), what);
+        fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 2), what);
         if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
         if (st == FV_OK) {
             fv_image_fill_random(&host, o->seed + (unsigned)si);
             st = alloc_sets(&sets, &host, n_sets);
         }
+        if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
         if (st != FV_OK) {
             fprintf(stderr, "filterview: %s\n", fv_last_error());
             failed = 1;
         }
         for (int fi = 0; fi < fv_n_filters && !failed; fi++) {
             const fv_filter *f = fv_filters[fi];
-            if (o->bench_filter_given && strcmp(f->name, o->filter) != 0) continue;
-            double naive_ms = -1;
-            for (int vi = 0; vi < f->n_variants && !failed; vi++) {
-                const fv_variant *v = &f->variants[vi];
-                bench_row r = {w, h, f->name, v->name, 0, 0, 0, 0, -1};
-                fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s ...            ", si + 1, n_sizes, w, h,
-                        f->name, v->name);
-                if (fv_variant_is_host(v)) {
-                    double predicted = cpu_ms_per_pixel[fi] * (double)w * h * o->params.iterations;
-                    if (predicted > BENCH_CPU_BUDGET_MS) continue;
-                    fv_image dst = {0}, tmp = {0};
-                    st = fv_host_image_alloc(&dst, w, h);
-                    if (st == FV_OK && o->params.iterations > 1) st = fv_host_image_alloc(&tmp, w, h);
-                    double t0 = bench_now_ms();
-                    if (st == FV_OK) st = fv_run_host(f, &host, &dst, &o->params, &tmp);
-                    r.ms = bench_now_ms() - t0;
-                    cpu_ms_per_pixel[fi] = r.ms / ((double)w * h * o->params.iterations);
-                    fv_host_image_free(&dst);
-                    fv_host_image_free(&tmp);
-                } else {
-                    variant_op c = {f, v, &o->params, &sets, &scratch};
-                    st = bench_time_op(variant_op_run, &c, sets.n, BENCH_WARMUP, o->runs, &r.ms);
-                }
-                if (st != FV_OK) {
-                    fprintf(stderr, "\nfilterview: %s/%s: %s\n", f->name, v->name, fv_last_error());
+            if (o->filter_given && f != o->filter) continue;
+            for (int k = 0; k < n_values && !failed; k++) {
+                fv_params p;
+                if (!sweep_params(o, f, k, &p)) continue;
+                if (fv_params_check(f, &p) != FV_OK) {
+                    fprintf(stderr, "filterview: %s: %s\n", f->name, fv_last_error());
                     failed = 1;
                     break;
                 }
-                if (strcmp(v->name, "naive") == 0) naive_ms = r.ms;
-                r.mpix_s = (double)w * h * o->params.iterations / (r.ms * 1e3);
-                r.gb_s = f->bytes_per_pixel * (double)w * h * o->params.iterations / (r.ms * 1e6);
-                r.share = r.gb_s / copy_gbps;
-                r.speedup = naive_ms > 0 ? naive_ms / r.ms : -1;
-                fprintf(stderr, "\r%60s\r", "");
-                print_row(stdout, &r, 0);
-                fflush(stdout);
-                if (n_rows < 256) rows[n_rows++] = r;
-            }
-#ifdef FV_HAVE_NPP
-            if (!failed && strcmp(f->name, "gaussian") == 0 && o->params.iterations == 1) {
-                npp_op c = {&sets, &prop, device};
-                bench_row r = {w, h, f->name, "npp_5x5", 0, 0, 0, 0, -1};
-                if (bench_time_op(npp_op_run, &c, sets.n, BENCH_WARMUP, o->runs, &r.ms) == FV_OK) {
-                    r.mpix_s = (double)w * h / (r.ms * 1e3);
-                    r.gb_s = f->bytes_per_pixel * (double)w * h / (r.ms * 1e6);
+                bench_cell cell = {o, f, &p, &host, &sets, reference, diff_work, -1, copy_gbps,
+                                   &cpu_ms_per_pixel[fi]};
+                /* the baseline first: its output is what every variant is compared with */
+                const fv_variant *base = fv_filter_baseline(f);
+                int order[64], n_order = 0;
+                order[n_order++] = (int)(base - f->variants);
+                for (int vi = 0; vi < f->n_variants && n_order < 64; vi++)
+                    if (&f->variants[vi] != base) order[n_order++] = vi;
+                cell.reference.data = NULL;
+                for (int oi = 0; oi < n_order && !failed; oi++) {
+                    const fv_variant *v = &f->variants[order[oi]];
+                    bench_row r;
+                    memset(&r, 0, sizeof r);
+                    r.width = w;
+                    r.height = h;
+                    r.filter = f;
+                    r.variant = v;
+                    r.sweep_index = k;
+                    fv_params_describe(f, &p, r.params, sizeof r.params);
+                    fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1, n_sizes, w, h,
+                            f->name, v->name, r.params);
+                    st = bench_variant(&cell, v, &r);
+                    fprintf(stderr, "\r%100s\r", "");
+                    if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
+                    if (st != FV_OK) {
+                        fprintf(stderr, "filterview: %s/%s: %s\n", f->name, v->name, fv_last_error());
+                        failed = 1;
+                        break;
+                    }
+                    if (v == base) {
+                        cell.baseline_ms = r.ms;
+                        if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data, sets.dst[0].pitch,
+                                         (size_t)w * 4, (size_t)h, cudaMemcpyDeviceToDevice) == cudaSuccess)
+                            cell.reference = reference;
+                        r.max_diff = 0;
+                    }
+                    r.mpix_s = (double)w * h * p.iterations / (r.ms * 1e3);
+                    r.gb_s = f->traffic_bytes(&p, w, h) * p.iterations / (r.ms * 1e6);
                     r.share = r.gb_s / copy_gbps;
-                    r.speedup = naive_ms > 0 ? naive_ms / r.ms : -1;
+                    r.speedup = cell.baseline_ms > 0 ? cell.baseline_ms / r.ms : -1;
                     print_row(stdout, &r, 0);
-                    if (n_rows < 256) rows[n_rows++] = r;
-                } else {
-                    fprintf(stderr, "filterview: NPP column skipped: %s\n", fv_last_error());
+                    fflush(stdout);
+                    if (table_add(&table, &r) != FV_OK) {
+                        fprintf(stderr, "filterview: %s\n", fv_last_error());
+                        failed = 1;
+                    }
                 }
             }
-#endif
         }
-        fv_scratch_free(&scratch);
         free_sets(&sets);
+        fv_device_image_free(&reference);
         fv_host_image_free(&host);
     }
-    printf("\n# %d iteration(s) per run; GB/s counts the bytes each pass reads and writes; "
-           "%% copy = GB/s / copy GB/s\n", o->params.iterations);
-    for (int fi = 0; fi < fv_n_filters; fi++) {
-        char params[128];
-        fv_filters[fi]->describe_params(&o->params, params, sizeof params);
-        printf("# %s: %s\n", fv_filters[fi]->name, params);
-    }
+    if (diff_work) cudaFree(diff_work);
+    printf("\n# %d iteration(s) per run; GB/s counts the bytes one pass must read and write (the filter's "
+           "traffic model); %% copy = GB/s / copy GB/s; vs base = the baseline variant's time / this one's; "
+           "|d| base = largest difference from the baseline's output (share of pixels differing)\n",
+           cli_params(o, o->filter)->iterations);
     if (csv) {
-        fprintf(csv, "size,width,height,filter,variant,ms,mpix_s,gb_s,share_of_copy,speedup_vs_naive\n");
-        for (int i = 0; i < n_rows; i++) print_row(csv, &rows[i], 1);
+        fprintf(csv, "size,width,height,filter,parameters,variant,kind,ms,mpix_s,gb_s,share_of_copy,"
+                     "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
+        for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1);
         if (fclose(csv) != 0 || failed) {
             fprintf(stderr, "filterview: %s not written\n", o->csv);
             remove(o->csv);
@@ -312,6 +466,14 @@ int bench_main(const cli_options *o)
             printf("# wrote %s\n", o->csv);
         }
     }
-    free(rows);
+    if (o->chart && !failed) {
+        if (bench_chart(o, &table, prop.name, copy_gbps) == FV_OK) {
+            printf("# wrote %s\n", o->chart);
+        } else {
+            fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+            failed = 1;
+        }
+    }
+    free(table.rows);
     return failed ? 1 : 0;
 }

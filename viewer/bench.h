@@ -23,10 +23,4 @@ fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, i
  * bytes written (median of `runs`). */
 fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps);
 
-#ifdef FV_HAVE_NPP
-/* NPP's 5x5 Gaussian (nppiFilterGaussBorder_8u_C4R, replicated border) from src into dst. */
-fv_status bench_npp_gauss5x5(const fv_image *src, fv_image *dst, const struct cudaDeviceProp *prop,
-                             int device);
-#endif
-
 #endif

@@ -29,19 +29,6 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
     return 1;
 }
 
-static int parse_float(const char *flag, const char *s, double lo, double hi, float *out)
-{
-    char want[96];
-    snprintf(want, sizeof want, "a number > %g and <= %g", lo, hi);
-    if (!s || !*s) return bad(flag, want, s);
-    errno = 0;
-    char *end = NULL;
-    double v = strtod(s, &end);
-    if (errno || *end || !isfinite(v) || v <= lo || v > hi) return bad(flag, want, s);
-    *out = (float)v;
-    return 1;
-}
-
 /* "WxH" into w, h */
 static int parse_one_size(const char *flag, const char *s, int *w, int *h)
 {
@@ -92,16 +79,147 @@ static const char *arg_value(int argc, char **argv, int *i)
     return argv[++*i];
 }
 
+const fv_params *cli_params(const cli_options *o, const fv_filter *f)
+{
+    return &o->params[fv_filter_index(f)];
+}
+
+/* "fast", "box:smem" or "original" (with_original) against the current filter */
+static int parse_pane_spec(const char *flag, const char *text, const fv_filter *current,
+                           int with_original, pane_spec *out)
+{
+    if (!text) return bad(flag, with_original ? "FILTER:VARIANT, a variant or 'original'" : "FILTER:VARIANT or a variant", NULL);
+    if (with_original && strcmp(text, "original") == 0) {
+        out->filter = current;
+        out->variant = NULL;
+        return 1;
+    }
+    const fv_filter *f = current;
+    const char *name = text, *colon = strchr(text, ':');
+    if (colon) {
+        char filter_name[64];
+        snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
+        if (!(f = fv_filter_find(filter_name))) {
+            fprintf(stderr, "filterview: %s: unknown filter '%s' (see --list)\n", flag, filter_name);
+            return 0;
+        }
+        name = colon + 1;
+    }
+    const fv_variant *v = fv_variant_find(f, name);
+    if (!v) {
+        fprintf(stderr, "filterview: %s: filter '%s' has no variant '%s' (see --list)\n", flag, f->name, name);
+        return 0;
+    }
+    out->filter = f;
+    out->variant = v;
+    return 1;
+}
+
+static int any_filter_has_param(const char *name)
+{
+    for (int i = 0; i < fv_n_filters; i++)
+        if (fv_param_index(fv_filters[i], name) >= 0) return 1;
+    return 0;
+}
+
+/* "WxH" (no other characters) */
+static int looks_like_size(const char *s)
+{
+    int w = 0, h = 0, used = 0;
+    return s && sscanf(s, "%d%*[xX]%d%n", &w, &h, &used) == 2 && s[used] == 0;
+}
+
+typedef struct param_setting {
+    const char *flag;   /* as the user wrote it: "--sigma" or "-p" */
+    const char *name;
+    const char *text;   /* the value (a list for a bench sweep) */
+    char storage[64];   /* name split off "-p NAME=VALUE" */
+    char flag_storage[80]; /* "-p NAME" for messages */
+} param_setting;
+
+#define CLI_MAX_SETTINGS 32
+
+/* Applies the settings to every filter that has the parameter; at least one of the filters in
+ * play must have it. Radii that follow sigma become auto when only sigma was given. */
+static int apply_settings(cli_options *o, param_setting *set, int n, const fv_filter **in_play,
+                          int n_in_play)
+{
+    for (int i = 0; i < n; i++) {
+        int used = 0;
+        for (int k = 0; k < n_in_play; k++) used |= fv_param_index(in_play[k], set[i].name) >= 0;
+        if (!used) {
+            char names[256] = "";
+            size_t len = 0;
+            for (int k = 0; k < n_in_play && len < sizeof names; k++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", k ? ", " : "", in_play[k]->name);
+            fprintf(stderr, "filterview: %s: no parameter '%s' in %s (see --list)\n", set[i].flag,
+                    set[i].name, names);
+            return 0;
+        }
+        const int is_list = strchr(set[i].text, ',') != NULL;
+        if (is_list) {
+            if (o->mode != CLI_MODE_BENCH) {
+                fprintf(stderr, "filterview: %s: a list of values is for --bench sweeps, got '%s'\n",
+                        set[i].flag, set[i].text);
+                return 0;
+            }
+            if (o->sweep_name && strcmp(o->sweep_name, set[i].name) != 0) {
+                fprintf(stderr, "filterview: %s: one parameter can be swept at a time ('%s' already is)\n",
+                        set[i].flag, o->sweep_name);
+                return 0;
+            }
+            o->sweep_name = set[i].name;
+            o->n_sweep = 0;
+            snprintf(o->sweep_storage, sizeof o->sweep_storage, "%s", set[i].text);
+            for (char *tok = o->sweep_storage, *next; tok; tok = next) {
+                next = strchr(tok, ',');
+                if (next) *next++ = 0;
+                if (o->n_sweep == CLI_MAX_SWEEP) return bad(set[i].flag, "at most 64 values to sweep", set[i].text);
+                o->sweep_text[o->n_sweep++] = tok;
+            }
+        }
+        for (int f = 0; f < fv_n_filters; f++) {
+            const fv_filter *filter = fv_filters[f];
+            const int index = fv_param_index(filter, set[i].name);
+            if (index < 0) continue;
+            int in_play_here = 0;
+            for (int k = 0; k < n_in_play; k++) in_play_here |= in_play[k] == filter;
+            for (int v = 0; v < (is_list ? o->n_sweep : 1); v++) {
+                double value = 0;
+                const char *text = is_list ? o->sweep_text[v] : set[i].text;
+                if (fv_param_parse(filter, index, text, set[i].flag, &value) != FV_OK) {
+                    if (!in_play_here) break; /* another filter's range: not this run's business */
+                    fprintf(stderr, "filterview: %s (%s)\n", fv_last_error(), filter->name);
+                    return 0;
+                }
+                if (v == 0) fv_param_set(filter, &o->params[f], index, value);
+            }
+        }
+    }
+    /* a parameter given after the one it follows keeps its value */
+    for (int f = 0; f < fv_n_filters; f++)
+        for (int i = 0; i < n; i++) {
+            const int index = fv_param_index(fv_filters[f], set[i].name);
+            if (index < 0 || strchr(set[i].text, ',')) continue;
+            double value = 0;
+            if (fv_param_parse(fv_filters[f], index, set[i].text, set[i].flag, &value) == FV_OK)
+                o->params[f].value[index] = value;
+        }
+    return 1;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = CLI_MODE_VIEW;
-    o->filter = "gaussian";
-    o->variant = "fast";
-    o->params = fv_params_default();
+    o->filter = fv_filter_find("gaussian");
     o->runs = 20;
     o->seed = 1;
-    int mode_given = 0;
+    for (int f = 0; f < fv_n_filters; f++) o->params[f] = fv_params_default(fv_filters[f]);
+    const char *filter_name = NULL, *variant_name = NULL, *pane_text[2] = {NULL, NULL},
+               *compare_text[2] = {NULL, NULL};
+    param_setting settings[CLI_MAX_SETTINGS];
+    int n_settings = 0, iterations = 1, mode_given = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define VALUE() arg_value(argc, argv, &i)
@@ -118,10 +236,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
             o->mode = CLI_MODE_HELP;
             return 1;
         } else if (!strcmp(a, "-a") || !strcmp(a, "-b")) {
-            const char *name = VALUE();
-            if (!name) return bad(a, "a variant name or 'original'", NULL);
-            if (a[1] == 'a') o->pane_a = name;
-            else o->pane_b = name;
+            const char *spec = VALUE();
+            if (!spec) return bad(a, "FILTER:VARIANT, a variant or 'original'", NULL);
+            pane_text[a[1] - 'a'] = spec;
         } else if (!strcmp(a, "--help-keys")) {
             o->mode = CLI_MODE_HELP_KEYS;
             return 1;
@@ -135,6 +252,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
                        : !strcmp(how, "pbo") ? FV_INTEROP_PBO : FV_INTEROP_STAGING;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
+        } else if (!strcmp(a, "--verbose")) {
+            o->verbose = 1;
         } else if (!strcmp(a, "--keys")) {
             if (!(o->keys = VALUE())) return bad(a, "a key sequence such as \"1bc<PgUp>\"", NULL);
         } else if (!strcmp(a, "--frames")) {
@@ -143,7 +262,10 @@ int cli_parse(int argc, char **argv, cli_options *o)
             if (!(o->screenshot = VALUE())) return bad(a, "a .png path", NULL);
         } else if (!strcmp(a, "--bench-frames")) {
             if (!parse_int(a, VALUE(), 1, 100000, &o->bench_frames)) return 0;
-        } else if (!strcmp(a, "--size")) {
+        } else if (!strcmp(a, "--window") ||
+                   (!strcmp(a, "--size") && (i + 1 >= argc || looks_like_size(argv[i + 1]) ||
+                                             !any_filter_has_param("size")))) {
+            /* --size WxH is the old name of --window; a filter's `size` takes other values */
             if (!parse_one_size(a, VALUE(), &o->window_w, &o->window_h)) return 0;
         } else if (!strcmp(a, "--random")) {
             if (!parse_one_size(a, VALUE(), &o->random_w, &o->random_h)) return 0;
@@ -154,31 +276,51 @@ int cli_parse(int argc, char **argv, cli_options *o)
         } else if (!strcmp(a, "--bench")) {
             SET_MODE(CLI_MODE_BENCH);
         } else if (!strcmp(a, "-f") || !strcmp(a, "--filter")) {
-            if (!(o->filter = VALUE())) return bad(a, "a filter name (see --list)", NULL);
-            o->bench_filter_given = 1;
+            if (!(filter_name = VALUE())) return bad(a, "a filter name (see --list)", NULL);
+            o->filter_given = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--variant")) {
-            if (!(o->variant = VALUE())) return bad(a, "a variant name (see --list)", NULL);
+            if (!(variant_name = VALUE())) return bad(a, "a variant name (see --list)", NULL);
             o->variant_given = 1;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
             if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
             SET_MODE(CLI_MODE_BATCH);
         } else if (!strcmp(a, "--compare")) {
-            o->compare_a = VALUE();
-            o->compare_b = VALUE();
-            if (!o->compare_a || !o->compare_b) return bad(a, "two variant names", NULL);
+            compare_text[0] = VALUE();
+            compare_text[1] = VALUE();
+            if (!compare_text[0] || !compare_text[1]) return bad(a, "two variants (VARIANT or FILTER:VARIANT)", NULL);
             SET_MODE(CLI_MODE_COMPARE);
         } else if (!strcmp(a, "--iters") || !strcmp(a, "--iterations")) {
-            if (!parse_int(a, VALUE(), 1, FV_MAX_ITERATIONS, &o->params.iterations)) return 0;
-        } else if (!strcmp(a, "--sigma")) {
-            if (!parse_float(a, VALUE(), 0.0, 1000.0, &o->params.sigma)) return 0;
-            o->sigma_given = 1;
-        } else if (!strcmp(a, "--radius")) {
-            if (!parse_int(a, VALUE(), 1, 32, &o->params.radius)) return 0;
-            o->radius_given = 1;
+            if (!parse_int(a, VALUE(), 1, FV_MAX_ITERATIONS, &iterations)) return 0;
+        } else if (!strcmp(a, "-p") || (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2))) {
+            if (n_settings == CLI_MAX_SETTINGS) return bad(a, "at most 32 parameter settings", NULL);
+            param_setting *set = &settings[n_settings];
+            set->flag = a;
+            const char *value = VALUE();
+            if (!strcmp(a, "-p")) {
+                const char *eq = value ? strchr(value, '=') : NULL;
+                if (!eq || eq == value || (size_t)(eq - value) >= sizeof set->storage)
+                    return bad(a, "NAME=VALUE (a filter parameter, see --list)", value);
+                snprintf(set->storage, sizeof set->storage, "%.*s", (int)(eq - value), value);
+                set->name = set->storage;
+                snprintf(set->flag_storage, sizeof set->flag_storage, "-p %.*s", (int)(eq - value), value);
+                set->flag = set->flag_storage;
+                set->text = eq + 1;
+                if (!any_filter_has_param(set->name)) {
+                    fprintf(stderr, "filterview: -p: no filter has a parameter '%s' (see --list)\n", set->name);
+                    return 0;
+                }
+            } else {
+                set->name = a + 2;
+                set->text = value;
+                if (!value) return bad(a, "a value (see --list)", NULL);
+            }
+            n_settings++;
         } else if (!strcmp(a, "--sizes")) {
             if (!parse_sizes(VALUE(), o)) return 0;
         } else if (!strcmp(a, "--csv")) {
             if (!(o->csv = VALUE())) return bad(a, "a CSV output path", NULL);
+        } else if (!strcmp(a, "--chart")) {
+            if (!(o->chart = VALUE())) return bad(a, "a .png path for the chart", NULL);
         } else if (!strcmp(a, "--runs")) {
             if (!parse_int(a, VALUE(), 1, 10000, &o->runs)) return 0;
         } else if (!strcmp(a, "--seed")) {
@@ -197,32 +339,37 @@ int cli_parse(int argc, char **argv, cli_options *o)
 #undef VALUE
 #undef SET_MODE
     }
-    /* --sigma alone derives the radius (ceil(3 sigma)); the default keeps seed 000's 5x5. */
-    if (o->sigma_given && !o->radius_given) o->params.radius = 0;
-    const fv_filter *f = fv_filter_find(o->filter);
-    if (!f) {
-        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", o->filter);
+    if (filter_name && !(o->filter = fv_filter_find(filter_name))) {
+        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", filter_name);
         return 0;
     }
-    const char *names[2] = {o->variant, NULL};
-    if (o->mode == CLI_MODE_COMPARE) {
-        names[0] = o->compare_a;
-        names[1] = o->compare_b;
+    o->variant = fv_variant_find(o->filter, variant_name ? variant_name : "fast");
+    if (!o->variant && variant_name) {
+        fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", o->filter->name,
+                variant_name);
+        return 0;
     }
+    if (!o->variant) o->variant = &o->filter->variants[0];
+    /* the filters in play: -f, the panes', the compared ones; every one for a bench without -f */
+    const fv_filter *in_play[FV_MAX_FILTERS + 4];
+    int n_in_play = 0;
+    in_play[n_in_play++] = o->filter;
     for (int k = 0; k < 2; k++) {
-        const char *pane = k == 0 ? o->pane_a : o->pane_b;
-        if (pane && strcmp(pane, "original") != 0 && !fv_variant_find(f, pane)) {
-            fprintf(stderr, "filterview: -%c: filter '%s' has no variant '%s' (see --list)\n",
-                    'a' + k, f->name, pane);
-            return 0;
+        static const char *const pane_flags[2] = {"-a", "-b"};
+        if (pane_text[k]) {
+            if (!parse_pane_spec(pane_flags[k], pane_text[k], o->filter, 1, &o->pane[k])) return 0;
+            o->pane_given[k] = 1;
+            in_play[n_in_play++] = o->pane[k].filter;
+        }
+        if (compare_text[k]) {
+            if (!parse_pane_spec("--compare", compare_text[k], o->filter, 0, &o->compare[k])) return 0;
+            in_play[n_in_play++] = o->compare[k].filter;
         }
     }
-    for (int k = 0; k < 2 && names[k]; k++)
-        if (!fv_variant_find(f, names[k])) {
-            fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", f->name,
-                    names[k]);
-            return 0;
-        }
+    if (o->mode == CLI_MODE_BENCH && !o->filter_given)
+        for (int f = 0; f < fv_n_filters; f++) in_play[n_in_play++] = fv_filters[f];
+    if (!apply_settings(o, settings, n_settings, in_play, n_in_play)) return 0;
+    for (int f = 0; f < fv_n_filters; f++) o->params[f].iterations = iterations;
     if (o->input && o->random_w) {
         fprintf(stderr, "filterview: give an image or --random WxH, not both\n");
         return 0;
@@ -235,13 +382,35 @@ int cli_parse(int argc, char **argv, cli_options *o)
     return 1;
 }
 
-void cli_print_list(void)
+void cli_print_list(int verbose)
 {
+    int have_device = verbose && fv_device_check() == FV_OK;
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         printf("%-10s %s\n", f->name, f->summary);
-        for (int v = 0; v < f->n_variants; v++)
-            printf("  %-10s %s\n", f->variants[v].name, f->variants[v].summary);
+        for (int k = 0; k < f->n_params; k++) {
+            char range[200], flag[40];
+            fv_param_range_text(f, k, range, sizeof range);
+            snprintf(flag, sizeof flag, "--%s", f->params[k].name);
+            printf("  %-12s %s (%s)\n", flag, f->params[k].help, range);
+        }
+        if (f->max_iterations > 1) printf("  %-12s passes, 1..%d (default 1)\n", "--iters", f->max_iterations);
+        for (int v = 0; v < f->n_variants; v++) {
+            const fv_variant *var = &f->variants[v];
+            printf("  %-10s %s%s\n", var->name, var->summary,
+                   strcmp(var->name, fv_filter_baseline(f)->name) == 0 ? " [baseline]" : "");
+            if (!verbose) continue;
+            char res[512];
+            fv_params p = fv_params_default(f);
+            if (have_device || fv_variant_is_host(var)) fv_variant_resources_text(var, &p, res, sizeof res);
+            else snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
+            printf("  %-10s   %s\n", "", res);
+            if (have_device && !fv_variant_is_host(var)) {
+                size_t bytes = fv_runner_device_bytes(f, var, &p, 9984, 6400);
+                printf("  %-10s   device memory at 9984x6400 beyond source and result: %.1f MiB\n", "",
+                       (double)bytes / (1 << 20));
+            }
+        }
     }
 }
 
@@ -253,31 +422,51 @@ void cli_print_help(void)
         "usage:\n"
         "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG\n"
         "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
-        "  filterview --bench [-f FILTER] [--sizes WxH,...] [--csv FILE] [--runs N] [--seed N]\n"
-        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params]               the viewer\n"
+        "  filterview --bench [-f FILTER] [params] [--sizes WxH,...] [--csv FILE] [--chart FILE]\n"
+        "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
         "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-        "  filterview --list | --info | --help | --help-keys\n"
+        "  filterview --list [--verbose] | --info | --help | --help-keys\n"
         "\n"
         "options:\n"
         "  -f, --filter NAME     filter (default gaussian); --list shows all\n"
-        "  -v, --variant NAME    kernel variant (default fast); `cpu` runs the reference\n"
+        "  -v, --variant NAME    kernel variant (default fast); `cpu` runs the reference,\n"
+        "                        `npp` NVIDIA's NPP where the toolkit has it\n"
+        "  --NAME VALUE          a filter parameter (below); also -p NAME=VALUE. It applies to\n"
+        "                        every filter in play that has it; --bench sweeps a list:\n"
+        "                        -p radius=1,2,4,8\n"
         "  --iters N             apply the filter N times, 1..%d (default 1)\n"
-        "  --sigma S             gaussian sigma; the radius becomes ceil(3 S) (default 1, 5x5)\n"
-        "  --radius R            gaussian radius 1..32 (default 2)\n"
         "  -o, --output FILE     write the result as PNG (written to a temporary name, then\n"
         "                        renamed: never half a file)\n"
-        "  --compare A B         run variants A and B, print max |A-B| and differing pixels\n"
+        "  --compare A B         run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
+        "                        the differing pixels\n"
         "  --bench               time every variant on random images (CUDA events, median)\n"
         "  --sizes WxH,...       benchmark sizes (default: seed 000's chart, 512x512..9984x6400)\n"
-        "  --csv FILE            also write the benchmark table as CSV\n"
+        "  --csv FILE            also write the benchmark table as CSV (with kernel resources)\n"
+        "  --chart FILE          also draw the benchmark as a PNG chart: lines over a swept\n"
+        "                        parameter, else bars over the sizes\n"
         "  --runs N              timed runs per cell (default 20); --seed N random seed\n"
-        "  --list                filters and variants with their one-line summaries\n"
+        "  --list                filters, their parameters and variants; --verbose adds each\n"
+        "                        kernel's registers, shared memory, block size and occupancy\n"
         "  --info                the CUDA device and its memory\n"
+        "\n"
+        "parameters:\n",
+        FV_MAX_ITERATIONS);
+    for (int i = 0; i < fv_n_filters; i++) {
+        const fv_filter *f = fv_filters[i];
+        for (int k = 0; k < f->n_params; k++) {
+            char flag[40], range[200];
+            snprintf(flag, sizeof flag, "--%s", f->params[k].name);
+            fv_param_range_text(f, k, range, sizeof range);
+            printf("  %-12s %-9s %s (%s)\n", flag, f->name, f->params[k].help, range);
+        }
+    }
+    printf(
         "\n"
         "viewer:\n"
         "  (no -o)               open the viewer: a window where there is a display, else\n"
         "                        headless (EGL), writing a screenshot\n"
-        "  -a NAME, -b NAME      what panes A and B show: a variant, or 'original'\n"
+        "  -a SPEC, -b SPEC      what panes A and B show: a variant of -f's filter, FILTER:VARIANT\n"
+        "                        (B with another filter than A unlinks the panes), or 'original'\n"
         "                        (default: A = naive, B = smem; -v also sets A)\n"
         "  --interop HOW         how CUDA output reaches GL: 'buffer' (default) kernels write\n"
         "                        registered GL buffers that the shader samples directly;\n"
@@ -292,11 +481,10 @@ void cli_print_help(void)
         "  --screenshot FILE     write the last frame as PNG, then exit\n"
         "  --bench-frames N      time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
         "                        where the rest goes, and the CUDA <-> GL hand-over floor\n"
-        "  --size WxH            window or offscreen size\n"
+        "  --window WxH          window or offscreen size (--size WxH still works)\n"
         "  --random WxH          a random image of that size instead of a file\n"
         "  --help-keys           the viewer's keys as a markdown table\n"
         "\n"
         "Images: anything stb_image reads (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PIC, PNM).\n"
-        "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n",
-        FV_MAX_ITERATIONS);
+        "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
 }

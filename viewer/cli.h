@@ -30,24 +30,36 @@ typedef enum fv_interop_path {
                            refused (to compare, or to get round a broken driver) */
 } fv_interop_path;
 
+/* What a pane (-a, -b) or a --compare side shows: a filter's variant, or the original. */
+typedef struct pane_spec {
+    const fv_filter *filter;
+    const fv_variant *variant;  /* NULL: the original */
+} pane_spec;
+
+#define CLI_MAX_SWEEP 64
+
 typedef struct cli_options {
     cli_mode mode;
     const char *input;          /* image path */
     const char *output;         /* -o PNG path */
-    const char *filter;         /* -f */
-    const char *variant;        /* -v */
-    const char *compare_a, *compare_b;
-    fv_params params;
-    int sigma_given, radius_given;
-    /* benchmark */
+    const fv_filter *filter;    /* -f (default gaussian) */
+    const fv_variant *variant;  /* -v (default fast) */
+    int filter_given, variant_given;
+    pane_spec pane[2];          /* -a / -b */
+    int pane_given[2];
+    pane_spec compare[2];       /* --compare A B */
+    fv_params params[FV_MAX_FILTERS]; /* per filter (fv_filters order): defaults + what was given */
+    /* --bench: one parameter may be given a list of values to sweep (-p radius=1,2,4) */
+    const char *sweep_name;
+    int n_sweep;
+    const char *sweep_text[CLI_MAX_SWEEP];
     int n_sizes;
     int sizes[CLI_MAX_SIZES][2];
     const char *csv;
+    const char *chart;          /* --chart: the bench table as a PNG chart */
     int runs;
     unsigned seed;
-    int bench_filter_given;
-    int variant_given;
-    const char *pane_a, *pane_b; /* viewer: -a / -b, a variant name or "original" */
+    int verbose;                /* --list --verbose: kernel resources */
     /* viewer */
     int headless;
     fv_interop_path interop;    /* --interop: how CUDA output reaches GL (default buffer) */
@@ -55,13 +67,18 @@ typedef struct cli_options {
     int frames;                 /* 0: interactive (window) or as many as the keys need */
     const char *screenshot;     /* written after the last frame */
     int bench_frames;           /* frames to time (kernel vs the rest) */
-    int window_w, window_h;     /* --size */
+    int window_w, window_h;     /* --window (or --size WxH) */
     int random_w, random_h;     /* --random: a random image instead of a file */
+    /* storage for the sweep's comma-separated values */
+    char sweep_storage[512];
 } cli_options;
+
+/* The parameters of filter f as given on the command line. */
+const fv_params *cli_params(const cli_options *o, const fv_filter *f);
 
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */
 int cli_parse(int argc, char **argv, cli_options *o);
 void cli_print_help(void);
-void cli_print_list(void);
+void cli_print_list(int verbose);
 
 #endif

@@ -86,8 +86,9 @@ static void panel(renderer *r, const hud_line *lines, int n, float x, float y, f
 static void pane_lines(app *a, int p, hud_line *lines, int *n, int max)
 {
     const pane *pn = &a->panes[p];
-    const fv_filter *f = app_filter(a);
-    char timing[128] = "";
+    const fv_filter *f = pane_filter(a, p);
+    char timing[128] = "", label[64];
+    pane_label(a, p, label, sizeof label);
     if (pn->variant != PANE_ORIGINAL) {
         int host = fv_variant_is_host(&f->variants[pn->variant]);
         double gbps = pane_gbps(a, p);
@@ -97,17 +98,44 @@ static void pane_lines(app *a, int p, hud_line *lines, int *n, int max)
             snprintf(timing, sizeof timing, "%.4f ms  %.0f GB/s  %.0f%% of copy", pn->kernel_ms,
                      gbps, 100.0 * gbps / a->copy_gbps);
     }
-    add_line(lines, n, max, WHITE, "%c [%c/%c]: %-10s %s", 'A' + p, 'a' + p, 'A' + p, pane_name(a, p), timing);
+    add_line(lines, n, max, WHITE, "%c [%c/%c]: %-10s %s", 'A' + p, 'a' + p, 'A' + p, label, timing);
     add_line(lines, n, max, DIM, "     %s", pn->variant == PANE_ORIGINAL ? "the image as loaded"
                                                                      : f->variants[pn->variant].summary);
+    if (pn->variant != PANE_ORIGINAL && pn->resources[0])
+        add_line(lines, n, max, DIM, "     %s", pn->resources);
+}
+
+/* "gaussian [1-9,Tab]: sigma 1.25, >radius 4< [j s/S d/D]  iterations 1 [+/-]" for pane p */
+static void params_line(app *a, int p, hud_line *lines, int *n, int max)
+{
+    const fv_filter *f = pane_filter(a, p);
+    const fv_params *params = pane_params(a, p), resolved = fv_params_resolved(f, params);
+    char text[256];
+    size_t len = 0;
+    const int editing = a->edit_pane == p;
+    if (a->linked) len += (size_t)snprintf(text, sizeof text, "%s [1-9,Tab]:", f->name);
+    else len += (size_t)snprintf(text, sizeof text, "%s%c: %s%s:", editing ? ">" : " ", 'A' + p, f->name,
+                                 editing ? " [1-9,Tab]" : "");
+    for (int i = 0; i < f->n_params && len < sizeof text; i++) {
+        char v[32];
+        fv_param_format(f, i, resolved.value[i], v, sizeof v);
+        const int picked = editing && i == a->picked_param;
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s %s%s %s%s", i ? "," : "", picked ? ">" : "",
+                                f->params[i].name, v, picked ? "<" : "");
+    }
+    if (f->n_params == 0 && len < sizeof text) len += (size_t)snprintf(text + len, sizeof text - len, " no parameters");
+    if (editing && f->n_params && len < sizeof text)
+        len += (size_t)snprintf(text + len, sizeof text - len, " [j s/S d/D]");
+    if (len < sizeof text)
+        snprintf(text + len, sizeof text - len, "  iterations %d%s", params->iterations, editing ? " [+/-]" : "");
+    add_line(lines, n, max, WHITE, "%s", text);
 }
 
 static void main_panel(app *a, float scale)
 {
-    enum { MAX_LINES = 16 };
+    enum { MAX_LINES = 22 };
     hud_line lines[MAX_LINES];
     int n = 0;
-    const fv_filter *f = app_filter(a);
     static const char *const compare_names[] = {"single (A)", "wipe (drag the divider)",
                                                 "side by side", "difference |A-B|"};
     const char *base = a->path ? strrchr(a->path, '/') : NULL;
@@ -116,10 +144,10 @@ static void main_panel(app *a, float scale)
              a->host_src.width, a->host_src.height, a->zoom * 100.0f, a->fit ? " (fit)" : "",
              a->frame_ms, a->animate ? "  animating [space]" : "");
     add_line(lines, &n, MAX_LINES, a->compute == FV_COMPUTE_INTEROP ? DIM : BAD, "%s", a->compute_note);
-    char params[128];
-    f->describe_params(&a->params, params, sizeof params);
-    add_line(lines, &n, MAX_LINES, WHITE, "%s [1-9,Tab]  %s [s/S]  iterations %d [+/-]", f->name,
-             params, a->params.iterations);
+    params_line(a, 0, lines, &n, MAX_LINES);
+    if (!a->linked) params_line(a, 1, lines, &n, MAX_LINES);
+    add_line(lines, &n, MAX_LINES, DIM, a->linked ? "panes linked: B shows A's filter [l unlinks]"
+                                                  : "panes unlinked: each its own filter [l links, e edits the other]");
     pane_lines(a, 0, lines, &n, MAX_LINES);
     pane_lines(a, 1, lines, &n, MAX_LINES);
     char speed[96] = "";
@@ -176,10 +204,10 @@ static void chart_panel(app *a, float scale)
 {
     const bar_chart *c = &a->chart;
     renderer *r = &a->gl;
-    char params[128], title[256];
-    app_filter(a)->describe_params(&a->params, params, sizeof params);
+    char params[192], title[320];
+    fv_params_describe(edit_filter(a), pane_params(a, a->edit_pane), params, sizeof params);
     snprintf(title, sizeof title, "all variants of %s (%s, %d iterations), ms, shorter is faster [t]",
-             app_filter(a)->name, params, a->params.iterations);
+             edit_filter(a)->name, params, pane_params(a, a->edit_pane)->iterations);
     float line_h = 11 * scale, label_w = 70 * scale, bar_max = 220 * scale, pad = 4 * scale;
     float w = stb_easy_font_width(title) * scale;
     if (label_w + bar_max + 80 * scale > w) w = label_w + bar_max + 80 * scale;
@@ -211,9 +239,11 @@ static void compare_labels(app *a, float scale)
 {
     renderer *r = &a->gl;
     float y = a->win_h - 14 * scale;
-    char la[64], lb[64];
-    snprintf(la, sizeof la, "A: %s", a->show_original ? "original" : pane_name(a, 0));
-    snprintf(lb, sizeof lb, "B: %s", a->show_original ? "original" : pane_name(a, 1));
+    char la[80], lb[80], name[64];
+    pane_label(a, 0, name, sizeof name);
+    snprintf(la, sizeof la, "A: %s", a->show_original ? "original" : name);
+    pane_label(a, 1, name, sizeof name);
+    snprintf(lb, sizeof lb, "B: %s", a->show_original ? "original" : name);
     if (a->compare == FV_COMPARE_WIPE) {
         float x = a->divider * a->win_w;
         rect(r, x - 1, 0, 2, (float)a->win_h, ACCENT);

@@ -14,9 +14,8 @@
 #include <string.h>
 #include <time.h>
 
-#define SIGMA_STEP 0.25f
+#define PARAM_FAST_STEPS 10
 #define ITER_FAST_STEP 10
-#define ITER_MAX_VIEWER 1000
 #define ZOOM_STEP 1.25f
 #define PAN_STEP 40.0f
 
@@ -42,62 +41,127 @@ static void toggle_original(app *a, int arg) { (void)arg; a->show_original = !a-
 static void toggle_animate(app *a, int arg) { (void)arg; a->animate = !a->animate; a->dirty = 1; }
 static void quit(app *a, int arg) { (void)arg; a->quit = 1; }
 
-static void select_filter(app *a, int index)
+/* After every change of what the panes show: their runners are prepared now, outside the
+ * frame loop, and the panes recomputed. */
+static void changed(app *a)
 {
-    if (index < 0 || index >= fv_n_filters) return;
-    int old_variants = app_filter(a)->n_variants;
-    a->filter = index;
-    const fv_filter *f = app_filter(a);
-    /* keep each pane's variant by position where it exists, else fall back to one that runs */
-    for (int p = 0; p < 2; p++) {
-        pane *pn = &a->panes[p];
-        if (pn->variant == old_variants - 1) pn->variant = f->n_variants - 1; /* cpu stays cpu */
-        if (pn->variant >= f->n_variants || !pane_variant_available(a, pn->variant))
-            pn->variant = f->n_variants - 1;
-    }
     a->error[0] = 0;
+    report(a, pipeline_prepare(a));
     a->dirty = 1;
     a->chart.stale = 1;
 }
 
-static void next_filter(app *a, int arg) { (void)arg; select_filter(a, (a->filter + 1) % fv_n_filters); }
+static void select_filter(app *a, int index)
+{
+    if (index < 0 || index >= fv_n_filters) return;
+    const int p = a->edit_pane;
+    int old_variants = pane_filter(a, p)->n_variants;
+    a->panes[a->linked ? 0 : p].filter = index;
+    if (a->picked_param >= pane_filter(a, p)->n_params) a->picked_param = 0;
+    /* keep each pane's variant by position where it exists, else fall back to one that runs */
+    for (int q = 0; q < 2; q++) {
+        if (!a->linked && q != p) continue;
+        pane *pn = &a->panes[q];
+        const fv_filter *f = pane_filter(a, q);
+        if (pn->variant == old_variants - 1) pn->variant = f->n_variants - 1; /* cpu stays cpu */
+        if (pn->variant >= f->n_variants || !pane_variant_available(a, q, pn->variant))
+            pn->variant = f->n_variants - 1;
+    }
+    changed(a);
+}
+
+static void next_filter(app *a, int arg)
+{
+    (void)arg;
+    select_filter(a, (a->panes[a->linked ? 0 : a->edit_pane].filter + 1) % fv_n_filters);
+}
 
 /* variants cycle through original, then the filter's variants; unavailable ones are skipped */
 static void cycle_variant(app *a, int code)
 {
     const int p = code / 2, step = code % 2 ? -1 : 1;
-    const int n = app_filter(a)->n_variants + 1; /* + original */
-    int v = a->panes[p].variant + 1;             /* 0 = original */
+    const int n = pane_filter(a, p)->n_variants + 1; /* + original */
+    int v = a->panes[p].variant + 1;                  /* 0 = original */
     for (int tries = 0; tries < n; tries++) {
         v = (v + step + n) % n;
-        if (pane_variant_available(a, v - 1)) break;
+        if (pane_variant_available(a, p, v - 1)) break;
     }
     a->panes[p].variant = v - 1;
-    a->dirty = 1;
+    changed(a);
 }
 
 static void change_iterations(app *a, int delta)
 {
-    int it = a->params.iterations + delta;
-    if (it < 1) it = 1;
-    if (it > ITER_MAX_VIEWER) it = ITER_MAX_VIEWER;
-    a->params.iterations = it;
-    a->dirty = 1;
-    a->chart.stale = 1;
+    fv_params *params = pane_params(a, a->edit_pane);
+    int it = params->iterations + delta, max = edit_filter(a)->max_iterations;
+    if (max > ITER_MAX_VIEWER) max = ITER_MAX_VIEWER;
+    params->iterations = it < 1 ? 1 : (it > max ? max : it);
+    changed(a);
 }
 
-static void change_sigma(app *a, int direction)
+static void pick_param(app *a, int direction)
 {
-    fv_params p = a->params;
-    p.sigma = fmaxf(SIGMA_STEP, p.sigma + direction * SIGMA_STEP);
-    p.radius = 0; /* derived from sigma from now on */
-    if (app_filter(a)->check_params(&p) != FV_OK) {
+    const int n = edit_filter(a)->n_params;
+    if (n == 0) {
+        app_set_message(a, "%s has no parameters", edit_filter(a)->name);
+        return;
+    }
+    a->picked_param = ((a->picked_param + direction) % n + n) % n;
+}
+
+/* s/S: one step of the picked parameter; d/D: PARAM_FAST_STEPS steps */
+static void step_param(app *a, int steps)
+{
+    const fv_filter *f = edit_filter(a);
+    if (f->n_params == 0) {
+        app_set_message(a, "%s has no parameters", f->name);
+        return;
+    }
+    if (a->picked_param >= f->n_params) a->picked_param = 0;
+    fv_params p = *pane_params(a, a->edit_pane);
+    if (!fv_param_step(f, &p, a->picked_param, steps)) {
+        app_set_message(a, "%s is at its %s", f->params[a->picked_param].name, steps > 0 ? "maximum" : "minimum");
+        return;
+    }
+    if (fv_params_check(f, &p) != FV_OK) {
         snprintf(a->error, sizeof a->error, "%s", fv_last_error());
         return;
     }
-    a->error[0] = 0;
-    a->params = p;
-    a->dirty = 1;
+    *pane_params(a, a->edit_pane) = p;
+    changed(a);
+}
+
+/* l: pane B follows A's filter and parameters, or has its own (starting from A's) */
+static void toggle_link(app *a, int arg)
+{
+    (void)arg;
+    if (a->linked) {
+        a->panes[1].filter = a->panes[0].filter;
+        a->params[1][a->panes[1].filter] = a->params[0][a->panes[0].filter];
+        a->linked = 0;
+        a->edit_pane = 1;
+        app_set_message(a, "panes unlinked: keys now edit pane B (1-9: its filter; e: edit A)");
+    } else {
+        a->linked = 1;
+        a->edit_pane = 0;
+        if (!pane_variant_available(a, 1, a->panes[1].variant) ||
+            a->panes[1].variant >= pane_filter(a, 1)->n_variants)
+            a->panes[1].variant = PANE_ORIGINAL;
+        app_set_message(a, "panes linked: B shows A's filter with A's parameters");
+    }
+    changed(a);
+}
+
+/* e: which pane the filter and parameter keys edit (while unlinked) */
+static void toggle_edit_pane(app *a, int arg)
+{
+    (void)arg;
+    if (a->linked) {
+        app_set_message(a, "the panes are linked: l unlinks them, then e picks the pane to edit");
+        return;
+    }
+    a->edit_pane = !a->edit_pane;
+    if (a->picked_param >= edit_filter(a)->n_params) a->picked_param = 0;
     a->chart.stale = 1;
 }
 
@@ -152,15 +216,10 @@ static void screenshot(app *a, int arg)
 
 void app_save_panes(app *a)
 {
-    const fv_filter *f = app_filter(a);
     const char *base = a->path ? strrchr(a->path, '/') : NULL;
     base = base ? base + 1 : (a->path ? a->path : "random");
     const char *dot = strrchr(base, '.');
     int stem = dot ? (int)(dot - base) : (int)strlen(base);
-    char params[128];
-    f->describe_params(&a->params, params, sizeof params);
-    for (char *c = params; *c; c++) /* "sigma 1, radius 2" -> "sigma1-radius2" */
-        if (*c == ' ' || *c == ',') *c = *c == ',' ? '-' : '_';
     fv_image out;
     if (fv_host_image_alloc(&out, a->host_src.width, a->host_src.height) != FV_OK) {
         report(a, FV_ERR_MEMORY);
@@ -168,9 +227,11 @@ void app_save_panes(app *a)
     }
     a->message[0] = 0;
     for (int p = 0; p < 2; p++) {
-        char path[512];
+        char path[512], params[192];
+        const fv_filter *f = pane_filter(a, p);
+        fv_params_file_tag(f, pane_params(a, p), params, sizeof params); /* "sigma1.25-radius4" */
         snprintf(path, sizeof path, "%.*s.%s-%s-%s-it%d.png", stem, base, f->name, pane_name(a, p),
-                 params, a->params.iterations);
+                 params, pane_params(a, p)->iterations);
         fv_status st = pane_download(a, p, &out);
         if (st == FV_OK) st = image_save_png(path, &out);
         report(a, st);
@@ -217,7 +278,7 @@ typedef struct key_binding {
 
 static const key_binding bindings[] = {
     {{'h', SPECIAL(F1)}, "h, F1", "show or hide this help", toggle_help, 0},
-    {{'1'}, "1 .. 9", "select filter 1 .. 9 (gaussian, invert, ...)", select_filter, 0},
+    {{'1'}, "1 .. 9", "select filter 1 .. 9 (gaussian, invert, box, ...) for the edited pane", select_filter, 0},
     {{'2'}, NULL, NULL, select_filter, 1},
     {{'3'}, NULL, NULL, select_filter, 2},
     {{'4'}, NULL, NULL, select_filter, 3},
@@ -235,8 +296,14 @@ static const key_binding bindings[] = {
     {{'-', '_'}, NULL, NULL, change_iterations, -1},
     {{SPECIAL(PAGE_UP)}, "PgUp / PgDn", "iterations up / down by 10", change_iterations, ITER_FAST_STEP},
     {{SPECIAL(PAGE_DOWN)}, NULL, NULL, change_iterations, -ITER_FAST_STEP},
-    {{'s'}, "s / S", "sigma up / down by 0.25 (radius follows: ceil(3 sigma))", change_sigma, 1},
-    {{'S'}, NULL, NULL, change_sigma, -1},
+    {{'j'}, "j / J", "pick the next / previous parameter of the filter (the HUD marks it)", pick_param, 1},
+    {{'J'}, NULL, NULL, pick_param, -1},
+    {{'s'}, "s / S", "picked parameter up / down by one step (gaussian: sigma by 0.25)", step_param, 1},
+    {{'S'}, NULL, NULL, step_param, -1},
+    {{'d'}, "d / D", "picked parameter up / down by ten steps", step_param, PARAM_FAST_STEPS},
+    {{'D'}, NULL, NULL, step_param, -PARAM_FAST_STEPS},
+    {{'l'}, "l", "link / unlink the panes: unlinked, B has its own filter and parameters", toggle_link, 0},
+    {{'e'}, "e", "unlinked: the filter and parameter keys edit pane A or pane B", toggle_edit_pane, 0},
     {{'c'}, "c", "compare mode: single, wipe, side by side, difference", cycle_compare, 0},
     {{'g'}, "g", "difference gain x1, x4, x16, x64", cycle_gain, 0},
     {{'o'}, "o", "show the original in both panes (toggle)", toggle_original, 0},

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
     if (!cli_parse(argc, argv, &o)) return 2;
     switch (o.mode) {
     case CLI_MODE_HELP: cli_print_help(); return 0;
-    case CLI_MODE_LIST: cli_print_list(); return 0;
+    case CLI_MODE_LIST: cli_print_list(o.verbose); return 0;
     case CLI_MODE_INFO: return info_main();
     case CLI_MODE_BATCH: return batch_main(&o);
     case CLI_MODE_COMPARE: return compare_main(&o);

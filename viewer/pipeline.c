@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
  * something changed (or every frame when animating) both panes are run through the registry
- * (fv_run / fv_run_host: the viewer launches no kernel itself):
+ * (each pane's fv_runner, prepared when something changes: the viewer launches no kernel itself):
  *   interop  --interop buffer (the default): map both GL buffers (write-discard), run the
  *            variant from the device source straight into them, diff on the GPU, unmap; the
  *            shader samples the buffers as buffer textures, so nothing is copied at all.
@@ -18,6 +18,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
+#include "batch.h"
 #include "bench.h"
 #include "image_io.h"
 
@@ -28,26 +29,51 @@
 #define CHART_RUNS 5
 #define CHART_CPU_MAX_PIXELS (4 << 20)
 
-const fv_filter *app_filter(const app *a) { return fv_filters[a->filter]; }
+const fv_filter *pane_filter(const app *a, int p)
+{
+    return fv_filters[a->panes[a->linked ? 0 : p].filter];
+}
+
+fv_params *pane_params(app *a, int p)
+{
+    const int owner = a->linked ? 0 : p;
+    return &a->params[owner][a->panes[owner].filter];
+}
+
+const fv_filter *edit_filter(const app *a) { return pane_filter(a, a->edit_pane); }
 
 const char *pane_name(const app *a, int p)
 {
     int v = a->panes[p].variant;
-    return v == PANE_ORIGINAL ? "original" : app_filter(a)->variants[v].name;
+    return v == PANE_ORIGINAL ? "original" : pane_filter(a, p)->variants[v].name;
 }
 
-int pane_variant_available(const app *a, int variant)
+void pane_label(const app *a, int p, char *buf, size_t size)
+{
+    if (pane_filter(a, 0) == pane_filter(a, 1) || a->panes[p].variant == PANE_ORIGINAL)
+        snprintf(buf, size, "%s", pane_name(a, p));
+    else
+        snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
+}
+
+int pane_variant_available(const app *a, int p, int variant)
 {
     if (variant == PANE_ORIGINAL) return 1;
-    return a->compute != FV_COMPUTE_CPU || fv_variant_is_host(&app_filter(a)->variants[variant]);
+    return a->compute != FV_COMPUTE_CPU || fv_variant_is_host(&pane_filter(a, p)->variants[variant]);
+}
+
+void describe_pane_params(app *a, int p, char *buf, size_t size)
+{
+    describe_params(pane_filter(a, p), pane_params(a, p), buf, size);
 }
 
 double pane_gbps(const app *a, int p)
 {
     const pane *pn = &a->panes[p];
     if (pn->variant == PANE_ORIGINAL || pn->kernel_ms <= 0) return 0;
-    return app_filter(a)->bytes_per_pixel * (double)a->host_src.width * a->host_src.height *
-           a->params.iterations / (pn->kernel_ms * 1e6);
+    const fv_params *params = pane_params((app *)a, p);
+    return pane_filter(a, p)->traffic_bytes(params, a->host_src.width, a->host_src.height) *
+           params->iterations / (pn->kernel_ms * 1e6);
 }
 
 fv_status app_load_image(app *a)
@@ -92,10 +118,9 @@ static void release_buffers(app *a)
         pn->pbo = 0;
         fv_device_image_free(&pn->device_out);
         fv_host_image_free(&pn->host_out);
-        fv_scratch_free(&pn->scratch);
+        fv_runner_release(&pn->runner);
     }
     fv_device_image_free(&a->device_src);
-    fv_host_image_free(&a->host_tmp);
     if (a->diff_work) cudaFree(a->diff_work);
     a->diff_work = NULL;
     if (a->diff_host_totals) cudaFreeHost(a->diff_host_totals);
@@ -140,7 +165,6 @@ static fv_status alloc_buffers(app *a)
         if (a->compute == FV_COMPUTE_INTEROP)
             snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
     }
-    FV_TRY(fv_host_image_alloc(&a->host_tmp, w, h));
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));
@@ -209,11 +233,13 @@ fv_status pipeline_init(app *a)
         if (bench_copy_bandwidth(bytes, 10, &a->copy_gbps) != FV_OK) a->copy_gbps = 0;
     }
     /* pick pane variants this mode can run */
-    const fv_filter *f = app_filter(a);
-    for (int p = 0; p < 2; p++)
-        if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, a->panes[p].variant))
+    for (int p = 0; p < 2; p++) {
+        const fv_filter *f = pane_filter(a, p);
+        if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, p, a->panes[p].variant))
             a->panes[p].variant = p == 0 ? f->n_variants - 1 : PANE_ORIGINAL; /* cpu, original */
+    }
     fv_status st = alloc_buffers(a);
+    if (st == FV_OK) st = pipeline_prepare(a);
     a->dirty = 1;
     return st;
 }
@@ -247,6 +273,7 @@ fv_status pipeline_reload(app *a)
         render_resize_textures(a); /* re-uploads the original */
         if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
     }
+    FV_TRY(pipeline_prepare(a));
     a->dirty = 1;
     return FV_OK;
 }
@@ -257,14 +284,33 @@ static fv_image packed_view(void *ptr, int w, int h)
     return v;
 }
 
+fv_status pipeline_prepare(app *a)
+{
+    if (!a->host_src.data) return FV_OK;
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) continue;
+        const fv_filter *f = pane_filter(a, p);
+        const fv_variant *v = &f->variants[pn->variant];
+        const int remake = !pn->runner.prepared || pn->runner.variant != v;
+        FV_TRY(fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width, a->host_src.height));
+        if (remake || v->state_create) {
+            if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
+                snprintf(pn->resources, sizeof pn->resources, "-");
+            else
+                fv_variant_resources_text(v, pane_params(a, p), pn->resources, sizeof pn->resources);
+        }
+    }
+    return FV_OK;
+}
+
 static fv_status run_pane(app *a, int p, fv_image *out)
 {
     pane *pn = &a->panes[p];
-    const fv_filter *f = app_filter(a);
-    const fv_variant *v = &f->variants[pn->variant];
+    const fv_variant *v = &pane_filter(a, p)->variants[pn->variant];
     if (fv_variant_is_host(v)) {
         double t0 = bench_now_ms();
-        FV_TRY(fv_run_host(f, &a->host_src, &pn->host_out, &a->params, &a->host_tmp));
+        FV_TRY(fv_runner_run(&pn->runner, &a->host_src, &pn->host_out, 0));
         pn->kernel_ms = bench_now_ms() - t0;
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
@@ -273,7 +319,7 @@ static fv_status run_pane(app *a, int p, fv_image *out)
         return FV_OK;
     }
     cudaEventRecord(pn->start, 0);
-    fv_status st = fv_run(f, v, &a->device_src, out, &a->params, &pn->scratch, 0);
+    fv_status st = fv_runner_run(&pn->runner, &a->device_src, out, 0);
     cudaEventRecord(pn->stop, 0);
     return st;
 }
@@ -309,7 +355,7 @@ int pipeline_collect(app *a, int wait)
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&app_filter(a)->variants[pn->variant]))
+        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
             continue; /* host clock, already set */
         float ms = 0;
         if (cudaEventElapsedTime(&ms, pn->start, pn->stop) == cudaSuccess) pn->kernel_ms = ms;
@@ -372,12 +418,11 @@ static fv_status compute_panes(app *a, fv_image outs[2])
  * buffers with --interop buffer), from the pixel buffers or from host memory */
 static fv_status upload_to_gl(app *a)
 {
-    const fv_filter *f = app_filter(a);
     const int w = a->host_src.width, h = a->host_src.height;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) continue;
-        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&f->variants[pn->variant]))
+        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
             FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
@@ -399,7 +444,8 @@ static fv_status upload_to_gl(app *a)
 fv_status pipeline_compute(app *a)
 {
     double t = bench_now_ms();
-    FV_TRY(app_filter(a)->check_params(&a->params));
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant != PANE_ORIGINAL) FV_TRY(fv_params_check(pane_filter(a, p), pane_params(a, p)));
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
     struct cudaGraphicsResource *mapped[2];
@@ -435,40 +481,48 @@ void pipeline_cuda_tick(app *a)
 
 typedef struct chart_op {
     app *a;
-    const fv_variant *v;
+    const fv_runner *runner;
 } chart_op;
 
 static fv_status chart_op_run(void *context, int set)
 {
     chart_op *c = context;
     (void)set;
-    return fv_run(app_filter(c->a), c->v, &c->a->device_src, &c->a->panes[0].device_out,
-                  &c->a->params, &c->a->panes[0].scratch, 0);
+    return fv_runner_run(c->runner, &c->a->device_src, &c->a->panes[0].device_out, 0);
 }
 
+/* `t`: every variant of the edited pane's filter with its parameters, each prepared before it
+ * is timed (a user's request, so its buffers are made here, not in the frame loop) */
 void pipeline_time_all_variants(app *a)
 {
-    const fv_filter *f = app_filter(a);
+    const fv_filter *f = edit_filter(a);
+    const fv_params *params = pane_params(a, a->edit_pane);
     bar_chart *c = &a->chart;
     c->n = 0;
     c->stale = 0;
-    if (f->check_params(&a->params) != FV_OK) return;
+    if (fv_params_check(f, params) != FV_OK) return;
     for (int i = 0; i < f->n_variants && c->n < CHART_MAX_VARIANTS; i++) {
         const fv_variant *v = &f->variants[i];
         double ms = 0;
+        fv_runner runner = {0};
+        fv_status st = FV_OK;
         if (fv_variant_is_host(v)) {
-            if ((size_t)a->host_src.width * a->host_src.height * a->params.iterations > CHART_CPU_MAX_PIXELS)
+            if ((size_t)a->host_src.width * a->host_src.height * params->iterations > CHART_CPU_MAX_PIXELS)
                 continue;
+            st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
             double t0 = bench_now_ms();
-            if (fv_run_host(f, &a->host_src, &a->panes[0].host_out, &a->params, &a->host_tmp) != FV_OK) continue;
+            if (st == FV_OK) st = fv_runner_run(&runner, &a->host_src, &a->panes[0].host_out, 0);
             ms = bench_now_ms() - t0;
         } else {
             if (a->compute == FV_COMPUTE_CPU) continue;
-            chart_op op = {a, v};
-            if (bench_time_op(chart_op_run, &op, 1, 1, CHART_RUNS, &ms) != FV_OK) {
-                snprintf(a->error, sizeof a->error, "%s", fv_last_error());
-                continue;
-            }
+            st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
+            chart_op op = {a, &runner};
+            if (st == FV_OK) st = bench_time_op(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);
+        }
+        fv_runner_release(&runner);
+        if (st != FV_OK) {
+            snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+            continue;
         }
         c->names[c->n] = v->name;
         c->ms[c->n] = ms;
@@ -480,7 +534,7 @@ void pipeline_time_all_variants(app *a)
 fv_status pane_download(app *a, int p, fv_image *host)
 {
     const pane *pn = &a->panes[p];
-    const fv_filter *f = app_filter(a);
+    const fv_filter *f = pane_filter(a, p);
     const fv_image *from = NULL;
     if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
@@ -505,7 +559,7 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
     const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
     if (pn->variant == PANE_ORIGINAL) {
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
-    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&app_filter(a)->variants[pn->variant])) {
+    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant])) {
         memcpy(rgba, pn->host_out.data + offset, 4);
     } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
         cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,

@@ -184,7 +184,7 @@ static void bench_frames(viewer *v)
     printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
            "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
-           a->host_src.width, a->host_src.height, app_filter(a)->name, pane_name(a, 0), pane_name(a, 1),
+           a->host_src.width, a->host_src.height, pane_filter(a, 0)->name, pane_name(a, 0), pane_name(a, 1),
            how, n, k, steady_frame, steady_frame - k, bench_median(frame_ms, n), bench_median(rest, n));
     printf("bench-frames alone, back to back: compute (map, kernels, diff, unmap) %.4f ms per frame, "
            "draw (composition, HUD) %.4f ms per frame\n", compute_alone, draw_alone);
@@ -195,15 +195,22 @@ static void bench_frames(viewer *v)
     free(series);
 }
 
-static void print_summary(const app *a)
+static void print_summary(app *a)
 {
-    char params[128];
-    app_filter(a)->describe_params(&a->params, params, sizeof params);
     static const char *const modes[] = {"single", "wipe", "side-by-side", "difference"};
-    printf("viewer: %s (%s, %d iterations) A=%s %.4f ms B=%s %.4f ms, compare %s, |A-B| max %d mean %.4f "
-           "differing %lld, %s\n", app_filter(a)->name, params, a->params.iterations, pane_name(a, 0),
-           a->panes[0].kernel_ms, pane_name(a, 1), a->panes[1].kernel_ms, modes[a->compare],
-           a->diff.max_abs, a->diff.mean_abs, a->diff.n_differing, a->compute_note);
+    char params[2][192], label[2][64];
+    for (int p = 0; p < 2; p++) {
+        describe_pane_params(a, p, params[p], sizeof params[p]);
+        pane_label(a, p, label[p], sizeof label[p]);
+    }
+    if (a->linked || pane_filter(a, 0) == pane_filter(a, 1))
+        printf("viewer: %s (%s) A=%s %.4f ms B=%s %.4f ms, ", pane_filter(a, 0)->name, params[0], label[0],
+               a->panes[0].kernel_ms, label[1], a->panes[1].kernel_ms);
+    else
+        printf("viewer: A=%s (%s) %.4f ms B=%s (%s) %.4f ms, ", label[0], params[0], a->panes[0].kernel_ms,
+               label[1], params[1], a->panes[1].kernel_ms);
+    printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare], a->diff.max_abs,
+           a->diff.mean_abs, a->diff.n_differing, a->compute_note);
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
 }
 
@@ -411,20 +418,30 @@ static void egl_stop(viewer *v)
 /* ---- start-up ---- */
 static void app_defaults(app *a, const cli_options *o)
 {
-    const fv_filter *f = fv_filter_find(o->filter);
-    for (int i = 0; i < fv_n_filters; i++)
-        if (fv_filters[i] == f) a->filter = i;
-    a->params = o->params;
-    const fv_variant *v = fv_variant_find(f, o->variant);
+    for (int p = 0; p < 2; p++)
+        for (int f = 0; f < fv_n_filters; f++) {
+            a->params[p][f] = *cli_params(o, fv_filters[f]);
+            if (a->params[p][f].iterations > ITER_MAX_VIEWER) a->params[p][f].iterations = ITER_MAX_VIEWER;
+        }
+    const fv_filter *f = o->filter;
     /* the classic demo: A = naive, B = smem; -v puts a variant in pane A instead */
-    a->panes[0].variant = o->variant_given ? (int)(v - f->variants) : 0;
+    a->panes[0].filter = a->panes[1].filter = fv_filter_index(f);
+    a->panes[0].variant = o->variant_given ? (int)(o->variant - f->variants) : 0;
     a->panes[1].variant = f->n_variants > 2 ? 1 : PANE_ORIGINAL;
     for (int p = 0; p < 2; p++) {
-        const char *name = p == 0 ? o->pane_a : o->pane_b;
-        if (!name) continue;
-        const fv_variant *pv = fv_variant_find(f, name);
-        a->panes[p].variant = pv ? (int)(pv - f->variants) : PANE_ORIGINAL;
+        if (!o->pane_given[p]) continue;
+        const pane_spec *spec = &o->pane[p];
+        a->panes[p].filter = fv_filter_index(spec->filter);
+        a->panes[p].variant = spec->variant ? (int)(spec->variant - spec->filter->variants) : PANE_ORIGINAL;
     }
+    if (o->pane_given[0] && !o->pane_given[1] && a->panes[0].filter != a->panes[1].filter) {
+        const fv_filter *fa = fv_filters[a->panes[0].filter]; /* -a names another filter: B follows */
+        a->panes[1].filter = a->panes[0].filter;
+        a->panes[1].variant = fa->n_variants > 2 ? 1 : PANE_ORIGINAL;
+    }
+    /* B follows A (linked) unless it shows another filter */
+    a->linked = a->panes[0].filter == a->panes[1].filter;
+    a->edit_pane = 0;
     a->compare = FV_COMPARE_SINGLE;
     a->show_hud = 1;
     a->diff_gain = 4;
@@ -479,7 +496,6 @@ int viewer_main(cli_options *o)
     v->r.screenshot = o->screenshot;
     v->r.bench_frames = o->bench_frames;
     if ((v->r.bench_frames || v->r.screenshot) && !v->r.frames) v->r.frames = 1; /* run, then exit */
-    if (a->params.iterations > 1000) a->params.iterations = 1000;
     if (app_load_image(a) != FV_OK) return fail(v, 1);
     window_size(a, o);
 

@@ -4,45 +4,19 @@
  * exact integer arithmetic, so it equals the direct 2-D sum of w[i] * w[j] * pixel (checked
  * against a brute-force 2-D sum in tests/test_ref.c). Output = (sum + 32768) >> 16.
  * ------------------------------------------------------------------------------------------------ */
-#include "refs.h"
 #include "../gaussian_taps.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 
 static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-fv_status fv_check_iterations(const fv_params *p)
-{
-    if (p->iterations < 1 || p->iterations > FV_MAX_ITERATIONS)
-        return fv_fail(FV_ERR_ARG, "iterations must be 1..%d (got %d)", FV_MAX_ITERATIONS,
-                       p->iterations);
-    return FV_OK;
-}
-
-fv_status gaussian_check_params(const fv_params *p)
+fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
 {
     fv_gaussian_taps t;
-    FV_TRY(fv_check_iterations(p));
-    return fv_gaussian_taps_make(p, &t);
-}
-
-void gaussian_describe_params(const fv_params *p, char *buf, size_t size)
-{
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) == FV_OK)
-        snprintf(buf, size, "sigma %g, radius %d", p->sigma, t.radius);
-    else
-        snprintf(buf, size, "sigma %g, radius %d (invalid)", p->sigma, p->radius);
-}
-
-void gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
-{
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) != FV_OK) return; /* callers validate through check_params */
+    FV_TRY(fv_gaussian_taps_make(p, &t));
     const int r = t.radius, w = src->width, h = src->height;
     uint32_t *column_sums = malloc(sizeof(uint32_t) * 3 * (size_t)w);
-    if (!column_sums) return;
+    if (!column_sums) return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for %d columns", w);
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             uint32_t s0 = 0, s1 = 0, s2 = 0;
@@ -74,4 +48,5 @@ void gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
         }
     }
     free(column_sums);
+    return FV_OK;
 }

@@ -1,0 +1,72 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/box.h: what the box (mean) filter's reference and kernels share: its parameter table
+ * index, its limits, and the exact integer division every variant rounds with.
+ *
+ * Each output channel is (sum + area / 2) / area over the (2r+1)^2 window with replicated
+ * borders, in integers. A sum is at most 255 * 257^2 < 2^25, so with l = ceil(log2(area)) and
+ * magic = floor(2^(25+l) / area) + 1, (n * magic) >> (25 + l) equals n / area for every
+ * n < 2^25 (Granlund and Montgomery, "Division by invariant integers using multiplication",
+ * 1994): one 64-bit multiply and a shift instead of a division, exact (checked exhaustively at
+ * every multiple boundary by tests/test_ref.c).
+ * A vertical or horizontal window sum of one channel is at most 257 * 255 = 65535: it fits a
+ * 16-bit lane, so two channels can share one 32-bit register.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_BOX_H
+#define FV_BOX_H
+
+#include "filter.h"
+
+#ifdef __CUDACC__
+#define FV_HOST_DEVICE __host__ __device__ __forceinline__
+#else
+#define FV_HOST_DEVICE static inline
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { BOX_RADIUS };              /* index in the box filter's parameter table */
+#define FV_BOX_MAX_RADIUS 128
+#define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
+
+typedef struct box_divider {
+    uint32_t area, half;          /* (2r+1)^2 and area / 2 */
+    uint32_t magic;               /* < 2^27 */
+    uint32_t shift;               /* 25 + ceil(log2(area)) */
+} box_divider;
+
+FV_HOST_DEVICE box_divider box_divider_make(int radius)
+{
+    box_divider d;
+    d.area = (uint32_t)(2 * radius + 1) * (uint32_t)(2 * radius + 1);
+    d.half = d.area / 2;
+    uint32_t l = 0;
+    while ((1u << l) < d.area) l++;
+    d.shift = FV_BOX_SUM_BITS + l;
+    d.magic = (uint32_t)(((uint64_t)1 << d.shift) / d.area + 1);
+    return d;
+}
+
+/* (sum + area / 2) / area: the mean, rounded half up */
+FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
+{
+    return (uint32_t)(((uint64_t)(sum + d.half) * d.magic) >> d.shift);
+}
+
+/* The `fast` variant (kernels/box_fast.cu): constant work per pixel whatever the radius. */
+fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                       cudaStream_t stream);
+size_t box_fast_state_bytes(const fv_params *p, int width, int height);
+fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height);
+void box_fast_state_destroy(void *state);
+int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max);
+extern const char box_fast_summary[];
+
+/* The reference (kernels/ref/box.c): separable exact integer sums, then box_mean. */
+fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,125 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/npp_peers.c: NVIDIA NPP's versions of our filters as variant `npp` (built only where
+ * CMake found NPP; see npp_peers.h). Each keeps an NppStreamContext (device properties read
+ * once, when the state is made) and, for the Gaussian, its taps in device memory: our integer
+ * weights divided by 256 as floats, so that NPP filters with the same kernel as ours; what
+ * differs is its float arithmetic and rounding. The stream is set on every run.
+ * ------------------------------------------------------------------------------------------------ */
+#include "box.h"
+#include "cuda_check.h"
+#include "gaussian_taps.h"
+#include "npp_peers.h"
+
+#include <nppi_filtering_functions.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct npp_state {
+    NppStreamContext ctx;
+    Npp32f *taps;                /* device: the Gaussian's 1-D kernel */
+    int n_taps;
+} npp_state;
+
+static fv_status npp_state_make(npp_state **out)
+{
+    npp_state *s = calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
+    int device = 0;
+    struct cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        free(s);
+        return fv_fail(FV_ERR_CUDA, "npp: cannot query the CUDA device");
+    }
+    s->ctx.nCudaDeviceId = device;
+    s->ctx.nMultiProcessorCount = prop.multiProcessorCount;
+    s->ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    s->ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    s->ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+    s->ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+    s->ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    *out = s;
+    return FV_OK;
+}
+
+void npp_state_destroy(void *state)
+{
+    npp_state *s = state;
+    if (!s) return;
+    if (s->taps) cudaFree(s->taps);
+    free(s);
+}
+
+static fv_status npp_stream(npp_state *s, cudaStream_t stream)
+{
+    unsigned flags = 0;
+    FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+    s->ctx.hStream = stream;
+    s->ctx.nStreamFlags = flags;
+    return FV_OK;
+}
+
+static fv_status npp_result(NppStatus st, const char *call)
+{
+    if (st >= NPP_SUCCESS) return FV_OK; /* positive statuses are warnings: the result is there */
+    return fv_fail(FV_ERR_CUDA, "%s failed with NPP status %d", call, (int)st);
+}
+
+fv_status npp_gaussian_state_create(void **state, const fv_params *p, int width, int height)
+{
+    (void)width;
+    (void)height;
+    fv_gaussian_taps t;
+    FV_TRY(fv_gaussian_taps_make(p, &t));
+    npp_state *s = NULL;
+    FV_TRY(npp_state_make(&s));
+    Npp32f host[2 * FV_GAUSSIAN_MAX_RADIUS + 1];
+    s->n_taps = 2 * t.radius + 1;
+    for (int k = 0; k < s->n_taps; k++) host[k] = (Npp32f)t.w[k] / FV_GAUSSIAN_WEIGHT_SUM;
+    if (cudaMalloc((void **)&s->taps, sizeof host) != cudaSuccess ||
+        cudaMemcpy(s->taps, host, sizeof(Npp32f) * (size_t)s->n_taps, cudaMemcpyHostToDevice) != cudaSuccess) {
+        npp_state_destroy(s);
+        return fv_fail(FV_ERR_MEMORY, "npp: cannot place the Gaussian's taps on the device");
+    }
+    *state = s;
+    return FV_OK;
+}
+
+fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                           cudaStream_t stream)
+{
+    (void)p;
+    npp_state *s = state;
+    FV_TRY(npp_stream(s, stream));
+    NppiSize size = {src->width, src->height};
+    NppiPoint origin = {0, 0};
+    return npp_result(nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(
+                          src->data, (Npp32s)src->pitch, size, origin, dst->data, (Npp32s)dst->pitch,
+                          size, s->n_taps, s->taps, NPP_BORDER_REPLICATE, s->ctx),
+                      "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
+}
+
+fv_status npp_box_state_create(void **state, const fv_params *p, int width, int height)
+{
+    (void)p;
+    (void)width;
+    (void)height;
+    npp_state *s = NULL;
+    FV_TRY(npp_state_make(&s));
+    *state = s;
+    return FV_OK;
+}
+
+fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                      cudaStream_t stream)
+{
+    npp_state *s = state;
+    FV_TRY(npp_stream(s, stream));
+    const int r = (int)p->value[BOX_RADIUS];
+    NppiSize size = {src->width, src->height};
+    NppiSize mask = {2 * r + 1, 2 * r + 1};
+    NppiPoint origin = {0, 0}, anchor = {r, r};
+    return npp_result(nppiFilterBoxBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
+                                                     dst->data, (Npp32s)dst->pitch, size, mask,
+                                                     anchor, NPP_BORDER_REPLICATE, s->ctx),
+                      "nppiFilterBoxBorder_8u_C4R_Ctx");
+}
