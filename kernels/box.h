@@ -7,7 +7,7 @@
  * magic = floor(2^(25+l) / area) + 1, (n * magic) >> (25 + l) equals n / area for every
  * n < 2^25 (Granlund and Montgomery, "Division by invariant integers using multiplication",
  * 1994): one 64-bit multiply and a shift instead of a division, exact (checked exhaustively at
- * every multiple boundary by tests/test_ref.c).
+ * every multiple boundary by tests/test_box_ref.c).
  * A vertical or horizontal window sum of one channel is at most 257 * 255 = 65535: it fits a
  * 16-bit lane, so two channels can share one 32-bit register.
  * ------------------------------------------------------------------------------------------------ */

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #define VERTICAL_BLOCK 128          /* threads (columns) per block of the vertical pass */
+#define VERTICAL_UNROLL 8           /* rows whose loads are in flight together */
 #define HORIZONTAL_THREADS 256      /* threads per row in the horizontal pass */
 #define CHUNK (4 * HORIZONTAL_THREADS) /* pixels per chunk: 4 per thread */
 #define RING 3                      /* chunks of prefixes kept: outputs of chunk k-1 need k-2..k */
@@ -37,7 +38,7 @@ typedef struct box_fast_state {
 
 /* rows per vertical segment: longer for wide windows, so the 2r+1 start-up loads stay a
  * small share of each thread's work */
-static int vertical_segment(int radius) { return radius <= 32 ? 64 : 128; }
+static int vertical_segment(int radius) { return radius <= 16 ? 32 : (radius <= 64 ? 64 : 128); }
 
 static int columns_pitch(int width) { return (width + 3) & ~3; }
 
@@ -83,7 +84,7 @@ __device__ __forceinline__ uint32_t lanes_rb(uint32_t px) { return __byte_perm(p
 __device__ __forceinline__ uint32_t lane_g(uint32_t px) { return __byte_perm(px, 0, 0x4441); }
 
 __global__ void __launch_bounds__(VERTICAL_BLOCK)
-    box_fast_vertical_kernel(fv_image src, uint2 *columns, int pitch, int radius, int segment)
+    box_fast_vertical_kernel(fv_image src, uint2 *__restrict__ columns, int pitch, int radius, int segment)
 {
     const int x = blockIdx.x * VERTICAL_BLOCK + threadIdx.x;
     if (x >= src.width) return;
@@ -91,19 +92,30 @@ __global__ void __launch_bounds__(VERTICAL_BLOCK)
     const int y0 = blockIdx.y * segment;
     const int y_end = min(y0 + segment, src.height);
     uint32_t rb = 0, g = 0;
+#pragma unroll 8
     for (int i = -radius; i <= radius; i++) {
         const uint32_t px = load_pixel(src, x, min(max(y0 + i, 0), last));
         rb += lanes_rb(px);
         g += lane_g(px);
     }
-    for (int y = y0; y < y_end; y++) {
-        const uint32_t centre = load_pixel(src, x, y);
-        columns[(size_t)y * pitch + x] = make_uint2(rb, (g & 0xffffu) | (centre >> 24) << 16);
-        /* slide: the row y + 1 + r enters, the row y - r leaves (both clamped) */
-        const uint32_t in = load_pixel(src, x, min(y + 1 + radius, last));
-        const uint32_t out = load_pixel(src, x, max(y - radius, 0));
-        rb += lanes_rb(in) - lanes_rb(out);
-        g += lane_g(in) - lane_g(out);
+    /* VERTICAL_UNROLL rows at a time: all their loads are issued before the first store, so
+     * the memory latency is paid once per group rather than once per row */
+    for (int y = y0; y < y_end; y += VERTICAL_UNROLL) {
+        uint32_t enter[VERTICAL_UNROLL], leave[VERTICAL_UNROLL], centre[VERTICAL_UNROLL];
+#pragma unroll
+        for (int u = 0; u < VERTICAL_UNROLL; u++) {
+            const int yu = min(y + u, last);
+            centre[u] = load_pixel(src, x, yu);
+            enter[u] = load_pixel(src, x, min(yu + 1 + radius, last)); /* row y+1+r enters */
+            leave[u] = load_pixel(src, x, max(yu - radius, 0));        /* row y-r leaves */
+        }
+#pragma unroll
+        for (int u = 0; u < VERTICAL_UNROLL; u++) {
+            if (y + u >= y_end) break;
+            columns[(size_t)(y + u) * pitch + x] = make_uint2(rb, (g & 0xffffu) | (centre[u] >> 24) << 16);
+            rb += lanes_rb(enter[u]) - lanes_rb(leave[u]);
+            g += lane_g(enter[u]) - lane_g(leave[u]);
+        }
     }
 }
 
@@ -125,11 +137,12 @@ __device__ __forceinline__ uint32_t get_q(const uint4 &v, int q)
 }
 
 __global__ void __launch_bounds__(HORIZONTAL_THREADS)
-    box_fast_horizontal_kernel(const uint2 *columns, int pitch, fv_image dst, int radius,
-                               box_divider div, bool aligned)
+    box_fast_horizontal_kernel(const uint2 *__restrict__ columns, int pitch, fv_image dst, int radius,
+                               box_divider div)
 {
     __shared__ uint32_t prefix[RING][3][CHUNK]; /* inclusive prefixes of R, G, B per column */
     __shared__ uint32_t warp_totals[WARPS][3];
+    __shared__ uint8_t alpha_ring[RING][CHUNK]; /* the centre pixels' alphas */
     __shared__ uint32_t first[3], last[3];      /* column sums at x = 0 and x = width - 1 */
     const int y = blockIdx.x;
     const int width = dst.width;
@@ -137,16 +150,21 @@ __global__ void __launch_bounds__(HORIZONTAL_THREADS)
     const int n_chunks = (width + CHUNK - 1) / CHUNK;
     const uint2 *row = columns + (size_t)y * pitch;
     uint32_t carry[3] = {0, 0, 0};              /* the sum over all earlier chunks */
-    uint32_t alpha_prev = 0, alpha_now = 0;     /* this thread's 4 alphas, chunk k-1 and k */
+    uint32_t alpha_now = 0;                     /* this thread's 4 alphas of chunk k */
 
+    /* the next chunk's column sums are loaded while this one's outputs are written */
+    uint4 next_a = make_uint4(0, 0, 0, 0), next_b = next_a;
+    if (4 * t < width) {
+        next_a = reinterpret_cast<const uint4 *>(row + 4 * t)[0];
+        next_b = reinterpret_cast<const uint4 *>(row + 4 * t)[1];
+    }
     for (int k = 0; k <= n_chunks; k++) {
         if (k < n_chunks) {
             const int x0 = k * CHUNK + 4 * t;
             uint32_t v[3][4];
             alpha_now = 0;
             if (x0 < width) {
-                const uint4 a = reinterpret_cast<const uint4 *>(row + x0)[0]; /* pixels x0, x0+1 */
-                const uint4 b = reinterpret_cast<const uint4 *>(row + x0)[1]; /* x0+2, x0+3 */
+                const uint4 a = next_a, b = next_b; /* pixels x0, x0+1 and x0+2, x0+3 */
                 const uint32_t rb[4] = {a.x, a.z, b.x, b.z}, ga[4] = {a.y, a.w, b.y, b.w};
 #pragma unroll
                 for (int q = 0; q < 4; q++) {
@@ -154,11 +172,15 @@ __global__ void __launch_bounds__(HORIZONTAL_THREADS)
                     v[0][q] = inside ? rb[q] & 0xffffu : 0;
                     v[1][q] = inside ? ga[q] & 0xffffu : 0;
                     v[2][q] = inside ? rb[q] >> 16 : 0;
-                    alpha_now |= (ga[q] >> 24) << (8 * q);
+                    alpha_now |= ((ga[q] >> 16) & 0xffu) << (8 * q);
                 }
             } else {
 #pragma unroll
                 for (int q = 0; q < 4; q++) v[0][q] = v[1][q] = v[2][q] = 0;
+            }
+            if (x0 + CHUNK < width) {
+                next_a = reinterpret_cast<const uint4 *>(row + x0 + CHUNK)[0];
+                next_b = reinterpret_cast<const uint4 *>(row + x0 + CHUNK)[1];
             }
             if (k == 0 && t == 0)
                 for (int c = 0; c < 3; c++) first[c] = v[c][0];
@@ -171,16 +193,21 @@ __global__ void __launch_bounds__(HORIZONTAL_THREADS)
                 total[c] = warp_inclusive_scan(v[c][3]);
                 if (lane == 31) warp_totals[warp][c] = total[c];
             }
-            __syncthreads();
             const int slot = k % RING;
+            *reinterpret_cast<uint32_t *>(&alpha_ring[slot][4 * t]) = alpha_now;
+            __syncthreads();
 #pragma unroll
             for (int c = 0; c < 3; c++) {
-                uint32_t before = carry[c] + total[c] - v[c][3]; /* exclusive, this warp */
-                uint32_t chunk_total = 0;
-                for (int w = 0; w < WARPS; w++) {
-                    if (w < warp) before += warp_totals[w][c];
-                    chunk_total += warp_totals[w][c];
+                /* the warps' totals, scanned across the first WARPS lanes of every warp */
+                uint32_t warps_scan = lane < WARPS ? warp_totals[lane][c] : 0;
+#pragma unroll
+                for (int offset = 1; offset < WARPS; offset <<= 1) {
+                    const uint32_t other = __shfl_up_sync(0xffffffffu, warps_scan, offset);
+                    if (lane >= offset) warps_scan += other;
                 }
+                const uint32_t earlier_warps = __shfl_sync(0xffffffffu, warps_scan, warp > 0 ? warp - 1 : 0);
+                const uint32_t chunk_total = __shfl_sync(0xffffffffu, warps_scan, WARPS - 1);
+                uint32_t before = carry[c] + total[c] - v[c][3] + (warp > 0 ? earlier_warps : 0);
                 carry[c] += chunk_total;
                 *reinterpret_cast<uint4 *>(&prefix[slot][c][4 * t]) =
                     make_uint4(before + v[c][0], before + v[c][1], before + v[c][2], before + v[c][3]);
@@ -190,37 +217,29 @@ __global__ void __launch_bounds__(HORIZONTAL_THREADS)
             }
         }
         __syncthreads();
-        if (k >= 1) { /* outputs of chunk k - 1 */
-            const int x0 = (k - 1) * CHUNK + 4 * t;
-            if (x0 < width) {
-                uint32_t out[4];
+        if (k >= 1) { /* outputs of chunk k - 1: thread t writes pixels t, t + 256, ... so that
+                       * neighbouring threads read neighbouring prefixes (no bank conflicts) */
+            uint8_t *dst_row = dst.data + (size_t)y * dst.pitch;
+            const int slot = (k - 1) % RING;
 #pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const int x = x0 + q;
-                    const int hi = min(x + radius, width - 1);  /* P(hi) - P(lo - 1) */
-                    const int lo = max(x - radius, 0);
-                    const uint32_t n_left = (uint32_t)max(radius - x, 0);
-                    const uint32_t n_right = (uint32_t)max(x + radius - (width - 1), 0);
-                    uint32_t ch[3];
+            for (int q = 0; q < 4; q++) {
+                const int x = (k - 1) * CHUNK + q * HORIZONTAL_THREADS + t;
+                if (x >= width) break;
+                const int hi = min(x + radius, width - 1); /* P(hi) - P(lo - 1) */
+                const int lo = max(x - radius, 0);
+                const uint32_t n_left = (uint32_t)max(radius - x, 0);
+                const uint32_t n_right = (uint32_t)max(x + radius - (width - 1), 0);
+                uint32_t ch[3];
 #pragma unroll
-                    for (int c = 0; c < 3; c++) {
-                        const uint32_t p_hi = prefix[(hi / CHUNK) % RING][c][hi % CHUNK];
-                        const uint32_t p_lo = lo > 0 ? prefix[((lo - 1) / CHUNK) % RING][c][(lo - 1) % CHUNK] : 0;
-                        const uint32_t sum = p_hi - p_lo + n_left * first[c] + n_right * last[c];
-                        ch[c] = box_mean(sum, div);
-                    }
-                    out[q] = ch[0] | ch[1] << 8 | ch[2] << 16 | ((alpha_prev >> (8 * q)) & 0xffu) << 24;
+                for (int c = 0; c < 3; c++) {
+                    const uint32_t p_hi = prefix[(hi / CHUNK) % RING][c][hi % CHUNK];
+                    const uint32_t p_lo = lo > 0 ? prefix[((lo - 1) / CHUNK) % RING][c][(lo - 1) % CHUNK] : 0;
+                    ch[c] = box_mean(p_hi - p_lo + n_left * first[c] + n_right * last[c], div);
                 }
-                uint8_t *dst_row = dst.data + (size_t)y * dst.pitch;
-                if (aligned && x0 + 3 < width) {
-                    *reinterpret_cast<uint4 *>(dst_row + 4 * (size_t)x0) = make_uint4(out[0], out[1], out[2], out[3]);
-                } else {
-                    for (int q = 0; q < 4 && x0 + q < width; q++)
-                        reinterpret_cast<uint32_t *>(dst_row)[x0 + q] = out[q];
-                }
+                const uint32_t alpha = alpha_ring[slot][q * HORIZONTAL_THREADS + t];
+                reinterpret_cast<uint32_t *>(dst_row)[x] = ch[0] | ch[1] << 8 | ch[2] << 16 | alpha << 24;
             }
         }
-        alpha_prev = alpha_now;
     }
 }
 
@@ -243,9 +262,8 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     dim3 vgrid((src->width + VERTICAL_BLOCK - 1) / VERTICAL_BLOCK, (src->height + segment - 1) / segment);
     box_fast_vertical_kernel<<<vgrid, VERTICAL_BLOCK, 0, stream>>>(*src, s->columns, s->pitch, radius, segment);
     FV_CUDA_CHECK(cudaGetLastError());
-    const bool aligned = ((uintptr_t)dst->data % 16 == 0) && (dst->pitch % 16 == 0);
     box_fast_horizontal_kernel<<<src->height, HORIZONTAL_THREADS, 0, stream>>>(
-        s->columns, s->pitch, *dst, radius, box_divider_make(radius), aligned);
+        s->columns, s->pitch, *dst, radius, box_divider_make(radius));
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }

@@ -407,6 +407,7 @@ int bench_main(const cli_options *o)
                 cell.reference.data = NULL;
                 for (int oi = 0; oi < n_order && !failed; oi++) {
                     const fv_variant *v = &f->variants[order[oi]];
+                    if (o->variant_given && v != o->variant) continue; /* -v: that variant alone */
                     bench_row r;
                     memset(&r, 0, sizeof r);
                     r.width = w;

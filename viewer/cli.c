@@ -168,7 +168,8 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
                         set[i].flag, o->sweep_name);
                 return 0;
             }
-            o->sweep_name = set[i].name;
+            snprintf(o->sweep_name_storage, sizeof o->sweep_name_storage, "%s", set[i].name);
+            o->sweep_name = o->sweep_name_storage; /* settings[] is cli_parse's own */
             o->n_sweep = 0;
             snprintf(o->sweep_storage, sizeof o->sweep_storage, "%s", set[i].text);
             for (char *tok = o->sweep_storage, *next; tok; tok = next) {
@@ -422,7 +423,8 @@ void cli_print_help(void)
         "usage:\n"
         "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG\n"
         "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
-        "  filterview --bench [-f FILTER] [params] [--sizes WxH,...] [--csv FILE] [--chart FILE]\n"
+        "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
+        "                    [--chart FILE]                                 (-v: that variant alone)\n"
         "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
         "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
         "  filterview --list [--verbose] | --info | --help | --help-keys\n"

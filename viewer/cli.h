@@ -69,7 +69,8 @@ typedef struct cli_options {
     int bench_frames;           /* frames to time (kernel vs the rest) */
     int window_w, window_h;     /* --window (or --size WxH) */
     int random_w, random_h;     /* --random: a random image instead of a file */
-    /* storage for the sweep's comma-separated values */
+    /* storage for the sweep's name and comma-separated values */
+    char sweep_name_storage[64];
     char sweep_storage[512];
 } cli_options;
 
