@@ -1,8 +1,8 @@
 #!/bin/bash
-# tests/gpu_check.sh: the whole GPU evidence in one go, for the lent GPU machine (see README,
+# tests/gpu_check.sh: the whole GPU evidence in one go, for a machine with a CUDA GPU (see README,
 # "Contributing"): configure + build, the full CTest suite, compute-sanitizer memcheck and
 # racecheck over the GPU tests, and the benchmark. Logs and CSV go to the folder given ($OUT).
-#   source .devgl/gl-env.sh && bash tests/gpu_check.sh "$OUT" [extra bench args...]
+#   bash tests/gpu_check.sh "$OUT" [extra bench args...]
 set -u -o pipefail
 dest="${1:?usage: gpu_check.sh OUTDIR [bench args]}"; shift
 out=/tmp/fv-logs

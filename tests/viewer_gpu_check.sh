@@ -1,9 +1,9 @@
 #!/bin/bash
-# tests/viewer_gpu_check.sh: the viewer's GPU evidence in one go, for the lent GPU machine (see
+# tests/viewer_gpu_check.sh: the viewer's GPU evidence in one go, for a machine with a CUDA GPU (see
 # README, "Contributing"): configure + build, the whole CTest suite, --bench-frames at 3840x2160
 # for each interop path, and compute-sanitizer memcheck on a replayed viewer run (buffer
 # interop, every compare mode, a resize) and over the quick GPU tests. Logs go to $OUT.
-#   source .devgl/gl-env.sh && bash tests/viewer_gpu_check.sh "$OUT" [frames]
+#   bash tests/viewer_gpu_check.sh "$OUT" [frames]
 set -u -o pipefail
 dest="${1:?usage: viewer_gpu_check.sh OUTDIR [frames]}"
 frames="${2:-300}"
