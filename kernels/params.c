@@ -179,30 +179,31 @@ fv_params fv_params_resolved(const fv_filter *f, const fv_params *p)
     return r;
 }
 
-void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size)
+/* "NAME<between>VALUE" for each parameter (derived values filled in), joined by `separator`;
+ * `none` for a filter without parameters */
+static void params_join(const fv_filter *f, const fv_params *p, const char *between,
+                        const char *separator, const char *none, char *buf, size_t size)
 {
     fv_params r = fv_params_resolved(f, p);
     size_t n = 0;
     buf[0] = 0;
-    if (f->n_params == 0) snprintf(buf, size, "no parameters");
+    if (f->n_params == 0) snprintf(buf, size, "%s", none);
     for (int i = 0; i < f->n_params && n < size; i++) {
         char v[32];
         fv_param_format(f, i, r.value[i], v, sizeof v);
-        n += (size_t)snprintf(buf + n, size - n, "%s%s %s", i ? ", " : "", f->params[i].name, v);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", i ? separator : "", f->params[i].name,
+                              between, v);
     }
+}
+
+void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size)
+{
+    params_join(f, p, " ", ", ", "no parameters", buf, size);
 }
 
 void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_t size)
 {
-    fv_params r = fv_params_resolved(f, p);
-    size_t n = 0;
-    buf[0] = 0;
-    if (f->n_params == 0) snprintf(buf, size, "noparams");
-    for (int i = 0; i < f->n_params && n < size; i++) {
-        char v[32];
-        fv_param_format(f, i, r.value[i], v, sizeof v);
-        n += (size_t)snprintf(buf + n, size - n, "%s%s%s", i ? "-" : "", f->params[i].name, v);
-    }
+    params_join(f, p, "", "-", "noparams", buf, size);
 }
 
 void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size)
