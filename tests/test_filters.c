@@ -49,22 +49,18 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
         out[n] = fv_params_default(f);
         char text[128];
         snprintf(text, sizeof text, "%s", *entry);
-        for (char *item = strtok(text, " "); item; item = strtok(NULL, " ")) {
+        int index[FV_MAX_PARAMS], n_set = 0;
+        double value[FV_MAX_PARAMS];
+        for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
             char *eq = strchr(item, '=');
-            int index = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-            double value = 0;
-            test_check(&t, index >= 0 && fv_param_parse(f, index, eq + 1, item, &value) == FV_OK,
-                       "test_params entry parses:", *entry);
-            if (index >= 0) fv_param_set(f, &out[n], index, value);
+            index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
+            int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
+            test_check(&t, ok, "test_params entry parses:", *entry);
+            if (ok) n_set++;
         }
+        for (int k = 0; k < n_set; k++) fv_param_set(f, &out[n], index[k], value[k]);
         /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
-        snprintf(text, sizeof text, "%s", *entry);
-        for (char *item = strtok(text, " "); item; item = strtok(NULL, " ")) {
-            char *eq = strchr(item, '=');
-            int index = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-            double value = 0;
-            if (index >= 0 && fv_param_parse(f, index, eq + 1, item, &value) == FV_OK) out[n].value[index] = value;
-        }
+        for (int k = 0; k < n_set; k++) out[n].value[index[k]] = value[k];
         big[n++] = entry == f->test_params;
     }
     if (f->max_iterations > 1) {
