@@ -7,6 +7,7 @@
  *   render.c    OpenGL: shaders, textures, composition of the panes, HUD, screenshots
  *   hud.c       the HUD's text and bars (stb_easy_font), the help overlay
  *   keys.c      the key table that drives the handler, the help and the README's keys section
+ *   keys_replay.c  the --keys text into key codes (plain C, fuzzed alone)
  *   window.c    GLUT window or headless EGL, the frame loop, key replay
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_APP_H
@@ -132,6 +133,7 @@ typedef struct app {
     int profile;                         /* --bench-frames: sync between stages, time each */
     double stage_ms[FRAME_STAGES];       /* the last frame: host ms per stage (see frame_stage) */
     int quit;
+    int save_failed;                     /* a p or w save failed: the run exits 1 */
     double frame_ms;
     char message[256];                   /* last action ("saved ..."), shown in the HUD */
     char error[256];                     /* last error, shown in the HUD */

@@ -4,11 +4,15 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cli.h"
 
+#include "image_io.h"
+
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static int bad(const char *flag, const char *what, const char *got)
 {
@@ -16,11 +20,47 @@ static int bad(const char *flag, const char *what, const char *got)
     return 0;
 }
 
+/* Plain decimal: digits with an optional sign, nothing else (strtol alone would also take leading
+ * blanks); the same rule as the filters' integer parameters (kernels/params.c). */
+static int plain_integer(const char *s)
+{
+    if (!s) return 0;
+    if (*s == '-' || *s == '+') s++;
+    if (!isdigit((unsigned char)*s)) return 0;
+    while (isdigit((unsigned char)*s)) s++;
+    return *s == 0;
+}
+
+/* A side of a size at p: one or more digits, 1..FV_MAX_DIMENSION. Returns the character after
+ * them, or NULL. */
+static const char *parse_side(const char *p, long *side)
+{
+    if (!isdigit((unsigned char)*p)) return NULL;
+    long v = 0;
+    for (; isdigit((unsigned char)*p); p++) {
+        v = v * 10 + (*p - '0');
+        if (v > FV_MAX_DIMENSION) return NULL;
+    }
+    if (v < 1) return NULL;
+    *side = v;
+    return p;
+}
+
+/* "WxH" at p (each side 1..32768); returns the character after it, or NULL */
+static const char *parse_size_at(const char *p, int *w, int *h)
+{
+    long a = 0, b = 0;
+    if (!(p = parse_side(p, &a)) || (*p != 'x' && *p != 'X') || !(p = parse_side(p + 1, &b))) return NULL;
+    *w = (int)a;
+    *h = (int)b;
+    return p;
+}
+
 static int parse_int(const char *flag, const char *s, long lo, long hi, int *out)
 {
     char want[96];
     snprintf(want, sizeof want, "an integer %ld..%ld", lo, hi);
-    if (!s || !*s) return bad(flag, want, s);
+    if (!plain_integer(s)) return bad(flag, want, s);
     errno = 0;
     char *end = NULL;
     long v = strtol(s, &end, 10);
@@ -32,43 +72,51 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
 /* "WxH" into w, h */
 static int parse_one_size(const char *flag, const char *s, int *w, int *h)
 {
-    const char *want = "a size WxH, each side 1..32768";
-    char *end = NULL;
-    if (!s) return bad(flag, want, s);
-    errno = 0;
-    long a = strtol(s, &end, 10);
-    if (errno || end == s || (*end != 'x' && *end != 'X')) return bad(flag, want, s);
-    const char *second = end + 1;
-    long b = strtol(second, &end, 10);
-    if (errno || end == second || *end || a < 1 || b < 1 || a > FV_MAX_DIMENSION || b > FV_MAX_DIMENSION)
-        return bad(flag, want, s);
-    *w = (int)a;
-    *h = (int)b;
+    const char *end = s ? parse_size_at(s, w, h) : NULL;
+    if (!end || *end) return bad(flag, "a size WxH, each side 1..32768", s);
     return 1;
 }
 
-/* "512x512,1920x1080" */
+/* "512x512,1920x1080": no empty entries, nothing after the last */
 static int parse_sizes(const char *s, cli_options *o)
 {
     const char *want = "sizes as WxH[,WxH...], each side 1..32768";
     if (!s || !*s) return bad("--sizes", want, s);
     o->n_sizes = 0;
-    const char *p = s;
-    while (*p) {
-        char *end = NULL;
-        errno = 0;
-        long w = strtol(p, &end, 10);
-        if (errno || end == p || (*end != 'x' && *end != 'X')) return bad("--sizes", want, s);
-        p = end + 1;
-        long h = strtol(p, &end, 10);
-        if (errno || end == p || (*end != ',' && *end != 0)) return bad("--sizes", want, s);
-        if (w < 1 || h < 1 || w > FV_MAX_DIMENSION || h > FV_MAX_DIMENSION)
-            return bad("--sizes", want, s);
+    for (const char *p = s;; p++) {
+        int w = 0, h = 0;
+        if (!(p = parse_size_at(p, &w, &h)) || (*p != ',' && *p != 0)) return bad("--sizes", want, s);
         if (o->n_sizes == CLI_MAX_SIZES) return bad("--sizes", "at most 32 sizes", s);
-        o->sizes[o->n_sizes][0] = (int)w;
-        o->sizes[o->n_sizes][1] = (int)h;
+        o->sizes[o->n_sizes][0] = w;
+        o->sizes[o->n_sizes][1] = h;
         o->n_sizes++;
-        p = *end ? end + 1 : end;
+        if (*p == 0) return 1;
+    }
+}
+
+/* An output path that the command line itself rules out (exit 2): empty, a directory, no name
+ * before the extension, or a name image_check_output_path refuses (the extension). Whether its
+ * directory exists and can be written is the run's to find out (exit 1). */
+static int check_output_arg(const char *flag, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    struct stat st;
+    if (!*path) {
+        fprintf(stderr, "filterview: %s: expected a file name, got ''\n", flag);
+        return 0;
+    }
+    if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
+        fprintf(stderr, "filterview: %s: '%s' is a directory, not a file\n", flag, path);
+        return 0;
+    }
+    if (base[0] == '.' && !strchr(base + 1, '.')) {
+        fprintf(stderr, "filterview: %s: '%s' has no name before its extension\n", flag, path);
+        return 0;
+    }
+    if (image_check_output_path(path) == FV_ERR_ARG) {
+        fprintf(stderr, "filterview: %s: %s\n", flag, fv_last_error());
+        return 0;
     }
     return 1;
 }
@@ -125,8 +173,12 @@ static int any_filter_has_param(const char *name)
 /* "WxH" (no other characters) */
 static int looks_like_size(const char *s)
 {
-    int w = 0, h = 0, used = 0;
-    return s && sscanf(s, "%d%*[xX]%d%n", &w, &h, &used) == 2 && s[used] == 0;
+    if (!s || !isdigit((unsigned char)*s)) return 0;
+    while (isdigit((unsigned char)*s)) s++;
+    if (*s != 'x' && *s != 'X') return 0;
+    if (!isdigit((unsigned char)*++s)) return 0;
+    while (isdigit((unsigned char)*s)) s++;
+    return *s == 0;
 }
 
 typedef struct param_setting {
@@ -220,10 +272,33 @@ int cli_parse(int argc, char **argv, cli_options *o)
     const char *filter_name = NULL, *variant_name = NULL, *pane_text[2] = {NULL, NULL},
                *compare_text[2] = {NULL, NULL};
     param_setting settings[CLI_MAX_SETTINGS];
-    int n_settings = 0, iterations = 1, mode_given = 0;
+    int n_settings = 0, iterations = 1, mode_given = 0, options_done = 0;
+    /* the first flag given that only the viewer (or --bench, or --list) reads */
+    const char *viewer_flag = NULL, *bench_flag = NULL, *list_flag = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!options_done && !strcmp(a, "--")) { /* the rest are file names, even "-x.png" */
+            options_done = 1;
+            continue;
+        }
+        if (options_done || a[0] != '-' || a[1] == 0) {
+            if (o->input) {
+                fprintf(stderr, "filterview: more than one input image ('%s' and '%s')\n", o->input, a);
+                return 0;
+            }
+            o->input = a;
+            continue;
+        }
 #define VALUE() arg_value(argc, argv, &i)
+#define FOR(scope) (scope = scope ? scope : a)
+#define ONCE(field)                                                                                \
+    do {                                                                                           \
+        if (field) {                                                                               \
+            fprintf(stderr, "filterview: %s given twice ('%s' and '%s')\n", a, field,             \
+                    i + 1 < argc ? argv[i + 1] : "nothing");                                       \
+            return 0;                                                                              \
+        }                                                                                          \
+    } while (0)
 #define SET_MODE(m)                                                                                \
     do {                                                                                           \
         if (mode_given && o->mode != (m)) {                                                        \
@@ -240,10 +315,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
             const char *spec = VALUE();
             if (!spec) return bad(a, "FILTER:VARIANT, a variant or 'original'", NULL);
             pane_text[a[1] - 'a'] = spec;
+            FOR(viewer_flag);
         } else if (!strcmp(a, "--help-keys")) {
             o->mode = CLI_MODE_HELP_KEYS;
             return 1;
         } else if (!strcmp(a, "--interop")) {
+            FOR(viewer_flag);
             const char *how = VALUE();
             if (!how || (strcmp(how, "buffer") && strcmp(how, "texture") && strcmp(how, "pbo") &&
                          strcmp(how, "staging")))
@@ -253,22 +330,31 @@ int cli_parse(int argc, char **argv, cli_options *o)
                        : !strcmp(how, "pbo") ? FV_INTEROP_PBO : FV_INTEROP_STAGING;
         } else if (!strcmp(a, "--headless")) {
             o->headless = 1;
+            FOR(viewer_flag);
         } else if (!strcmp(a, "--verbose")) {
             o->verbose = 1;
+            FOR(list_flag);
         } else if (!strcmp(a, "--keys")) {
+            FOR(viewer_flag);
             if (!(o->keys = VALUE())) return bad(a, "a key sequence such as \"1bc<PgUp>\"", NULL);
         } else if (!strcmp(a, "--frames")) {
+            FOR(viewer_flag);
             if (!parse_int(a, VALUE(), 1, 1000000, &o->frames)) return 0;
         } else if (!strcmp(a, "--screenshot")) {
+            FOR(viewer_flag);
+            ONCE(o->screenshot);
             if (!(o->screenshot = VALUE())) return bad(a, "a .png path", NULL);
         } else if (!strcmp(a, "--bench-frames")) {
+            FOR(viewer_flag);
             if (!parse_int(a, VALUE(), 1, 100000, &o->bench_frames)) return 0;
         } else if (!strcmp(a, "--window") ||
                    (!strcmp(a, "--size") && (i + 1 >= argc || looks_like_size(argv[i + 1]) ||
                                              !any_filter_has_param("size")))) {
             /* --size WxH is the old name of --window; a filter's `size` takes other values */
+            FOR(viewer_flag);
             if (!parse_one_size(a, VALUE(), &o->window_w, &o->window_h)) return 0;
         } else if (!strcmp(a, "--random")) {
+            FOR(viewer_flag);
             if (!parse_one_size(a, VALUE(), &o->random_w, &o->random_h)) return 0;
         } else if (!strcmp(a, "--list")) {
             SET_MODE(CLI_MODE_LIST);
@@ -283,6 +369,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
             if (!(variant_name = VALUE())) return bad(a, "a variant name (see --list)", NULL);
             o->variant_given = 1;
         } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
+            ONCE(o->output);
             if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
             SET_MODE(CLI_MODE_BATCH);
         } else if (!strcmp(a, "--compare")) {
@@ -317,28 +404,31 @@ int cli_parse(int argc, char **argv, cli_options *o)
             }
             n_settings++;
         } else if (!strcmp(a, "--sizes")) {
+            FOR(bench_flag);
             if (!parse_sizes(VALUE(), o)) return 0;
         } else if (!strcmp(a, "--csv")) {
+            FOR(bench_flag);
+            ONCE(o->csv);
             if (!(o->csv = VALUE())) return bad(a, "a CSV output path", NULL);
         } else if (!strcmp(a, "--chart")) {
+            FOR(bench_flag);
+            ONCE(o->chart);
             if (!(o->chart = VALUE())) return bad(a, "a .png path for the chart", NULL);
         } else if (!strcmp(a, "--runs")) {
+            FOR(bench_flag);
             if (!parse_int(a, VALUE(), 1, 10000, &o->runs)) return 0;
         } else if (!strcmp(a, "--seed")) {
             int seed = 0;
             if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
             o->seed = (unsigned)seed;
-        } else if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
-            return 0;
-        } else if (!o->input) {
-            o->input = a;
         } else {
-            fprintf(stderr, "filterview: more than one input image ('%s' and '%s')\n", o->input, a);
+            fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
             return 0;
         }
 #undef VALUE
 #undef SET_MODE
+#undef FOR
+#undef ONCE
     }
     if (filter_name && !(o->filter = fv_filter_find(filter_name))) {
         fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", filter_name);
@@ -380,6 +470,21 @@ int cli_parse(int argc, char **argv, cli_options *o)
         fprintf(stderr, "filterview: no input image given (see --help)\n");
         return 0;
     }
+    /* a flag that means nothing in this mode is a mistake, not something to ignore */
+    static const char *const mode_names[] = {
+        [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",     [CLI_MODE_COMPARE] = "--compare",
+        [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info"};
+    const struct { const char *flag; cli_mode mode; } scoped[] = {
+        {viewer_flag, CLI_MODE_VIEW}, {bench_flag, CLI_MODE_BENCH}, {list_flag, CLI_MODE_LIST}};
+    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++)
+        if (scoped[k].flag && o->mode != scoped[k].mode) {
+            fprintf(stderr, "filterview: %s is for %s, not %s\n", scoped[k].flag, mode_names[scoped[k].mode],
+                    mode_names[o->mode]);
+            return 0;
+        }
+    if (o->output && !check_output_arg("-o", o->output)) return 0;
+    if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
+    if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
     return 1;
 }
 

@@ -212,6 +212,7 @@ static void screenshot(app *a, int arg)
     fv_status st = render_screenshot(a, path);
     report(a, st);
     if (st == FV_OK) app_set_message(a, "screenshot saved to %s", path);
+    else a->save_failed = 1;
 }
 
 void app_save_panes(app *a)
@@ -223,6 +224,7 @@ void app_save_panes(app *a)
     fv_image out;
     if (fv_host_image_alloc(&out, a->host_src.width, a->host_src.height) != FV_OK) {
         report(a, FV_ERR_MEMORY);
+        a->save_failed = 1;
         return;
     }
     a->message[0] = 0;
@@ -235,6 +237,7 @@ void app_save_panes(app *a)
         fv_status st = pane_download(a, p, &out);
         if (st == FV_OK) st = image_save_png(path, &out);
         report(a, st);
+        if (st != FV_OK) a->save_failed = 1;
         if (st == FV_OK) {
             size_t len = strlen(a->message);
             snprintf(a->message + len, sizeof a->message - len, "%s%c saved to %s", p ? ", " : "", 'A' + p, path);
@@ -361,51 +364,6 @@ void keys_print_help(FILE *out, int markdown)
         if (markdown) fprintf(out, "| `%s` | %s |\n", bindings[b].label, bindings[b].help);
         else fprintf(out, "  %-12s %s\n", bindings[b].label, bindings[b].help);
     }
-}
-
-/* ---- --keys: plain characters, <Name> for the others ---- */
-static const struct { const char *name; int key; } named_keys[] = {
-    {"F1", SPECIAL(F1)},       {"Tab", '\t'},          {"Esc", 27},
-    {"PgUp", SPECIAL(PAGE_UP)}, {"PgDn", SPECIAL(PAGE_DOWN)}, {"Left", SPECIAL(LEFT)},
-    {"Right", SPECIAL(RIGHT)}, {"Up", SPECIAL(UP)},    {"Down", SPECIAL(DOWN)},
-    {"Space", ' '},            {"lt", '<'},
-};
-
-int keys_parse(const char *text, int *out, int max)
-{
-    int n = 0;
-    for (const char *c = text; *c; c++) {
-        int key = (unsigned char)*c;
-        int w = 0, h = 0, used = 0;
-        if (*c == '<' && sscanf(c, "<%dx%d>%n", &w, &h, &used) == 2 && used > 0) { /* a resize */
-            if (w < 0 || h < 0 || w > KEY_RESIZE_MAX || h > KEY_RESIZE_MAX) {
-                fv_fail(FV_ERR_ARG, "--keys: a window size from 0x0 to %dx%d, not %dx%d", KEY_RESIZE_MAX,
-                        KEY_RESIZE_MAX, w, h);
-                return -1;
-            }
-            key = KEY_RESIZE(w, h);
-            c += used - 1;
-        } else if (*c == '<') {
-            const char *end = strchr(c, '>');
-            key = -1;
-            for (size_t i = 0; end && i < sizeof named_keys / sizeof named_keys[0]; i++)
-                if ((size_t)(end - c - 1) == strlen(named_keys[i].name) &&
-                    strncmp(c + 1, named_keys[i].name, (size_t)(end - c - 1)) == 0)
-                    key = named_keys[i].key;
-            if (key < 0) {
-                fv_fail(FV_ERR_ARG, "--keys: unknown key name at '%s' (known: <F1> <Tab> <Esc> "
-                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>, or a window size <WxH>)", c);
-                return -1;
-            }
-            c = end;
-        }
-        if (n == max) {
-            fv_fail(FV_ERR_ARG, "--keys: more than %d keys", max);
-            return -1;
-        }
-        out[n++] = key;
-    }
-    return n;
 }
 
 /* ---- mouse ---- */

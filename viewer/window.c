@@ -8,6 +8,7 @@
 #include "app.h"
 
 #include "bench.h"
+#include "image_io.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -496,6 +497,8 @@ int viewer_main(cli_options *o)
     v->r.screenshot = o->screenshot;
     v->r.bench_frames = o->bench_frames;
     if ((v->r.bench_frames || v->r.screenshot) && !v->r.frames) v->r.frames = 1; /* run, then exit */
+    /* a screenshot that cannot be written is said now, not after all the frames */
+    if (v->r.screenshot && image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
     if (app_load_image(a) != FV_OK) return fail(v, 1);
     window_size(a, o);
 
@@ -511,6 +514,7 @@ int viewer_main(cli_options *o)
                 snprintf(v->r.default_screenshot, sizeof v->r.default_screenshot, "%.*s.filterview.png",
                          dot ? (int)(dot - base) : (int)strlen(base), base);
                 v->r.screenshot = v->r.default_screenshot;
+                if (image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
             }
         }
         if (egl_start(v) != FV_OK) return fail(v, 1);
@@ -537,7 +541,7 @@ int viewer_main(cli_options *o)
     render_release(a);
     if (a->headless) egl_stop(v);
     else if (v->glut_window > 0 && glutGetWindow()) glutDestroyWindow(v->glut_window);
-    int code = v->r.failed ? 1 : 0;
+    int code = v->r.failed || a->save_failed ? 1 : 0;
     free(v);
     return code;
 }
