@@ -5,7 +5,8 @@ set -eu
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 PACKAGES="build-essential cmake pkg-config libstb-dev libglew-dev freeglut3-dev libgl-dev \
-libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth"
+libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
+python3-numpy python3-scipy"
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -8,6 +8,7 @@
 #include "box.h"
 #include "cuda_check.h"
 #include "gaussian_taps.h"
+#include "median.h"
 #include "npp_peers.h"
 
 #include <nppi_filtering_functions.h>
@@ -122,4 +123,73 @@ fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, vo
                                                      dst->data, (Npp32s)dst->pitch, size, mask,
                                                      anchor, NPP_BORDER_REPLICATE, s->ctx),
                       "nppiFilterBoxBorder_8u_C4R_Ctx");
+}
+
+/* ---- median: NPP on a padded copy of the source -------------------------------------------- */
+typedef struct npp_median_state {
+    npp_state *npp;
+    fv_image padded;             /* (width + 2b) x (height + 2b), b = k / 2: replicated borders */
+    Npp8u *buffer;               /* NPP's scratch */
+    int border;
+} npp_median_state;
+
+size_t npp_median_state_bytes(const fv_params *p, int width, int height)
+{
+    const int b = (int)p->value[MEDIAN_SIZE] / 2;
+    return (size_t)(width + 2 * b) * 4 * (size_t)(height + 2 * b); /* plus NPP's scratch */
+}
+
+void npp_median_state_destroy(void *state)
+{
+    npp_median_state *s = state;
+    if (!s) return;
+    npp_state_destroy(s->npp);
+    fv_device_image_free(&s->padded);
+    if (s->buffer) cudaFree(s->buffer);
+    free(s);
+}
+
+fv_status npp_median_state_create(void **state, const fv_params *p, int width, int height)
+{
+    int k = 0;
+    FV_TRY(median_size(p, "median/npp", &k));
+    npp_median_state *s = calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
+    s->border = k / 2;
+    fv_status st = npp_state_make(&s->npp);
+    if (st == FV_OK) st = fv_device_image_alloc(&s->padded, width + 2 * s->border, height + 2 * s->border);
+    Npp32u bytes = 0;
+    if (st == FV_OK) {
+        NppiSize size = {width, height}, mask = {k, k};
+        st = npp_result(nppiFilterMedianGetBufferSize_8u_C4R_Ctx(size, mask, &bytes, s->npp->ctx),
+                        "nppiFilterMedianGetBufferSize_8u_C4R_Ctx");
+    }
+    if (st == FV_OK && cudaMalloc((void **)&s->buffer, bytes ? bytes : 1) != cudaSuccess) {
+        cudaGetLastError();
+        st = fv_fail(FV_ERR_MEMORY, "npp: cannot allocate the median's %u bytes of scratch", (unsigned)bytes);
+    }
+    if (st != FV_OK) {
+        npp_median_state_destroy(s);
+        return st;
+    }
+    *state = s;
+    return FV_OK;
+}
+
+fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                         cudaStream_t stream)
+{
+    npp_median_state *s = state;
+    int k = 0;
+    FV_TRY(median_size(p, "median/npp", &k));
+    if (!s || k / 2 != s->border)
+        return fv_fail(FV_ERR_ARG, "median/npp: state not made for size %d", k);
+    FV_TRY(npp_stream(s->npp, stream));
+    FV_TRY(median_pad_replicate(src, &s->padded, s->border, stream));
+    const Npp8u *origin = s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
+    NppiSize size = {src->width, src->height}, mask = {k, k};
+    NppiPoint anchor = {s->border, s->border};
+    return npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data, (Npp32s)dst->pitch,
+                                                  size, mask, anchor, s->buffer, s->npp->ctx),
+                      "nppiFilterMedian_8u_C4R_Ctx");
 }

@@ -22,6 +22,11 @@ fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *
 fv_status npp_box_state_create(void **state, const fv_params *p, int width, int height);
 fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                       cudaStream_t stream);
+size_t npp_median_state_bytes(const fv_params *p, int width, int height);
+fv_status npp_median_state_create(void **state, const fv_params *p, int width, int height);
+void npp_median_state_destroy(void *state);
+fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                         cudaStream_t stream);
 
 #define FV_VARIANT_NPP_GAUSSIAN                                                                    \
     {.name = "npp",                                                                                \
@@ -37,9 +42,22 @@ fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, vo
      .state_create = npp_box_state_create,                                                         \
      .state_destroy = npp_state_destroy,                                                           \
      .peer = 1},
+/* NPP's median reads k/2 pixels beyond the ROI on every side and leaves providing them to the
+ * caller: each run first copies the source into a padded image with replicated borders (the
+ * variant's state), and that copy is part of its time. */
+#define FV_VARIANT_NPP_MEDIAN                                                                      \
+    {.name = "npp",                                                                                \
+     .summary = "NVIDIA NPP's nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 "      \
+                "replicated pixels (NPP reads beyond the ROI; the copy is timed too): the peer",   \
+     .run = npp_median_run,                                                                        \
+     .state_bytes = npp_median_state_bytes,                                                        \
+     .state_create = npp_median_state_create,                                                      \
+     .state_destroy = npp_median_state_destroy,                                                    \
+     .peer = 1},
 #else
 #define FV_VARIANT_NPP_GAUSSIAN
 #define FV_VARIANT_NPP_BOX
+#define FV_VARIANT_NPP_MEDIAN
 #endif
 
 #ifdef __cplusplus

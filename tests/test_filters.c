@@ -10,6 +10,7 @@
  * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device.
  * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs).
  * ------------------------------------------------------------------------------------------------ */
+#include "noise.h"
 #include "test_util.h"
 
 #include <cuda_runtime_api.h>
@@ -201,6 +202,10 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
         for (int pi = 0; pi < n_cases; pi++) {
             if (sizes[si].big && !big[pi]) continue;
             test_fill_random(&src, seed);
+            if ((si / 2 + pi) % 2) { /* every variant on noisy sources too: runs of equal extremes */
+                const fv_noise noise = {.density = 0.3, .sigma = 6, .seed = *seed};
+                fv_noise_apply_host(&src, &noise);
+            }
             fv_runner host = {0};
             const fv_variant *cpu = fv_variant_find(f, "cpu");
             fv_status st = fv_runner_prepare(&host, f, cpu, &cases[pi], src.width, src.height);
@@ -269,6 +274,30 @@ static void test_diff(uint32_t *seed)
     fv_host_image_free(&hb);
 }
 
+/* Source noise on the device equals the host's, pixel for pixel (same hash, same integers). */
+static void test_noise_device(uint32_t *seed)
+{
+    const int w = 333, h = 97;
+    fv_image host, got, dev_src, dev_dst;
+    fv_host_image_alloc(&host, w, h);
+    fv_host_image_alloc(&got, w, h);
+    fv_device_image_alloc(&dev_src, w, h);
+    fv_device_image_alloc(&dev_dst, w, h);
+    test_fill_random(&host, seed);
+    fv_image_upload(&dev_src, &host);
+    const fv_noise noise = {.density = 0.35, .sigma = 9, .seed = *seed};
+    fv_status st = fv_noise_apply(&dev_src, &dev_dst, &noise, 0);
+    if (st == FV_OK) st = fv_noise_apply_host(&host, &noise);
+    test_check(&t, st == FV_OK && check_cuda("fv_noise_apply"), "source noise runs:", fv_last_error());
+    fv_image_download(&got, &dev_dst);
+    int fx, fy;
+    test_check(&t, test_max_abs_diff(&got, &host, 0, &fx, &fy) == 0, "source noise: the device's image equals the host's", NULL);
+    fv_host_image_free(&host);
+    fv_host_image_free(&got);
+    fv_device_image_free(&dev_src);
+    fv_device_image_free(&dev_dst);
+}
+
 int main(void)
 {
     if (fv_device_check() != FV_OK) {
@@ -288,5 +317,6 @@ int main(void)
                "at most %.2f%% of the pixels of a case differ\n", peers[i].f->name, peers[i].v->name,
                peers[i].max_abs, 100.0 * peers[i].share);
     test_diff(&seed);
+    test_noise_device(&seed);
     return test_finish(&t);
 }
