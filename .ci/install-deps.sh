@@ -4,7 +4,8 @@
 set -eu
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
-PACKAGES="build-essential cmake pkg-config libstb-dev libglew-dev freeglut3-dev libgl-dev \
+PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libspng-dev libdeflate-dev \
+zlib1g-dev libglew-dev freeglut3-dev libgl-dev \
 libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
 python3-numpy python3-scipy"
 missing=""
