@@ -3,11 +3,12 @@
  * index, its limits, and the exact integer division every variant rounds with.
  *
  * Each output channel is (sum + area / 2) / area over the (2r+1)^2 window with replicated
- * borders, in integers. A sum is at most 255 * 257^2 < 2^25, so with l = ceil(log2(area)) and
- * magic = floor(2^(25+l) / area) + 1, (n * magic) >> (25 + l) equals n / area for every
- * n < 2^25 (Granlund and Montgomery, "Division by invariant integers using multiplication",
- * 1994): one 64-bit multiply and a shift instead of a division, exact (checked exhaustively at
- * every multiple boundary by tests/test_box_ref.c).
+ * borders, in integers. With n = sum + area / 2 < 2^25 (255 * 257^2 + area / 2), l =
+ * ceil(log2(area)) and magic = ceil(2^(31+l) / area) < 2^32, the high word of n * magic shifted
+ * right by l - 1 equals n / area for every such n: the error n * (magic * area - 2^(31+l)) /
+ * (area * 2^(31+l)) stays below n / 2^(31+l) < 1 / area (Granlund and Montgomery, "Division by
+ * invariant integers using multiplication", 1994). One 32-bit high multiply (__umulhi) and a
+ * shift instead of a division, exact (checked at every multiple boundary by tests/test_box_ref.c).
  * A vertical or horizontal window sum of one channel is at most 257 * 255 = 65535: it fits a
  * 16-bit lane, so two channels can share one 32-bit register.
  * ------------------------------------------------------------------------------------------------ */
@@ -32,8 +33,9 @@ enum { BOX_RADIUS };              /* index in the box filter's parameter table *
 
 typedef struct box_divider {
     uint32_t area, half;          /* (2r+1)^2 and area / 2 */
-    uint32_t magic;               /* < 2^27 */
-    uint32_t shift;               /* 25 + ceil(log2(area)) */
+    uint32_t magic;               /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
+    uint32_t shift;               /* l - 1 */
+    uint64_t bias;                /* half * magic: the rounding folded into the multiply */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -43,15 +45,17 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     d.half = d.area / 2;
     uint32_t l = 0;
     while ((1u << l) < d.area) l++;
-    d.shift = FV_BOX_SUM_BITS + l;
-    d.magic = (uint32_t)(((uint64_t)1 << d.shift) / d.area + 1);
+    d.shift = l - 1;
+    d.magic = (uint32_t)((((uint64_t)1 << (31 + l)) + d.area - 1) / d.area);
+    d.bias = (uint64_t)d.half * d.magic;
     return d;
 }
 
-/* (sum + area / 2) / area: the mean, rounded half up */
+/* (sum + area / 2) / area: the mean, rounded half up (one multiply-add with a 64-bit addend,
+ * whose high word is shifted) */
 FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
 {
-    return (uint32_t)(((uint64_t)(sum + d.half) * d.magic) >> d.shift);
+    return (uint32_t)(((uint64_t)sum * d.magic + d.bias) >> 32) >> d.shift;
 }
 
 /* The `fast` variant (kernels/box_fast.cu): constant work per pixel whatever the radius. */

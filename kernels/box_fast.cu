@@ -1,66 +1,118 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/box_fast.cu: the box filter's `fast` variant: constant work per pixel whatever the
- * radius, in two passes over an intermediate that the variant owns as device state.
+ * radius, in one pass over the image (plus, for wide windows, a light pass that sums row bands).
  *
- *   vertical   one thread per column and segment of rows keeps a sliding window sum: add the
- *              row entering the window, subtract the row leaving it (2 loads per output, plus
- *              2r+1 once per segment). R and B share one 32-bit word as 16-bit lanes, G and
- *              the centre pixel's alpha share another: a column sum of 2r+1 <= 257 values is at
- *              most 65535, and the sliding update is exact modulo 2^32 (the true lane values are
- *              always in range, whatever borrows the intermediate steps make). Writes 8 bytes a
- *              pixel.
- *   horizontal one block per row walks it in chunks of 1024 pixels: a block-wide prefix sum of
- *              the column sums (warp shuffles), kept for three chunks in shared memory, gives
- *              each output as the difference of two prefixes; replicated borders are counted
- *              arithmetically. The mean is box_mean (exact multiply-shift division).
- * Equals box_ref byte for byte (tests/test_filters.c). The intermediate costs 8 bytes written
- * and read per pixel: 24 bytes of traffic per pixel in all, against 8 for a single pass.
+ * A group of warps owns a strip of columns (4 adjacent ones per thread, aligned to 4 pixels) and
+ * a band of rows, and walks the band top to bottom:
+ *   column sums  each thread keeps the vertical window sum of its 4 columns in registers: add the
+ *                row entering the window, subtract the row leaving it (2 loads per pixel, the
+ *                second an L2 hit). R and B share one 32-bit word as 16-bit lanes and G has its
+ *                own: a column sum of 2r+1 <= 257 values is at most 65535, and the packed update
+ *                is exact modulo 2^32 (the true lane values are always in range, whatever borrows
+ *                the steps in between make).
+ *   row sums     a prefix sum of the column sums across the group (in-thread, warp shuffles,
+ *                then across warps) goes to shared memory, double-buffered so that a row costs
+ *                two barriers at most; each output is the difference of two prefixes, divided by
+ *                box_mean (exact multiply-add and shift). Strips overlap by 2r + 3 columns; the
+ *                outside of the image is replicated by clamping column and row indices.
+ *                Up to r = 16 a group is one warp (128 columns, no block barriers: the overlap
+ *                costs less than the barriers); beyond, the whole block (1024 columns). Up to
+ *                r = 7 a window sum fits 16 bits, so R and B stay packed through the prefix too
+ *                (2 words per column instead of 3: the reason small radii run fastest).
+ *   band start   a band's first window needs 2r+1 rows. Where that is more than the band's own
+ *                height, a first kernel sums every band of rows once per column (band totals,
+ *                8 bytes per column per band) and a window start costs a few band totals plus at
+ *                most half a band of rows at each end.
+ * Nothing is written but the output: 4 bytes read from DRAM and 4 written per pixel, the rest
+ * (leaving rows, overlaps, band starts, alphas) hits L2. Equals box_ref byte for byte
+ * (tests/test_filters.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "box.h"
 #include "cuda_check.h"
 
 #include <stdlib.h>
 
-#define VERTICAL_BLOCK 128          /* threads (columns) per block of the vertical pass */
-#define VERTICAL_UNROLL 8           /* rows whose loads are in flight together */
-#define HORIZONTAL_THREADS 256      /* threads per row in the horizontal pass */
-#define CHUNK (4 * HORIZONTAL_THREADS) /* pixels per chunk: 4 per thread */
-#define RING 3                      /* chunks of prefixes kept: outputs of chunk k-1 need k-2..k */
-#define WARPS (HORIZONTAL_THREADS / 32)
+#define THREADS 256                 /* threads per block */
+#define COLUMNS_PER_THREAD 4        /* adjacent columns each thread sums (one 16-byte load) */
+#define SPAN (THREADS * COLUMNS_PER_THREAD) /* columns a block sums: outputs plus overlap */
+#define WARPS (THREADS / 32)
+#define BLOCKS_WANTED 512           /* enough blocks for 3 or 4 per SM on a 132-SM GPU */
+#define BAND_TOTALS_THREADS 256     /* threads (columns) per block of the band-totals pass */
+#ifndef BOX_FAST_MIN_BLOCKS
+#define BOX_FAST_MIN_BLOCKS 3       /* blocks per SM the register budget must allow */
+#endif
+#ifndef SMALL_GROUP_MAX_RADIUS
+#define SMALL_GROUP_MAX_RADIUS 16   /* up to here a warp alone sums 128 columns (no barriers) */
+#endif
+#define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
 
 const char box_fast_summary[] =
-    "constant work per pixel: sliding column sums (16-bit lanes), then row prefix sums in shared memory";
+    "constant work per pixel in one pass: column window sums slide down in registers "
+    "(16-bit lanes), row sums are differences of a warp (r <= 16) or block prefix in shared "
+    "memory; R and B packed in one word up to r = 7; wide windows start from band totals";
+
+/* how the image is cut: groups of warps summing strips of columns, bands of rows */
+typedef struct box_fast_geometry {
+    int group_warps;                /* 1 (small radii) or WARPS */
+    int packed;                     /* radius <= PACKED_MAX_RADIUS: R and B share a word */
+    int outputs_per_group;          /* 128 * group_warps - 2r - 3 (3: the 4-pixel alignment) */
+    int blocks_across;
+    int band_rows;                  /* rows each block walks */
+    int bands;
+    int use_band_totals;            /* a window start would cost more than its band: sum bands */
+    int totals_pitch;               /* columns per row of band totals (a multiple of 4) */
+} box_fast_geometry;
+
+static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
+{
+    box_fast_geometry g;
+    g.group_warps = radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS;
+    g.packed = radius <= PACKED_MAX_RADIUS;
+    g.outputs_per_group = 32 * COLUMNS_PER_THREAD * g.group_warps - 2 * radius - 3;
+    const int per_block = g.outputs_per_group * (WARPS / g.group_warps);
+    g.blocks_across = (width + per_block - 1) / per_block;
+    /* the tallest band that still gives enough blocks to fill the GPU */
+    g.band_rows = 64;
+    while (g.band_rows > 8 && g.blocks_across * ((height + g.band_rows - 1) / g.band_rows) < BLOCKS_WANTED)
+        g.band_rows /= 2;
+    g.bands = (height + g.band_rows - 1) / g.band_rows;
+    g.use_band_totals = 2 * radius + 1 > g.band_rows;
+    g.totals_pitch = (width + 3) & ~3;
+    return g;
+}
 
 typedef struct box_fast_state {
-    uint2 *columns;                 /* per pixel: R | B << 16, G | alpha << 16 */
-    int pitch;                      /* pixels per row of `columns` (a multiple of 4) */
+    box_fast_geometry geometry;
+    int radius, width, height;
+    uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
-/* rows per vertical segment: longer for wide windows, so the 2r+1 start-up loads stay a
- * small share of each thread's work */
-static int vertical_segment(int radius) { return radius <= 16 ? 32 : (radius <= 64 ? 64 : 128); }
-
-static int columns_pitch(int width) { return (width + 3) & ~3; }
+static int box_fast_radius(const fv_params *p)
+{
+    const double v = p->value[BOX_RADIUS];
+    return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
+}
 
 size_t box_fast_state_bytes(const fv_params *p, int width, int height)
 {
-    (void)p;
-    return sizeof(uint2) * (size_t)columns_pitch(width) * (size_t)height;
+    const box_fast_geometry g = box_fast_geometry_make(box_fast_radius(p), width, height);
+    return g.use_band_totals ? sizeof(uint2) * (size_t)g.totals_pitch * (size_t)g.bands : 0;
 }
 
 fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height)
 {
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->pitch = columns_pitch(width);
-    /* zeroed once: the pass reads whole groups of 4, the padding beyond the width included */
-    if (cudaMalloc((void **)&s->columns, box_fast_state_bytes(p, width, height)) != cudaSuccess ||
-        cudaMemset(s->columns, 0, box_fast_state_bytes(p, width, height)) != cudaSuccess) {
+    s->radius = box_fast_radius(p);
+    s->width = width;
+    s->height = height;
+    s->geometry = box_fast_geometry_make(s->radius, width, height);
+    const size_t bytes = box_fast_state_bytes(p, width, height);
+    if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
         cudaGetLastError();
-        cudaFree(s->columns);
         free(s);
-        return fv_fail(FV_ERR_MEMORY, "box/fast: cannot allocate its %zu MiB of column sums",
-                       box_fast_state_bytes(p, width, height) >> 20);
+        return fv_fail(FV_ERR_MEMORY, "box/fast: cannot allocate its %zu KiB of band totals",
+                       bytes >> 10);
     }
     *state = s;
     return FV_OK;
@@ -70,59 +122,135 @@ void box_fast_state_destroy(void *state)
 {
     box_fast_state *s = (box_fast_state *)state;
     if (!s) return;
-    cudaFree(s->columns);
+    cudaFree(s->band_totals);
     free(s);
 }
 
-__device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
-{
-    return __ldg(reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch) + x);
-}
-
+/* ---- packed sums ----------------------------------------------------------------------------- */
 /* R and B as 16-bit lanes of one word; G alone */
 __device__ __forceinline__ uint32_t lanes_rb(uint32_t px) { return __byte_perm(px, 0, 0x4240); }
 __device__ __forceinline__ uint32_t lane_g(uint32_t px) { return __byte_perm(px, 0, 0x4441); }
 
-__global__ void __launch_bounds__(VERTICAL_BLOCK)
-    box_fast_vertical_kernel(fv_image src, uint2 *__restrict__ columns, int pitch, int radius, int segment)
+struct column_sums {                /* the window sums of a thread's 4 columns */
+    uint32_t rb[COLUMNS_PER_THREAD], g[COLUMNS_PER_THREAD];
+};
+
+/* sums += times * pixels (times may be negative: the arithmetic is modulo 2^32) */
+__device__ __forceinline__ void add_pixels(column_sums &s, uint4 px, uint32_t times)
 {
-    const int x = blockIdx.x * VERTICAL_BLOCK + threadIdx.x;
-    if (x >= src.width) return;
-    const int last = src.height - 1;
-    const int y0 = blockIdx.y * segment;
-    const int y_end = min(y0 + segment, src.height);
-    uint32_t rb = 0, g = 0;
-#pragma unroll 8
-    for (int i = -radius; i <= radius; i++) {
-        const uint32_t px = load_pixel(src, x, min(max(y0 + i, 0), last));
-        rb += lanes_rb(px);
-        g += lane_g(px);
-    }
-    /* VERTICAL_UNROLL rows at a time: all their loads are issued before the first store, so
-     * the memory latency is paid once per group rather than once per row */
-    for (int y = y0; y < y_end; y += VERTICAL_UNROLL) {
-        uint32_t enter[VERTICAL_UNROLL], leave[VERTICAL_UNROLL], centre[VERTICAL_UNROLL];
+    const uint32_t v[4] = {px.x, px.y, px.z, px.w};
 #pragma unroll
-        for (int u = 0; u < VERTICAL_UNROLL; u++) {
-            const int yu = min(y + u, last);
-            centre[u] = load_pixel(src, x, yu);
-            enter[u] = load_pixel(src, x, min(yu + 1 + radius, last)); /* row y+1+r enters */
-            leave[u] = load_pixel(src, x, max(yu - radius, 0));        /* row y-r leaves */
-        }
-#pragma unroll
-        for (int u = 0; u < VERTICAL_UNROLL; u++) {
-            if (y + u >= y_end) break;
-            columns[(size_t)(y + u) * pitch + x] = make_uint2(rb, (g & 0xffffu) | (centre[u] >> 24) << 16);
-            rb += lanes_rb(enter[u]) - lanes_rb(leave[u]);
-            g += lane_g(enter[u]) - lane_g(leave[u]);
-        }
+    for (int q = 0; q < COLUMNS_PER_THREAD; q++) {
+        s.rb[q] += times * lanes_rb(v[q]);
+        s.g[q] += times * lane_g(v[q]);
     }
 }
 
-/* inclusive prefix over the block of one value per thread; `totals` receives each warp's sum */
-__device__ __forceinline__ uint32_t warp_inclusive_scan(uint32_t v)
+__device__ __forceinline__ void add_totals(column_sums &s, const uint2 t[4], uint32_t times)
 {
-    const int lane = threadIdx.x & 31;
+#pragma unroll
+    for (int q = 0; q < COLUMNS_PER_THREAD; q++) {
+        s.rb[q] += times * t[q].x;
+        s.g[q] += times * t[q].y;
+    }
+}
+
+/* ---- loads of 4 adjacent columns, the outside of the image clamped to its edge ---------------- */
+/* `vector`: rows start on 16-byte boundaries, so a group of 4 wholly inside is one 16-byte load */
+__device__ __forceinline__ uint4 load_group(const fv_image &img, int y, int x0, bool vector)
+{
+    const uint32_t *row = reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch);
+    if (vector && x0 >= 0 && x0 + 3 < img.width) return __ldg(reinterpret_cast<const uint4 *>(row + x0));
+    const int last = img.width - 1;
+    return make_uint4(__ldg(row + min(max(x0, 0), last)), __ldg(row + min(max(x0 + 1, 0), last)),
+                      __ldg(row + min(max(x0 + 2, 0), last)), __ldg(row + min(max(x0 + 3, 0), last)));
+}
+
+__device__ __forceinline__ void load_totals(const uint2 *band_totals, int pitch, int band, int x0, int width,
+                                            uint2 out[4])
+{
+    const uint2 *row = band_totals + (size_t)band * pitch;
+    if (x0 >= 0 && x0 + 3 < width) { /* pitch is a multiple of 4, x0 too: two 16-byte loads */
+        const uint4 a = __ldg(reinterpret_cast<const uint4 *>(row + x0));
+        const uint4 b = __ldg(reinterpret_cast<const uint4 *>(row + x0 + 2));
+        out[0] = make_uint2(a.x, a.y), out[1] = make_uint2(a.z, a.w);
+        out[2] = make_uint2(b.x, b.y), out[3] = make_uint2(b.z, b.w);
+        return;
+    }
+#pragma unroll
+    for (int q = 0; q < 4; q++) out[q] = __ldg(row + min(max(x0 + q, 0), width - 1));
+}
+
+/* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1 */
+__device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, int first, int last, int x0,
+                                         bool vector, uint32_t times)
+{
+    int y = first;
+    for (; y + 3 <= last; y += 4) { /* 4 loads in flight together */
+        const uint4 a = load_group(img, y, x0, vector), b = load_group(img, y + 1, x0, vector);
+        const uint4 c = load_group(img, y + 2, x0, vector), d = load_group(img, y + 3, x0, vector);
+        add_pixels(s, a, times), add_pixels(s, b, times), add_pixels(s, c, times), add_pixels(s, d, times);
+    }
+    for (; y <= last; y++) add_pixels(s, load_group(img, y, x0, vector), times);
+}
+
+/* ---- band totals: the sum of each band of rows, per column ----------------------------------- */
+__global__ void __launch_bounds__(BAND_TOTALS_THREADS)
+    box_fast_band_totals_kernel(fv_image src, uint2 *__restrict__ band_totals, int pitch, int band_rows)
+{
+    const int x = blockIdx.x * BAND_TOTALS_THREADS + threadIdx.x;
+    if (x >= src.width) return;
+    const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, src.height);
+    uint32_t rb = 0, g = 0; /* <= 64 rows * 255: the 16-bit lanes cannot carry */
+#pragma unroll 8
+    for (int y = y0; y < y_end; y++) {
+        const uint32_t px = __ldg(reinterpret_cast<const uint32_t *>(src.data + (size_t)y * src.pitch) + x);
+        rb += lanes_rb(px);
+        g += lane_g(px);
+    }
+    band_totals[(size_t)blockIdx.y * pitch + x] = make_uint2(rb, g);
+}
+
+/* sums += rows lo..hi (0 <= lo <= hi < height) from band totals plus at most half a band of rows
+ * at each end (a band overshooting the range is added and its extra rows subtracted) */
+__device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_image &src, const uint2 *band_totals,
+                                                   int pitch, int band_rows, int lo, int hi, int x0,
+                                                   bool vector)
+{
+    const int bands = (src.height + band_rows - 1) / band_rows;
+    const int first_band = (lo + band_rows - 1) / band_rows;                 /* first band inside */
+    const int end_band = hi == src.height - 1 ? bands : (hi + 1) / band_rows; /* one past the last */
+    if (first_band >= end_band) { /* no whole band inside: at most 2 bands of rows */
+        add_rows(s, src, lo, hi, x0, vector, 1u);
+        return;
+    }
+    uint2 t[4];
+    for (int b = first_band; b < end_band; b++) {
+        load_totals(band_totals, pitch, b, x0, src.width, t);
+        add_totals(s, t, 1u);
+    }
+    const int top = first_band * band_rows - lo; /* rows above the first whole band */
+    if (2 * top <= band_rows) {
+        add_rows(s, src, lo, lo + top - 1, x0, vector, 1u);
+    } else {
+        load_totals(band_totals, pitch, first_band - 1, x0, src.width, t);
+        add_totals(s, t, 1u);
+        add_rows(s, src, (first_band - 1) * band_rows, lo - 1, x0, vector, ~0u);
+    }
+    const int bottom = hi + 1 - end_band * band_rows; /* rows below the last whole band */
+    if (bottom <= 0) return;
+    if (2 * bottom <= band_rows) {
+        add_rows(s, src, end_band * band_rows, hi, x0, vector, 1u);
+    } else { /* hi < height - 1 here, so band end_band exists */
+        load_totals(band_totals, pitch, end_band, x0, src.width, t);
+        add_totals(s, t, 1u);
+        add_rows(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
+    }
+}
+
+/* ---- the pass -------------------------------------------------------------------------------- */
+__device__ __forceinline__ uint32_t warp_inclusive_scan(uint32_t v, int lane)
+{
 #pragma unroll
     for (int offset = 1; offset < 32; offset <<= 1) {
         const uint32_t other = __shfl_up_sync(0xffffffffu, v, offset);
@@ -131,124 +259,136 @@ __device__ __forceinline__ uint32_t warp_inclusive_scan(uint32_t v)
     return v;
 }
 
-__device__ __forceinline__ uint32_t get_q(const uint4 &v, int q)
+/* A group of GROUP_WARPS warps sums GROUP_SPAN adjacent columns and writes the middle ones:
+ * groups of 1 warp (128 columns) need no barrier but lose 2r + 3 columns in 128 to the
+ * overlap, so they serve small radii; groups of the whole block (1024 columns) the rest.
+ * PACKED (radius <= PACKED_MAX_RADIUS): a window sum is at most 15^2 * 255 < 2^16, so R and B
+ * stay packed in one word through the row prefix too (differences of packed prefixes are exact
+ * modulo 2^32): 2 words to scan instead of 3. */
+template <int GROUP_WARPS, bool PACKED>
+__global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
+    box_fast_kernel(fv_image src, fv_image dst, int radius, box_divider div, int outputs_per_group,
+                    int band_rows, const uint2 *__restrict__ band_totals, int totals_pitch, bool vector)
 {
-    return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
-}
+    constexpr int GROUP_THREADS = 32 * GROUP_WARPS, GROUP_SPAN = COLUMNS_PER_THREAD * GROUP_THREADS;
+    constexpr int GROUPS = WARPS / GROUP_WARPS, WORDS = PACKED ? 2 : 3;
+    constexpr int ROW = GROUP_SPAN + 4; /* a group's prefixes start at 4: word 3 stays 0 */
+    __shared__ __align__(16) uint32_t prefix[2][WORDS][GROUPS * ROW];
+    __shared__ __align__(16) uint32_t warp_totals[2][WORDS][WARPS];
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+    const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
+    const int width = src.width, height = src.height;
+    const int out0 = (blockIdx.x * GROUPS + group) * outputs_per_group; /* first output column */
+    const int group_outputs = min(outputs_per_group, width - out0);      /* may be <= 0 */
+    const int x_in0 = (out0 - radius) & ~3;                              /* first summed column */
+    const int x0 = x_in0 + COLUMNS_PER_THREAD * gt;                      /* this thread's 4 */
+    const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, height);
+    const int base = group * ROW + 4;
+    if (out0 >= width) return; /* a group with no outputs (uniform over a barrier's threads) */
+    if (gt < 2 * WORDS) prefix[gt / WORDS][gt % WORDS][base - 1] = 0; /* read before the first */
+    __syncwarp();                                                     /* output, after a barrier */
 
-__global__ void __launch_bounds__(HORIZONTAL_THREADS)
-    box_fast_horizontal_kernel(const uint2 *__restrict__ columns, int pitch, fv_image dst, int radius,
-                               box_divider div)
-{
-    __shared__ uint32_t prefix[RING][3][CHUNK]; /* inclusive prefixes of R, G, B per column */
-    __shared__ uint32_t warp_totals[WARPS][3];
-    __shared__ uint8_t alpha_ring[RING][CHUNK]; /* the centre pixels' alphas */
-    __shared__ uint32_t first[3], last[3];      /* column sums at x = 0 and x = width - 1 */
-    const int y = blockIdx.x;
-    const int width = dst.width;
-    const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
-    const int n_chunks = (width + CHUNK - 1) / CHUNK;
-    const uint2 *row = columns + (size_t)y * pitch;
-    uint32_t carry[3] = {0, 0, 0};              /* the sum over all earlier chunks */
-    uint32_t alpha_now = 0;                     /* this thread's 4 alphas of chunk k */
-
-    /* the next chunk's column sums are loaded while this one's outputs are written */
-    uint4 next_a = make_uint4(0, 0, 0, 0), next_b = next_a;
-    if (4 * t < width) {
-        next_a = reinterpret_cast<const uint4 *>(row + 4 * t)[0];
-        next_b = reinterpret_cast<const uint4 *>(row + 4 * t)[1];
-    }
-    for (int k = 0; k <= n_chunks; k++) {
-        if (k < n_chunks) {
-            const int x0 = k * CHUNK + 4 * t;
-            uint32_t v[3][4];
-            alpha_now = 0;
-            if (x0 < width) {
-                const uint4 a = next_a, b = next_b; /* pixels x0, x0+1 and x0+2, x0+3 */
-                const uint32_t rb[4] = {a.x, a.z, b.x, b.z}, ga[4] = {a.y, a.w, b.y, b.w};
+    /* the window of row y0: rows y0-r..y0+r, those outside the image replicating its edge rows */
+    column_sums s;
 #pragma unroll
-                for (int q = 0; q < 4; q++) {
-                    const bool inside = x0 + q < width;
-                    v[0][q] = inside ? rb[q] & 0xffffu : 0;
-                    v[1][q] = inside ? ga[q] & 0xffffu : 0;
-                    v[2][q] = inside ? rb[q] >> 16 : 0;
-                    alpha_now |= ((ga[q] >> 16) & 0xffu) << (8 * q);
-                }
+    for (int q = 0; q < COLUMNS_PER_THREAD; q++) s.rb[q] = s.g[q] = 0;
+    const int lo = max(y0 - radius, 0), hi = min(y0 + radius, height - 1);
+    if (y0 - radius < 0) add_pixels(s, load_group(src, 0, x0, vector), (uint32_t)(radius - y0));
+    if (y0 + radius > height - 1)
+        add_pixels(s, load_group(src, height - 1, x0, vector), (uint32_t)(y0 + radius - (height - 1)));
+    if (band_totals)
+        add_range_by_bands(s, src, band_totals, totals_pitch, band_rows, lo, hi, x0, vector);
+    else
+        add_rows(s, src, lo, hi, x0, vector, 1u);
+
+    for (int y = y0, buffer = 0; y < y_end; y++, buffer ^= 1) {
+        /* loads for the next window and this row's alphas go out first: they land during the scan */
+        const uint4 enter = load_group(src, min(y + radius + 1, height - 1), x0, vector);
+        const uint4 leave = load_group(src, max(y - radius, 0), x0, vector);
+        uint32_t alpha[4];
+        const uint32_t *src_row = reinterpret_cast<const uint32_t *>(src.data + (size_t)y * src.pitch);
+#pragma unroll
+        for (int q = 0; q < 4; q++) {
+            const int j = q * GROUP_THREADS + gt;
+            alpha[q] = j < group_outputs ? __ldg(src_row + out0 + j) >> 24 : 0;
+        }
+
+        /* the group's inclusive prefix of the column sums, word by word */
+        uint32_t v[WORDS][COLUMNS_PER_THREAD], warp_scan[WORDS];
+#pragma unroll
+        for (int q = 0; q < COLUMNS_PER_THREAD; q++) {
+            if (PACKED) {
+                v[0][q] = s.rb[q];
+                v[1][q] = s.g[q];
             } else {
-#pragma unroll
-                for (int q = 0; q < 4; q++) v[0][q] = v[1][q] = v[2][q] = 0;
+                v[0][q] = s.rb[q] & 0xffffu;
+                v[1][q] = s.g[q];
+                v[2][q] = s.rb[q] >> 16;
             }
-            if (x0 + CHUNK < width) {
-                next_a = reinterpret_cast<const uint4 *>(row + x0 + CHUNK)[0];
-                next_b = reinterpret_cast<const uint4 *>(row + x0 + CHUNK)[1];
-            }
-            if (k == 0 && t == 0)
-                for (int c = 0; c < 3; c++) first[c] = v[c][0];
-            uint32_t total[3];
+        }
 #pragma unroll
-            for (int c = 0; c < 3; c++) {
-                v[c][1] += v[c][0];
-                v[c][2] += v[c][1];
-                v[c][3] += v[c][2];
-                total[c] = warp_inclusive_scan(v[c][3]);
-                if (lane == 31) warp_totals[warp][c] = total[c];
-            }
-            const int slot = k % RING;
-            *reinterpret_cast<uint32_t *>(&alpha_ring[slot][4 * t]) = alpha_now;
-            __syncthreads();
+        for (int c = 0; c < WORDS; c++) {
 #pragma unroll
-            for (int c = 0; c < 3; c++) {
-                /* the warps' totals, scanned across the first WARPS lanes of every warp */
-                uint32_t warps_scan = lane < WARPS ? warp_totals[lane][c] : 0;
+            for (int q = 1; q < COLUMNS_PER_THREAD; q++) v[c][q] += v[c][q - 1];
+            warp_scan[c] = warp_inclusive_scan(v[c][COLUMNS_PER_THREAD - 1], lane);
+            if (GROUP_WARPS > 1 && lane == 31) warp_totals[buffer][c][warp] = warp_scan[c];
+        }
+        if (GROUP_WARPS > 1) __syncthreads();
+#pragma unroll
+        for (int c = 0; c < WORDS; c++) {
+            uint32_t before = warp_scan[c] - v[c][COLUMNS_PER_THREAD - 1];
+            if (GROUP_WARPS > 1) { /* plus the totals of the warps to the left: lanes 0..7 scan them */
+                uint32_t left = lane < WARPS ? warp_totals[buffer][c][lane] : 0u;
 #pragma unroll
                 for (int offset = 1; offset < WARPS; offset <<= 1) {
-                    const uint32_t other = __shfl_up_sync(0xffffffffu, warps_scan, offset);
-                    if (lane >= offset) warps_scan += other;
+                    const uint32_t other = __shfl_up_sync(0xffffffffu, left, offset);
+                    if (lane >= offset) left += other;
                 }
-                const uint32_t earlier_warps = __shfl_sync(0xffffffffu, warps_scan, warp > 0 ? warp - 1 : 0);
-                const uint32_t chunk_total = __shfl_sync(0xffffffffu, warps_scan, WARPS - 1);
-                uint32_t before = carry[c] + total[c] - v[c][3] + (warp > 0 ? earlier_warps : 0);
-                carry[c] += chunk_total;
-                *reinterpret_cast<uint4 *>(&prefix[slot][c][4 * t]) =
-                    make_uint4(before + v[c][0], before + v[c][1], before + v[c][2], before + v[c][3]);
-                const int last_q = width - 1 - x0; /* the row's last pixel is ours */
-                if (last_q >= 0 && last_q < 4)
-                    last[c] = v[c][last_q] - (last_q ? v[c][last_q - 1] : 0);
+                left = __shfl_sync(0xffffffffu, left, (gwarp + WARPS - 1) % WARPS);
+                before += gwarp > 0 ? left : 0u;
             }
+            *reinterpret_cast<uint4 *>(&prefix[buffer][c][base + COLUMNS_PER_THREAD * gt]) =
+                make_uint4(before + v[c][0], before + v[c][1], before + v[c][2], before + v[c][3]);
         }
-        __syncthreads();
-        if (k >= 1) { /* outputs of chunk k - 1: thread t writes pixels t, t + 256, ... so that
-                       * neighbouring threads read neighbouring prefixes (no bank conflicts) */
-            uint8_t *dst_row = dst.data + (size_t)y * dst.pitch;
-            const int slot = (k - 1) % RING;
+        if (GROUP_WARPS > 1) __syncthreads(); else __syncwarp();
+
+        /* outputs: thread gt writes columns gt, gt + GROUP_THREADS, ...: neighbouring threads read
+         * neighbouring prefixes (no bank conflicts) and write neighbouring pixels */
+        uint32_t *dst_row = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch);
 #pragma unroll
-            for (int q = 0; q < 4; q++) {
-                const int x = (k - 1) * CHUNK + q * HORIZONTAL_THREADS + t;
-                if (x >= width) break;
-                const int hi = min(x + radius, width - 1); /* P(hi) - P(lo - 1) */
-                const int lo = max(x - radius, 0);
-                const uint32_t n_left = (uint32_t)max(radius - x, 0);
-                const uint32_t n_right = (uint32_t)max(x + radius - (width - 1), 0);
-                uint32_t ch[3];
+        for (int q = 0; q < 4; q++) {
+            const int j = q * GROUP_THREADS + gt;
+            if (j >= group_outputs) break;
+            const int x = out0 + j;
+            const int i_hi = base + x + radius - x_in0, i_lo = base + x - radius - x_in0 - 1;
+            uint32_t d[WORDS];
 #pragma unroll
-                for (int c = 0; c < 3; c++) {
-                    const uint32_t p_hi = prefix[(hi / CHUNK) % RING][c][hi % CHUNK];
-                    const uint32_t p_lo = lo > 0 ? prefix[((lo - 1) / CHUNK) % RING][c][(lo - 1) % CHUNK] : 0;
-                    ch[c] = box_mean(p_hi - p_lo + n_left * first[c] + n_right * last[c], div);
-                }
-                const uint32_t alpha = alpha_ring[slot][q * HORIZONTAL_THREADS + t];
-                reinterpret_cast<uint32_t *>(dst_row)[x] = ch[0] | ch[1] << 8 | ch[2] << 16 | alpha << 24;
-            }
+            for (int c = 0; c < WORDS; c++) d[c] = prefix[buffer][c][i_hi] - prefix[buffer][c][i_lo];
+            const uint32_t r_sum = PACKED ? d[0] & 0xffffu : d[0];
+            const uint32_t b_sum = PACKED ? d[0] >> 16 : d[2];
+            dst_row[x] = box_mean(r_sum, div) | box_mean(d[1], div) << 8 | box_mean(b_sum, div) << 16 |
+                         alpha[q] << 24;
         }
+
+        add_pixels(s, enter, 1u);
+        add_pixels(s, leave, ~0u);
     }
+}
+
+typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
+
+static box_fast_kernel_fn box_fast_kernel_for(const box_fast_geometry *g)
+{
+    if (g->group_warps == 1) return g->packed ? box_fast_kernel<1, true> : box_fast_kernel<1, false>;
+    return g->packed ? box_fast_kernel<WARPS, true> : box_fast_kernel<WARPS, false>;
 }
 
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
-    (void)p;
     if (max < 2) return 0;
-    out[0] = {"box_fast_vertical_kernel", (const void *)box_fast_vertical_kernel, VERTICAL_BLOCK, 0};
-    out[1] = {"box_fast_horizontal_kernel", (const void *)box_fast_horizontal_kernel, HORIZONTAL_THREADS, 0};
+    const box_fast_geometry g = box_fast_geometry_make(box_fast_radius(p), 3840, 2160);
+    out[0] = {"box_fast_kernel", (const void *)box_fast_kernel_for(&g), THREADS, 0};
+    out[1] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return 2;
 }
 
@@ -258,12 +398,25 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     const box_fast_state *s = (const box_fast_state *)state;
     if (!s) return fv_fail(FV_ERR_ARG, "box/fast: run without its state");
     const int radius = (int)p->value[BOX_RADIUS];
-    const int segment = vertical_segment(radius);
-    dim3 vgrid((src->width + VERTICAL_BLOCK - 1) / VERTICAL_BLOCK, (src->height + segment - 1) / segment);
-    box_fast_vertical_kernel<<<vgrid, VERTICAL_BLOCK, 0, stream>>>(*src, s->columns, s->pitch, radius, segment);
-    FV_CUDA_CHECK(cudaGetLastError());
-    box_fast_horizontal_kernel<<<src->height, HORIZONTAL_THREADS, 0, stream>>>(
-        s->columns, s->pitch, *dst, radius, box_divider_make(radius));
+    if (radius != s->radius || src->width != s->width || src->height != s->height)
+        return fv_fail(FV_ERR_ARG, "box/fast: state made for radius %d at %dx%d, run at radius %d at %dx%d",
+                       s->radius, s->width, s->height, radius, src->width, src->height);
+    if (src->width != dst->width || src->height != dst->height)
+        return fv_fail(FV_ERR_ARG, "box/fast: source %dx%d and destination %dx%d differ", src->width,
+                       src->height, dst->width, dst->height);
+    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
+        return fv_fail(FV_ERR_ARG, "box/fast: image rows must start on 4-byte boundaries");
+    const box_fast_geometry *g = &s->geometry;
+    if (g->use_band_totals) {
+        dim3 grid((src->width + BAND_TOTALS_THREADS - 1) / BAND_TOTALS_THREADS, g->bands);
+        box_fast_band_totals_kernel<<<grid, BAND_TOTALS_THREADS, 0, stream>>>(*src, s->band_totals,
+                                                                              g->totals_pitch, g->band_rows);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    const bool vector = ((uintptr_t)src->data | src->pitch) % 16 == 0;
+    box_fast_kernel_for(g)<<<dim3(g->blocks_across, g->bands), THREADS, 0, stream>>>(
+        *src, *dst, radius, box_divider_make(radius), g->outputs_per_group, g->band_rows,
+        g->use_band_totals ? s->band_totals : NULL, g->totals_pitch, vector);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }

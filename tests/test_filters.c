@@ -8,7 +8,8 @@
  * (seed printed), destinations are poisoned first, and both a 16-byte-aligned pitched layout
  * and a tightly packed odd pitch (like a viewer's pixel buffer) are exercised. Also checks
  * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device.
- * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs).
+ * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs); FV_TEST_FILTER=NAME tests
+ * one filter only.
  * ------------------------------------------------------------------------------------------------ */
 #include "noise.h"
 #include "test_util.h"
@@ -306,8 +307,10 @@ int main(void)
     }
     const char *q = getenv("FV_TEST_QUICK");
     int quick = q && *q && *q != '0';
+    const char *only = getenv("FV_TEST_FILTER"); /* one filter's name: test only that one */
     uint32_t seed = test_seed();
     for (int i = 0; i < fv_n_filters; i++) {
+        if (only && *only && strcmp(only, fv_filters[i]->name) != 0) continue;
         int before = t.failed;
         test_filter(fv_filters[i], &seed, quick);
         printf("%s: %s\n", fv_filters[i]->name, t.failed == before ? "all variants match" : "MISMATCH");
