@@ -8,6 +8,7 @@ PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libspng-
 zlib1g-dev libglew-dev freeglut3-dev libgl-dev \
 libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
 python3-numpy python3-scipy"
+PACKAGES="$PACKAGES clang libclang-rt-14-dev" # .ci/run's sanitizer and libFuzzer build
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

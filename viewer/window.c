@@ -533,7 +533,10 @@ int viewer_main(cli_options *o)
     while (glGetError() != GL_NO_ERROR) {} /* glewInit's harmless GL_INVALID_ENUM on core contexts */
     printf("filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
             (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
-    if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) return fail(v, 1);
+    if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) {
+        render_release(a); /* GL is up: what render_init made goes too */
+        return fail(v, 1);
+    }
     view_fit(a);
     if (a->headless) egl_run(v);
     else glut_run(v);

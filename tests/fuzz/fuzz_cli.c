@@ -1,0 +1,40 @@
+/* ------------------------------------------------------------------------------------------------
+ * tests/fuzz/fuzz_cli.c: libFuzzer harness for the command line (viewer/cli.c). The input is the
+ * arguments, separated by NUL bytes; cli_parse must accept or refuse them without exiting,
+ * crashing or reading past them, and what it accepts must be consistent. An accepted --keys
+ * text goes through the replay parser too.
+ * ------------------------------------------------------------------------------------------------ */
+#include "app.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ARGS 64
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    char *text = malloc(size + 1);
+    if (!text) return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+    char *argv[MAX_ARGS + 2];
+    int argc = 0;
+    argv[argc++] = "filterview";
+    for (char *p = text; p <= text + size && argc <= MAX_ARGS; p += strlen(p) + 1) argv[argc++] = p;
+    argv[argc] = NULL;
+    cli_options o;
+    if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS) {
+        if (!o.filter || !o.variant) abort(); /* help returns at once, before they are chosen */
+        if (o.mode == CLI_MODE_BATCH && !o.output) abort();
+        if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 || o.n_sweep > CLI_MAX_SWEEP) abort();
+        for (int k = 0; k < o.n_sizes; k++)
+            if (o.sizes[k][0] < 1 || o.sizes[k][1] < 1) abort();
+        if (o.keys) {
+            int keys[256];
+            keys_parse(o.keys, keys, 256);
+        }
+    }
+    free(text);
+    return 0;
+}
