@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/batch.c: windowless filtering. Loads an image, runs one variant (or two, to compare
- * them byte for byte), and writes a PNG atomically. All failures end in one line on stderr.
+ * them byte for byte), and writes a PNG or JPEG atomically; many files go to batch_many.c.
+ * All failures end in one line on stderr.
  * ------------------------------------------------------------------------------------------------ */
 #include "batch.h"
 
@@ -83,6 +84,7 @@ int batch_main(const cli_options *o)
     const fv_filter *f = o->filter;
     const fv_variant *v = o->variant;
     const fv_params *p = cli_params(o, f);
+    if (o->output_is_dir) return batch_many_main(o);
     if (fv_params_check(f, p) != FV_OK) return fail_line();
     if (image_check_output_path(o->output) != FV_OK) return fail_line();
     fv_image src = {0}, dst = {0};
@@ -90,7 +92,8 @@ int batch_main(const cli_options *o)
     if (image_load(o->input, &src) != FV_OK) return fail_line();
     fv_status st = fv_host_image_alloc(&dst, src.width, src.height);
     if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, p, &ms);
-    if (st == FV_OK) st = image_save_png(o->output, &dst);
+    const image_save_options save = {.png_level = o->png_level, .jpeg_quality = o->jpeg_quality};
+    if (st == FV_OK) st = image_save(o->output, &dst, &save);
     if (st == FV_OK) {
         char params[192];
         describe_params(f, p, params, sizeof params);

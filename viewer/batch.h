@@ -1,4 +1,5 @@
-/* viewer/batch.h: the windowless modes: filter one image to a PNG, compare two variants, --info.
+/* viewer/batch.h: the windowless modes: filter one image (or many) to PNG or JPEG, compare two
+ * variants, --info.
  * Each returns the process exit status (0 ok, 1 runtime error) after printing one line. */
 #ifndef FV_BATCH_H
 #define FV_BATCH_H
@@ -10,7 +11,9 @@
 fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
                               fv_image *dst, const fv_params *p, double *ms);
 
+/* -o FILE: one image; -o DIR/: every input, files and folders' images (batch_many.c) */
 int batch_main(const cli_options *o);
+int batch_many_main(const cli_options *o);
 int compare_main(const cli_options *o);
 int info_main(void);
 

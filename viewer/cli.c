@@ -267,6 +267,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     o->mode = CLI_MODE_VIEW;
     o->filter = fv_filter_find("gaussian");
     o->runs = 20;
+    o->png_level = -1;
     o->seed = 1;
     for (int f = 0; f < fv_n_filters; f++) o->params[f] = fv_params_default(fv_filters[f]);
     const char *filter_name = NULL, *variant_name = NULL, *pane_text[2] = {NULL, NULL},
@@ -274,7 +275,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings = 0, iterations = 1, mode_given = 0, options_done = 0;
     /* the first flag given that only the viewer (or --bench, or --list) reads */
-    const char *viewer_flag = NULL, *bench_flag = NULL, *list_flag = NULL;
+    const char *viewer_flag = NULL, *bench_flag = NULL, *list_flag = NULL, *batch_flag = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && !strcmp(a, "--")) { /* the rest are file names, even "-x.png" */
@@ -282,11 +283,13 @@ int cli_parse(int argc, char **argv, cli_options *o)
             continue;
         }
         if (options_done || a[0] != '-' || a[1] == 0) {
-            if (o->input) {
-                fprintf(stderr, "filterview: more than one input image ('%s' and '%s')\n", o->input, a);
+            if (o->n_inputs == CLI_MAX_INPUTS) {
+                fprintf(stderr, "filterview: more than %d input images: give their folder instead\n",
+                        CLI_MAX_INPUTS);
                 return 0;
             }
-            o->input = a;
+            o->inputs[o->n_inputs++] = a;
+            if (!o->input) o->input = a;
             continue;
         }
 #define VALUE() arg_value(argc, argv, &i)
@@ -372,6 +375,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
             ONCE(o->output);
             if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
             SET_MODE(CLI_MODE_BATCH);
+        } else if (!strcmp(a, "--png-level")) {
+            FOR(batch_flag);
+            if (!parse_int(a, VALUE(), 0, 9, &o->png_level)) return 0;
+        } else if (!strcmp(a, "--jpeg-quality")) {
+            FOR(batch_flag);
+            if (!parse_int(a, VALUE(), 1, 100, &o->jpeg_quality)) return 0;
         } else if (!strcmp(a, "--compare")) {
             compare_text[0] = VALUE();
             compare_text[1] = VALUE();
@@ -470,19 +479,37 @@ int cli_parse(int argc, char **argv, cli_options *o)
         fprintf(stderr, "filterview: no input image given (see --help)\n");
         return 0;
     }
+    /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
+    if (o->output && o->mode == CLI_MODE_BATCH && *o->output) {
+        struct stat st;
+        const size_t n = strlen(o->output);
+        const int is_dir = stat(o->output, &st) == 0 && S_ISDIR(st.st_mode);
+        const int input_is_dir = o->input && stat(o->input, &st) == 0 && S_ISDIR(st.st_mode);
+        o->output_is_dir = o->output[n - 1] == '/' || (is_dir && (o->n_inputs > 1 || input_is_dir));
+        if (o->output_is_dir && stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "filterview: -o: '%s' is a file, not a folder\n", o->output);
+            return 0;
+        }
+    }
+    if (o->n_inputs > 1 && !o->output_is_dir) {
+        fprintf(stderr, "filterview: more than one input image ('%s' and '%s'): several are filtered "
+                "with -o DIR/\n", o->inputs[0], o->inputs[1]);
+        return 0;
+    }
     /* a flag that means nothing in this mode is a mistake, not something to ignore */
     static const char *const mode_names[] = {
         [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",     [CLI_MODE_COMPARE] = "--compare",
         [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info"};
     const struct { const char *flag; cli_mode mode; } scoped[] = {
-        {viewer_flag, CLI_MODE_VIEW}, {bench_flag, CLI_MODE_BENCH}, {list_flag, CLI_MODE_LIST}};
+        {viewer_flag, CLI_MODE_VIEW}, {bench_flag, CLI_MODE_BENCH}, {list_flag, CLI_MODE_LIST},
+        {batch_flag, CLI_MODE_BATCH}};
     for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++)
         if (scoped[k].flag && o->mode != scoped[k].mode) {
             fprintf(stderr, "filterview: %s is for %s, not %s\n", scoped[k].flag, mode_names[scoped[k].mode],
                     mode_names[o->mode]);
             return 0;
         }
-    if (o->output && !check_output_arg("-o", o->output)) return 0;
+    if (o->output && !o->output_is_dir && !check_output_arg("-o", o->output)) return 0;
     if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
     return 1;
@@ -526,7 +553,9 @@ void cli_print_help(void)
         "filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
         "\n"
         "usage:\n"
-        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG\n"
+        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
+        "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+        "                                                  filter many, each to OUTDIR/NAME.png\n"
         "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
         "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
         "                    [--chart FILE]                                 (-v: that variant alone)\n"
@@ -542,8 +571,12 @@ void cli_print_help(void)
         "                        every filter in play that has it; --bench sweeps a list:\n"
         "                        -p radius=1,2,4,8\n"
         "  --iters N             apply the filter N times, 1..%d (default 1)\n"
-        "  -o, --output FILE     write the result as PNG (written to a temporary name, then\n"
-        "                        renamed: never half a file)\n"
+        "  -o, --output FILE     write the result as PNG, or JPEG for .jpg/.jpeg (written to a\n"
+        "                        temporary name, then renamed: never half a file); a folder\n"
+        "                        (DIR/) takes every input: a progress bar, a failed file is\n"
+        "                        reported and skipped, exit 1 at the end if any failed\n"
+        "  --png-level N         PNG compression, 0..9 (default 1: fast; 9: smallest)\n"
+        "  --jpeg-quality N      JPEG quality, 1..100 (default 90)\n"
         "  --compare A B         run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
         "                        the differing pixels\n"
         "  --bench               time every variant on random images (CUDA events, median)\n"
@@ -592,6 +625,7 @@ void cli_print_help(void)
         "  --random WxH          a random image of that size instead of a file\n"
         "  --help-keys           the viewer's keys as a markdown table\n"
         "\n"
-        "Images: anything stb_image reads (PNG, JPEG, BMP, TGA, GIF, PSD, HDR, PIC, PNM).\n"
+        "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
+        "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP.\n"
         "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
 }

@@ -37,11 +37,18 @@ typedef struct pane_spec {
 } pane_spec;
 
 #define CLI_MAX_SWEEP 64
+#define CLI_MAX_INPUTS 4096         /* files on one command line; a folder holds any number */
 
 typedef struct cli_options {
     cli_mode mode;
-    const char *input;          /* image path */
-    const char *output;         /* -o PNG path */
+    const char *input;          /* image path (the first of inputs) */
+    const char *output;         /* -o PNG or JPEG path, or a folder (output_is_dir) */
+    /* batch: every input given (files and folders), written into the folder -o names */
+    int n_inputs;
+    const char *inputs[CLI_MAX_INPUTS];
+    int output_is_dir;          /* -o DIR/, or an existing folder with several inputs or a folder */
+    int png_level;              /* --png-level 0..9 (-1: the default) */
+    int jpeg_quality;           /* --jpeg-quality 1..100 (0: the default) */
     const fv_filter *filter;    /* -f (default gaussian) */
     const fv_variant *variant;  /* -v (default fast) */
     int filter_given, variant_given;

@@ -151,6 +151,9 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
     fv_status s = FV_OK;
     if (tjDecompressHeader3(tj, data, (unsigned long)size, &w, &h, &subsamp, &colorspace) != 0)
         s = jpeg_error(name, tj);
+    /* a header cut short reads as no header at all rather than as an error */
+    if (s == FV_OK && (w < 1 || h < 1))
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: no complete header)", name);
     if (s == FV_OK) s = codec_check_claim(name, "JPEG", w, h, size, JPEG_MAX_PIXELS_PER_BYTE);
     jpeg_markers m;
     jpeg_scan_markers(data, size, &m);
