@@ -1,0 +1,49 @@
+#!/bin/sh
+# tests/compute_sanitizer.sh: NVIDIA compute-sanitizer (memcheck, racecheck, initcheck, synccheck)
+# over the GPU side: the GPU tests (every filter x variant x awkward size, 1x1 and primes
+# included: test_filters, its quick set), each filter's every GPU variant from `filterview
+# --list` compared with the CPU reference on a 37x23 image, and a replayed headless viewer run
+# (every compare mode, a resize, the all-variants chart). Prints one summary line per tool; logs
+# go to OUT. Needs a CUDA GPU and compute-sanitizer (CUDA toolkit); exits 77 without them.
+#   sh tests/compute_sanitizer.sh BUILD_DIR [OUT]
+set -u
+build="${1:?usage: compute_sanitizer.sh BUILD_DIR [OUT]}"
+out="${2:-$build/compute-sanitizer}"
+fv="$build/filterview"
+src="$(cd "$(dirname "$0")/.." && pwd)"
+cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+[ -x "$cs" ] || { echo "compute_sanitizer.sh: skipped: no compute-sanitizer (CUDA toolkit)"; exit 77; }
+[ -x "$fv" ] && [ -x "$build/tests/test_filters" ] || { echo "compute_sanitizer.sh: build $build first"; exit 1; }
+"$fv" --info >/dev/null 2>&1 || { echo "compute_sanitizer.sh: skipped: no usable CUDA GPU ($("$fv" --info 2>&1 | head -1))"; exit 77; }
+mkdir -p "$out"
+(cd "$build" && ctest -R '^cli_fixtures$' >/dev/null 2>&1)
+image="$build/tests/fixtures/good.png" # 37x23: no block size divides it
+[ -f "$image" ] || { echo "compute_sanitizer.sh: no $image (ctest -R cli_fixtures)"; exit 1; }
+# "filter variant" for every GPU variant (cpu is the host reference)
+variants=$("$fv" --list | awk '/^[a-z]/ { f = $1 } /^  [a-z]/ && $1 != "cpu" { print f, $1 }')
+printf '%s\n' "$variants" >"$out/variants.txt"
+run() { # name, command...: one run under $tool, counted
+  name="$1"; shift
+  log="$out/$tool-$name.log"
+  "$cs" --tool "$tool" $extra --error-exitcode 9 "$@" >"$log" 2>&1
+  code=$?
+  runs=$((runs + 1))
+  n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p; s/.*RACECHECK SUMMARY: \([0-9]*\) hazard.*/\1/p' "$log" | tail -1)
+  errors=$((errors + ${n:-0}))
+  if [ "$code" != 0 ]; then failed=$((failed + 1)); echo "  $tool $name: exit $code (see $log)"; fi
+}
+status=0
+for tool in memcheck racecheck initcheck synccheck; do
+  runs=0 failed=0 errors=0
+  extra=""
+  [ "$tool" = racecheck ] && extra="--racecheck-report hazard"
+  run test_filters env FV_TEST_QUICK=1 "$build/tests/test_filters"
+  while read -r f v; do
+    run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters 2
+  done <"$out/variants.txt"
+  run viewer "$fv" "$src/assets/astronaut.png" --headless -a fast -b smem \
+    --keys "zcccc<Tab><Tab>b<PgUp>t<777x555>]" --frames 20 --screenshot "$out/viewer-$tool.png"
+  echo "$tool: $runs runs (GPU tests, $(wc -l <"$out/variants.txt") variants, replayed viewer), $errors errors, $failed failed"
+  [ "$failed" = 0 ] || status=1
+done
+exit $status
