@@ -102,7 +102,7 @@ static fv_status box_naive_run(const fv_image *src, fv_image *dst, const fv_para
                                void *state, cudaStream_t stream)
 {
     (void)state;
-    int r;
+    int r = 0;
     FV_TRY(box_radius(p, "naive", &r));
     FV_TRY(box_check_images(src, dst, "naive"));
     box_naive_kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r,
@@ -169,7 +169,7 @@ static fv_status box_unrolled_run(const fv_image *src, fv_image *dst, const fv_p
                                   void *state, cudaStream_t stream)
 {
     (void)state;
-    int r;
+    int r = 0;
     FV_TRY(box_radius(p, "unrolled", &r));
     FV_TRY(box_check_images(src, dst, "unrolled"));
     const char *name;
@@ -241,7 +241,7 @@ static fv_status box_smem_run(const fv_image *src, fv_image *dst, const fv_param
                               void *state, cudaStream_t stream)
 {
     (void)state;
-    int r;
+    int r = 0;
     FV_TRY(box_radius(p, "smem", &r));
     FV_TRY(box_check_images(src, dst, "smem"));
     const box_smem_layout l = box_smem_layout_make(r);
@@ -339,7 +339,7 @@ static fv_status box_tex_run(const fv_image *src, fv_image *dst, const fv_params
                              cudaStream_t stream)
 {
     const box_tex_state *s = (const box_tex_state *)state;
-    int r;
+    int r = 0;
     FV_TRY(box_radius(p, "tex", &r));
     FV_TRY(box_check_images(src, dst, "tex"));
     if (!s || s->width != src->width || s->height != src->height)

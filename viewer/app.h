@@ -14,6 +14,7 @@
 #define FV_APP_H
 
 #include "cli.h"
+#include "noise.h"
 
 #include <stdio.h>
 
@@ -100,7 +101,9 @@ typedef struct app {
     const char *path;                    /* NULL: random image */
     int random_w, random_h;
     unsigned seed;
-    fv_image host_src, device_src;
+    fv_image host_clean;                 /* the image as loaded */
+    fv_image host_src, device_src;       /* what every pane sees: host_clean with the noise */
+    fv_noise noise;                      /* noise on the source (n/N, --noise) */
     /* what is computed */
     fv_params params[2][FV_MAX_FILTERS]; /* per pane and per filter, so each keeps its own */
     int linked;                          /* pane B shows pane A's filter with A's parameters */
@@ -145,7 +148,8 @@ typedef struct app {
 fv_status app_load_image(app *a);        /* (re)loads the host image; reallocates on size change */
 fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
-fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
+fv_status pipeline_reload(app *a);
+fv_status pipeline_set_noise(app *a, const fv_noise *noise); /* applied once, on the GPU where there is one */       /* the same path again, buffers follow a size change */
 /* Makes both panes' runners ready for what they show (buffers, state): after every change of
  * image, filter, variant or parameter, so that the frame loop itself allocates nothing. */
 fv_status pipeline_prepare(app *a);

@@ -79,6 +79,12 @@ static int fail_line(void)
     return 1;
 }
 
+/* --noise: drawn on the host (the same bytes the GPU would draw), before anything runs */
+fv_status source_with_noise(const cli_options *o, fv_image *src)
+{
+    return fv_noise_is_on(&o->noise) ? fv_noise_apply_host(src, &o->noise) : FV_OK;
+}
+
 int batch_main(const cli_options *o)
 {
     const fv_filter *f = o->filter;
@@ -90,15 +96,22 @@ int batch_main(const cli_options *o)
     fv_image src = {0}, dst = {0};
     double ms = 0;
     if (image_load(o->input, &src) != FV_OK) return fail_line();
-    fv_status st = fv_host_image_alloc(&dst, src.width, src.height);
-    if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, p, &ms);
     const image_save_options save = {.png_level = o->png_level, .jpeg_quality = o->jpeg_quality};
+    fv_status st = source_with_noise(o, &src);
+    if (st == FV_OK && o->save_source) st = image_save(o->save_source, &src, &save);
+    if (st == FV_OK) st = fv_host_image_alloc(&dst, src.width, src.height);
+    if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, p, &ms);
     if (st == FV_OK) st = image_save(o->output, &dst, &save);
     if (st == FV_OK) {
         char params[192];
         describe_params(f, p, params, sizeof params);
-        printf("wrote %s (%dx%d, %s/%s, %s) in %.3f ms %s\n", o->output, src.width, src.height,
-               f->name, v->name, params, ms, fv_variant_is_host(v) ? "on the CPU" : "on the GPU");
+        char noise[96] = "";
+        if (fv_noise_is_on(&o->noise))
+            snprintf(noise, sizeof noise, "; source noise %g %%, sigma %g, seed %u", o->noise.density * 100,
+                     o->noise.sigma, o->noise.seed);
+        printf("wrote %s (%dx%d, %s/%s, %s%s) in %.3f ms %s\n", o->output, src.width, src.height, f->name,
+               v->name, params, noise, ms, fv_variant_is_host(v) ? "on the CPU" : "on the GPU");
+        if (o->save_source) printf("wrote %s (the source the filter saw)\n", o->save_source);
     }
     fv_host_image_free(&src);
     fv_host_image_free(&dst);
@@ -113,7 +126,7 @@ int compare_main(const cli_options *o)
     fv_image src = {0}, out[2] = {{0}, {0}};
     double ms[2] = {0, 0};
     if (image_load(o->input, &src) != FV_OK) return fail_line();
-    fv_status st = FV_OK;
+    fv_status st = source_with_noise(o, &src);
     for (int k = 0; k < 2 && st == FV_OK; k++) {
         st = fv_host_image_alloc(&out[k], src.width, src.height);
         if (st == FV_OK)

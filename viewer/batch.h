@@ -13,6 +13,8 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
 
 /* -o FILE: one image; -o DIR/: every input, files and folders' images (batch_many.c) */
 int batch_main(const cli_options *o);
+/* --noise on a loaded source (host): every batch path applies it before filtering */
+fv_status source_with_noise(const cli_options *o, fv_image *src);
 int batch_many_main(const cli_options *o);
 int compare_main(const cli_options *o);
 int info_main(void);

@@ -297,6 +297,7 @@ static void *host_worker(void *arg)
         if (i < 0) break;
         job *j = &b->jobs[i];
         fv_status s = image_load(j->in, &j->src);
+        if (s == FV_OK) s = source_with_noise(b->o, &j->src);
         if (s == FV_OK) s = fv_host_image_alloc(&j->dst, j->src.width, j->src.height);
         if (s == FV_OK) s = fv_runner_prepare(&runner, b->f, b->v, b->p, j->src.width, j->src.height);
         if (s == FV_OK) s = fv_runner_run(&runner, &j->src, &j->dst, 0);
@@ -334,6 +335,7 @@ static void *device_worker(void *arg)
             b->in_tokens--;
             pthread_mutex_unlock(&b->lock);
             fv_status s = image_load_with(b->jobs[i].in, &b->in_alloc, &b->jobs[i].src);
+            if (s == FV_OK) s = source_with_noise(b->o, &b->jobs[i].src);
             pthread_mutex_lock(&b->lock);
             if (s == FV_OK) {
                 b->gpu_queue[b->gpu_tail++ % (int)(sizeof b->gpu_queue / sizeof(int))] = i;

@@ -69,6 +69,26 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
     return 1;
 }
 
+/* a plain decimal number (digits, at most one '.', no sign or exponent) in lo..hi, an optional
+ * trailing '%' allowed where `percent` */
+static int parse_decimal(const char *flag, const char *s, double lo, double hi, int percent, double *out)
+{
+    char want[96];
+    snprintf(want, sizeof want, "a decimal number %g..%g%s", lo, hi, percent ? " (percent)" : "");
+    int digits = 0, dots = 0;
+    const char *p = s;
+    for (; p && *p; p++) {
+        if (isdigit((unsigned char)*p)) digits++;
+        else if (*p == '.' && !dots) dots++;
+        else break;
+    }
+    if (!s || !digits || (*p && !(percent && p[0] == '%' && p[1] == 0))) return bad(flag, want, s);
+    const double v = strtod(s, NULL);
+    if (!(v >= lo && v <= hi)) return bad(flag, want, s);
+    *out = v;
+    return 1;
+}
+
 /* "WxH" into w, h */
 static int parse_one_size(const char *flag, const char *s, int *w, int *h)
 {
@@ -276,6 +296,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     int n_settings = 0, iterations = 1, mode_given = 0, options_done = 0;
     /* the first flag given that only the viewer (or --bench, or --list) reads */
     const char *viewer_flag = NULL, *bench_flag = NULL, *list_flag = NULL, *batch_flag = NULL;
+    const char *noise_flag = NULL; /* the first noise flag: for the viewer, -o and --compare */
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!options_done && !strcmp(a, "--")) { /* the rest are file names, even "-x.png" */
@@ -375,6 +396,23 @@ int cli_parse(int argc, char **argv, cli_options *o)
             ONCE(o->output);
             if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
             SET_MODE(CLI_MODE_BATCH);
+        } else if (!strcmp(a, "--noise")) {
+            FOR(noise_flag);
+            double percent = 0;
+            if (!parse_decimal(a, VALUE(), 0, 100 * FV_NOISE_MAX_DENSITY, 1, &percent)) return 0;
+            o->noise.density = percent / 100;
+        } else if (!strcmp(a, "--noise-sigma")) {
+            FOR(noise_flag);
+            if (!parse_decimal(a, VALUE(), 0, FV_NOISE_MAX_SIGMA, 0, &o->noise.sigma)) return 0;
+        } else if (!strcmp(a, "--noise-seed")) {
+            FOR(noise_flag);
+            int seed = 0;
+            if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
+            o->noise.seed = (unsigned)seed;
+        } else if (!strcmp(a, "--save-source")) {
+            FOR(batch_flag);
+            ONCE(o->save_source);
+            if (!(o->save_source = VALUE())) return bad(a, "an output image path", NULL);
         } else if (!strcmp(a, "--png-level")) {
             FOR(batch_flag);
             if (!parse_int(a, VALUE(), 0, 9, &o->png_level)) return 0;
@@ -509,6 +547,17 @@ int cli_parse(int argc, char **argv, cli_options *o)
                     mode_names[o->mode]);
             return 0;
         }
+    if (noise_flag && o->mode != CLI_MODE_VIEW && o->mode != CLI_MODE_BATCH && o->mode != CLI_MODE_COMPARE) {
+        fprintf(stderr, "filterview: %s is for the viewer, -o and --compare, not %s\n", noise_flag,
+                o->mode < sizeof mode_names / sizeof mode_names[0] && mode_names[o->mode] ? mode_names[o->mode]
+                                                                                      : "this mode");
+        return 0;
+    }
+    if (o->save_source && o->output_is_dir) {
+        fprintf(stderr, "filterview: --save-source is for one input image, not a folder of them\n");
+        return 0;
+    }
+    if (o->save_source && !check_output_arg("--save-source", o->save_source)) return 0;
     if (o->output && !o->output_is_dir && !check_output_arg("-o", o->output)) return 0;
     if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
@@ -577,10 +626,15 @@ void cli_print_help(void)
         "                        reported and skipped, exit 1 at the end if any failed\n"
         "  --png-level N         PNG compression, 0..9 (default 1: fast; 9: smallest)\n"
         "  --jpeg-quality N      JPEG quality, 1..100 (default 90)\n"
+        "  --noise D             salt-and-pepper noise on the source: D %% of the pixels, 0..50\n"
+        "                        (viewer: n/N); --noise-sigma S adds Gaussian noise (0..128),\n"
+        "                        --noise-seed N draws another pattern. The same noisy image on\n"
+        "                        the CPU and the GPU, for every pane and filter\n"
+        "  --save-source FILE    with -o: also write the source the filter saw (the noisy one)\n"
         "  --compare A B         run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
         "                        the differing pixels\n"
         "  --bench               time every variant on random images (CUDA events, median)\n"
-        "  --sizes WxH,...       benchmark sizes (default: seed 000's chart, 512x512..9984x6400)\n"
+        "  --sizes WxH,...       benchmark sizes (default: 512x512 .. 9984x6400)\n"
         "  --csv FILE            also write the benchmark table as CSV (with kernel resources)\n"
         "  --chart FILE          also draw the benchmark as a PNG chart: lines over a swept\n"
         "                        parameter, else bars over the sizes\n"
@@ -611,7 +665,7 @@ void cli_print_help(void)
         "  --interop HOW         how CUDA output reaches GL: 'buffer' (default) kernels write\n"
         "                        registered GL buffers that the shader samples directly;\n"
         "                        'texture' a device copy into registered textures; 'pbo'\n"
-        "                        kernels write pixel buffers that GL copies (seed 004's way);\n"
+        "                        kernels write pixel buffers that GL copies (the classic way);\n"
         "                        'staging' no interop, through the host (the fallback)\n"
         "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
         "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"

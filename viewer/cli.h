@@ -6,6 +6,7 @@
 #define FV_CLI_H
 
 #include "filter.h"
+#include "noise.h"
 
 typedef enum cli_mode {
     CLI_MODE_VIEW,     /* default: the viewer (or batch output with -o) */
@@ -49,6 +50,8 @@ typedef struct cli_options {
     int output_is_dir;          /* -o DIR/, or an existing folder with several inputs or a folder */
     int png_level;              /* --png-level 0..9 (-1: the default) */
     int jpeg_quality;           /* --jpeg-quality 1..100 (0: the default) */
+    fv_noise noise;             /* --noise, --noise-sigma, --noise-seed: on the source */
+    const char *save_source;    /* --save-source: write the source the filter sees (-o) */
     const fv_filter *filter;    /* -f (default gaussian) */
     const fv_variant *variant;  /* -v (default fast) */
     int filter_given, variant_given;

@@ -156,6 +156,9 @@ static void main_panel(app *a, float scale)
         snprintf(speed, sizeof speed, "   B is %.2fx %s than A",
                  pa->kernel_ms >= pb->kernel_ms ? pa->kernel_ms / pb->kernel_ms : pb->kernel_ms / pa->kernel_ms,
                  pa->kernel_ms >= pb->kernel_ms ? "faster" : "slower");
+    if (fv_noise_is_on(&a->noise))
+        add_line(lines, &n, MAX_LINES, ACCENT, "noise on the source [n/N]: salt-and-pepper %g %%, gaussian sigma %g, seed %u",
+                 a->noise.density * 100, a->noise.sigma, a->noise.seed);
     add_line(lines, &n, MAX_LINES, WHITE, "compare [c]: %s%s%s", compare_names[a->compare],
              a->show_original ? " (original [o])" : "", speed);
     if (a->diff_valid)

@@ -51,6 +51,23 @@ static void changed(app *a)
     a->chart.stale = 1;
 }
 
+/* salt-and-pepper density in steps of NOISE_STEP percentage points, 0 .. 50 % */
+#define NOISE_STEP 5
+static void change_noise(app *a, int steps)
+{
+    fv_noise n = a->noise;
+    const int percent = (int)(n.density * 100 + 0.5) + steps * NOISE_STEP;
+    if (percent < 0 || percent > 100 * FV_NOISE_MAX_DENSITY) {
+        app_set_message(a, "noise is at its %s", steps > 0 ? "maximum (50 %)" : "minimum (off)");
+        return;
+    }
+    n.density = percent / 100.0;
+    a->error[0] = 0;
+    report(a, pipeline_set_noise(a, &n));
+    a->chart.stale = 1;
+    app_set_message(a, "salt-and-pepper noise on the source: %d %%%s", percent, percent ? "" : " (off)");
+}
+
 static void select_filter(app *a, int index)
 {
     if (index < 0 || index >= fv_n_filters) return;
@@ -310,6 +327,8 @@ static const key_binding bindings[] = {
     {{'c'}, "c", "compare mode: single, wipe, side by side, difference", cycle_compare, 0},
     {{'g'}, "g", "difference gain x1, x4, x16, x64", cycle_gain, 0},
     {{'o'}, "o", "show the original in both panes (toggle)", toggle_original, 0},
+    {{'n'}, "n / N", "salt-and-pepper noise on the source up / down by 5 % (0 .. 50 %)", change_noise, 1},
+    {{'N'}, NULL, NULL, change_noise, -1},
     {{'f'}, "f", "fit the image to the window", fit, 0},
     {{'z'}, "z", "zoom 1:1 (one image pixel per screen pixel)", zoom_1to1, 0},
     {{']'}, "] / [", "zoom in / out (also the mouse wheel)", zoom_by, 1},

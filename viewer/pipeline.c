@@ -50,7 +50,9 @@ const char *pane_name(const app *a, int p)
 
 void pane_label(const app *a, int p, char *buf, size_t size)
 {
-    if (pane_filter(a, 0) == pane_filter(a, 1) || a->panes[p].variant == PANE_ORIGINAL)
+    if (a->panes[p].variant == PANE_ORIGINAL && fv_noise_is_on(&a->noise))
+        snprintf(buf, size, "%s + noise", pane_name(a, p));
+    else if (pane_filter(a, 0) == pane_filter(a, 1) || a->panes[p].variant == PANE_ORIGINAL)
         snprintf(buf, size, "%s", pane_name(a, p));
     else
         snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
@@ -76,6 +78,13 @@ double pane_gbps(const app *a, int p)
            params->iterations / (pn->kernel_ms * 1e6);
 }
 
+/* dst = src, row by row (same size; pitches may differ) */
+static void copy_host_image(fv_image *dst, const fv_image *src)
+{
+    for (int y = 0; y < src->height; y++)
+        memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch, (size_t)src->width * 4);
+}
+
 fv_status app_load_image(app *a)
 {
     fv_image img = {0};
@@ -92,8 +101,37 @@ fv_status app_load_image(app *a)
         return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit "
                        "(%dx%d): use the batch mode (-o) for it", img.width, img.height, max, max);
     }
-    fv_host_image_free(&a->host_src);
-    a->host_src = img;
+    fv_host_image_free(&a->host_clean);
+    a->host_clean = img;
+    /* what the panes see: a copy with the noise (on the host here: the device buffers follow) */
+    if (a->host_src.width != img.width || a->host_src.height != img.height) {
+        fv_host_image_free(&a->host_src);
+        FV_TRY(fv_host_image_alloc(&a->host_src, img.width, img.height));
+    }
+    copy_host_image(&a->host_src, &a->host_clean);
+    return fv_noise_is_on(&a->noise) ? fv_noise_apply_host(&a->host_src, &a->noise) : FV_OK;
+}
+
+/* New noise on the source: the clean image goes up once and the noise is drawn on the GPU, then
+ * the noisy source comes back for what the host shows (the original pane, cpu panes, the pixel
+ * probe); without a GPU it is drawn on the host. Never per frame. */
+fv_status pipeline_set_noise(app *a, const fv_noise *noise)
+{
+    fv_noise_q check;
+    FV_TRY(fv_noise_prepare(noise, &check));
+    a->noise = *noise;
+    if (!a->host_src.data) return FV_OK;
+    if (a->compute == FV_COMPUTE_CPU || !a->device_src.data) {
+        copy_host_image(&a->host_src, &a->host_clean);
+        if (fv_noise_is_on(noise)) FV_TRY(fv_noise_apply_host(&a->host_src, noise));
+    } else {
+        FV_TRY(fv_image_upload(&a->device_src, &a->host_clean));
+        if (fv_noise_is_on(noise)) FV_TRY(fv_noise_apply(&a->device_src, &a->device_src, noise, 0));
+        FV_TRY(fv_image_download(&a->host_src, &a->device_src));
+    }
+    render_resize_textures(a); /* re-uploads the original */
+    FV_TRY(pipeline_prepare(a));
+    a->dirty = 1;
     return FV_OK;
 }
 
@@ -255,6 +293,7 @@ void pipeline_release(app *a)
     if (a->results_ready) cudaEventDestroy(a->results_ready);
     a->results_ready = NULL;
     fv_host_image_free(&a->host_src);
+    fv_host_image_free(&a->host_clean);
 }
 
 /* Reload: the same path again; buffers and textures follow a size change. */

@@ -210,6 +210,9 @@ static void print_summary(app *a)
     else
         printf("viewer: A=%s (%s) %.4f ms B=%s (%s) %.4f ms, ", label[0], params[0], a->panes[0].kernel_ms,
                label[1], params[1], a->panes[1].kernel_ms);
+    if (fv_noise_is_on(&a->noise))
+        printf("noise on the source: %g %%, sigma %g, seed %u, ", a->noise.density * 100, a->noise.sigma,
+               a->noise.seed);
     printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare], a->diff.max_abs,
            a->diff.mean_abs, a->diff.n_differing, a->compute_note);
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
@@ -452,6 +455,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
+    a->noise = o->noise;
     a->interop = o->interop == FV_INTEROP_STAGING ? FV_INTEROP_BUFFER : o->interop;
     a->force_staging = o->interop == FV_INTEROP_STAGING;
 }
