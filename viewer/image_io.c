@@ -311,13 +311,13 @@ fv_status image_temp_open(const char *path, image_temp *t)
                            strchr(t->target, '/') ? "/" : "", keep, base, suffix_form, tag);
         if (len < 0 || (size_t)len >= sizeof t->path)
             return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
-        t->slot = temp_register(t->path);
+        /* registered once it is ours: the handler must never remove a file somebody else made */
         t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (t->fd >= 0) break;
-        int e = errno;
-        temp_unregister(t->slot);
-        t->slot = -1;
-        if (e != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(e));
+        if (t->fd >= 0) {
+            t->slot = temp_register(t->path);
+            break;
+        }
+        if (errno != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
     if (existing) (void)fchmod(t->fd, st.st_mode & 07777); /* a replaced file keeps its mode */
