@@ -335,7 +335,8 @@ static void *device_worker(void *arg)
             b->in_tokens--;
             pthread_mutex_unlock(&b->lock);
             fv_status s = image_load_with(b->jobs[i].in, &b->in_alloc, &b->jobs[i].src);
-            if (s == FV_OK) s = source_with_noise(b->o, &b->jobs[i].src);
+            if (s == FV_OK && (s = source_with_noise(b->o, &b->jobs[i].src)) != FV_OK)
+                release_image(&b->in_alloc, &b->jobs[i].src);
             pthread_mutex_lock(&b->lock);
             if (s == FV_OK) {
                 b->gpu_queue[b->gpu_tail++ % (int)(sizeof b->gpu_queue / sizeof(int))] = i;
@@ -390,7 +391,9 @@ static void slot_finish(batch_run *b, gpu_slot *g)
     if (e == cudaSuccess) {
         b->encode_queue[b->enc_tail++ % (int)(sizeof b->encode_queue / sizeof(int))] = g->job;
     } else {
-        fv_fail(FV_ERR_CUDA, "filter %s/%s failed on '%s': %s", b->f->name, b->v->name, j->in,
+        char name[1024];
+        image_printable(j->in, name, sizeof name);
+        fv_fail(FV_ERR_CUDA, "filter %s/%s failed on '%s': %s", b->f->name, b->v->name, name,
                 cudaGetErrorString(e));
         release_image(&out_alloc, &j->dst);
         b->out_tokens++;
@@ -414,13 +417,15 @@ static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
     j->dst.height = h;
     j->dst.pitch = (size_t)w * 4;
     fv_status s = FV_OK;
+    char name[1024];
+    image_printable(j->in, name, sizeof name);
     if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4, (size_t)h,
                           cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
-        s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", j->in, cudaGetErrorString(cudaGetLastError()));
+        s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK) s = fv_runner_run(&g->runner, &g->d_src, &g->d_dst, g->stream);
     if (s == FV_OK && cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, (size_t)w * 4,
                                         (size_t)h, cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
-        s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", j->in, cudaGetErrorString(cudaGetLastError()));
+        s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK && cudaEventRecord(g->done, g->stream) != cudaSuccess)
         s = fv_fail(FV_ERR_CUDA, "cannot record a CUDA event: %s", cudaGetErrorString(cudaGetLastError()));
     if (s != FV_OK) {
@@ -443,7 +448,18 @@ static void gpu_loop(batch_run *b)
     }
     for (int k = 0;; k = (k + 1) % GPU_SLOTS) {
         pthread_mutex_lock(&b->lock);
-        while (b->gpu_head == b->gpu_tail && b->decodes_done < b->n_jobs) pthread_cond_wait(&b->gpu, &b->lock);
+        while (b->gpu_head == b->gpu_tail && b->decodes_done < b->n_jobs) {
+            /* nothing to start: hand what the GPU holds to the encoders rather than let it wait */
+            int busy = 0;
+            for (int q = 0; q < GPU_SLOTS; q++) busy |= slot[q].job >= 0;
+            if (busy) {
+                pthread_mutex_unlock(&b->lock);
+                for (int q = 0; q < GPU_SLOTS; q++) slot_finish(b, &slot[q]);
+                pthread_mutex_lock(&b->lock);
+                continue;
+            }
+            pthread_cond_wait(&b->gpu, &b->lock);
+        }
         if (b->gpu_head == b->gpu_tail) {
             pthread_mutex_unlock(&b->lock);
             break;
