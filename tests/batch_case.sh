@@ -4,8 +4,28 @@
 # file. Checks: exit 1 with the two bad files reported in one line each, the summary, every good
 # output equal by content (RGB, read by stb) to a one-file run, nothing written for the bad ones,
 # no temporary file left; then files given by name (exit 0), and a folder that does not exist.
-fv=$1; check=$2; fx=$3; out=$4
+#   batch_case.sh ... OUT gpu: the same folder through the GPU (gaussian fast, bit-exact against
+#   the cpu reference) with pinned buffers and two streams; exit 77 (skipped) without a device.
+fv=$1; check=$2; fx=$3; out=$4; mode=${5:-cpu}
 fail() { echo "FAIL: $*"; exit 1; }
+if [ "$mode" = gpu ]; then
+  "$fv" --info >/dev/null 2>&1 || { echo "skipped: no CUDA device"; exit 77; }
+  rm -rf "$out" && mkdir -p "$out/ref" "$out/all" || fail "cannot make $out"
+  for n in good1.png good2.jpg good3.ppm; do
+    "$fv" "$fx/batch/$n" -f gaussian --sigma 2 -v cpu -o "$out/ref/${n%.*}.png" >/dev/null || fail "cpu run of $n"
+  done
+  "$fv" "$fx/batch" "$fx/good.png" "$fx/deep.ppm" -f gaussian --sigma 2 -v fast -o "$out/all/" >"$out/log" 2>"$out/err"
+  code=$?
+  cat "$out/log" "$out/err"
+  [ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
+  grep -Eq "^filtered 5 of 7 images \(gaussian/fast, .*on the GPU, [0-9]+ threads; 2 failed$" "$out/log" || fail "no summary line"
+  for n in good1 good2 good3; do
+    "$check" single "$out/all/$n.png" "$out/ref/$n.png" >/dev/null || fail "$n.png (GPU) differs from the cpu reference"
+  done
+  ls -a "$out/all" | grep -q '\.tmp-' && fail "a temporary file was left"
+  echo "batch on the GPU: all checks passed"
+  exit 0
+fi
 rm -rf "$out" && mkdir -p "$out/ref" "$out/all" "$out/two" || fail "cannot make $out"
 for n in good1.png good2.jpg good3.ppm; do
   "$fv" "$fx/batch/$n" -f invert -v cpu -o "$out/ref/${n%.*}.png" >/dev/null || fail "one-file run of $n"
