@@ -5,7 +5,7 @@
 #
 #   bench_io.py FILTERVIEW PHOTO.jpg                 one photo: read + write PNG, median of 5
 #   bench_io.py FILTERVIEW FOLDER [-v VARIANT]       a folder: images/s of filterview's batch
-#                                                    (gaussian, sigma 1) against OpenCV's loop of
+#                                                    (gaussian, default 5x5, sigma 1) against OpenCV's loop of
 #                                                    imread + GaussianBlur + imwrite, on one
 #                                                    thread and on a process per core
 # ------------------------------------------------------------------------------------------------
@@ -54,7 +54,7 @@ def folder(fv, photos, out, variant):
     dest = os.path.join(out, "fv")
     os.makedirs(dest, exist_ok=True)
     t = time.perf_counter()
-    done = subprocess.run([fv, photos, "-f", "gaussian", "--sigma", "1", "-v", variant, "-o", dest + "/"],
+    done = subprocess.run([fv, photos, "-f", "gaussian", "-v", variant, "-o", dest + "/"],
                           stdout=subprocess.PIPE, text=True)
     ours = time.perf_counter() - t
     print(done.stdout.strip())
