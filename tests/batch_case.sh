@@ -52,4 +52,10 @@ grep -q "filtered 2 of 2 images" "$out/log2" || fail "two files by name: no summ
 "$fv" "$fx/batch/good1.png" -v cpu -o "$out/missing/" >"$out/log3" 2>&1 && fail "a missing folder was accepted"
 grep -q "cannot write into '.*missing/': the folder does not exist" "$out/log3" || fail "missing folder: $(cat "$out/log3")"
 [ -e "$out/missing" ] && fail "the missing folder was made"
+# on a terminal (script(1) gives it one): a progress bar of files done, images/s and time left
+if command -v script >/dev/null 2>&1; then
+  mkdir -p "$out/tty"
+  script -qec "'$fv' '$fx/batch' -f invert -v cpu -o '$out/tty/'" /dev/null >"$out/tty.log" 2>&1 </dev/null
+  grep -Eq '\[[#.]+\] [0-9]+/5  [0-9.]+ images/s  ETA [0-9-]+:[0-9-]+' "$out/tty.log" || fail "no progress bar on a terminal"
+fi
 echo "batch: all checks passed"
