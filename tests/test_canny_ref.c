@@ -326,6 +326,47 @@ static void test_config(void)
     test_check(&t, ok, "sectors on both sides of 22.5 and 67.5 degrees", NULL);
 }
 
+/* ---- the parameter table: stage is a choice, so --stage nms and -p stage=nms just work ---- */
+static void test_table(void)
+{
+    const fv_filter *f = fv_filter_find("canny");
+    test_check(&t, f != NULL && f->max_iterations == 1, "the registry has 'canny', not iterated", NULL);
+    if (!f) return;
+    static const char *const names[] = {"stage", "sigma", "norm", "low", "high", "thresholds", "hysteresis", "sweeps"};
+    int ok = f->n_params == 8;
+    for (int i = 0; ok && i < 8; i++) ok = fv_param_index(f, names[i]) == i;
+    test_check(&t, ok, "its parameters in canny.h's order", NULL);
+    fv_params p = fv_params_default(f);
+    canny_config c;
+    test_check(&t, canny_config_make(&p, "canny", &c) == FV_OK && c.stage == CANNY_EDGES && c.radius == 2 && c.cap == 1,
+               "defaults: edges, sigma 0.6 (5x5), full hysteresis", NULL);
+    double v = -1;
+    for (int s = 0; s < CANNY_N_STAGES; s++)
+        test_check(&t, fv_param_parse(f, CANNY_STAGE, canny_stage_names[s], "--stage", &v) == FV_OK && v == s, "--stage by name:",
+                   canny_stage_names[s]);
+    test_check(&t, fv_param_parse(f, CANNY_STAGE, "sobel", "--stage", &v) != FV_OK, "--stage sobel refused", NULL);
+    test_check(&t, fv_param_parse(f, CANNY_HYSTERESIS, "one-pass", "--hysteresis", &v) == FV_OK && v == 1 &&
+                   fv_param_parse(f, CANNY_NORM, "l2", "--norm", &v) == FV_OK && v == 1 &&
+                   fv_param_parse(f, CANNY_THRESHOLDS, "auto", "--thresholds", &v) == FV_OK && v == 1,
+               "--hysteresis one-pass, --norm l2, --thresholds auto", NULL);
+    test_check(&t, fv_param_parse(f, CANNY_SWEEPS, "0", "--sweeps", &v) == FV_OK && fv_param_parse(f, CANNY_SWEEPS, "-1", "--sweeps", &v) != FV_OK &&
+                   fv_param_parse(f, CANNY_LOW, "2041", "--low", &v) != FV_OK && fv_param_parse(f, CANNY_SIGMA, "4.2", "--sigma", &v) != FV_OK,
+               "ranges: sweeps 0 (until done) .. 10000, low <= 2040, sigma <= 4", NULL);
+    /* every test_params entry gives a valid configuration */
+    for (const char *const *e = f->test_params; e && *e; e++) {
+        fv_params q = fv_params_default(f);
+        char text[128];
+        snprintf(text, sizeof text, "%s", *e);
+        int good = 1;
+        for (char *item = strtok(text, " "); item; item = strtok(NULL, " ")) {
+            char *eq = strchr(item, '=');
+            const int i = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
+            good = good && i >= 0 && fv_param_parse(f, i, eq + 1, item, &q.value[i]) == FV_OK;
+        }
+        test_check(&t, good && fv_params_check(f, &q) == FV_OK && canny_config_make(&q, "canny", &c) == FV_OK, "test_params entry valid:", *e);
+    }
+}
+
 /* ---- against OpenCV --------------------------------------------------------------------------- */
 static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2, char *files, size_t *len,
                       size_t size)
@@ -403,5 +444,6 @@ int main(int argc, char **argv)
     test_sweeps_literal(&seed);
     test_sizes(&seed);
     test_config();
+    test_table();
     return test_finish(&t);
 }

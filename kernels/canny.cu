@@ -1,0 +1,907 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
+ * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny.h).
+ *
+ * Variants, one lesson each (seed 001's pipeline, then beyond):
+ *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
+ *          the whole image, the host reading a changed-flag after each
+ *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis
+ *          converges inside each 32x16 tile in shared memory before each global round
+ *   fast   gray, blur, Sobel and suppression fused in one pass (nothing but magnitudes and
+ *          directions reaches global memory); hysteresis in one cooperative kernel whose blocks
+ *          run tile rounds separated by grid-wide barriers: no host round trip until it is done
+ *   npp    NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image (no blur stage; the peer)
+ *   cpu    the reference
+ * Hysteresis labels every weak pixel with an upper bound of its chain length to a strong pixel
+ * (kernels/canny.h); each relaxation can only lower a label to another valid bound, so however
+ * the sweeps, tiles and rounds interleave, what they stop at (nothing lowers) is the one fixed
+ * point the reference's breadth-first search computes. Every stage of every variant but the peer
+ * equals canny_ref byte for byte: tolerance 0, tests/test_filters.c. Intermediates live in the
+ * variant's state, made before any run. Rows need only 4-byte alignment.
+ * ------------------------------------------------------------------------------------------------ */
+#include "canny.h"
+#include "cuda_check.h"
+
+#include <cooperative_groups.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef FV_HAVE_NPP
+#include <nppi_filtering_functions.h>
+#endif
+
+namespace cg = cooperative_groups;
+
+#define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
+#define PIXEL_BLOCK_Y 8
+#define TILE_W 32                  /* smem, fast: 32x16 output tiles, 256 threads (2 each) */
+#define TILE_H 16
+#define TILE_THREADS 256
+#define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
+#define GRAY_W (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define BLUR_W (TILE_W + 2 * APRON)
+#define BLUR_H (TILE_H + 2 * APRON)
+
+/* ---- the state: intermediates of one image size ------------------------------------------- */
+enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
+
+typedef struct canny_state {
+    int width, height;
+    uint8_t *gray, *blur;          /* w*h each */
+    int *mag;                      /* w*h: l1 magnitude or squared l2 */
+    uint8_t *sk;                   /* w*h: sector | kept << 2 */
+    uint16_t *label;               /* w*h: hysteresis labels */
+    unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
+    unsigned *host_flag;           /* pinned: the changed-flag read back */
+    int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
+} canny_state;
+
+typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
+
+/* what the kernels read: pointers of the state and the resolved parameters */
+typedef struct canny_args {
+    int w, h, radius, l2, stage, auto_thr, lowc, highc, inc, cap;
+    uint8_t *gray, *blur, *sk;
+    int *mag;
+    uint16_t *label;
+    unsigned *misc;
+} canny_args;
+
+static size_t canny_state_bytes(const fv_params *p, int width, int height)
+{
+    (void)p;
+    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned);
+}
+
+static void canny_state_destroy(void *state)
+{
+    canny_state *s = (canny_state *)state;
+    if (!s) return;
+    cudaFree(s->gray);
+    cudaFree(s->blur);
+    cudaFree(s->mag);
+    cudaFree(s->sk);
+    cudaFree(s->label);
+    cudaFree(s->misc);
+    cudaFreeHost(s->host_flag);
+    free(s);
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
+
+static fv_status canny_state_create(void **state, const fv_params *p, int width, int height)
+{
+    canny_config c;
+    FV_TRY(canny_config_make(p, "canny", &c));
+    canny_state *s = (canny_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
+    s->width = width;
+    s->height = height;
+    const size_t n = (size_t)width * height;
+    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess || cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess || cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
+        cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
+        cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
+        cudaGetLastError();
+        canny_state_destroy(s);
+        return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
+    }
+    /* the cooperative kernel's grid: every block resident at once, never more than the tiles */
+    int device = 0, sms = 0, per_sm = 0, coop = 0;
+    if (cudaGetDevice(&device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) == cudaSuccess &&
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, canny_hysteresis_coop_kernel, TILE_THREADS, 0) == cudaSuccess &&
+        coop) {
+        const long long tiles = (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H);
+        const long long most = (long long)sms * per_sm;
+        s->coop_blocks = (int)(tiles < most ? tiles : most);
+    }
+    cudaGetLastError();
+    *state = s;
+    return FV_OK;
+}
+
+/* ---- what the variants share ---------------------------------------------------------------- */
+static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const fv_params *p, void *state,
+                               const char *variant, canny_config *c, canny_args *a)
+{
+    char who[32];
+    snprintf(who, sizeof who, "canny/%s", variant);
+    FV_TRY(canny_config_make(p, who, c));
+    const canny_state *s = (const canny_state *)state;
+    if (src->width != dst->width || src->height != dst->height)
+        return fv_fail(FV_ERR_ARG, "%s: source %dx%d and destination %dx%d differ", who, src->width, src->height,
+                       dst->width, dst->height);
+    if (!s || s->width != src->width || s->height != src->height)
+        return fv_fail(FV_ERR_ARG, "%s: its state was not made for %dx%d", who, src->width, src->height);
+    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
+        return fv_fail(FV_ERR_ARG, "%s: image rows must start on 4-byte boundaries", who);
+    *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
+                    canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
+                    s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
+    return FV_OK;
+}
+
+static canny_taps taps_of(const canny_config *c)
+{
+    canny_taps t;
+    for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) t.w[k] = k < 2 * c->radius + 1 ? c->w[k] : 0;
+    return t;
+}
+
+static dim3 pixel_grid(int w, int h) { return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y); }
+static dim3 tile_grid(int w, int h) { return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H); }
+
+/* kept min = all ones, max = 0, flags 0 */
+static fv_status misc_reset(const canny_args *a, cudaStream_t stream)
+{
+    FV_CUDA_CHECK(cudaMemsetAsync(a->misc, 0, MISC_WORDS * sizeof(unsigned), stream));
+    FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_MIN, 0xff, sizeof(unsigned), stream));
+    return FV_OK;
+}
+
+__device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
+{
+    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
+}
+
+__device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, uint32_t v)
+{
+    reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
+}
+
+/* the thresholds compared with: given, or from the kept minimum and maximum */
+__device__ __forceinline__ void thresholds_of(const canny_args &a, int *lowc, int *highc)
+{
+    if (!a.auto_thr) {
+        *lowc = a.lowc;
+        *highc = a.highc;
+        return;
+    }
+    const unsigned lo = a.misc[MISC_MIN], hi = a.misc[MISC_MAX];
+    int mn = 0, mx = 0;
+    if (lo <= hi) { /* something was kept */
+        mn = a.l2 ? canny_isqrt((int)lo) : (int)lo;
+        mx = a.l2 ? canny_isqrt((int)hi) : (int)hi;
+    }
+    int low, high;
+    canny_auto_thresholds(mn, mx, &low, &high);
+    *lowc = canny_threshold_value(low, a.l2);
+    *highc = canny_threshold_value(high, a.l2);
+}
+
+/* the kept minimum and maximum of a block, then one atomic each */
+__device__ __forceinline__ void block_minmax(const canny_args &a, unsigned mn, unsigned mx)
+{
+    __shared__ unsigned smin, smax;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    if (tid == 0) {
+        smin = 0xffffffffu;
+        smax = 0;
+    }
+    __syncthreads();
+    if (mn <= mx) {
+        atomicMin(&smin, mn);
+        atomicMax(&smax, mx);
+    }
+    __syncthreads();
+    if (tid == 0 && smin <= smax) {
+        atomicMin(&a.misc[MISC_MIN], smin);
+        atomicMax(&a.misc[MISC_MAX], smax);
+    }
+}
+
+/* ---- per-pixel kernels (naive; smem and fast reuse the first and the last two) -------------- */
+static __global__ void canny_gray_kernel(fv_image src, canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    a.gray[(size_t)y * a.w + x] = (uint8_t)canny_gray(load_pixel(src, x, y));
+}
+
+static __global__ void canny_blur_naive_kernel(canny_args a, canny_taps t)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    const int r = a.radius;
+    int sum = 0;
+    for (int i = -r; i <= r; i++) {
+        const uint8_t *row = a.gray + (size_t)canny_clamp(y + i, a.h - 1) * a.w;
+        int hs = 0;
+        for (int j = -r; j <= r; j++) hs += t.w[r + j] * row[canny_clamp(x + j, a.w - 1)];
+        sum += t.w[r + i] * hs;
+    }
+    a.blur[(size_t)y * a.w + x] = (uint8_t)canny_blur_round(sum);
+}
+
+static __global__ void canny_sobel_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    int v[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) v[i][j] = a.blur[(size_t)canny_clamp(y + i - 1, a.h - 1) * a.w + canny_clamp(x + j - 1, a.w - 1)];
+    const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
+    const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
+    a.mag[(size_t)y * a.w + x] = canny_magnitude(dx, dy, a.l2);
+    a.sk[(size_t)y * a.w + x] = (uint8_t)canny_sector(dx, dy);
+}
+
+static __global__ void canny_nms_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned mn = 0xffffffffu, mx = 0;
+    if (x < a.w && y < a.h) {
+        const size_t i = (size_t)y * a.w + x;
+        const int s = a.sk[i] & 3, m = a.mag[i];
+        int ax, ay, bx, by;
+        canny_neighbours(s, &ax, &ay, &bx, &by);
+        const int xa = x + ax, ya = y + ay, xb = x + bx, yb = y + by;
+        const int ma = xa >= 0 && xa < a.w && ya >= 0 && ya < a.h ? a.mag[(size_t)ya * a.w + xa] : 0;
+        const int mb = xb >= 0 && xb < a.w && yb >= 0 && yb < a.h ? a.mag[(size_t)yb * a.w + xb] : 0;
+        const int k = canny_nms_keeps(s, m, ma, mb);
+        a.sk[i] = (uint8_t)(s | k << 2);
+        if (k) mn = mx = (unsigned)m;
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+static __global__ void canny_classify_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    int lowc, highc;
+    thresholds_of(a, &lowc, &highc);
+    const size_t i = (size_t)y * a.w + x;
+    a.label[i] = (uint16_t)canny_classify(a.sk[i] >> 2, a.mag[i], lowc, highc, a.cap);
+}
+
+/* least label of the 8 neighbours (CANNY_NONE outside the image) */
+__device__ __forceinline__ unsigned least_neighbour_global(const volatile uint16_t *label, int x, int y, int w, int h)
+{
+    unsigned least = CANNY_NONE;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            const int xx = x + dx, yy = y + dy;
+            if ((dx | dy) == 0 || xx < 0 || xx >= w || yy < 0 || yy >= h) continue;
+            const unsigned v = label[(size_t)yy * w + xx];
+            least = v < least ? v : least;
+        }
+    return least;
+}
+
+/* One sweep in place: labels read while neighbours write them are old or new, valid either way. */
+static __global__ void canny_relax_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    volatile uint16_t *label = a.label;
+    const size_t i = (size_t)y * a.w + x;
+    const unsigned old = label[i];
+    if (old == 0 || old == CANNY_NONE) return;
+    const unsigned now = canny_relax(old, least_neighbour_global(label, x, y, a.w, a.h), a.inc);
+    if (now < old) {
+        label[i] = (uint16_t)now;
+        a.misc[MISC_CHANGED] = 1;
+    }
+}
+
+static __global__ void canny_output_kernel(fv_image dst, canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    const size_t i = (size_t)y * a.w + x;
+    uint32_t out;
+    switch (a.stage) {
+    case CANNY_GRAY: out = canny_display_gray(a.gray[i]); break;
+    case CANNY_BLUR: out = canny_display_gray(a.blur[i]); break;
+    case CANNY_MAGNITUDE: out = canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2)); break;
+    case CANNY_DIRECTION: out = canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2); break;
+    case CANNY_NMS: out = canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0); break;
+    case CANNY_THRESHOLD_MAP: out = canny_display_threshold(a.label[i]); break;
+    default: out = canny_display_edge(a.label[i], a.cap); break;
+    }
+    store_pixel(dst, x, y, out);
+}
+
+/* ---- hysteresis by sweeps or tile rounds with the host reading the changed-flag -------------- */
+typedef void (*sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
+
+static fv_status hysteresis_host_loop(const canny_args *a, const canny_state *s, sweep_launch_fn launch,
+                                      cudaStream_t stream)
+{
+    for (;;) { /* every sweep that changes something lowers a label: this ends */
+        FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_CHANGED, 0, sizeof(unsigned), stream));
+        launch(a, stream);
+        FV_CUDA_CHECK(cudaGetLastError());
+        FV_CUDA_CHECK(cudaMemcpyAsync(s->host_flag, a->misc + MISC_CHANGED, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+        FV_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (!*s->host_flag) return FV_OK;
+    }
+}
+
+static void relax_naive_launch(const canny_args *a, cudaStream_t stream)
+{
+    canny_relax_naive_kernel<<<pixel_grid(a->w, a->h), dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), 0, stream>>>(*a);
+}
+
+/* ---- naive ---------------------------------------------------------------------------------- */
+static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                 cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "naive", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    FV_TRY(misc_reset(&a, stream));
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_BLUR && a.radius) {
+        canny_blur_naive_kernel<<<grid, block, 0, stream>>>(a, taps_of(&c));
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_MAGNITUDE) {
+        canny_sobel_naive_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_NMS) {
+        canny_nms_naive_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_THRESHOLD_MAP) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (const canny_state *)state, relax_naive_launch, stream));
+    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    const int n = max < 4 ? max : 4;
+    const fv_kernel_info all[4] = {
+        {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_sobel_naive_kernel", (const void *)canny_sobel_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_nms_naive_kernel", (const void *)canny_nms_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- tiles in shared memory (smem and fast) -------------------------------------------------- */
+/* The blurred values a tile's Sobel and suppression need: bl[k][j] = blur at the image position
+ * (x0 - APRON + j, y0 - APRON + k) clamped into the image, so replicated borders come for free. */
+typedef struct tile_smem {
+    uint8_t gray[GRAY_H][GRAY_W];  /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
+    int rows[GRAY_H][BLUR_W];      /* horizontal sums */
+    uint8_t bl[BLUR_H][BLUR_W];
+    int mag[BLUR_H - 2][BLUR_W - 2];
+} tile_smem;
+
+/* gray of the region around the tile, from the source (fast) or the gray image (smem) */
+template <bool FROM_SRC>
+__device__ void tile_load_gray(tile_smem &t, const fv_image &src, const canny_args &a, int x0, int y0)
+{
+    const int r = a.radius, gw = TILE_W + 2 * (APRON + r), gh = TILE_H + 2 * (APRON + r);
+    for (int idx = threadIdx.x; idx < gw * gh; idx += TILE_THREADS) {
+        const int k = idx / gw, j = idx - k * gw;
+        const int x = canny_clamp(x0 - APRON - r + j, a.w - 1), y = canny_clamp(y0 - APRON - r + k, a.h - 1);
+        t.gray[k][j] = (uint8_t)(FROM_SRC ? canny_gray(load_pixel(src, x, y)) : a.gray[(size_t)y * a.w + x]);
+    }
+}
+
+/* bl from t.gray: at clamped positions, the window offsets index the clamped gray region */
+__device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &param_taps, int x0, int y0)
+{
+    __shared__ canny_taps taps; /* indexed by the loop: from shared memory, not a local copy */
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) taps.w[k] = param_taps.w[k];
+    }
+    __syncthreads();
+    const int r = a.radius, gh = TILE_H + 2 * (APRON + r);
+    const int gx0 = x0 - APRON - r, gy0 = y0 - APRON - r; /* image position of t.gray[0][0], unclamped */
+    for (int idx = threadIdx.x; idx < gh * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int cx = canny_clamp(x0 - APRON + j, a.w - 1) - gx0; /* the centre's column in t.gray */
+        int sum = 0;
+        for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.gray[k][cx + q];
+        t.rows[k][j] = sum;
+    }
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int cy = canny_clamp(y0 - APRON + k, a.h - 1) - gy0;
+        int sum = 0;
+        for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.rows[cy + q][j];
+        t.bl[k][j] = (uint8_t)canny_blur_round(sum);
+    }
+}
+
+/* bl straight from the gray region (no blur: r = 0 there) or a blurred image */
+__device__ void tile_load_blur(tile_smem &t, const uint8_t *img, const canny_args &a, int x0, int y0)
+{
+    for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int x = canny_clamp(x0 - APRON + j, a.w - 1), y = canny_clamp(y0 - APRON + k, a.h - 1);
+        t.bl[k][j] = img[(size_t)y * a.w + x];
+    }
+}
+
+/* Sobel on the tile plus one (0 outside the image), then suppression of the tile's pixels: writes
+ * mag and sk, returns the labels of manual thresholds through `label` when asked, and the kept
+ * minimum and maximum. */
+__device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0, bool write_label)
+{
+    __shared__ uint8_t sector[TILE_H][TILE_W];
+    for (int idx = threadIdx.x; idx < (BLUR_H - 2) * (BLUR_W - 2); idx += TILE_THREADS) {
+        const int k = idx / (BLUR_W - 2), j = idx - k * (BLUR_W - 2);
+        const int x = x0 - 1 + j, y = y0 - 1 + k;
+        int m = 0;
+        if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
+            const uint8_t(*v)[BLUR_W] = (const uint8_t(*)[BLUR_W])&t.bl[k][j];
+            const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
+            const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
+            m = canny_magnitude(dx, dy, a.l2);
+            if (k >= 1 && k <= TILE_H && j >= 1 && j <= TILE_W) sector[k - 1][j - 1] = (uint8_t)canny_sector(dx, dy);
+        }
+        t.mag[k][j] = m;
+    }
+    __syncthreads();
+    unsigned mn = 0xffffffffu, mx = 0;
+    for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+        const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (x >= a.w || y >= a.h) continue;
+        const int s = sector[k][j], m = t.mag[k + 1][j + 1];
+        int ax, ay, bx, by;
+        canny_neighbours(s, &ax, &ay, &bx, &by);
+        const int keep = canny_nms_keeps(s, m, t.mag[k + 1 + ay][j + 1 + ax], t.mag[k + 1 + by][j + 1 + bx]);
+        const size_t i = (size_t)y * a.w + x;
+        a.mag[i] = m;
+        a.sk[i] = (uint8_t)(s | keep << 2);
+        if (write_label) a.label[i] = (uint16_t)canny_classify(keep, m, a.lowc, a.highc, a.cap);
+        if (keep) {
+            mn = min(mn, (unsigned)m);
+            mx = max(mx, (unsigned)m);
+        }
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+/* smem: the blur of a tile from the gray image */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_blur_smem_kernel(canny_args a, canny_taps taps)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    const fv_image none = {};
+    tile_load_gray<false>(t, none, a, x0, y0);
+    __syncthreads();
+    /* tile_blur makes the tile plus its apron; only the tile is kept */
+    tile_blur(t, a, taps, x0, y0);
+    for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+        const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (x < a.w && y < a.h) a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+    }
+}
+
+/* smem: Sobel and suppression of a tile from the blurred image */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_sobel_nms_smem_kernel(canny_args a)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    tile_load_blur(t, a.blur, a, x0, y0);
+    __syncthreads();
+    tile_sobel_nms(t, a, x0, y0, false);
+}
+
+/* fast: gray, blur, Sobel and suppression of a tile in one pass; gray and blur reach global memory
+ * only when they are the stage shown, labels straight away when the thresholds are given */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    tile_load_gray<true>(t, src, a, x0, y0);
+    __syncthreads();
+    if (a.radius) {
+        tile_blur(t, a, taps, x0, y0);
+    } else {
+        for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
+            const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+            t.bl[k][j] = t.gray[k][j];
+        }
+    }
+    __syncthreads();
+    if (a.stage <= CANNY_BLUR) {
+        for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+            const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+            if (x >= a.w || y >= a.h) continue;
+            a.gray[(size_t)y * a.w + x] = t.gray[k + APRON + a.radius][j + APRON + a.radius];
+            a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+        }
+        return;
+    }
+    tile_sobel_nms(t, a, x0, y0, !a.auto_thr);
+}
+
+/* ---- hysteresis on tiles: converge inside the tile in shared memory ------------------------- */
+/* Loads the tile's labels and a one-pixel ring (CANNY_NONE outside the image), relaxes in Jacobi
+ * steps (all read, barrier, all write) until nothing in the tile lowers, writes back what did.
+ * Returns (to every thread) whether anything changed. COHERENT: loads and stores through L2 only,
+ * for the cooperative kernel, whose other blocks write labels while it runs. */
+template <bool COHERENT>
+__device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
+{
+    __shared__ uint16_t lab[TILE_H + 2][TILE_W + 2];
+    for (int idx = threadIdx.x; idx < (TILE_H + 2) * (TILE_W + 2); idx += TILE_THREADS) {
+        const int k = idx / (TILE_W + 2), j = idx - k * (TILE_W + 2), x = x0 - 1 + j, y = y0 - 1 + k;
+        unsigned v = CANNY_NONE;
+        if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
+            const uint16_t *q = a.label + (size_t)y * a.w + x;
+            v = COHERENT ? __ldcg(q) : *q;
+        }
+        lab[k][j] = (uint16_t)v;
+    }
+    __syncthreads();
+    /* each thread owns 2 pixels: idx and idx + 256 */
+    unsigned start[2], mine[2];
+    for (int e = 0; e < 2; e++) {
+        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+        start[e] = mine[e] = lab[k + 1][j + 1];
+    }
+    bool more = true;
+    while (more) {
+        unsigned now[2];
+        bool lowered = false;
+        for (int e = 0; e < 2; e++) {
+            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+            now[e] = mine[e];
+            if (mine[e] == 0 || mine[e] == CANNY_NONE) continue;
+            unsigned least = CANNY_NONE;
+            for (int dy = 0; dy <= 2; dy++)
+                for (int dx = 0; dx <= 2; dx++)
+                    if (dy != 1 || dx != 1) least = min(least, (unsigned)lab[k + dy][j + dx]);
+            now[e] = canny_relax(mine[e], least, a.inc);
+            lowered |= now[e] < mine[e];
+        }
+        __syncthreads();
+        for (int e = 0; e < 2; e++) {
+            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+            if (now[e] < mine[e]) lab[k + 1][j + 1] = (uint16_t)now[e];
+            mine[e] = now[e];
+        }
+        more = __syncthreads_or(lowered);
+    }
+    bool changed = false;
+    for (int e = 0; e < 2; e++) {
+        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (mine[e] == start[e] || x >= a.w || y >= a.h) continue; /* ring-less pixels outside never lower */
+        uint16_t *q = a.label + (size_t)y * a.w + x;
+        if (COHERENT) __stcg(q, (uint16_t)mine[e]);
+        else *q = (uint16_t)mine[e];
+        changed = true;
+    }
+    return __syncthreads_or(changed);
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a)
+{
+    if (tile_hysteresis<false>(a, blockIdx.x * TILE_W, blockIdx.y * TILE_H) && threadIdx.x == 0) a.misc[MISC_CHANGED] = 1;
+}
+
+static void relax_tile_launch(const canny_args *a, cudaStream_t stream)
+{
+    canny_hysteresis_tile_kernel<<<tile_grid(a->w, a->h), TILE_THREADS, 0, stream>>>(*a);
+}
+
+/* fast: every block walks its share of the tiles each round; a grid-wide barrier ends a round, and
+ * all blocks read the round's flag after it. Three flags rotate: round n sets flag n % 3, which
+ * was cleared during round n - 2 (after the barrier that ended the last reads of it), and nobody
+ * sets it again before round n + 3 begins. */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int tiles_x = (a.w + TILE_W - 1) / TILE_W, tiles = tiles_x * ((a.h + TILE_H - 1) / TILE_H);
+    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
+    for (unsigned round = 0;; round++) {
+        bool changed = false;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+            changed |= tile_hysteresis<true>(a, tx * TILE_W, ty * TILE_H);
+        }
+        if (changed && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
+        grid.sync();
+        if (blockIdx.x == 0 && threadIdx.x == 0) flags[(round + 2) % 3] = 0;
+        if (__ldcg(&flags[round % 3]) == 0) return;
+    }
+}
+
+/* ---- smem ----------------------------------------------------------------------------------- */
+static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "smem", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), tiles = tile_grid(a.w, a.h);
+    FV_TRY(misc_reset(&a, stream));
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_BLUR && a.radius) {
+        canny_blur_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a, taps_of(&c));
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_MAGNITUDE) {
+        canny_sobel_nms_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_THRESHOLD_MAP) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (const canny_state *)state, relax_tile_launch, stream));
+    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    const int n = max < 3 ? max : 3;
+    const fv_kernel_info all[3] = {
+        {"canny_blur_smem_kernel", (const void *)canny_blur_smem_kernel, TILE_THREADS, 0},
+        {"canny_sobel_nms_smem_kernel", (const void *)canny_sobel_nms_smem_kernel, TILE_THREADS, 0},
+        {"canny_hysteresis_tile_kernel", (const void *)canny_hysteresis_tile_kernel, TILE_THREADS, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- fast ----------------------------------------------------------------------------------- */
+static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "fast", &c, &a));
+    const canny_state *s = (const canny_state *)state;
+    if (a.stage >= CANNY_EDGES && s->coop_blocks < 1)
+        return fv_fail(FV_ERR_CUDA, "canny/fast: this device cannot launch the cooperative hysteresis kernel");
+    a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes both when they are shown */
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    FV_TRY(misc_reset(&a, stream));
+    canny_fused_kernel<<<tile_grid(a.w, a.h), TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_THRESHOLD_MAP && a.auto_thr) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES) {
+        void *args[] = {&a};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
+                                                  dim3(TILE_THREADS), args, 0, stream));
+    }
+    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    const int n = max < 3 ? max : 3;
+    const fv_kernel_info all[3] = {
+        {"canny_fused_kernel", (const void *)canny_fused_kernel, TILE_THREADS, 0},
+        {"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
+        {"canny_output_kernel", (const void *)canny_output_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- npp: NPP's Canny on our gray image ----------------------------------------------------- */
+#ifdef FV_HAVE_NPP
+typedef struct canny_npp_state {
+    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
+    NppStreamContext ctx;
+    Npp8u *buffer;
+} canny_npp_state;
+
+static void canny_npp_state_destroy(void *state)
+{
+    canny_npp_state *s = (canny_npp_state *)state;
+    if (!s) return;
+    cudaFree(s->buffer);
+    cudaFree(s->base.gray);
+    cudaFree(s->base.blur);
+    free(s);
+}
+
+static size_t canny_npp_state_bytes(const fv_params *p, int width, int height)
+{
+    (void)p;
+    return 2 * (size_t)width * height;
+}
+
+static fv_status canny_npp_state_create(void **state, const fv_params *p, int width, int height)
+{
+    canny_config c;
+    FV_TRY(canny_config_make(p, "canny/npp", &c));
+    canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
+    s->base.width = width;
+    s->base.height = height;
+    int device = 0, bytes = 0;
+    cudaDeviceProp prop;
+    const NppiSize size = {width, height};
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
+        nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
+        cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
+        cudaGetLastError();
+        canny_npp_state_destroy(s);
+        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
+    }
+    s->ctx.nCudaDeviceId = device;
+    s->ctx.nMultiProcessorCount = prop.multiProcessorCount;
+    s->ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    s->ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    s->ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
+    s->ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
+    s->ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    *state = s;
+    return FV_OK;
+}
+
+static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edges, int w, int h)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
+}
+
+static fv_status canny_npp_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                               cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    canny_npp_state *s = (canny_npp_state *)state;
+    FV_TRY(canny_prepare(src, dst, p, s ? &s->base : NULL, "npp", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    const uint8_t *shown = s->base.gray;
+    if (a.stage != CANNY_GRAY) {
+        unsigned flags = 0;
+        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+        s->ctx.hStream = stream;
+        s->ctx.nStreamFlags = flags;
+        const NppiSize size = {a.w, a.h};
+        const NppiPoint origin = {0, 0};
+        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
+            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
+            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
+        if (st < NPP_SUCCESS)
+            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
+        shown = s->base.blur;
+    }
+    canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+#define CANNY_VARIANT_NPP                                                                          \
+    {.name = "npp",                                                                                \
+     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
+                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
+     .run = canny_npp_run,                                                                         \
+     .state_bytes = canny_npp_state_bytes,                                                         \
+     .state_create = canny_npp_state_create,                                                       \
+     .state_destroy = canny_npp_state_destroy,                                                     \
+     .peer = 1},
+#else
+#define CANNY_VARIANT_NPP
+#endif
+
+/* ---- the descriptor -------------------------------------------------------------------------- */
+static const fv_variant canny_variants[] = {
+    {.name = "naive",
+     .summary = "one kernel per stage, every tap from global memory; hysteresis sweeps the whole "
+                "image again and again, the host reading a changed-flag after each",
+     .run = canny_naive_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_naive_kernels},
+    {.name = "smem",
+     .summary = "blur, then Sobel with suppression, from 32x16 tiles staged in shared memory; "
+                "hysteresis converges inside each tile in shared memory before each global round",
+     .run = canny_smem_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_smem_kernels},
+    {.name = "fast",
+     .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
+                "kernel, tile rounds split by grid-wide barriers: no host round trip per sweep",
+     .run = canny_fast_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_fast_kernels},
+    CANNY_VARIANT_NPP
+    FV_VARIANT_CPU,
+};
+
+static const char *const canny_norms[] = {"l1", "l2"};
+static const char *const canny_threshold_modes[] = {"manual", "auto"};
+static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
+
+static const fv_param_desc canny_params[] = {
+    {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+     .type = FV_PARAM_CHOICE, .def = CANNY_EDGES, .choices = canny_stage_names, .n_choices = CANNY_N_STAGES},
+    {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+     .type = FV_PARAM_REAL, .min = 0, .max = FV_CANNY_MAX_SIGMA, .step = 0.2, .def = 0.6},
+    {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_norms, .n_choices = 2},
+    {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
+     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 50},
+    {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
+     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 150},
+    {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_threshold_modes, .n_choices = 2},
+    {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_hysteresis_modes, .n_choices = 2},
+    {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+     .type = FV_PARAM_INT, .min = 1, .max = FV_CANNY_MAX_SWEEPS, .step = 1, .def = 0, .auto_means = "until done"},
+};
+
+/* each stage, both norms, both hysteresis modes, auto thresholds, a few sweeps, blur off and wide */
+static const char *const canny_test_params[] = {
+    "stage=gray", "stage=blur", "stage=blur sigma=4", "stage=magnitude", "stage=magnitude norm=l2",
+    "stage=direction", "stage=direction norm=l2", "stage=nms", "stage=nms sigma=0", "stage=thresholds",
+    "stage=thresholds thresholds=auto", "stage=thresholds norm=l2 thresholds=auto", "sigma=0",
+    "sigma=0 norm=l2", "sigma=1.4", "norm=l2", "low=10 high=30", "low=200 high=20", "low=0 high=0",
+    "thresholds=auto", "thresholds=auto norm=l2", "hysteresis=one-pass", "hysteresis=one-pass norm=l2",
+    "sweeps=1", "sweeps=2", "sweeps=7", "sweeps=40 low=5 high=60", "sigma=0 low=5 high=400",
+    NULL};
+
+extern "C" const fv_filter fv_filter_canny = {
+    .name = "canny",
+    .summary = "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
+    .params = canny_params,
+    .n_params = (int)(sizeof canny_params / sizeof canny_params[0]),
+    .ref = canny_ref,
+    .variants = canny_variants,
+    .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),
+    .baseline = "naive",
+    .tolerance = {0, 0.0},
+    .traffic_bytes = fv_traffic_read_write,
+    .max_iterations = 1,
+    .test_params = canny_test_params,
+};
