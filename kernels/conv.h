@@ -96,6 +96,19 @@ void conv_fft_grid(const conv_kernel *k, int width, int height, int *P, int *Q);
 /* The reference (kernels/ref/conv.c): exact direct sums; spectra by a double-precision FFT. */
 fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
+/* ---- the FFT side (kernels/conv_fft.cu), used by kernels/conv.cu ---- */
+/* PLAIN: one R2C/C2R plan, the channels one after another (variant fft); FAST: the three
+ * channels in one batched plan, fused conversions (fft_fast); VIEW: double precision, for the
+ * spectrum stages of every variant. */
+enum { CONV_FFT_PLAIN, CONV_FFT_FAST, CONV_FFT_VIEW };
+typedef struct conv_fft_state conv_fft_state;
+size_t conv_fft_state_bytes(const conv_kernel *k, int width, int height, int mode);
+fv_status conv_fft_state_create(conv_fft_state **s, const conv_kernel *k, int width, int height, int mode);
+void conv_fft_state_destroy(conv_fft_state *s);
+/* PLAIN and FAST: the output; VIEW: `stage`, one of the spectra. */
+fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage, cudaStream_t stream);
+int conv_fft_kernels(int mode, fv_kernel_info *out, int max);
+
 /* ---- per-pixel formulas of the stages, the same code on host and device ---- */
 CONV_HD int conv_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 

@@ -6,6 +6,7 @@
  * differs is its float arithmetic and rounding. The stream is set on every run.
  * ------------------------------------------------------------------------------------------------ */
 #include "box.h"
+#include "conv.h"
 #include "cuda_check.h"
 #include "gaussian_taps.h"
 #include "median.h"
@@ -192,4 +193,58 @@ fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p,
     return npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data, (Npp32s)dst->pitch,
                                                   size, mask, anchor, s->buffer, s->npp->ctx),
                       "nppiFilterMedian_8u_C4R_Ctx");
+}
+
+/* ---- conv: NPP's general filter with our integer weights ------------------------------------ */
+/* NPP convolves (its coefficients "in reverse order"): dst(x) = sum_j src(x + j - anchor) *
+ * kernel[kw - 1 - j], so our K goes in as it is, anchored at (kw - 1 - cx, kh - 1 - cy). */
+size_t npp_conv_state_bytes(const fv_params *p, int width, int height)
+{
+    (void)p;
+    (void)width;
+    (void)height;
+    return sizeof(Npp32s) * FV_CONV_MAX_TAPS;
+}
+
+fv_status npp_conv_state_create(void **state, const fv_params *p, int width, int height)
+{
+    (void)width;
+    (void)height;
+    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT)
+        return fv_fail(FV_ERR_ARG, "conv/npp: NPP makes the output stage only");
+    conv_kernel *k = malloc(sizeof *k);
+    if (!k) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
+    fv_status st = conv_kernel_make(p, "conv/npp", k);
+    npp_state *s = NULL;
+    if (st == FV_OK) st = npp_state_make(&s);
+    if (st == FV_OK) {
+        s->n_taps = k->width | k->height << 16; /* the kernel's size, for the run */
+        if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height) != cudaSuccess ||
+            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height, cudaMemcpyHostToDevice) != cudaSuccess) {
+            cudaGetLastError();
+            st = fv_fail(FV_ERR_MEMORY, "npp: cannot place the convolution's weights on the device");
+        }
+    }
+    free(k);
+    if (st != FV_OK) {
+        npp_state_destroy(s);
+        return st;
+    }
+    *state = s;
+    return FV_OK;
+}
+
+fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                       cudaStream_t stream)
+{
+    (void)p;
+    npp_state *s = state;
+    FV_TRY(npp_stream(s, stream));
+    const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;
+    NppiSize size = {src->width, src->height}, mask = {kw, kh};
+    NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};
+    return npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin, dst->data,
+                                                  (Npp32s)dst->pitch, size, (const Npp32s *)s->taps, mask, anchor,
+                                                  FV_CONV_WEIGHT_SUM, NPP_BORDER_REPLICATE, s->ctx),
+                      "nppiFilterBorder_8u_C4R_Ctx");
 }

@@ -27,6 +27,10 @@ fv_status npp_median_state_create(void **state, const fv_params *p, int width, i
 void npp_median_state_destroy(void *state);
 fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                          cudaStream_t stream);
+size_t npp_conv_state_bytes(const fv_params *p, int width, int height);
+fv_status npp_conv_state_create(void **state, const fv_params *p, int width, int height);
+fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                       cudaStream_t stream);
 
 #define FV_VARIANT_NPP_GAUSSIAN                                                                    \
     {.name = "npp",                                                                                \
@@ -54,7 +58,19 @@ fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p,
      .state_create = npp_median_state_create,                                                      \
      .state_destroy = npp_median_state_destroy,                                                    \
      .peer = 1},
+/* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16; output
+ * stage only (other stages are refused when the state is made). */
+#define FV_VARIANT_NPP_CONV                                                                        \
+    {.name = "npp",                                                                                \
+     .summary = "NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights, divisor 2^16, "    \
+                "replicated border: the peer (output stage only)",                                 \
+     .run = npp_conv_run,                                                                          \
+     .state_bytes = npp_conv_state_bytes,                                                          \
+     .state_create = npp_conv_state_create,                                                        \
+     .state_destroy = npp_state_destroy,                                                           \
+     .peer = 1},
 #else
+#define FV_VARIANT_NPP_CONV
 #define FV_VARIANT_NPP_GAUSSIAN
 #define FV_VARIANT_NPP_BOX
 #define FV_VARIANT_NPP_MEDIAN
