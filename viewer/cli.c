@@ -464,6 +464,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
         } else if (!strcmp(a, "--runs")) {
             FOR(bench_flag);
             if (!parse_int(a, VALUE(), 1, 10000, &o->runs)) return 0;
+        } else if (!strcmp(a, "--kernel-file")) {
+            ONCE(o->kernel_file);
+            if (!(o->kernel_file = VALUE())) return bad(a, "an image file (conv's shape file)", NULL);
         } else if (!strcmp(a, "--seed")) {
             int seed = 0;
             if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
@@ -631,6 +634,7 @@ void cli_print_help(void)
         "                        --noise-seed N draws another pattern. The same noisy image on\n"
         "                        the CPU and the GPU, for every pane and filter\n"
         "  --save-source FILE    with -o: also write the source the filter saw (the noisy one)\n"
+        "  --kernel-file FILE    conv's kernel for shape file: a grayscale image up to 127x127\n"
         "  --compare A B         run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
         "                        the differing pixels\n"
         "  --bench               time every variant on random images (CUDA events, median)\n"

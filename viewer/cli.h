@@ -44,6 +44,7 @@ typedef struct cli_options {
     cli_mode mode;
     const char *input;          /* image path (the first of inputs) */
     const char *output;         /* -o PNG or JPEG path, or a folder (output_is_dir) */
+    const char *kernel_file;    /* --kernel-file: conv's `file` kernel, a grayscale image */
     /* batch: every input given (files and folders), written into the folder -o names */
     int n_inputs;
     const char *inputs[CLI_MAX_INPUTS];

@@ -7,6 +7,8 @@
 #include "batch.h"
 #include "bench.h"
 #include "cli.h"
+#include "conv.h"
+#include "image_io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -31,6 +33,16 @@ int main(int argc, char **argv)
 {
     cli_options o;
     if (!cli_parse(argc, argv, &o)) return 2;
+    if (o.kernel_file) { /* conv's `file` kernel: a bad one is a bad command line */
+        fv_image k = {0};
+        fv_status st = image_load(o.kernel_file, &k);
+        if (st == FV_OK) st = fv_conv_set_kernel_image(&k);
+        fv_host_image_free(&k);
+        if (st != FV_OK) {
+            fprintf(stderr, "filterview: --kernel-file: %s\n", fv_last_error());
+            return 2;
+        }
+    }
     int code = run(&o);
     int last_errno = errno; /* an earlier failed write's reason, if nothing has overwritten it */
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */
