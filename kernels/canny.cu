@@ -504,6 +504,7 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_blur_smem_kernel(ca
     __syncthreads();
     /* tile_blur makes the tile plus its apron; only the tile is kept */
     tile_blur(t, a, taps, x0, y0);
+    __syncthreads(); /* other threads' blurred rows are read below */
     for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
         const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
         if (x < a.w && y < a.h) a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
