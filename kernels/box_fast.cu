@@ -36,7 +36,9 @@
 #define COLUMNS_PER_THREAD 4        /* adjacent columns each thread sums (one 16-byte load) */
 #define SPAN (THREADS * COLUMNS_PER_THREAD) /* columns a block sums: outputs plus overlap */
 #define WARPS (THREADS / 32)
+#ifndef BLOCKS_WANTED
 #define BLOCKS_WANTED 512           /* enough blocks for 3 or 4 per SM on a 132-SM GPU */
+#endif
 #define BAND_TOTALS_THREADS 256     /* threads (columns) per block of the band-totals pass */
 #ifndef BOX_FAST_MIN_BLOCKS
 #define BOX_FAST_MIN_BLOCKS 3       /* blocks per SM the register budget must allow */

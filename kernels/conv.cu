@@ -140,7 +140,8 @@ static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__r
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
     /* wf is flipped: K's tap t is wf's kw * kh - 1 - t */
-    const uint32_t g = conv_kernel_level(wf[kw * kh - 1 - conv_kernel_tap_at(x, y, dst.width, dst.height, kw, kh)], wmax);
+    const int tap = conv_kernel_tap_at(x, y, dst.width, dst.height, kw, kh);
+    const uint32_t g = tap < 0 ? 0u : conv_kernel_level(wf[kw * kh - 1 - tap], wmax);
     reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = g | g << 8 | g << 16 | 0xff000000u;
 }
 

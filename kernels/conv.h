@@ -115,11 +115,20 @@ CONV_HD int conv_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 /* The exact output channel from an integer sum of weights times pixels. */
 CONV_HD uint32_t conv_round(int32_t sum) { return (uint32_t)(sum + (1 << (FV_CONV_WEIGHT_SHIFT - 1))) >> FV_CONV_WEIGHT_SHIFT; }
 
-/* The kernel stage: the kernel tap under output pixel (x, y), nearest, filling the image. */
+/* The kernel stage: the kernel tap under output pixel (x, y), nearest, enlarged by one scale for
+ * both axes (the largest that fits, so a 63x33 motion streak keeps its angle) and centred; -1
+ * outside the kernel (shown black). */
 CONV_HD int conv_kernel_tap_at(int x, int y, int width, int height, int kw, int kh)
 {
-    const int j = (int)(((int64_t)x * kw) / width), i = (int)(((int64_t)y * kh) / height);
-    return i * kw + j;
+    const int by_width = (int64_t)width * kh <= (int64_t)height * kw; /* width / kw is the smaller */
+    const int64_t num = by_width ? width : height, den = by_width ? kw : kh; /* pixels per tap */
+    int64_t shown_w = kw * num / den, shown_h = kh * num / den;
+    if (shown_w < 1) shown_w = 1;
+    if (shown_h < 1) shown_h = 1;
+    const int64_t dx = x - (width - shown_w) / 2, dy = y - (height - shown_h) / 2;
+    if (dx < 0 || dy < 0 || dx >= shown_w || dy >= shown_h) return -1;
+    const int64_t j = dx * den / num, i = dy * den / num;
+    return (int)((i < kh ? i : kh - 1) * kw + (j < kw ? j : kw - 1));
 }
 
 /* The kernel stage's gray level of weight w, the largest being wmax: round(255 w / wmax). */

@@ -346,14 +346,16 @@ static void test_stages(void)
     for (int y = 0; y < h && ok; y++)
         for (int x = 0; x < w && ok; x++) ok = px(&dst, x, y)[0] == 255 && px(&dst, x, y)[2] == 255;
     test_check(&t, ok, "a one-tap kernel's spectrum is flat (all 255)", NULL);
-    /* the kernel stage of the 3x1 [0 0 1]: the right third white, the rest black */
+    /* the kernel stage of the 3x1 [0 0 1] on 32x20: enlarged 32/3 times both ways (its shape
+     * kept), so a 32x10 band centred in rows 5..14 whose right third is white; black elsewhere */
     const uint8_t right[3] = {0, 0, 9};
     set_file_kernel(right, 3, 1);
     p = conv_params(CONV_KERNEL, CONV_FILE);
     ok = run(&src, &dst, &p);
     for (int y = 0; y < h && ok; y++)
-        for (int x = 0; x < w && ok; x++) ok = px(&dst, x, y)[0] == (x * 3 / w == 2 ? 255 : 0) && px(&dst, x, y)[3] == 255;
-    test_check(&t, ok, "kernel stage: [0 0 1] enlarged, its right third white", NULL);
+        for (int x = 0; x < w && ok; x++)
+            ok = px(&dst, x, y)[0] == (y >= 5 && y < 15 && x * 3 / w == 2 ? 255 : 0) && px(&dst, x, y)[3] == 255;
+    test_check(&t, ok, "kernel stage: [0 0 1] enlarged with its shape kept, its right third white", NULL);
     fv_conv_clear_kernel_image();
     /* the Gaussian's spectrum is brightest at DC and falls off: centre 255, corner darker */
     p = conv_params(CONV_SPECTRUM_KERNEL, CONV_GAUSSIAN);

@@ -204,7 +204,7 @@ static void print_summary(app *a)
         describe_pane_params(a, p, params[p], sizeof params[p]);
         pane_label(a, p, label[p], sizeof label[p]);
     }
-    if (a->linked || pane_filter(a, 0) == pane_filter(a, 1))
+    if (a->linked || (pane_filter(a, 0) == pane_filter(a, 1) && !strcmp(params[0], params[1])))
         printf("viewer: %s (%s) A=%s %.4f ms B=%s %.4f ms, ", pane_filter(a, 0)->name, params[0], label[0],
                a->panes[0].kernel_ms, label[1], a->panes[1].kernel_ms);
     else

@@ -51,7 +51,8 @@ static void kernel_stage(fv_image *dst, const conv_kernel *k)
         if (k->w[i] > wmax) wmax = k->w[i];
     for (int y = 0; y < dst->height; y++)
         for (int x = 0; x < dst->width; x++) {
-            const uint8_t g = (uint8_t)conv_kernel_level(k->w[conv_kernel_tap_at(x, y, dst->width, dst->height, k->width, k->height)], wmax);
+            const int tap = conv_kernel_tap_at(x, y, dst->width, dst->height, k->width, k->height);
+            const uint8_t g = tap < 0 ? 0 : (uint8_t)conv_kernel_level(k->w[tap], wmax);
             uint8_t *px = dst->data + (size_t)y * dst->pitch + 4 * (size_t)x;
             px[0] = px[1] = px[2] = g;
             px[3] = 255;
