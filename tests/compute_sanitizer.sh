@@ -6,6 +6,9 @@
 # (every compare mode, a resize, the all-variants chart). Prints one summary line per tool; logs
 # go to OUT. Needs a CUDA GPU and compute-sanitizer (CUDA toolkit); exits 77 without them.
 #   sh tests/compute_sanitizer.sh BUILD_DIR [OUT]
+# The whole run takes long (the quick GPU tests under every tool): TOOLS="racecheck synccheck"
+# runs only those tools and FILTER=median only that filter (its GPU tests and its variants), so
+# the run can be split into pieces.
 set -u
 build="${1:?usage: compute_sanitizer.sh BUILD_DIR [OUT]}"
 out="${2:-$build/compute-sanitizer}"
@@ -33,11 +36,15 @@ run() { # name, command...: one run under $tool, counted
   if [ "$code" != 0 ]; then failed=$((failed + 1)); echo "  $tool $name: exit $code (see $log)"; fi
 }
 status=0
-for tool in memcheck racecheck initcheck synccheck; do
+if [ -n "${FILTER:-}" ]; then
+  awk -v f="$FILTER" '$1 == f' "$out/variants.txt" >"$out/variants.tmp" && mv "$out/variants.tmp" "$out/variants.txt"
+  [ -s "$out/variants.txt" ] || { echo "compute_sanitizer.sh: no GPU variants of filter '$FILTER'"; exit 2; }
+fi
+for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   runs=0 failed=0 errors=0
   extra=""
   [ "$tool" = racecheck ] && extra="--racecheck-report hazard"
-  run test_filters env FV_TEST_QUICK=1 "$build/tests/test_filters"
+  run test_filters env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" "$build/tests/test_filters"
   while read -r f v; do
     run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters 2
   done <"$out/variants.txt"
