@@ -8,7 +8,6 @@
 #include "test_util.h"
 
 #define PAD_BYTES 12 /* extra bytes at the end of each row of the padded test images */
-#define PAD_FILL 0xa5
 
 static test_counts t;
 
@@ -24,27 +23,6 @@ static fv_params box_params(int radius)
     p.value[BOX_RADIUS] = radius;
     p.iterations = 1;
     return p;
-}
-
-/* An image whose rows are `pad` bytes longer than 4 * width, the padding filled with PAD_FILL. */
-static fv_image image_make(int width, int height, size_t pad)
-{
-    fv_image img = {NULL, width, height, 4 * (size_t)width + pad};
-    img.data = malloc(img.pitch * (size_t)height);
-    if (!img.data) {
-        printf("out of memory for a %dx%d test image\n", width, height);
-        exit(1);
-    }
-    memset(img.data, PAD_FILL, img.pitch * (size_t)height);
-    return img;
-}
-
-static int padding_intact(const fv_image *img)
-{
-    for (int y = 0; y < img->height; y++)
-        for (size_t k = 4 * (size_t)img->width; k < img->pitch; k++)
-            if (img->data[(size_t)y * img->pitch + k] != PAD_FILL) return 0;
-    return 1;
 }
 
 static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
@@ -101,7 +79,7 @@ static void test_3x3_by_hand(void)
     static const uint8_t want_green[9] = {200, 200, 200, 200, 200, 200, 200, 200, 200};
     static const uint8_t want_blue[9] = {28, 28, 28, 28, 28, 28, 28, 28, 28};
     static const uint8_t alpha[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    fv_image src = image_make(3, 3, PAD_BYTES), dst = image_make(3, 3, PAD_BYTES);
+    fv_image src = test_image_padded(3, 3, PAD_BYTES), dst = test_image_padded(3, 3, PAD_BYTES);
     for (int k = 0; k < 9; k++) {
         uint8_t *q = px(&src, k % 3, k / 3);
         q[0] = red[k];
@@ -114,7 +92,7 @@ static void test_3x3_by_hand(void)
     test_check(&t, ok && channel_is(&dst, 1, want_green), "3x3 r 1: constant G stays 200", NULL);
     test_check(&t, ok && channel_is(&dst, 2, want_blue), "3x3 r 1: centre B 255 gives 28 everywhere", NULL);
     test_check(&t, ok && channel_is(&dst, 3, alpha), "3x3 r 1: alpha kept", NULL);
-    test_check(&t, padding_intact(&dst), "3x3 r 1: row padding untouched", NULL);
+    test_check(&t, test_padding_intact(&dst), "3x3 r 1: row padding untouched", NULL);
     free(src.data);
     free(dst.data);
 }
@@ -126,7 +104,7 @@ static void test_constant(void)
     static const int sizes[][2] = {{1, 1}, {5, 3}, {1, 9}, {9, 1}, {17, 11}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = image_make(w, h, PAD_BYTES), dst = image_make(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
         int ok = 1;
         for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++) {
             const uint8_t colour[3] = {(uint8_t)(r * 7), (uint8_t)(255 - r), (uint8_t)(r % 2 ? 255 : 0)};
@@ -142,7 +120,7 @@ static void test_constant(void)
         }
         char what[64];
         snprintf(what, sizeof what, "%dx%d, radius 1..%d", w, h, FV_BOX_MAX_RADIUS);
-        test_check(&t, ok && padding_intact(&dst), "a constant image stays constant, alpha kept:", what);
+        test_check(&t, ok && test_padding_intact(&dst), "a constant image stays constant, alpha kept:", what);
         free(src.data);
         free(dst.data);
     }
@@ -153,7 +131,7 @@ static void test_constant(void)
  * (255 + 24) / 49 = 5 everywhere. */
 static void test_bright_pixel(void)
 {
-    fv_image src = image_make(7, 7, 0), dst = image_make(7, 7, 0);
+    fv_image src = test_image_padded(7, 7, 0), dst = test_image_padded(7, 7, 0);
     memset(src.data, 0, src.pitch * 7);
     px(&src, 3, 3)[0] = 255;
     uint8_t want[49];
@@ -177,7 +155,7 @@ static void test_bright_pixel(void)
  * (2, 0) 3 x 1: (765 + 12) / 25 = 31; (2, 1) 2 x 1: (510 + 12) / 25 = 20; (2, 2) once: 10. */
 static void test_corner(void)
 {
-    fv_image src = image_make(4, 4, PAD_BYTES), dst = image_make(4, 4, PAD_BYTES);
+    fv_image src = test_image_padded(4, 4, PAD_BYTES), dst = test_image_padded(4, 4, PAD_BYTES);
     for (int y = 0; y < 4; y++) memset(px(&src, 0, y), 0, 16);
     px(&src, 0, 0)[0] = 255;
     static const uint8_t want1[16] = {113, 57, 0, 0, 57, 28, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -202,7 +180,7 @@ static void test_corner(void)
  * -> (1815 + 60) / 121 = 15. */
 static void test_larger_than_image(void)
 {
-    fv_image src = image_make(1, 1, 0), dst = image_make(1, 1, 0);
+    fv_image src = test_image_padded(1, 1, 0), dst = test_image_padded(1, 1, 0);
     const uint8_t pixel[4] = {1, 128, 254, 77};
     memcpy(src.data, pixel, 4);
     int ok = 1;
@@ -211,8 +189,8 @@ static void test_larger_than_image(void)
     free(src.data);
     free(dst.data);
 
-    src = image_make(2, 3, PAD_BYTES);
-    dst = image_make(2, 3, PAD_BYTES);
+    src = test_image_padded(2, 3, PAD_BYTES);
+    dst = test_image_padded(2, 3, PAD_BYTES);
     for (int y = 0; y < 3; y++) memset(px(&src, 0, y), 0, 8);
     px(&src, 0, 0)[0] = 100;
     px(&src, 1, 2)[0] = 200;
@@ -222,8 +200,8 @@ static void test_larger_than_image(void)
     free(src.data);
     free(dst.data);
 
-    src = image_make(1, 7, 0);
-    dst = image_make(1, 7, 0);
+    src = test_image_padded(1, 7, 0);
+    dst = test_image_padded(1, 7, 0);
     for (int y = 0; y < 7; y++) px(&src, 0, y)[0] = (uint8_t)(11 * y);
     ok = run_ref(&src, &dst, 5);
     test_check(&t, ok && px(&dst, 0, 0)[0] == 15, "1x7 r 5: out(0) is 15", NULL);
@@ -241,12 +219,12 @@ static void test_against_brute(uint32_t *seed)
         for (size_t k = 0; k < sizeof radii / sizeof radii[0]; k++) {
             const int w = sizes[s][0], h = sizes[s][1], r = radii[k];
             const size_t pad = (s + k) % 2 ? PAD_BYTES : 0;
-            fv_image src = image_make(w, h, pad), dst = image_make(w, h, pad), want = image_make(w, h, 0);
+            fv_image src = test_image_padded(w, h, pad), dst = test_image_padded(w, h, pad), want = test_image_padded(w, h, 0);
             test_fill_random(&src, seed);
             int ok = run_ref(&src, &dst, r);
             box_brute(&src, &want, r);
             int fx = -1, fy = -1;
-            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && padding_intact(&dst);
+            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && test_padding_intact(&dst);
             char what[96];
             snprintf(what, sizeof what, "%dx%d pitch %zu radius %d (first difference at %d,%d)", w, h,
                      src.pitch, r, fx, fy);
@@ -286,7 +264,7 @@ static void test_full_hd(uint32_t *seed)
 
 static void test_bad_radius(void)
 {
-    fv_image src = image_make(2, 2, 0), dst = image_make(2, 2, 0);
+    fv_image src = test_image_padded(2, 2, 0), dst = test_image_padded(2, 2, 0);
     memset(src.data, 0, src.pitch * 2);
     fv_params p = box_params(0);
     test_check(&t, box_ref(&src, &dst, &p) == FV_ERR_ARG, "radius 0 refused", NULL);

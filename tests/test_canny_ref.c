@@ -15,7 +15,6 @@
 #include <sys/wait.h>
 
 #define PAD_BYTES 8
-#define PAD_FILL 0xa5
 
 static test_counts t;
 
@@ -25,26 +24,6 @@ static uint32_t px32(const fv_image *img, int x, int y)
 {
     const uint8_t *q = px(img, x, y);
     return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-}
-
-static fv_image image_make(int width, int height, size_t pad)
-{
-    fv_image img = {NULL, width, height, 4 * (size_t)width + pad};
-    img.data = malloc(img.pitch * (size_t)height);
-    if (!img.data) {
-        printf("out of memory for a %dx%d test image\n", width, height);
-        exit(1);
-    }
-    memset(img.data, PAD_FILL, img.pitch * (size_t)height);
-    return img;
-}
-
-static int padding_intact(const fv_image *img)
-{
-    for (int y = 0; y < img->height; y++)
-        for (size_t k = 4 * (size_t)img->width; k < img->pitch; k++)
-            if (img->data[(size_t)y * img->pitch + k] != PAD_FILL) return 0;
-    return 1;
 }
 
 typedef struct canny_args {
@@ -86,7 +65,7 @@ static void fill_gray(fv_image *img, int x, int y, int v) { memcpy(px(img, x, y)
  * column 4 does not beat its left: suppressed. l1 800, l2 640000 (> 100^2): strong. */
 static void test_step_edge(void)
 {
-    fv_image src = image_make(8, 5, PAD_BYTES), dst = image_make(8, 5, PAD_BYTES);
+    fv_image src = test_image_padded(8, 5, PAD_BYTES), dst = test_image_padded(8, 5, PAD_BYTES);
     for (int y = 0; y < 5; y++)
         for (int x = 0; x < 8; x++) fill_gray(&src, x, y, x < 4 ? 0 : 200);
     for (int l2 = 0; l2 <= 1; l2++) {
@@ -108,7 +87,7 @@ static void test_step_edge(void)
                 }
             char what[64];
             snprintf(what, sizeof what, "%s, stage %s", norm, canny_stage_names[stage]);
-            test_check(&t, ok && padding_intact(&dst), "vertical step edge 8x5:", what);
+            test_check(&t, ok && test_padding_intact(&dst), "vertical step edge 8x5:", what);
         }
         /* a weaker step (gray 10: magnitude 40) is weak at low 30, high 100: amber, then no edge */
         for (int y = 0; y < 5; y++)
@@ -125,7 +104,7 @@ static void test_step_edge(void)
             for (int x = 0; x < 8; x++) fill_gray(&src, x, y, x < 4 ? 0 : 200);
     }
     /* the same edge turned: 5x8, rows 0..3 dark, 4..7 bright: sector 1 (green), row 3 kept */
-    fv_image src2 = image_make(5, 8, 0), dst2 = image_make(5, 8, 0);
+    fv_image src2 = test_image_padded(5, 8, 0), dst2 = test_image_padded(5, 8, 0);
     for (int y = 0; y < 8; y++)
         for (int x = 0; x < 5; x++) fill_gray(&src2, x, y, y < 4 ? 0 : 200);
     canny_args a = {.stage = CANNY_DIRECTION, .low = 50, .high = 100};
@@ -162,7 +141,7 @@ static int row_edges(const fv_image *img, int y)
 static void test_chain(void)
 {
     const int w = 120, h = 6;
-    fv_image src = image_make(w, h, 0), dst = image_make(w, h, 0);
+    fv_image src = test_image_padded(w, h, 0), dst = test_image_padded(w, h, 0);
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) fill_gray(&src, x, y, y < 3 ? (x < 3 ? 200 : 20) : 0);
     canny_args a = {.stage = CANNY_EDGES, .low = 40, .high = 400};
@@ -198,7 +177,7 @@ static void test_sweeps_literal(uint32_t *seed)
     static const int sizes[][2] = {{37, 23}, {64, 48}, {1, 1}, {1, 17}, {13, 1}, {101, 67}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = image_make(w, h, PAD_BYTES), thr = image_make(w, h, 0), dst = image_make(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), thr = test_image_padded(w, h, 0), dst = test_image_padded(w, h, PAD_BYTES);
         test_fill_random(&src, seed);
         uint8_t *cur = malloc((size_t)w * h), *next = malloc((size_t)w * h);
         int ok = 1;
@@ -231,7 +210,7 @@ static void test_sweeps_literal(uint32_t *seed)
                 }
                 a.stage = CANNY_EDGES;
                 a.sweeps = n;
-                ok = run_ref(&src, &dst, a) && padding_intact(&dst);
+                ok = run_ref(&src, &dst, a) && test_padding_intact(&dst);
                 for (int y = 0; ok && y < h; y++)
                     for (int x = 0; ok && x < w; x++)
                         ok = px32(&dst, x, y) == (cur[y * w + x] == 2 ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0));
@@ -256,12 +235,12 @@ static void test_sizes(uint32_t *seed)
     static const int sizes[][2] = {{1, 1}, {2, 2}, {1, 9}, {9, 1}, {3, 2}, {31, 17}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = image_make(w, h, PAD_BYTES), a = image_make(w, h, PAD_BYTES), b = image_make(w, h, 0);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), a = test_image_padded(w, h, PAD_BYTES), b = test_image_padded(w, h, 0);
         test_fill_random(&src, seed);
         int ok = 1;
         for (int stage = 0; stage < CANNY_N_STAGES && ok; stage++) {
             canny_args args = {.stage = stage, .sigma = 2.0, .l2 = stage % 2, .low = 10, .high = 50, .auto_thr = stage == CANNY_EDGES};
-            ok = run_ref(&src, &a, args) && run_ref(&src, &b, args) && padding_intact(&a);
+            ok = run_ref(&src, &a, args) && run_ref(&src, &b, args) && test_padding_intact(&a);
             for (int y = 0; ok && y < h; y++)
                 for (int x = 0; ok && x < w; x++) ok = px(&a, x, y)[3] == 255 && px32(&a, x, y) == px32(&b, x, y);
         }
@@ -273,7 +252,7 @@ static void test_sizes(uint32_t *seed)
         free(b.data);
     }
     /* a flat image has no gradient: auto thresholds from no kept pixel, no edges */
-    fv_image flat = image_make(9, 7, 0), out = image_make(9, 7, 0);
+    fv_image flat = test_image_padded(9, 7, 0), out = test_image_padded(9, 7, 0);
     for (int y = 0; y < 7; y++)
         for (int x = 0; x < 9; x++) fill_gray(&flat, x, y, 77);
     canny_args args = {.stage = CANNY_EDGES, .sigma = 1.0, .auto_thr = 1};
@@ -372,7 +351,7 @@ static int write_case(const char *dir, int index, const fv_image *src, int low, 
                       size_t size)
 {
     const int w = src->width, h = src->height;
-    fv_image gray = image_make(w, h, 0), edges = image_make(w, h, 0);
+    fv_image gray = test_image_padded(w, h, 0), edges = test_image_padded(w, h, 0);
     canny_args a = {.stage = CANNY_GRAY, .l2 = l2, .low = low, .high = high};
     int ok = run_ref(src, &gray, a);
     a.stage = CANNY_EDGES;
@@ -413,7 +392,7 @@ static int test_opencv(const char *script, const char *dir, char **photos, int n
     }
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {2, 2}, {130, 100}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        fv_image img = image_make(sizes[s][0], sizes[s][1], PAD_BYTES);
+        fv_image img = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES);
         test_fill_random(&img, seed);
         if (s == sizeof sizes / sizeof sizes[0] - 1) /* smooth it: edges that are not everywhere */
             for (int y = 0; y < img.height; y++)

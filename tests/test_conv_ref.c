@@ -11,7 +11,6 @@
 #include "test_util.h"
 
 #define PAD_BYTES 12
-#define PAD_FILL 0xa5
 
 static test_counts t;
 static conv_kernel *kern; /* 64 KiB: not on the stack */
@@ -32,26 +31,6 @@ static fv_params conv_params(int stage, int shape)
     return p;
 }
 
-static fv_image image_make(int width, int height)
-{
-    fv_image img = {NULL, width, height, 4 * (size_t)width + PAD_BYTES};
-    img.data = malloc(img.pitch * (size_t)height);
-    if (!img.data) {
-        printf("out of memory for a %dx%d test image\n", width, height);
-        exit(1);
-    }
-    memset(img.data, PAD_FILL, img.pitch * (size_t)height);
-    return img;
-}
-
-static int padding_intact(const fv_image *img)
-{
-    for (int y = 0; y < img->height; y++)
-        for (size_t k = 4 * (size_t)img->width; k < img->pitch; k++)
-            if (img->data[(size_t)y * img->pitch + k] != PAD_FILL) return 0;
-    return 1;
-}
-
 static void fill(fv_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
 {
     for (int y = 0; y < img->height; y++)
@@ -64,7 +43,7 @@ static void fill(fv_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
 /* A gray `file` kernel from a row-major list of levels. */
 static fv_status set_file_kernel(const uint8_t *levels, int width, int height)
 {
-    fv_image img = image_make(width, height);
+    fv_image img = test_image_padded(width, height, PAD_BYTES);
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) {
             uint8_t *q = px(&img, x, y);
@@ -198,7 +177,7 @@ static int run(const fv_image *src, fv_image *dst, const fv_params *p)
  * x = 2: 90 * 21843 + 180 * (21850 + 21843) = 9830610 -> 150 */
 static void test_hand_sums(void)
 {
-    fv_image src = image_make(3, 1), dst = image_make(3, 1);
+    fv_image src = test_image_padded(3, 1, PAD_BYTES), dst = test_image_padded(3, 1, PAD_BYTES);
     const uint8_t red[3] = {0, 90, 180};
     for (int x = 0; x < 3; x++) {
         px(&src, x, 0)[0] = red[x];
@@ -213,7 +192,7 @@ static void test_hand_sums(void)
     test_check(&t, ok, "box radius 1 on R = 0 90 180 gives 30 90 150", NULL);
     ok = 1;
     for (int x = 0; x < 3; x++) ok &= px(&dst, x, 0)[1] == 7 && px(&dst, x, 0)[2] == 255 && px(&dst, x, 0)[3] == 10 + x;
-    test_check(&t, ok && padding_intact(&dst), "constant G and B stay, alpha kept, padding untouched", NULL);
+    test_check(&t, ok && test_padding_intact(&dst), "constant G and B stay, alpha kept, padding untouched", NULL);
 
     /* a one-tap kernel at the left of a 3x1 file kernel: out(x) = S(x - (0 - 1)) = S(x + 1), the
      * image moves left; at the right: S(x - 1) */
@@ -260,8 +239,8 @@ static void test_against_brute(uint32_t *seed)
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 1}, {1, 5}, {13, 11}, {31, 7}};
     const uint8_t sample[6] = {0, 40, 255, 3, 0, 90}; /* 3x2: asymmetric */
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        fv_image src = image_make(sizes[s][0], sizes[s][1]), got = image_make(sizes[s][0], sizes[s][1]),
-                 want = image_make(sizes[s][0], sizes[s][1]);
+        fv_image src = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES), got = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES),
+                 want = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES);
         test_fill_random(&src, seed);
         for (int shape = 0; shape < CONV_N_SHAPES; shape++) {
             fv_params p = conv_params(CONV_OUTPUT, shape);
@@ -275,7 +254,7 @@ static void test_against_brute(uint32_t *seed)
             int fx, fy;
             char what[96];
             snprintf(what, sizeof what, "%dx%d shape %s", sizes[s][0], sizes[s][1], conv_shape_names[shape]);
-            test_check(&t, ok && test_max_abs_diff(&got, &want, 0, &fx, &fy) == 0 && padding_intact(&got),
+            test_check(&t, ok && test_max_abs_diff(&got, &want, 0, &fx, &fy) == 0 && test_padding_intact(&got),
                        "reference equals the brute-force definition:", what);
             fv_conv_clear_kernel_image();
         }
@@ -284,7 +263,7 @@ static void test_against_brute(uint32_t *seed)
         free(want.data);
     }
     /* a kernel far larger than the image: a 1x1 image stays itself (every tap sees it) */
-    fv_image one = image_make(1, 1), out = image_make(1, 1);
+    fv_image one = test_image_padded(1, 1, PAD_BYTES), out = test_image_padded(1, 1, PAD_BYTES);
     fill(&one, 17, 200, 99, 5);
     fv_params p = conv_params(CONV_OUTPUT, CONV_DISK);
     p.value[CONV_RADIUS] = 63;
@@ -300,7 +279,7 @@ static void test_against_brute(uint32_t *seed)
 static void test_no_wrap(void)
 {
     const int w = 40, h = 9;
-    fv_image src = image_make(w, h), dst = image_make(w, h);
+    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
     fill(&src, 0, 0, 0, 255);
     px(&src, 0, 4)[0] = px(&src, 0, 4)[1] = px(&src, 0, 4)[2] = 255;
     fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
@@ -320,7 +299,7 @@ static void test_no_wrap(void)
 static void test_stages(void)
 {
     const int w = 32, h = 20;
-    fv_image src = image_make(w, h), dst = image_make(w, h);
+    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
     fill(&src, 255, 255, 255, 7);
     /* a constant image's spectrum is its DC alone: 255 at (w/2, h/2), 0 elsewhere; the same for
      * the product with any kernel (its DC is 1) */
@@ -335,7 +314,7 @@ static void test_stages(void)
                 ok = px(&dst, x, y)[0] == want && px(&dst, x, y)[1] == want && px(&dst, x, y)[2] == want &&
                      px(&dst, x, y)[3] == 255;
             }
-        test_check(&t, ok && padding_intact(&dst), "constant image: its spectrum is one bright DC at the centre",
+        test_check(&t, ok && test_padding_intact(&dst), "constant image: its spectrum is one bright DC at the centre",
                    conv_stage_names[stages[s]]);
     }
     /* a one-tap kernel's spectrum is 1 everywhere: all 255 */
@@ -368,11 +347,11 @@ static void test_stages(void)
 
 static void test_bad_kernel_images(void)
 {
-    fv_image big = image_make(128, 2);
+    fv_image big = test_image_padded(128, 2, PAD_BYTES);
     fill(&big, 9, 9, 9, 255);
     test_check(&t, fv_conv_set_kernel_image(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
                "a 128x2 kernel image is refused:", fv_last_error());
-    fv_image black = image_make(5, 5);
+    fv_image black = test_image_padded(5, 5, PAD_BYTES);
     fill(&black, 0, 0, 0, 255);
     test_check(&t, fv_conv_set_kernel_image(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
                "an all-black kernel image is refused:", fv_last_error());

@@ -16,7 +16,6 @@
 #include <sys/wait.h>
 
 #define PAD_BYTES 12
-#define PAD_FILL 0xa5
 
 static test_counts t;
 
@@ -29,26 +28,6 @@ static fv_params median_params(int size)
     p.value[MEDIAN_SIZE] = size;
     p.iterations = 1;
     return p;
-}
-
-static fv_image image_make(int width, int height, size_t pad)
-{
-    fv_image img = {NULL, width, height, 4 * (size_t)width + pad};
-    img.data = malloc(img.pitch * (size_t)height);
-    if (!img.data) {
-        printf("out of memory for a %dx%d test image\n", width, height);
-        exit(1);
-    }
-    memset(img.data, PAD_FILL, img.pitch * (size_t)height);
-    return img;
-}
-
-static int padding_intact(const fv_image *img)
-{
-    for (int y = 0; y < img->height; y++)
-        for (size_t k = 4 * (size_t)img->width; k < img->pitch; k++)
-            if (img->data[(size_t)y * img->pitch + k] != PAD_FILL) return 0;
-    return 1;
 }
 
 static int run_ref(const fv_image *src, fv_image *dst, int size)
@@ -94,7 +73,7 @@ static void median_brute(const fv_image *src, fv_image *dst, int k)
  * x = 0 sees 5 5 5 -> 5; x = 1 sees 5 5 9: six 5s, three 9s -> 5; x = 2 sees 5 9 9 -> 9. */
 static void test_ties(void)
 {
-    fv_image src = image_make(3, 1, PAD_BYTES), dst = image_make(3, 1, PAD_BYTES);
+    fv_image src = test_image_padded(3, 1, PAD_BYTES), dst = test_image_padded(3, 1, PAD_BYTES);
     static const uint8_t red[3] = {5, 5, 9}, want[3] = {5, 5, 9};
     for (int x = 0; x < 3; x++) {
         px(&src, x, 0)[0] = red[x];
@@ -104,7 +83,7 @@ static void test_ties(void)
     int ok = run_ref(&src, &dst, 3);
     test_check(&t, ok && channel_is(&dst, 0, want), "ties: 3x1 R 5 5 9 stays 5 5 9 at size 3", NULL);
     static const uint8_t alpha[3] = {1, 2, 3};
-    test_check(&t, ok && channel_is(&dst, 3, alpha) && padding_intact(&dst), "ties: alpha kept, padding untouched", NULL);
+    test_check(&t, ok && channel_is(&dst, 3, alpha) && test_padding_intact(&dst), "ties: alpha kept, padding untouched", NULL);
     free(src.data);
     free(dst.data);
 }
@@ -115,7 +94,7 @@ static void test_constant(void)
     static const int sizes[][2] = {{1, 1}, {5, 3}, {1, 9}, {9, 1}, {17, 11}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = image_make(w, h, PAD_BYTES), dst = image_make(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
         int ok = 1;
         for (int k = FV_MEDIAN_MIN_SIZE; k <= FV_MEDIAN_MAX_SIZE; k += 2) {
             const uint8_t colour[3] = {(uint8_t)(k * 7), (uint8_t)(255 - k), (uint8_t)(k % 4 ? 255 : 0)};
@@ -131,7 +110,7 @@ static void test_constant(void)
         }
         char what[64];
         snprintf(what, sizeof what, "%dx%d, sizes 3..25", w, h);
-        test_check(&t, ok && padding_intact(&dst), "a constant image stays constant, alpha kept:", what);
+        test_check(&t, ok && test_padding_intact(&dst), "a constant image stays constant, alpha kept:", what);
         free(src.data);
         free(dst.data);
     }
@@ -141,7 +120,7 @@ static void test_constant(void)
  * the outlier at most once among 9 (or 25) values, so it vanishes: 10, 0 and 200 everywhere. */
 static void test_outlier(void)
 {
-    fv_image src = image_make(5, 5, 0), dst = image_make(5, 5, 0);
+    fv_image src = test_image_padded(5, 5, 0), dst = test_image_padded(5, 5, 0);
     for (int y = 0; y < 5; y++)
         for (int x = 0; x < 5; x++) {
             uint8_t *q = px(&src, x, y);
@@ -168,7 +147,7 @@ static void test_outlier(void)
  * times per window row, the clamped rows repeat the ends: 10 20 30 40 50 again. */
 static void test_larger_than_image(void)
 {
-    fv_image src = image_make(1, 1, 0), dst = image_make(1, 1, 0);
+    fv_image src = test_image_padded(1, 1, 0), dst = test_image_padded(1, 1, 0);
     const uint8_t pixel[4] = {1, 128, 254, 77};
     memcpy(src.data, pixel, 4);
     int ok = 1;
@@ -177,20 +156,20 @@ static void test_larger_than_image(void)
     free(src.data);
     free(dst.data);
 
-    src = image_make(2, 2, PAD_BYTES);
-    dst = image_make(2, 2, PAD_BYTES);
+    src = test_image_padded(2, 2, PAD_BYTES);
+    dst = test_image_padded(2, 2, PAD_BYTES);
     static const uint8_t red[4] = {0, 100, 200, 50}, want[4] = {50, 100, 100, 50};
     for (int k = 0; k < 4; k++) {
         memset(px(&src, k % 2, k / 2), 0, 4);
         px(&src, k % 2, k / 2)[0] = red[k];
     }
     ok = run_ref(&src, &dst, 5);
-    test_check(&t, ok && channel_is(&dst, 0, want) && padding_intact(&dst), "2x2 size 5: 50 100 / 100 50", NULL);
+    test_check(&t, ok && channel_is(&dst, 0, want) && test_padding_intact(&dst), "2x2 size 5: 50 100 / 100 50", NULL);
     free(src.data);
     free(dst.data);
 
-    src = image_make(1, 5, 0);
-    dst = image_make(1, 5, 0);
+    src = test_image_padded(1, 5, 0);
+    dst = test_image_padded(1, 5, 0);
     static const uint8_t column[5] = {10, 20, 30, 40, 50};
     for (int y = 0; y < 5; y++) {
         memset(px(&src, 0, y), 0, 4);
@@ -210,7 +189,7 @@ static void test_against_brute(uint32_t *seed)
         for (int k = FV_MEDIAN_MIN_SIZE; k <= FV_MEDIAN_MAX_SIZE; k += 2) {
             const int w = sizes[s][0], h = sizes[s][1];
             const size_t pad = (s + (size_t)k) % 2 ? PAD_BYTES : 0;
-            fv_image src = image_make(w, h, pad), dst = image_make(w, h, pad), want = image_make(w, h, 0);
+            fv_image src = test_image_padded(w, h, pad), dst = test_image_padded(w, h, pad), want = test_image_padded(w, h, 0);
             test_fill_random(&src, seed);
             if (k % 4 == 1) {
                 const fv_noise noise = {.density = 0.3, .sigma = 0, .seed = *seed};
@@ -219,7 +198,7 @@ static void test_against_brute(uint32_t *seed)
             int ok = run_ref(&src, &dst, k);
             median_brute(&src, &want, k);
             int fx = -1, fy = -1;
-            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && padding_intact(&dst);
+            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && test_padding_intact(&dst);
             char what[96];
             snprintf(what, sizeof what, "%dx%d pitch %zu size %d (first difference at %d,%d)", w, h, src.pitch, k, fx, fy);
             test_check(&t, ok, "median_ref equals sorting each window:", what);
@@ -261,7 +240,7 @@ static void test_networks(uint32_t *seed)
     };
     for (size_t n = 0; n < sizeof nets / sizeof nets[0]; n++) {
         const int k = nets[n].k, tx = nets[n].tx, ty = nets[n].ty, w = tx + k - 1, h = ty + k - 1;
-        fv_image win = image_make(w, h, 0), want = image_make(w, h, 0);
+        fv_image win = test_image_padded(w, h, 0), want = test_image_padded(w, h, 0);
         int ok = 1;
         for (int trial = 0; ok && trial < 3000; trial++) {
             test_fill_random(&win, seed);
@@ -306,7 +285,7 @@ static void test_params(void)
     fv_params p = fv_params_default(f);
     fv_param_step(f, &p, i, 1);
     test_check(&t, p.value[i] == 5, "one step up from 3 is 5", NULL);
-    fv_image src = image_make(2, 2, 0), dst = image_make(2, 2, 0);
+    fv_image src = test_image_padded(2, 2, 0), dst = test_image_padded(2, 2, 0);
     memset(src.data, 0, src.pitch * 2);
     static const double refused[] = {4, 1, 27, 2.5};
     for (size_t b = 0; b < sizeof refused / sizeof refused[0]; b++) {
@@ -323,7 +302,7 @@ static void test_noise(uint32_t *seed)
 {
     const int w = 509, h = 401; /* 204109 pixels */
     const double n = (double)w * h;
-    fv_image a = image_make(w, h, PAD_BYTES), b = image_make(w, h, PAD_BYTES), orig = image_make(w, h, PAD_BYTES);
+    fv_image a = test_image_padded(w, h, PAD_BYTES), b = test_image_padded(w, h, PAD_BYTES), orig = test_image_padded(w, h, PAD_BYTES);
     test_fill_random(&orig, seed);
     static const double densities[] = {0.0, 0.01, 0.1, 0.25, 0.5};
     for (size_t di = 0; di < sizeof densities / sizeof densities[0]; di++) {
@@ -347,7 +326,7 @@ static void test_noise(uint32_t *seed)
         const double measured = (salt + pepper) / n, bound = 5 * sqrt(d * (1 - d) / n) + 1 / n;
         char what[160];
         snprintf(what, sizeof what, "density %.2f: measured %.4f (bound +-%.4f), salt %lld, pepper %lld", d, measured, bound, salt, pepper);
-        test_check(&t, fabs(measured - d) <= bound && other == 0 && alpha_changed == 0 && padding_intact(&a),
+        test_check(&t, fabs(measured - d) <= bound && other == 0 && alpha_changed == 0 && test_padding_intact(&a),
                    "noise: measured salt-and-pepper density within 5 standard deviations, alpha kept:", what);
         test_check(&t, d == 0 || fabs((double)salt - pepper) <= 5 * sqrt(salt + pepper), "noise: salt and pepper balanced:", what);
     }
@@ -404,7 +383,7 @@ static int test_scipy(const char *script, const char *dir, uint32_t *seed)
     size_t len = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const int w = cases[i][0], h = cases[i][1], k = cases[i][2];
-        fv_image src = image_make(w, h, 0), dst = image_make(w, h, 0);
+        fv_image src = test_image_padded(w, h, 0), dst = test_image_padded(w, h, 0);
         test_fill_random(&src, seed);
         if (i % 2) {
             const fv_noise noise = {.density = 0.25, .sigma = 8, .seed = *seed};

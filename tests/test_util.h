@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * tests/test_util.h: the little the C tests share: a seeded random generator (seed printed, set
  * with FV_TEST_SEED to replay), random images, byte comparison, and pass/fail counting that ends
- * in the "N passed, N failed" line.
+ * in the "N passed, N failed" line, padded images whose padding must stay untouched.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_TEST_UTIL_H
 #define FV_TEST_UTIL_H
@@ -16,6 +16,29 @@
 typedef struct test_counts {
     int passed, failed;
 } test_counts;
+
+/* Padded test images: rows `pad` bytes longer than 4 * width, the padding filled with
+ * TEST_PAD_FILL, so that a filter writing past a row's end is caught by test_padding_intact. */
+#define TEST_PAD_FILL 0xa5
+static inline fv_image test_image_padded(int width, int height, size_t pad)
+{
+    fv_image img = {NULL, width, height, 4 * (size_t)width + pad};
+    img.data = (uint8_t *)malloc(img.pitch * (size_t)height);
+    if (!img.data) {
+        printf("out of memory for a %dx%d test image\n", width, height);
+        exit(1);
+    }
+    memset(img.data, TEST_PAD_FILL, img.pitch * (size_t)height);
+    return img;
+}
+
+static inline int test_padding_intact(const fv_image *img)
+{
+    for (int y = 0; y < img->height; y++)
+        for (size_t k = 4 * (size_t)img->width; k < img->pitch; k++)
+            if (img->data[(size_t)y * img->pitch + k] != TEST_PAD_FILL) return 0;
+    return 1;
+}
 
 static inline void test_check(test_counts *t, int ok, const char *fmt, const char *detail)
 {
