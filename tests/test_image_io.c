@@ -520,19 +520,26 @@ static void test_bad_files(void)
     size_t ni = 0;
     uint8_t *png_i = png_make(&s, &ni);
     truncations("interlaced PNG", png_i, ni - 16);
-    /* bit flips in the image data: the CRC catches them */
+    /* bit flips in the image data: the CRC (or zlib's Adler-32) catches them. Not in the last
+     * IDAT's own CRC: the decoder stops when the zlib stream ends, and the pixels are intact */
     uint8_t *flip = malloc(n);
     int flips_ok = 1;
+    char flip_detail[400] = "";
     for (int k = 0; k < 50; k++) {
         memcpy(flip, png, n);
-        size_t at = 41 + test_rand(&seed) % (n - 41 - 12);
-        flip[at] ^= (uint8_t)(1u << (test_rand(&seed) % 8));
+        size_t at = 41 + test_rand(&seed) % (n - 41 - 16);
+        const int bit = (int)(test_rand(&seed) % 8);
+        flip[at] ^= (uint8_t)(1u << bit);
         fv_image img;
         fv_status st = load_bytes("flip.png", flip, n, &img);
         if (st == FV_OK) fv_host_image_free(&img);
-        flips_ok &= st != FV_OK && message_is_clean(fv_last_error());
+        const int ok = st != FV_OK && message_is_clean(fv_last_error());
+        if (!ok && flips_ok)
+            snprintf(flip_detail, sizeof flip_detail, "byte %zu of %zu, bit %d: %s", at, n, bit,
+                     st == FV_OK ? "accepted" : fv_last_error());
+        flips_ok &= ok;
     }
-    check(flips_ok, "PNG with a flipped bit in its data is refused cleanly", NULL);
+    check(flips_ok, "PNG with a flipped bit in its data is refused cleanly", flip_detail);
 
     fv_image ref;
     blocky(&ref, 96, 64);
