@@ -85,6 +85,13 @@ static void copy_host_image(fv_image *dst, const fv_image *src)
         memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch, (size_t)src->width * 4);
 }
 
+/* host_src = host_clean with the noise drawn on the host (a copy where the noise is off) */
+static fv_status source_on_host(app *a)
+{
+    copy_host_image(&a->host_src, &a->host_clean);
+    return fv_noise_apply_host(&a->host_src, &a->noise);
+}
+
 fv_status app_load_image(app *a)
 {
     fv_image img = {0};
@@ -108,8 +115,7 @@ fv_status app_load_image(app *a)
         fv_host_image_free(&a->host_src);
         FV_TRY(fv_host_image_alloc(&a->host_src, img.width, img.height));
     }
-    copy_host_image(&a->host_src, &a->host_clean);
-    return fv_noise_is_on(&a->noise) ? fv_noise_apply_host(&a->host_src, &a->noise) : FV_OK;
+    return source_on_host(a);
 }
 
 /* New noise on the source: the clean image goes up once and the noise is drawn on the GPU, then
@@ -122,11 +128,10 @@ fv_status pipeline_set_noise(app *a, const fv_noise *noise)
     a->noise = *noise;
     if (!a->host_src.data) return FV_OK;
     if (a->compute == FV_COMPUTE_CPU || !a->device_src.data) {
-        copy_host_image(&a->host_src, &a->host_clean);
-        if (fv_noise_is_on(noise)) FV_TRY(fv_noise_apply_host(&a->host_src, noise));
-    } else {
+        FV_TRY(source_on_host(a));
+    } else { /* in place, the noise kernel launches only where the noise is on */
         FV_TRY(fv_image_upload(&a->device_src, &a->host_clean));
-        if (fv_noise_is_on(noise)) FV_TRY(fv_noise_apply(&a->device_src, &a->device_src, noise, 0));
+        FV_TRY(fv_noise_apply(&a->device_src, &a->device_src, noise, 0));
         FV_TRY(fv_image_download(&a->host_src, &a->device_src));
     }
     render_resize_textures(a); /* re-uploads the original */
