@@ -37,14 +37,7 @@ static fv_status box_radius(const fv_params *p, const char *variant, int *radius
     return FV_OK;
 }
 
-/* The same for reporting kernels, which cannot fail: an out-of-range radius is clamped. */
-static int box_radius_clamped(const fv_params *p)
-{
-    const double v = p->value[BOX_RADIUS];
-    return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
-}
-
-static fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant)
+fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant)
 {
     if (src->width != dst->width || src->height != dst->height)
         return fv_fail(FV_ERR_ARG, "box/%s: source %dx%d and destination %dx%d differ", variant,

@@ -51,12 +51,24 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     return d;
 }
 
+/* The radius of p clamped to 1..FV_BOX_MAX_RADIUS, for what cannot fail (reporting kernels,
+ * sizing state); runs refuse an out-of-range radius instead. */
+FV_HOST_DEVICE int box_radius_clamped(const fv_params *p)
+{
+    const double v = p->value[BOX_RADIUS];
+    return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
+}
+
 /* (sum + area / 2) / area: the mean, rounded half up (one multiply-add with a 64-bit addend,
  * whose high word is shifted) */
 FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
 {
     return (uint32_t)(((uint64_t)sum * d.magic + d.bias) >> 32) >> d.shift;
 }
+
+/* Source and destination the same size, rows on 4-byte boundaries (kernels/box.cu); the message
+ * names "box/<variant>". */
+fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant);
 
 /* The `fast` variant (kernels/box_fast.cu): constant work per pixel whatever the radius. */
 fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,

@@ -89,15 +89,9 @@ typedef struct box_fast_state {
     uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
-static int box_fast_radius(const fv_params *p)
-{
-    const double v = p->value[BOX_RADIUS];
-    return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
-}
-
 size_t box_fast_state_bytes(const fv_params *p, int width, int height)
 {
-    const box_fast_geometry g = box_fast_geometry_make(box_fast_radius(p), width, height);
+    const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), width, height);
     return g.use_band_totals ? sizeof(uint2) * (size_t)g.totals_pitch * (size_t)g.bands : 0;
 }
 
@@ -105,7 +99,7 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
 {
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->radius = box_fast_radius(p);
+    s->radius = box_radius_clamped(p);
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
@@ -388,7 +382,7 @@ static box_fast_kernel_fn box_fast_kernel_for(const box_fast_geometry *g)
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 2) return 0;
-    const box_fast_geometry g = box_fast_geometry_make(box_fast_radius(p), 3840, 2160);
+    const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), 3840, 2160);
     out[0] = {"box_fast_kernel", (const void *)box_fast_kernel_for(&g), THREADS, 0};
     out[1] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return 2;
@@ -403,11 +397,7 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     if (radius != s->radius || src->width != s->width || src->height != s->height)
         return fv_fail(FV_ERR_ARG, "box/fast: state made for radius %d at %dx%d, run at radius %d at %dx%d",
                        s->radius, s->width, s->height, radius, src->width, src->height);
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "box/fast: source %dx%d and destination %dx%d differ", src->width,
-                       src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "box/fast: image rows must start on 4-byte boundaries");
+    FV_TRY(box_check_images(src, dst, "fast"));
     const box_fast_geometry *g = &s->geometry;
     if (g->use_band_totals) {
         dim3 grid((src->width + BAND_TOTALS_THREADS - 1) / BAND_TOTALS_THREADS, g->bands);
