@@ -149,13 +149,25 @@ def emit(k, tx, ty):
             body.append(f"    const MEDIAN_NET_T in{r}_{c} = MEDIAN_NET_LOAD({r}, {c});")
         return names[w]
 
+    # A comparator with both outputs live may take its max as a + b - min (MEDIAN_NET_HI), which
+    # the includer can compute off the min/max pipe. Share of comparators that do: where the time
+    # spent on min/max (2 slots each) equals the issue slots of all (single ones 1, pairs 2 + share).
+    n_pair = sum(lo is not None and hi is not None for lo, hi, a, b in ops)
+    n_single = len(ops) - n_pair
+    share = min(1.0, (n_single + 2 * n_pair) / (3 * n_pair)) if n_pair else 0.0
+    pair = 0
     for lo, hi, a, b in ops:
         na, nb = name(a), name(b)
         for w, fn in ((lo, "MIN"), (hi, "MAX")):
             if w is not None:
                 names[w] = f"t{len(names)}"
-                body.append(f"    const MEDIAN_NET_T {names[w]} = MEDIAN_NET_{fn}({na}, {nb});")
+                if fn == "MAX" and lo is not None and int((pair + 1) * share) > int(pair * share):
+                    body.append(f"    const MEDIAN_NET_T {names[w]} = MEDIAN_NET_HI({na}, {nb}, {names[lo]});")
+                else:
+                    body.append(f"    const MEDIAN_NET_T {names[w]} = MEDIAN_NET_{fn}({na}, {nb});")
                 n_minmax += 1
+        if lo is not None and hi is not None:
+            pair += 1
     for o, w in enumerate(medians):
         body.append(f"    out[{o}] = {names[w]};")
     head = [
@@ -186,8 +198,13 @@ def main():
         " * MEDIAN_NET_MIN and MEDIAN_NET_MAX (elementwise), MEDIAN_NET_FN (the function's qualifiers),",
         " * MEDIAN_NET_ARGS (the parameters MEDIAN_NET_LOAD needs) and MEDIAN_NET_LOAD(r, c), the input",
         " * at row r and column c of the tile's (TY + k - 1) x (TX + k - 1) window. Each input is loaded",
-        " * just before its first use, so few are live at once.",
+        " * just before its first use, so few are live at once. MEDIAN_NET_HI(a, b, lo), the max of a",
+        " * comparator whose min lo is also needed, defaults to MEDIAN_NET_MAX(a, b); an includer may",
+        " * define it as a + b - lo computed on another pipe than min and max.",
         " * ------------------------------------------------------------------------------------------------ */",
+        "#ifndef MEDIAN_NET_HI",
+        "#define MEDIAN_NET_HI(a, b, lo) MEDIAN_NET_MAX(a, b)",
+        "#endif",
         "",
     ])
     with open(os.path.join(here, "median_networks.h"), "w") as f:
