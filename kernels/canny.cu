@@ -44,7 +44,7 @@ namespace cg = cooperative_groups;
 #define BLUR_H (TILE_H + 2 * APRON)
 
 /* ---- the state: intermediates of one image size ------------------------------------------- */
-enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
+enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
 
 typedef struct canny_state {
     int width, height;
@@ -55,6 +55,11 @@ typedef struct canny_state {
     unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
     unsigned *host_flag;           /* pinned: the changed-flag read back */
     int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
+    /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
+     * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
+    const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
+    unsigned hysteresis_steps;
+    int rounds_on_device;
 } canny_state;
 
 typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
@@ -124,6 +129,20 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
     return FV_OK;
 }
 
+/* the bench's note: how much hysteresis the last run needed (fast's count is read back here) */
+static int canny_last_run_text(const void *state, char *text, size_t size)
+{
+    const canny_state *s = (const canny_state *)state;
+    if (!s->hysteresis_unit) return 0;
+    unsigned steps = s->hysteresis_steps;
+    if (s->rounds_on_device && cudaMemcpy(&steps, s->misc + MISC_ROUNDS, sizeof steps, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    snprintf(text, size, "hysteresis: %u %s", steps, s->hysteresis_unit);
+    return 1;
+}
+
 /* ---- what the variants share ---------------------------------------------------------------- */
 static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const fv_params *p, void *state,
                                const char *variant, canny_config *c, canny_args *a)
@@ -131,7 +150,7 @@ static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const f
     char who[32];
     snprintf(who, sizeof who, "canny/%s", variant);
     FV_TRY(canny_config_make(p, who, c));
-    const canny_state *s = (const canny_state *)state;
+    canny_state *s = (canny_state *)state;
     if (src->width != dst->width || src->height != dst->height)
         return fv_fail(FV_ERR_ARG, "%s: source %dx%d and destination %dx%d differ", who, src->width, src->height,
                        dst->width, dst->height);
@@ -139,6 +158,7 @@ static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const f
         return fv_fail(FV_ERR_ARG, "%s: its state was not made for %dx%d", who, src->width, src->height);
     if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
         return fv_fail(FV_ERR_ARG, "%s: image rows must start on 4-byte boundaries", who);
+    s->hysteresis_unit = NULL;
     *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
                     canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
                     s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
@@ -330,10 +350,12 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
 /* ---- hysteresis by sweeps or tile rounds with the host reading the changed-flag -------------- */
 typedef void (*sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
 
-static fv_status hysteresis_host_loop(const canny_args *a, const canny_state *s, sweep_launch_fn launch,
-                                      cudaStream_t stream)
+static fv_status hysteresis_host_loop(const canny_args *a, canny_state *s, sweep_launch_fn launch,
+                                      const char *unit, cudaStream_t stream)
 {
-    for (;;) { /* every sweep that changes something lowers a label: this ends */
+    s->hysteresis_unit = unit;
+    s->rounds_on_device = 0;
+    for (s->hysteresis_steps = 1;; s->hysteresis_steps++) { /* every sweep that changes something lowers a label: this ends */
         FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_CHANGED, 0, sizeof(unsigned), stream));
         launch(a, stream);
         FV_CUDA_CHECK(cudaGetLastError());
@@ -375,7 +397,7 @@ static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_pa
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (const canny_state *)state, relax_naive_launch, stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_naive_launch, "sweeps of the whole image", stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -637,7 +659,10 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_ker
         }
         if (changed && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
         grid.sync();
-        if (blockIdx.x == 0 && threadIdx.x == 0) flags[(round + 2) % 3] = 0;
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flags[(round + 2) % 3] = 0;
+            a.misc[MISC_ROUNDS] = round + 1; /* for the bench's note, read after the run */
+        }
         if (__ldcg(&flags[round % 3]) == 0) return;
     }
 }
@@ -665,7 +690,7 @@ static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_par
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (const canny_state *)state, relax_tile_launch, stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_tile_launch, "rounds of tiles (each converged in shared memory)", stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -703,6 +728,9 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
         FV_CUDA_CHECK(cudaGetLastError());
     }
     if (a.stage >= CANNY_EDGES) {
+        canny_state *counted = (canny_state *)state;
+        counted->hysteresis_unit = "rounds of tiles in one cooperative kernel";
+        counted->rounds_on_device = 1;
         void *args[] = {&a};
         FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
                                                   dim3(TILE_THREADS), args, 0, stream));
@@ -838,7 +866,8 @@ static const fv_variant canny_variants[] = {
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
-     .kernels = canny_naive_kernels},
+     .kernels = canny_naive_kernels,
+     .last_run_text = canny_last_run_text},
     {.name = "smem",
      .summary = "blur, then Sobel with suppression, from 32x16 tiles staged in shared memory; "
                 "hysteresis converges inside each tile in shared memory before each global round",
@@ -846,7 +875,8 @@ static const fv_variant canny_variants[] = {
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
-     .kernels = canny_smem_kernels},
+     .kernels = canny_smem_kernels,
+     .last_run_text = canny_last_run_text},
     {.name = "fast",
      .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
                 "kernel, tile rounds split by grid-wide barriers: no host round trip per sweep",
@@ -854,7 +884,8 @@ static const fv_variant canny_variants[] = {
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
-     .kernels = canny_fast_kernels},
+     .kernels = canny_fast_kernels,
+     .last_run_text = canny_last_run_text},
     CANNY_VARIANT_NPP
     FV_VARIANT_CPU,
 };

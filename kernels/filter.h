@@ -136,6 +136,9 @@ typedef struct fv_variant {
     void (*state_destroy)(void *state);
     /* What it launches with these parameters (up to max); returns the count. */
     int (*kernels)(const fv_params *p, fv_kernel_info *out, int max);
+    /* Optional: what the last run did that its time depends on ("hysteresis: 12 tile rounds"),
+     * read from the state after the run has finished (not timed); returns 0 with nothing to say. */
+    int (*last_run_text)(const void *state, char *text, size_t size);
     const fv_tolerance *tolerance; /* NULL: the filter's */
     int peer;                  /* another library's implementation (NPP): its difference from the
                                   reference is reported, not held to a tolerance */
@@ -239,6 +242,8 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
 fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
                         cudaStream_t stream);
 void fv_runner_release(fv_runner *r);
+/* The variant's note on the last run (fv_variant.last_run_text); 0 and "" when it has none. */
+int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size);
 
 /* ---- kernel resources, for teaching (kernels/device.c) ---- */
 typedef struct fv_kernel_resources {

@@ -80,6 +80,13 @@ void fv_runner_release(fv_runner *r)
     memset(r, 0, sizeof *r);
 }
 
+int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
+{
+    if (size) *text = '\0';
+    if (!r->prepared || !r->variant->last_run_text || !r->state) return 0;
+    return r->variant->last_run_text(r->state, text, size);
+}
+
 static int same_values(const fv_params *a, const fv_params *b)
 {
     return memcmp(a->value, b->value, sizeof a->value) == 0;

@@ -7,7 +7,9 @@
  * share of copy bandwidth, speedup over the filter's baseline variant, the largest difference
  * from the baseline's output (peers such as NPP are not exact), the CPU reference (where it
  * takes < 2 s), and each variant's kernel resources in the CSV. Any parameter can be swept
- * (-p radius=1,2,4); --chart draws the table as a PNG.
+ * (-p radius=1,2,4); --chart draws the table as a PNG. --image FILE benches on a photo resized to
+ * each size instead (Canny's hysteresis on random noise is not what a photo asks of it); variants
+ * with something to say about their last run (Canny: hysteresis rounds) get a note under the table.
  * ------------------------------------------------------------------------------------------------ */
 #include "bench.h"
 
@@ -15,6 +17,7 @@
 #include "image_io.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -158,6 +161,7 @@ typedef struct bench_row {
     int max_diff;               /* largest |difference| from the baseline's output; -1: not compared */
     double share_differing;     /* share of pixels that differ from the baseline's */
     char resources[512];
+    char note[128];             /* the variant's note on its last run ("" without one) */
 } bench_row;
 
 typedef struct bench_table {
@@ -203,7 +207,7 @@ static void print_row(FILE *out, const bench_row *r, int csv)
 
 /* The bench's chart: lines over the swept parameter for one size, else bars over the sizes. */
 static fv_status bench_chart(const cli_options *o, const bench_table *t, const char *device,
-                             double copy_gbps)
+                             double copy_gbps, int sizes[][2], int n_sizes)
 {
     enum { MAX_SERIES = 64, MAX_X = CLI_MAX_SWEEP > CLI_MAX_SIZES ? CLI_MAX_SWEEP : CLI_MAX_SIZES };
     static char labels[MAX_X][32], names[MAX_SERIES][48];
@@ -211,11 +215,10 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
     const char *ticks[MAX_X];
     chart_series series[MAX_SERIES];
     const int sweep = o->n_sweep > 0;
-    int n_x = sweep ? o->n_sweep : (o->n_sizes ? o->n_sizes : (int)(sizeof default_sizes / sizeof default_sizes[0]));
+    int n_x = sweep ? o->n_sweep : n_sizes;
     for (int x = 0; x < n_x; x++) {
         if (sweep) snprintf(labels[x], sizeof labels[x], "%s", o->sweep_text[x]);
-        else snprintf(labels[x], sizeof labels[x], "%dx%d", o->n_sizes ? o->sizes[x][0] : default_sizes[x][0],
-                      o->n_sizes ? o->sizes[x][1] : default_sizes[x][1]);
+        else snprintf(labels[x], sizeof labels[x], "%dx%d", sizes[x][0], sizes[x][1]);
         ticks[x] = labels[x];
     }
     int n_series = 0;
@@ -224,7 +227,7 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
         char name[48], size[32];
         snprintf(size, sizeof size, "%dx%d", r->width, r->height);
         /* a sweep over several sizes: one line per variant and size */
-        if (sweep && o->n_sizes > 1) snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
+        if (sweep && n_sizes > 1) snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
         else snprintf(name, sizeof name, "%s/%s", r->filter->name, r->variant->name);
         int s = 0;
         while (s < n_series && strcmp(names[s], name) != 0) s++;
@@ -240,11 +243,11 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
     }
     for (int s = 0; s < n_series; s++) series[s] = (chart_series){names[s], values[s]};
     char title[256], subtitle[256];
-    if (sweep && o->n_sizes > 1)
+    if (sweep && n_sizes > 1)
         snprintf(title, sizeof title, "filterview --bench: ms per run over %s", o->sweep_name);
     else if (sweep)
         snprintf(title, sizeof title, "filterview --bench: ms per run over %s at %dx%d", o->sweep_name,
-                 o->n_sizes ? o->sizes[0][0] : default_sizes[0][0], o->n_sizes ? o->sizes[0][1] : default_sizes[0][1]);
+                 sizes[0][0], sizes[0][1]);
     else
         snprintf(title, sizeof title, "filterview --bench: ms per run over image sizes");
     snprintf(subtitle, sizeof subtitle, "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device,
@@ -318,8 +321,34 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
         }
     }
     fv_variant_resources_text(v, p, r->resources, sizeof r->resources);
+    if (st == FV_OK) fv_runner_last_run_text(&runner, r->note, sizeof r->note);
     fv_runner_release(&runner);
     return st;
+}
+
+/* `to` from `from` by bilinear interpolation (pixel centres aligned; a plain copy at the same size) */
+static void resample_bilinear(const fv_image *from, fv_image *to)
+{
+    const double sx = (double)from->width / to->width, sy = (double)from->height / to->height;
+    for (int y = 0; y < to->height; y++) {
+        double fy = (y + 0.5) * sy - 0.5;
+        fy = fy < 0 ? 0 : fy;
+        const int y0 = (int)fy, y1 = y0 + 1 < from->height ? y0 + 1 : y0;
+        const double wy = fy - y0;
+        const uint8_t *r0 = from->data + (size_t)y0 * from->pitch, *r1 = from->data + (size_t)y1 * from->pitch;
+        uint8_t *out = to->data + (size_t)y * to->pitch;
+        for (int x = 0; x < to->width; x++) {
+            double fx = (x + 0.5) * sx - 0.5;
+            fx = fx < 0 ? 0 : fx;
+            const int x0 = (int)fx, x1 = x0 + 1 < from->width ? x0 + 1 : x0;
+            const double wx = fx - x0;
+            for (int c = 0; c < 4; c++) {
+                const double top = r0[4 * x0 + c] * (1 - wx) + r0[4 * x1 + c] * wx;
+                const double bottom = r1[4 * x0 + c] * (1 - wx) + r1[4 * x1 + c] * wx;
+                out[4 * x + c] = (uint8_t)lround(top * (1 - wy) + bottom * wy);
+            }
+        }
+    }
 }
 
 int bench_main(const cli_options *o)
@@ -332,7 +361,18 @@ int bench_main(const cli_options *o)
     struct cudaDeviceProp prop;
     cudaGetDevice(&device);
     cudaGetDeviceProperties(&prop, device);
-    int n_sizes = o->n_sizes ? o->n_sizes : (int)(sizeof default_sizes / sizeof default_sizes[0]);
+    fv_image photo = {0};
+    if (o->bench_image && image_load(o->bench_image, &photo) != FV_OK) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        return 1;
+    }
+    /* --sizes, else the photo as it is, else the default sizes */
+    int sizes[CLI_MAX_SIZES][2], n_sizes = 0;
+    const int n_default = (int)(sizeof default_sizes / sizeof default_sizes[0]);
+    for (; n_sizes < (o->n_sizes ? o->n_sizes : photo.data ? 1 : n_default); n_sizes++) {
+        sizes[n_sizes][0] = o->n_sizes ? o->sizes[n_sizes][0] : photo.data ? photo.width : default_sizes[n_sizes][0];
+        sizes[n_sizes][1] = o->n_sizes ? o->sizes[n_sizes][1] : photo.data ? photo.height : default_sizes[n_sizes][1];
+    }
     if (o->chart && image_check_output_path(o->chart) != FV_OK) {
         fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
         return 1;
@@ -346,12 +386,15 @@ int bench_main(const cli_options *o)
     if (bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
         fprintf(stderr, "filterview: %s\n", fv_last_error());
         if (csv) fclose(csv), remove(o->csv);
+        fv_host_image_free(&photo);
         return 1;
     }
     printf("# filterview benchmark: %s (%d SMs, L2 %d MiB), %d timed runs per cell (median), "
            "seed %u\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
-    printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n\n", copy_gbps,
+    printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n", copy_gbps,
            BENCH_COPY_BYTES >> 20);
+    if (o->bench_image) printf("# source: %s (%dx%d), resized to each size\n\n", o->bench_image, photo.width, photo.height);
+    else printf("# source: random images (seed %u + size index)\n\n", o->seed);
     printf("| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
     printf("|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
 
@@ -365,8 +408,7 @@ int bench_main(const cli_options *o)
     double cpu_ms_per_pixel[FV_MAX_FILTERS] = {0}; /* per filter: last measured CPU time per pixel */
     const int n_values = o->n_sweep ? o->n_sweep : 1;
     for (int si = 0; si < n_sizes && !failed; si++) {
-        int w = o->n_sizes ? o->sizes[si][0] : default_sizes[si][0];
-        int h = o->n_sizes ? o->sizes[si][1] : default_sizes[si][1];
+        const int w = sizes[si][0], h = sizes[si][1];
         size_t bytes = (size_t)w * 4 * (size_t)h;
         int n_sets = (int)((2 * (size_t)prop.l2CacheSize) / (2 * bytes)) + 1;
         if (n_sets > BENCH_MAX_SETS) n_sets = BENCH_MAX_SETS;
@@ -377,7 +419,8 @@ int bench_main(const cli_options *o)
         fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 2), what);
         if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
         if (st == FV_OK) {
-            fv_image_fill_random(&host, o->seed + (unsigned)si);
+            if (photo.data) resample_bilinear(&photo, &host);
+            else fv_image_fill_random(&host, o->seed + (unsigned)si);
             st = alloc_sets(&sets, &host, n_sets);
         }
         if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
@@ -451,6 +494,14 @@ int bench_main(const cli_options *o)
         fv_host_image_free(&host);
     }
     if (diff_work) cudaFree(diff_work);
+    fv_host_image_free(&photo);
+    int notes = 0;
+    for (int i = 0; i < table.n; i++) {
+        const bench_row *r = &table.rows[i];
+        if (!r->note[0]) continue;
+        if (!notes++) printf("\n# what the last run of each needed:\n");
+        printf("#   %dx%d %s/%s (%s): %s\n", r->width, r->height, r->filter->name, r->variant->name, r->params, r->note);
+    }
     printf("\n# %d iteration(s) per run; GB/s counts the bytes one pass must read and write (the filter's "
            "traffic model); %% copy = GB/s / copy GB/s; vs base = the baseline variant's time / this one's; "
            "|d| base = largest difference from the baseline's output (share of pixels differing)\n",
@@ -468,7 +519,7 @@ int bench_main(const cli_options *o)
         }
     }
     if (o->chart && !failed) {
-        if (bench_chart(o, &table, prop.name, copy_gbps) == FV_OK) {
+        if (bench_chart(o, &table, prop.name, copy_gbps, sizes, n_sizes) == FV_OK) {
             printf("# wrote %s\n", o->chart);
         } else {
             fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());

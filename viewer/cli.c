@@ -453,6 +453,10 @@ int cli_parse(int argc, char **argv, cli_options *o)
         } else if (!strcmp(a, "--sizes")) {
             FOR(bench_flag);
             if (!parse_sizes(VALUE(), o)) return 0;
+        } else if (!strcmp(a, "--image")) {
+            FOR(bench_flag);
+            ONCE(o->bench_image);
+            if (!(o->bench_image = VALUE())) return bad(a, "an image file for the bench", NULL);
         } else if (!strcmp(a, "--csv")) {
             FOR(bench_flag);
             ONCE(o->csv);
@@ -610,7 +614,7 @@ void cli_print_help(void)
         "                                                  filter many, each to OUTDIR/NAME.png\n"
         "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
         "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
-        "                    [--chart FILE]                                 (-v: that variant alone)\n"
+        "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
         "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
         "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
         "  filterview --list [--verbose] | --info | --help | --help-keys\n"
@@ -639,6 +643,8 @@ void cli_print_help(void)
         "                        the differing pixels\n"
         "  --bench               time every variant on random images (CUDA events, median)\n"
         "  --sizes WxH,...       benchmark sizes (default: 512x512 .. 9984x6400)\n"
+        "  --image FILE          bench on this photo instead of random images (resized to each\n"
+        "                        of --sizes; its own size without them): Canny wants a photo\n"
         "  --csv FILE            also write the benchmark table as CSV (with kernel resources)\n"
         "  --chart FILE          also draw the benchmark as a PNG chart: lines over a swept\n"
         "                        parameter, else bars over the sizes\n"

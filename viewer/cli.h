@@ -67,6 +67,7 @@ typedef struct cli_options {
     int n_sizes;
     int sizes[CLI_MAX_SIZES][2];
     const char *csv;
+    const char *bench_image;    /* --image: the bench's photo, resized to each size (else random) */
     const char *chart;          /* --chart: the bench table as a PNG chart */
     int runs;
     unsigned seed;
