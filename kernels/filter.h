@@ -103,7 +103,8 @@ typedef struct fv_params {
 /* ---- tolerances ---- */
 typedef struct fv_tolerance {
     int max_abs;               /* largest |difference| of any channel; 0 = bit-exact */
-    double max_share;          /* largest share of pixels (0..1) that may differ at all */
+    double max_share;          /* largest share of pixels (0..1) that may differ at all; above 0
+                                  it allows one pixel at least (tiny images) */
 } fv_tolerance;
 
 /* ---- filters and their variants ---- */
@@ -242,6 +243,10 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
 fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
                         cudaStream_t stream);
 void fv_runner_release(fv_runner *r);
+/* How many iteration buffers and variant states fv_runner_prepare has made in this process:
+ * the viewer checks that its frames leave it alone (only a change of image, size, filter,
+ * variant or parameter may move it). */
+unsigned long long fv_runner_allocations(void);
 /* The variant's note on the last run (fv_variant.last_run_text); 0 and "" when it has none. */
 int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size);
 

@@ -6,6 +6,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,6 +56,13 @@ const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v
 }
 
 /* ---- the runner ---- */
+/* buffers and states fv_runner_prepare has made, process-wide (batch workers prepare in threads) */
+static atomic_ullong runner_allocations;
+
+unsigned long long fv_runner_allocations(void) { return atomic_load(&runner_allocations); }
+
+static void count_allocation(void) { atomic_fetch_add_explicit(&runner_allocations, 1, memory_order_relaxed); }
+
 static size_t image_bytes(int width, int height) { return (size_t)width * 4 * (size_t)height; }
 
 size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
@@ -117,8 +125,10 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     r->width = width;
     r->height = height;
     if (host) {
-        if (f->max_iterations > 1 && !r->ping.data)
+        if (f->max_iterations > 1 && !r->ping.data) {
+            count_allocation();
             FV_TRY(fv_host_image_alloc(&r->ping, width, height));
+        }
         r->prepared = 1;
         return FV_OK;
     }
@@ -127,9 +137,14 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     size_t need = (v->state_bytes ? v->state_bytes(p, width, height) : 0) +
                   (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height) : 0);
     FV_TRY(fv_device_check_fits(need, what));
-    if (f->max_iterations > 1 && !r->ping.data)
+    if (f->max_iterations > 1 && !r->ping.data) {
+        count_allocation();
         FV_TRY(fv_device_image_alloc(&r->ping, width, height));
-    if (v->state_create) FV_TRY(v->state_create(&r->state, p, width, height));
+    }
+    if (v->state_create) {
+        count_allocation();
+        FV_TRY(v->state_create(&r->state, p, width, height));
+    }
     r->device_bytes = fv_runner_device_bytes(f, v, p, width, height);
     r->prepared = 1;
     return FV_OK;

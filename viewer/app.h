@@ -138,6 +138,12 @@ typedef struct app {
     int quit;
     int save_failed;                     /* a p or w save failed: the run exits 1 */
     double frame_ms;
+    /* allocations per frame, for the exit summary: the frame loop itself must make nothing */
+    unsigned long long allocations;      /* the viewer's own buffers and textures (re)made */
+    unsigned long long allocations_seen; /* runners' and own, at the end of the last frame */
+    int input_changed;                   /* since the last frame: an input changed the image,
+                                            filter, variant, parameters, noise or window size */
+    long long frames, frames_allocated, frames_allocated_no_change;
     char message[256];                   /* last action ("saved ..."), shown in the HUD */
     char error[256];                     /* last error, shown in the HUD */
     renderer gl;

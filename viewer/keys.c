@@ -42,9 +42,12 @@ static void toggle_animate(app *a, int arg) { (void)arg; a->animate = !a->animat
 static void quit(app *a, int arg) { (void)arg; a->quit = 1; }
 
 /* After every change of what the panes show: their runners are prepared now, outside the
- * frame loop, and the panes recomputed. */
+ * frame loop, and the panes recomputed. Every input that may make the next frame allocate sets
+ * input_changed: this, the noise, the edited pane and `t` (a visible chart is re-timed), reload,
+ * and view_resize (render.c); the exit summary counts frames that allocated without one. */
 static void changed(app *a)
 {
+    a->input_changed = 1;
     a->error[0] = 0;
     report(a, pipeline_prepare(a));
     a->dirty = 1;
@@ -62,6 +65,7 @@ static void change_noise(app *a, int steps)
         return;
     }
     n.density = percent / 100.0;
+    a->input_changed = 1;
     a->error[0] = 0;
     report(a, pipeline_set_noise(a, &n));
     a->chart.stale = 1;
@@ -180,6 +184,7 @@ static void toggle_edit_pane(app *a, int arg)
     a->edit_pane = !a->edit_pane;
     if (a->picked_param >= edit_filter(a)->n_params) a->picked_param = 0;
     a->chart.stale = 1;
+    a->input_changed = 1; /* a visible chart times the other pane's variants */
 }
 
 static void cycle_compare(app *a, int arg)
@@ -273,6 +278,7 @@ static void reload(app *a, int arg)
         app_set_message(a, "a random image has nothing to reload");
         return;
     }
+    a->input_changed = 1;
     fv_status st = pipeline_reload(a);
     report(a, st);
     if (st == FV_OK) app_set_message(a, "reloaded %s", a->path);
@@ -283,6 +289,7 @@ static void time_all(app *a, int arg)
     (void)arg;
     a->chart.visible = !a->chart.visible;
     a->chart.stale = a->chart.visible;
+    a->input_changed = 1; /* the chart prepares a runner per variant */
 }
 
 /* ---- the table ---- */

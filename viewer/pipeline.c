@@ -110,6 +110,7 @@ fv_status app_load_image(app *a)
     }
     fv_host_image_free(&a->host_clean);
     a->host_clean = img;
+    a->allocations++;
     /* what the panes see: a copy with the noise (on the host here: the device buffers follow) */
     if (a->host_src.width != img.width || a->host_src.height != img.height) {
         fv_host_image_free(&a->host_src);
@@ -208,6 +209,7 @@ static fv_status alloc_buffers(app *a)
         if (a->compute == FV_COMPUTE_INTEROP)
             snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
     }
+    a->allocations++;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));

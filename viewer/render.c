@@ -86,6 +86,7 @@ static void make_texture(GLuint *tex, int w, int h, const void *pixels)
 void render_resize_textures(app *a)
 {
     const fv_image *src = &a->host_src;
+    a->allocations++; /* new storage for all three */
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(src->pitch / 4));
     make_texture(&a->gl.source_texture, src->width, src->height, src->data);
@@ -239,7 +240,9 @@ void view_resize(app *a, int w, int h)
 {
     a->win_w = w;
     a->win_h = h;
+    a->input_changed = 1;
     if (a->gl.fbo_color && w > 0 && h > 0) { /* headless: the offscreen target follows */
+        a->allocations++;
         glBindTexture(GL_TEXTURE_2D, a->gl.fbo_color);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
         glBindTexture(GL_TEXTURE_2D, 0);

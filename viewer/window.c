@@ -44,6 +44,22 @@ typedef struct viewer {
 static viewer *glut_viewer; /* the GLUT callbacks' single app state */
 
 /* ---- one frame ---- */
+static unsigned long long allocations_now(const app *a) { return fv_runner_allocations() + a->allocations; }
+
+/* Whether anything was allocated since the last frame ended (this frame, or the input handled
+ * before it), and whether an input changed something that may ask for it. */
+static void count_frame_allocations(app *a)
+{
+    const unsigned long long now = allocations_now(a);
+    a->frames++;
+    if (now != a->allocations_seen) {
+        a->frames_allocated++;
+        if (!a->input_changed) a->frames_allocated_no_change++;
+    }
+    a->allocations_seen = now;
+    a->input_changed = 0;
+}
+
 static void app_frame(app *a)
 {
     double t0 = bench_now_ms();
@@ -63,6 +79,7 @@ static void app_frame(app *a)
     double now = bench_now_ms();
     a->stage_ms[STAGE_DRAW] = now - t_draw;
     a->frame_ms = now - t0;
+    count_frame_allocations(a);
 }
 
 static const char *const stage_names[FRAME_STAGES] = {"map", "kernels+diff", "unmap", "copy to texture",
@@ -215,6 +232,12 @@ static void print_summary(app *a)
                a->noise.seed);
     printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare], a->diff.max_abs,
            a->diff.mean_abs, a->diff.n_differing, a->compute_note);
+    if (a->frames_allocated_no_change)
+        printf("viewer: frames that allocated: %lld of %lld (%lld without a change)\n", a->frames_allocated,
+               a->frames, a->frames_allocated_no_change);
+    else
+        printf("viewer: frames that allocated: %lld of %lld%s\n", a->frames_allocated, a->frames,
+               a->frames_allocated ? " (all after a change)" : "");
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
 }
 
@@ -542,6 +565,8 @@ int viewer_main(cli_options *o)
         return fail(v, 1);
     }
     view_fit(a);
+    a->allocations_seen = allocations_now(a); /* start-up's allocations are no frame's */
+    a->input_changed = 0;
     if (a->headless) egl_run(v);
     else glut_run(v);
     pipeline_release(a);
