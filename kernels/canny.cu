@@ -9,7 +9,9 @@
  *          converges inside each 32x16 tile in shared memory before each global round
  *   fast   gray, blur, Sobel and suppression fused in one pass (nothing but magnitudes and
  *          directions reaches global memory); hysteresis in one cooperative kernel whose blocks
- *          run tile rounds separated by grid-wide barriers: no host round trip until it is done
+ *          run tile rounds separated by grid-wide barriers: no host round trip until it is done.
+ *          Full hysteresis runs on bit masks (a warp a 62x30 tile, a row a lane, growth along a
+ *          row's runs in six shift steps), later rounds only on tiles whose ring changed
  *   npp    NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image (no blur stage; the peer)
  *   cpu    the reference
  * Hysteresis labels every weak pixel with an upper bound of its chain length to a strong pixel
@@ -55,6 +57,8 @@ typedef struct canny_state {
     unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
     unsigned *host_flag;           /* pinned: the changed-flag read back */
     int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
+    int bits_blocks;               /* fast, full hysteresis: blocks of the bit-mask kernel */
+    uint8_t *dirty;                /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
     /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
      * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
     const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
@@ -73,10 +77,17 @@ typedef struct canny_args {
     unsigned *misc;
 } canny_args;
 
+/* full hysteresis in `fast`: a warp's tile is BITS_W x BITS_H pixels; with a one-pixel ring that
+ * is 64 columns (a 64-bit mask a row) by 32 rows (a row a lane) */
+#define BITS_W 62
+#define BITS_H 30
+static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
+
 static size_t canny_state_bytes(const fv_params *p, int width, int height)
 {
     (void)p;
-    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned);
+    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
+           2 * (size_t)bits_tiles(width, height);
 }
 
 static void canny_state_destroy(void *state)
@@ -89,11 +100,28 @@ static void canny_state_destroy(void *state)
     cudaFree(s->sk);
     cudaFree(s->label);
     cudaFree(s->misc);
+    cudaFree(s->dirty);
     cudaFreeHost(s->host_flag);
     free(s);
 }
 
 static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
+
+/* blocks of a cooperative kernel: every block resident at once, never more than there is work */
+static int coop_grid(const void *kernel, long long work_blocks)
+{
+    int device = 0, sms = 0, per_sm = 0, coop = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TILE_THREADS, 0) != cudaSuccess || !coop) {
+        cudaGetLastError();
+        return 0;
+    }
+    const long long most = (long long)sms * per_sm;
+    return (int)(work_blocks < most ? work_blocks : most);
+}
 
 static fv_status canny_state_create(void **state, const fv_params *p, int width, int height)
 {
@@ -108,23 +136,16 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
         cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess || cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
         cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
         cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
+        cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
         cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
         cudaGetLastError();
         canny_state_destroy(s);
         return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
     }
-    /* the cooperative kernel's grid: every block resident at once, never more than the tiles */
-    int device = 0, sms = 0, per_sm = 0, coop = 0;
-    if (cudaGetDevice(&device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) == cudaSuccess &&
-        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) == cudaSuccess &&
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, canny_hysteresis_coop_kernel, TILE_THREADS, 0) == cudaSuccess &&
-        coop) {
-        const long long tiles = (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H);
-        const long long most = (long long)sms * per_sm;
-        s->coop_blocks = (int)(tiles < most ? tiles : most);
-    }
-    cudaGetLastError();
+    s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
+                               (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H));
+    const int warps = TILE_THREADS / 32;
+    s->bits_blocks = coop_grid((const void *)canny_hysteresis_bits_kernel, (bits_tiles(width, height) + warps - 1) / warps);
     *state = s;
     return FV_OK;
 }
@@ -667,6 +688,129 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_ker
     }
 }
 
+/* fast, full hysteresis (inc 0: a weak pixel is an edge when any chain joins it to a strong one):
+ * the labels as bit masks. A warp takes a BITS_W x BITS_H tile; lane k holds row y0 - 1 + k as two
+ * 64-bit masks over columns x0 - 1 .. x0 + 62 (bit j = column x0 - 1 + j): `cand` (weak or strong)
+ * and `strong`. The ring (lanes 0 and 31, bits 0 and 63) belongs to the neighbouring tiles and is
+ * only read. A step grows `strong` into the candidates next to it (8-neighbourhood: the rows
+ * above and below by shuffles, left and right by shifts), then along whole runs of candidates in a
+ * row at once (Kogge-Stone fills, six shift-and-mask steps a direction); steps repeat until the
+ * tile stops changing. Newly strong pixels are written back as label 0.
+ * Rounds: round 0 takes every tile, later rounds only the tiles whose ring a neighbour changed
+ * (dirty[round & 1], marked by that neighbour), with grid-wide barriers between rounds. The
+ * result is the same fixed point as every other order of growth: what is joined to a strong pixel. */
+__device__ __forceinline__ unsigned long long fill_up(unsigned long long gen, unsigned long long pro)
+{
+    gen |= pro & (gen << 1);  pro &= pro << 1;
+    gen |= pro & (gen << 2);  pro &= pro << 2;
+    gen |= pro & (gen << 4);  pro &= pro << 4;
+    gen |= pro & (gen << 8);  pro &= pro << 8;
+    gen |= pro & (gen << 16); pro &= pro << 16;
+    return gen | (pro & (gen << 32));
+}
+
+__device__ __forceinline__ unsigned long long fill_down(unsigned long long gen, unsigned long long pro)
+{
+    gen |= pro & (gen >> 1);  pro &= pro >> 1;
+    gen |= pro & (gen >> 2);  pro &= pro >> 2;
+    gen |= pro & (gen >> 4);  pro &= pro >> 4;
+    gen |= pro & (gen >> 8);  pro &= pro >> 8;
+    gen |= pro & (gen >> 16); pro &= pro >> 16;
+    return gen | (pro & (gen >> 32));
+}
+
+/* One tile by one warp; returns (to every lane) the sides whose pixels changed: bit 0 top, 1
+ * bottom, 2 left, 3 right, 4..7 the corners top-left, top-right, bottom-left, bottom-right. */
+__device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
+{
+    const unsigned lane = threadIdx.x & 31, all = 0xffffffffu;
+    unsigned long long cand = 0, strong = 0;
+    for (int k = 0; k < 32; k++) { /* row y0 - 1 + k: lane j reads columns x0 - 1 + j and x0 + 31 + j */
+        const int y = y0 - 1 + k;
+        unsigned v0 = CANNY_NONE, v1 = CANNY_NONE;
+        if (y >= 0 && y < a.h) {
+            const uint16_t *row = a.label + (size_t)y * a.w;
+            const int xa = x0 - 1 + (int)lane, xb = xa + 32;
+            if (xa >= 0 && xa < a.w) v0 = __ldcg(row + xa);
+            if (xb < a.w) v1 = __ldcg(row + xb);
+        }
+        const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
+        const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
+        if (lane == (unsigned)k) {
+            cand = c0 | (unsigned long long)c1 << 32;
+            strong = s0 | (unsigned long long)s1 << 32;
+        }
+    }
+    /* what may change: inner rows (lanes 1..30) and inner columns (bits 1..62) */
+    const unsigned long long inner = (lane >= 1 && lane <= BITS_H) ? 0x7ffffffffffffffeull : 0ull;
+    const unsigned long long grow_into = cand & ~strong & inner, before = strong;
+    if (!__any_sync(all, grow_into != 0) || !__any_sync(all, strong != 0)) return 0;
+    const unsigned long long runs = cand & inner; /* strong pixels carry growth along a run too */
+    for (;;) {
+        unsigned long long up = __shfl_up_sync(all, strong, 1), down = __shfl_down_sync(all, strong, 1);
+        if (lane == 0) up = 0;
+        if (lane == 31) down = 0;
+        unsigned long long near = strong | up | down;
+        near |= (near << 1) | (near >> 1);
+        unsigned long long grown = strong | (near & grow_into);
+        grown |= (fill_up(grown & runs, runs) | fill_down(grown & runs, runs)) & grow_into;
+        const bool changed = grown != strong;
+        strong = grown;
+        if (!__any_sync(all, changed)) break;
+    }
+    /* write the newly strong pixels back and say which sides of the tile changed */
+    unsigned long long fresh = strong & ~before;
+    const int y = y0 - 1 + (int)lane;
+    const unsigned long long left_bit = 2ull, right_bit = 1ull << BITS_W;
+    unsigned sides = 0;
+    if (fresh) {
+        if (lane == 1) sides |= 1u | (fresh & left_bit ? 16u : 0u) | (fresh & right_bit ? 32u : 0u);
+        if (lane == BITS_H) sides |= 2u | (fresh & left_bit ? 64u : 0u) | (fresh & right_bit ? 128u : 0u);
+        if (fresh & left_bit) sides |= 4u;
+        if (fresh & right_bit) sides |= 8u;
+    }
+    while (fresh) { /* fresh bits are inside the image: only candidates grow */
+        const int j = __ffsll((long long)fresh) - 1;
+        fresh &= fresh - 1;
+        __stcg(a.label + (size_t)y * a.w + (x0 - 1 + j), (uint16_t)0);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1) sides |= __shfl_xor_sync(all, sides, offset);
+    return sides;
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H, tiles = tiles_x * tiles_y;
+    const int warp = (int)(blockIdx.x * (TILE_THREADS / 32) + threadIdx.x / 32), warps = (int)gridDim.x * (TILE_THREADS / 32);
+    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
+    for (unsigned round = 0;; round++) {
+        uint8_t *now = dirty + (size_t)(round & 1) * tiles, *next = dirty + (size_t)((round + 1) & 1) * tiles;
+        bool changed = false;
+        for (int tile = warp; tile < tiles; tile += warps) {
+            if (round > 0 && !__ldcg(now + tile)) continue;
+            if (round > 0 && (threadIdx.x & 31) == 0) __stcg(now + tile, (uint8_t)0);
+            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+            const unsigned sides = bits_tile(a, tx * BITS_W, ty * BITS_H);
+            if (!sides || (threadIdx.x & 31) != 0) continue;
+            changed = true;
+            const int mark[8][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+            for (int k = 0; k < 8; k++) {
+                const int nx = tx + mark[k][0], ny = ty + mark[k][1];
+                if ((sides >> k & 1) && nx >= 0 && nx < tiles_x && ny >= 0 && ny < tiles_y)
+                    __stcg(next + ny * tiles_x + nx, (uint8_t)1);
+            }
+        }
+        if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
+        grid.sync();
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flags[(round + 2) % 3] = 0;
+            a.misc[MISC_ROUNDS] = round + 1;
+        }
+        if (__ldcg(&flags[round % 3]) == 0) return;
+    }
+}
+
 /* ---- smem ----------------------------------------------------------------------------------- */
 static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
@@ -715,8 +859,9 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
     canny_config c;
     canny_args a{};
     FV_TRY(canny_prepare(src, dst, p, state, "fast", &c, &a));
-    const canny_state *s = (const canny_state *)state;
-    if (a.stage >= CANNY_EDGES && s->coop_blocks < 1)
+    canny_state *s = (canny_state *)state;
+    const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
+    if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
         return fv_fail(FV_ERR_CUDA, "canny/fast: this device cannot launch the cooperative hysteresis kernel");
     a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes both when they are shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
@@ -727,10 +872,17 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) {
-        canny_state *counted = (canny_state *)state;
-        counted->hysteresis_unit = "rounds of tiles in one cooperative kernel";
-        counted->rounds_on_device = 1;
+    if (a.stage >= CANNY_EDGES && bits) {
+        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
+        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a.w, a.h), stream));
+        uint8_t *dirty = s->dirty;
+        void *args[] = {&a, &dirty};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel, dim3(s->bits_blocks),
+                                                  dim3(TILE_THREADS), args, 0, stream));
+    } else if (a.stage >= CANNY_EDGES) {
+        s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
         void *args[] = {&a};
         FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
                                                   dim3(TILE_THREADS), args, 0, stream));
@@ -742,11 +894,13 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
 
 static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
-    (void)p;
+    canny_config c;
+    const bool bits = canny_config_make(p, "canny/fast", &c) == FV_OK && c.inc == 0;
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
         {"canny_fused_kernel", (const void *)canny_fused_kernel, TILE_THREADS, 0},
-        {"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
+        bits ? fv_kernel_info{"canny_hysteresis_bits_kernel", (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
+             : fv_kernel_info{"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
         {"canny_output_kernel", (const void *)canny_output_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
     return n;
@@ -879,7 +1033,8 @@ static const fv_variant canny_variants[] = {
      .last_run_text = canny_last_run_text},
     {.name = "fast",
      .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
-                "kernel, tile rounds split by grid-wide barriers: no host round trip per sweep",
+                "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
+                "a 62x30 tile, whole runs a step): no host round trip per sweep",
      .run = canny_fast_run,
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
