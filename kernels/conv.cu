@@ -37,12 +37,16 @@
 #define SMEM_TILE_H (SMEM_BLOCK_Y * SMEM_ROWS)
 #define SMEM_BAND 16               /* kernel rows staged at a time: (32 + 15) x (32 + kw - 1) pixels */
 
-/* auto: the cost model that picks direct_smem or fft_fast. Estimated from instruction counts on
- * an H100-class GPU, not yet measured: re-measure both with the bench's kernel-size sweep on the
- * target GPU and set these so that auto follows the faster. */
-#define CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL 0.5   /* direct_smem, per non-zero tap and pixel */
-#define CONV_AUTO_FFT_PS_PER_POINT_LOG2 2.5     /* fft_fast, per padded point and log2(P Q) */
-#define CONV_AUTO_FFT_FIXED_PS 30.0e6           /* fft_fast's launches and plan overhead: 30 us */
+/* auto: the cost model that picks direct_smem or fft_fast, fitted to the bench's sweep on an H200
+ * (box kernels 9x9 .. 17x17 at 512x512, 1920x1080, 3840x2160 and 9984x6400; 127x127 at 3840x2160):
+ * direct_smem 0.48 ps per non-zero tap and pixel + 8 us (0.476 .. 0.535 at the large sizes);
+ * fft_fast 3.2 ps per padded point and log2(P Q) + 23 us (2.98 .. 3.41). With them auto was within
+ * 1 % of the faster of the two at every measured size; the crossover is near 13x13 (169 taps).
+ * On another GPU: re-run `--bench -f conv -p shape=box -p radius=4,5,6,7,8 --sizes ...` and refit. */
+#define CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL 0.48  /* direct_smem, per non-zero tap and pixel */
+#define CONV_AUTO_DIRECT_FIXED_PS 8.0e6         /* direct_smem's launch and tail: 8 us */
+#define CONV_AUTO_FFT_PS_PER_POINT_LOG2 3.2     /* fft_fast, per padded point and log2(P Q) */
+#define CONV_AUTO_FFT_FIXED_PS 23.0e6           /* fft_fast's seven launches: 23 us */
 
 enum { V_DIRECT, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
 
@@ -155,7 +159,7 @@ static int auto_pick(const conv_kernel *k, int width, int height)
     int P = 0, Q = 0;
     conv_fft_grid(k, width, height, &P, &Q);
     const double points = (double)P * Q;
-    const double direct = CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL * k->taps * (double)width * height;
+    const double direct = CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL * k->taps * (double)width * height + CONV_AUTO_DIRECT_FIXED_PS;
     const double fft = CONV_AUTO_FFT_PS_PER_POINT_LOG2 * points * log2(points) + CONV_AUTO_FFT_FIXED_PS;
     return direct <= fft ? V_SMEM : V_FFT_FAST;
 }
@@ -376,7 +380,7 @@ static const fv_variant conv_variants[] = {
      .state_destroy = conv_state_destroy,
      .kernels = conv_smem_kernels},
     {.name = "fft",
-     .summary = "cuFFT per channel: pad with replicated borders to a 2,3,5,7-smooth size, R2C, "
+     .summary = "cuFFT per channel: pad with replicated borders to a 2,3,5-smooth size, R2C, "
                 "multiply by the kernel's spectrum (made once), C2R: cost independent of the kernel",
      .run = conv_run,
      .state_bytes = conv_v_fft_state_bytes,

@@ -85,7 +85,7 @@ fv_status conv_quantise(const double *f, int width, int height, conv_kernel *k);
 fv_status fv_conv_set_kernel_image(const fv_image *img);
 void fv_conv_clear_kernel_image(void);
 
-/* The FFT's padded length for n samples: the smallest 2,3,5,7-smooth m >= n, even when `even`. */
+/* The FFT's padded length for n samples: the smallest 2,3,5-smooth m >= n, even when `even`. */
 int conv_fft_size(int n, int even);
 /* The padded grid of an image w x h with kernel k: P = conv_fft_size(w + kw - 1, 1) columns,
  * Q = conv_fft_size(h + kh - 1, 0) rows. The padded image is E(u, v) = S(clamp(u - ax),

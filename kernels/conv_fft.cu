@@ -2,7 +2,7 @@
  * kernels/conv_fft.cu: the convolution through cuFFT (variants fft and fft_fast) and the spectrum
  * stages of every variant (kernels/conv.h).
  *
- * The source is padded with replicated borders to the P x Q grid of conv_fft_grid (2,3,5,7-smooth,
+ * The source is padded with replicated borders to the P x Q grid of conv_fft_grid (2,3,5-smooth,
  * at least w + kw - 1 by h + kh - 1, so that the circular convolution never wraps onto an output
  * pixel), 128 subtracted (a smaller DC, a smaller float error), transformed, multiplied by the
  * kernel's spectrum (made once, in double, scaled by 1 / (P Q) so that the inverse needs no
