@@ -8,7 +8,8 @@
 #   sh tests/compute_sanitizer.sh BUILD_DIR [OUT]
 # The whole run takes long (the quick GPU tests under every tool): TOOLS="racecheck synccheck"
 # runs only those tools and FILTER=median only that filter (its GPU tests and its variants), so
-# the run can be split into pieces.
+# the run can be split into pieces, run side by side (one OUT each); VIEWER=no leaves out the
+# replayed viewer (run it in one piece only).
 set -u
 build="${1:?usage: compute_sanitizer.sh BUILD_DIR [OUT]}"
 out="${2:-$build/compute-sanitizer}"
@@ -19,8 +20,8 @@ cs="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer
 [ -x "$fv" ] && [ -x "$build/tests/test_filters" ] || { echo "compute_sanitizer.sh: build $build first"; exit 1; }
 "$fv" --info >/dev/null 2>&1 || { echo "compute_sanitizer.sh: skipped: no usable CUDA GPU ($("$fv" --info 2>&1 | head -1))"; exit 77; }
 mkdir -p "$out"
-(cd "$build" && ctest -R '^cli_fixtures$' >/dev/null 2>&1)
 image="$build/tests/fixtures/good.png" # 37x23: no block size divides it
+[ -f "$image" ] || (cd "$build" && ctest -R '^cli_fixtures$' >/dev/null 2>&1)
 [ -f "$image" ] || { echo "compute_sanitizer.sh: no $image (ctest -R cli_fixtures)"; exit 1; }
 # "filter variant" for every GPU variant (cpu is the host reference)
 variants=$("$fv" --list | awk '/^[a-z]/ { f = $1 } /^  [a-z]/ && $1 != "cpu" { print f, $1 }')
@@ -48,9 +49,9 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   while read -r f v; do
     run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters 2
   done <"$out/variants.txt"
-  run viewer "$fv" "$src/assets/astronaut.png" --headless -a fast -b smem \
+  [ "${VIEWER:-yes}" = no ] || run viewer "$fv" "$src/assets/astronaut.png" --headless -a fast -b smem \
     --keys "zcccc<Tab><Tab>b<PgUp>t<777x555>]" --frames 20 --screenshot "$out/viewer-$tool.png"
-  echo "$tool: $runs runs (GPU tests, $(wc -l <"$out/variants.txt") variants, replayed viewer), $errors errors, $failed failed"
+  echo "$tool: $runs runs (GPU tests${FILTER:+ of $FILTER}, $(wc -l <"$out/variants.txt") variants$([ "${VIEWER:-yes}" = no ] || echo ", replayed viewer")), $errors errors, $failed failed"
   [ "$failed" = 0 ] || status=1
 done
 exit $status
