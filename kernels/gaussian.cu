@@ -5,13 +5,16 @@
  *   naive      one thread per pixel, every tap read from global memory
  *   smem       block tile plus apron staged in shared memory
  *   smem_mwpt  shared tile, each thread computes 2x2 pixels
- *   fast       separable in one kernel, 16-byte accesses, packed integer math, register windows
+ *   fast       separable in one kernel, 16-byte accesses, packed integer math, register windows;
+ *              from radius GAUSSIAN_WIDE_MIN_RADIUS on (sm_80+, taps < 256), both passes as
+ *              banded matrix products on int8 tensor cores (kernels/gaussian_wide.cu)
  * All use the integer weights of gaussian_taps.c (1-D sum 256, 2-D = products) and produce the
  * same bytes as gaussian_ref (kernels/ref/gaussian.c): max_abs_err 0, checked by
  * tests/test_filters.c for many sizes, sigmas and iteration counts.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 #include "gaussian_taps.h"
+#include "gaussian_wide.h"
 #include "npp_peers.h"
 
 #include <string.h>
@@ -373,6 +376,10 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
                                    void *state, cudaStream_t stream)
 {
     (void)state;
+    fv_gaussian_taps taps;
+    FV_TRY(fv_gaussian_taps_make(p, &taps));
+    if (gaussian_wide_applies(taps.w, taps.radius)) /* wide stencils: tensor cores */
+        return gaussian_wide_launch(src, dst, taps.w, taps.radius, stream);
     gaussian_weights gw;
     FV_TRY(gaussian_weights_make(p, &gw));
     const bool aligned = ((uintptr_t)src->data % 16 == 0) && (src->pitch % 16 == 0) &&
@@ -425,6 +432,11 @@ static int gaussian_smem_mwpt_kernels(const fv_params *p, fv_kernel_info *out, i
 static int gaussian_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
+    fv_gaussian_taps taps;
+    if (fv_gaussian_taps_make(p, &taps) == FV_OK && gaussian_wide_applies(taps.w, taps.radius)) {
+        out[0] = gaussian_wide_kernel_info(taps.radius);
+        return 1;
+    }
     const void *fn = nullptr;
     const char *name = nullptr;
     switch (fv_gaussian_radius(p)) {
@@ -452,7 +464,8 @@ static const fv_variant gaussian_variants[] = {
      .run = gaussian_smem_mwpt_run,
      .kernels = gaussian_smem_mwpt_kernels},
     {.name = "fast",
-     .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows",
+     .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows; "
+                "wide radii: both passes as band-matrix products on int8 tensor cores",
      .run = gaussian_fast_run,
      .kernels = gaussian_fast_kernels},
     FV_VARIANT_NPP_GAUSSIAN
@@ -478,10 +491,14 @@ static const fv_param_desc gaussian_params[] = {
      .follows = "sigma"},
 };
 
-/* besides each parameter's corners: seed 000's 5x5 (the default), small and odd sigmas, and a
- * wide one, with the radius derived and given */
-static const char *const gaussian_test_params[] = {"sigma=0.5", "sigma=1.3", "sigma=3", "sigma=1 radius=1",
-                                                   "sigma=1 radius=3", "sigma=10.6", NULL};
+/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): seed
+ * 000's 5x5 (the default), small and odd sigmas, and wide ones, with the radius derived and
+ * given; for fast's tensor-core path its first radius, radii 8k+1 (the most apron columns) and
+ * 8k-1, and taps that do not fit 8 bits (sigma 0.1 at radius 32: the packed-integer kernel) */
+static const char *const gaussian_test_params[] = {
+    "sigma=0.5",        "sigma=1.3", "sigma=3",           "sigma=1 radius=1",     "sigma=1 radius=3",
+    "sigma=10.6",       "sigma=5",   "sigma=2 radius=5",  "sigma=8 radius=25",    "sigma=4 radius=23",
+    "sigma=0.1 radius=32", NULL};
 
 extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
