@@ -23,8 +23,10 @@ mkdir -p "$out"
 image="$build/tests/fixtures/good.png" # 37x23: no block size divides it
 [ -f "$image" ] || (cd "$build" && ctest -R '^cli_fixtures$' >/dev/null 2>&1)
 [ -f "$image" ] || { echo "compute_sanitizer.sh: no $image (ctest -R cli_fixtures)"; exit 1; }
-# "filter variant" for every GPU variant (cpu is the host reference)
-variants=$("$fv" --list | awk '/^[a-z]/ { f = $1 } /^  [a-z]/ && $1 != "cpu" { print f, $1 }')
+# "filter variant iterations" for every GPU variant (cpu is the host reference): 2 iterations
+# where the filter can iterate (it lists --iters), else 1
+variants=$("$fv" --list | awk '/^[a-z]/ { f = $1; it[f] = 1 } /^  --iters/ { it[f] = 2 }
+  /^  [a-z]/ && $1 != "cpu" { v[++n] = f " " $1 } END { for (i = 1; i <= n; i++) { split(v[i], a, " "); print v[i], it[a[1]] } }')
 printf '%s\n' "$variants" >"$out/variants.txt"
 run() { # name, command...: one run under $tool, counted
   name="$1"; shift
@@ -46,8 +48,8 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   extra=""
   [ "$tool" = racecheck ] && extra="--racecheck-report hazard"
   run test_filters env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" "$build/tests/test_filters"
-  while read -r f v; do
-    run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters 2
+  while read -r f v iters; do
+    run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters "$iters"
   done <"$out/variants.txt"
   [ "${VIEWER:-yes}" = no ] || run viewer "$fv" "$src/assets/astronaut.png" --headless -a fast -b smem \
     --keys "zcccc<Tab><Tab>b<PgUp>t<777x555>]" --frames 20 --screenshot "$out/viewer-$tool.png"
