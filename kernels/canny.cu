@@ -7,11 +7,14 @@
  *          the whole image, the host reading a changed-flag after each
  *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis
  *          converges inside each 32x16 tile in shared memory before each global round
- *   fast   gray, blur, Sobel and suppression fused in one pass (nothing but magnitudes and
- *          directions reaches global memory); hysteresis in one cooperative kernel whose blocks
- *          run tile rounds separated by grid-wide barriers: no host round trip until it is done.
- *          Full hysteresis runs on bit masks (a warp a 62x30 tile, a row a lane, growth along a
- *          row's runs in six shift steps), later rounds only on tiles whose ring changed
+ *   fast   gray, blur, Sobel and suppression fused in one pass over 64x32 tiles, four pixels a
+ *          step (blur radii 0..4 compiled one by one); only what a later kernel reads reaches
+ *          global memory (labels for manual thresholds; magnitudes and directions when shown or
+ *          for auto thresholds). Hysteresis in one cooperative kernel whose blocks run tile
+ *          rounds separated by grid-wide barriers: no host round trip until it is done. Full
+ *          hysteresis runs on bit masks (a warp a 62x30 tile, a row a lane, its 64 loads issued
+ *          together, growth along a row's runs in six shift steps), later rounds only on tiles
+ *          whose ring changed; the output kernel writes 16 bytes at a time where rows allow
  *   npp    NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image (no blur stage; the peer)
  *   cpu    the reference
  * Hysteresis labels every weak pixel with an upper bound of its chain length to a strong pixel
@@ -36,7 +39,7 @@ namespace cg = cooperative_groups;
 
 #define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
 #define PIXEL_BLOCK_Y 8
-#define TILE_W 32                  /* smem, fast: 32x16 output tiles, 256 threads (2 each) */
+#define TILE_W 32                  /* smem: 32x16 output tiles, 256 threads (2 each) */
 #define TILE_H 16
 #define TILE_THREADS 256
 #define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
@@ -44,6 +47,12 @@ namespace cg = cooperative_groups;
 #define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
 #define BLUR_W (TILE_W + 2 * APRON)
 #define BLUR_H (TILE_H + 2 * APRON)
+#define FUSED_W 64                 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
+#define FUSED_H 32
+#define FUSED_UNROLLED_RADIUS 4    /* fast: blur radii compiled one by one (sigma <= 1.33) */
+#define OUTPUT_PX 8                /* fast's output kernel: pixels a thread */
+#define BITS_BATCH 32              /* fast, full hysteresis: rows of a tile whose loads go out together */
+#define BITS_MIN_BLOCKS 2          /* and blocks an SM: 128 registers, no spills, one round trip a tile */
 
 /* ---- the state: intermediates of one image size ------------------------------------------- */
 enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
@@ -106,7 +115,7 @@ static void canny_state_destroy(void *state)
 }
 
 static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
-static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
+static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
 
 /* blocks of a cooperative kernel: every block resident at once, never more than there is work */
 static int coop_grid(const void *kernel, long long work_blocks)
@@ -255,7 +264,7 @@ __device__ __forceinline__ void block_minmax(const canny_args &a, unsigned mn, u
     }
 }
 
-/* ---- per-pixel kernels (naive; smem and fast reuse the first and the last two) -------------- */
+/* ---- per-pixel kernels (naive; smem reuses the first and the last two, fast the classification) */
 static __global__ void canny_gray_kernel(fv_image src, canny_args a)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -437,7 +446,7 @@ static int canny_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return n;
 }
 
-/* ---- tiles in shared memory (smem and fast) -------------------------------------------------- */
+/* ---- tiles in shared memory (smem) ----------------------------------------------------------- */
 /* The blurred values a tile's Sobel and suppression need: bl[k][j] = blur at the image position
  * (x0 - APRON + j, y0 - APRON + k) clamped into the image, so replicated borders come for free. */
 typedef struct tile_smem {
@@ -564,33 +573,315 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_sobel_nms_smem_kern
     tile_sobel_nms(t, a, x0, y0, false);
 }
 
-/* fast: gray, blur, Sobel and suppression of a tile in one pass; gray and blur reach global memory
- * only when they are the stage shown, labels straight away when the thresholds are given */
+/* ---- fast: gray, blur, Sobel and suppression of a 64x32 tile in one pass --------------------- */
+/* Shared memory of one fused tile for blur radius at most RS. Columns are handled in groups of
+ * four (a 32-bit word of bytes, two words of 16-bit sums, one int4 of magnitudes). Gray and the
+ * vertical sums are dead once the blurred rows are made, so the magnitudes take their place. */
+template <int RS>
+struct fused_smem {
+    static constexpr int HALO = APRON + RS;                    /* gray rows needed around the tile */
+    static constexpr int GX = (HALO + 3) & ~3;                 /* gray columns: the halo in whole words */
+    static constexpr int GQ = (FUSED_W + 2 * GX) / 4;          /* words of a gray row */
+    static constexpr int GH = FUSED_H + 2 * HALO;
+    static constexpr int BH = FUSED_H + 2 * APRON;             /* blurred rows: the tile and its apron */
+    static constexpr int BQ = (FUSED_W + 2 * APRON) / 4 + 1;   /* +1: a zero word the last Sobel group reads */
+    static constexpr int MH = FUSED_H + 2;                     /* magnitudes: the tile plus one */
+    static constexpr int MQ = (FUSED_W + 2 + 3) / 4;
+    static_assert(GQ % 2 == 0, "vs must start on 8 bytes");
+    union __align__(16) {
+        struct {
+            uint32_t gray[GH][GQ];     /* gray at clamp(x0 - GX + j), clamp(y0 - HALO + k) */
+            uint16_t vs[BH][4 * GQ];   /* vertical sums for blurred row k (centre row clamped) */
+        } g;
+        int mag[MH][4 * MQ];           /* magnitude << 2 | sector at (x0 - 1 + j, y0 - 1 + k); 0 outside */
+    } u;
+    uint32_t bl[BH][BQ];               /* blur at clamp(x0 - APRON + j), clamp(y0 - APRON + k) */
+};
+
+/* canny_gray by two byte dot products: each weight split as 256 * hi + lo, hi and lo < 256 */
+__device__ __forceinline__ uint32_t gray_dp4a(uint32_t px)
+{
+    const uint32_t hi = __dp4a(px, 0x000e4b26u, 0u);          /* 38, 75, 14: weights >> 8 */
+    const uint32_t lo = __dp4a(px, 0x00972346u, 1u << 14);    /* 70, 35, 151: weights & 255 */
+    return (hi * 256u + lo) >> 15;
+}
+
+__device__ __forceinline__ uint32_t pack_bytes(uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3)
+{
+    return b0 | b1 << 8 | b2 << 16 | b3 << 24;
+}
+
+/* Four bytes of a tile row to an image row from x on (word-sized when whole and aligned). */
+__device__ __forceinline__ void store_bytes4(uint8_t *row, int x, int w, uint32_t v)
+{
+    if (w % 4 == 0) { /* x is a multiple of 4: x + 3 < w, and the word is aligned */
+        *reinterpret_cast<uint32_t *>(row + x) = v;
+        return;
+    }
+    for (int o = 0; o < 4 && x + o < w; o++) row[x + o] = (uint8_t)(v >> 8 * o);
+}
+
+/* R: the blur radius, compiled in (taps from the constant bank, loops unrolled); R < 0: any radius
+ * up to FV_CANNY_MAX_RADIUS, read at run time. Writes what later kernels read: gray or blur when
+ * shown, magnitudes and sectors when shown or for auto thresholds, labels for manual thresholds. */
+template <int R>
 static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
 {
-    __shared__ tile_smem t;
-    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
-    tile_load_gray<true>(t, src, a, x0, y0);
-    __syncthreads();
-    if (a.radius) {
-        tile_blur(t, a, taps, x0, y0);
-    } else {
-        for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
-            const int k = idx / BLUR_W, j = idx - k * BLUR_W;
-            t.bl[k][j] = t.gray[k][j];
+    constexpr int RS = R >= 0 ? R : FV_CANNY_MAX_RADIUS;
+    typedef fused_smem<RS> S;
+    __shared__ S t;
+    __shared__ int wide_taps[2 * FV_CANNY_MAX_RADIUS + 1]; /* R < 0: indexed at run time */
+    const int r = R >= 0 ? R : a.radius, tid = threadIdx.x;
+    const int x0 = blockIdx.x * FUSED_W, y0 = blockIdx.y * FUSED_H;
+    if (R < 0 && tid == 0) {
+#pragma unroll
+        for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) wide_taps[k] = taps.w[k];
+    }
+    auto tap = [&](int k) -> uint32_t { return (uint32_t)(R >= 0 ? taps.w[k] : wide_taps[k]); };
+
+    /* gray of the region, four pixels a step: one 16-byte load where the row allows it */
+    const bool src_wide = ((uintptr_t)src.data | src.pitch) % 16 == 0;
+    for (int i = tid; i < S::GH * S::GQ; i += TILE_THREADS) {
+        const int k = i / S::GQ, q = i - k * S::GQ;
+        const int y = canny_clamp(y0 - S::HALO + k, a.h - 1), x = x0 - S::GX + 4 * q; /* x: a multiple of 4 */
+        const uint8_t *row = src.data + (size_t)y * src.pitch;
+        uint32_t px[4];
+        if (src_wide && x >= 0 && x + 3 < a.w) {
+            const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + 4 * (size_t)x));
+            px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) px[o] = __ldg(reinterpret_cast<const uint32_t *>(row) + canny_clamp(x + o, a.w - 1));
         }
+        t.u.g.gray[k][q] = pack_bytes(gray_dp4a(px[0]), gray_dp4a(px[1]), gray_dp4a(px[2]), gray_dp4a(px[3]));
     }
     __syncthreads();
-    if (a.stage <= CANNY_BLUR) {
-        for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
-            const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
-            if (x >= a.w || y >= a.h) continue;
-            a.gray[(size_t)y * a.w + x] = t.gray[k + APRON + a.radius][j + APRON + a.radius];
-            a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+    if (a.stage == CANNY_GRAY) {
+        for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+            const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+            if (x < a.w && y < a.h) store_bytes4(a.gray + (size_t)y * a.w, x, a.w, t.u.g.gray[k + S::HALO][b + S::GX / 4]);
         }
         return;
     }
-    tile_sobel_nms(t, a, x0, y0, !a.auto_thr);
+
+    if (r == 0) {
+        /* no blur: the blurred rows are the gray ones, shifted by GX - APRON bytes */
+        for (int i = tid; i < S::BH * S::BQ; i += TILE_THREADS) {
+            const int k = i / S::BQ, b = i - k * S::BQ;
+            const uint32_t *g = t.u.g.gray[k + S::HALO - APRON] + b + (S::GX - APRON) / 4;
+            t.bl[k][b] = b < S::BQ - 1 ? __byte_perm(g[0], g[1], 0x5432) : 0u;
+        }
+    } else {
+        /* columns: for four columns at once, even and odd bytes in 16-bit lanes; a lane's sum is
+         * at most 255 * 256 (the taps sum to 256), so lanes never carry into each other */
+        for (int i = tid; i < S::BH * S::GQ; i += TILE_THREADS) {
+            const int k = i / S::GQ, q = i - k * S::GQ;
+            const int c = canny_clamp(y0 - APRON + k, a.h - 1) - (y0 - S::HALO); /* centre's gray row */
+            uint32_t even = 0, odd = 0;
+#pragma unroll
+            for (int p = -r; p <= r; p++) {
+                const uint32_t word = t.u.g.gray[c + p][q], wt = tap(r + p);
+                even += wt * (word & 0x00ff00ffu);
+                odd += wt * ((word >> 8) & 0x00ff00ffu);
+            }
+            *reinterpret_cast<uint2 *>(&t.u.g.vs[k][4 * q]) = make_uint2(__byte_perm(even, odd, 0x5410), __byte_perm(even, odd, 0x7632));
+        }
+        __syncthreads();
+        /* rows: four blurred pixels a step, rounded to bytes */
+        for (int i = tid; i < S::BH * S::BQ; i += TILE_THREADS) {
+            const int k = i / S::BQ, b = i - k * S::BQ;
+            const int xb = x0 - APRON + 4 * b; /* image column of the first of the four */
+            const uint16_t *vs = t.u.g.vs[k];
+            uint32_t acc[4] = {1u << 15, 1u << 15, 1u << 15, 1u << 15};
+            if (b == S::BQ - 1) {
+                acc[0] = acc[1] = acc[2] = acc[3] = 0;
+            } else if (xb >= 0 && xb + 3 < a.w) { /* centres inside: one window for the four */
+                const int c0 = 4 * b - APRON + S::GX - r;
+                if constexpr (R >= 0) {
+                    uint32_t v[4 + 2 * RS];
+#pragma unroll
+                    for (int e = 0; e < 4 + 2 * R; e++) v[e] = vs[c0 + e];
+#pragma unroll
+                    for (int o = 0; o < 4; o++)
+#pragma unroll
+                        for (int q = 0; q <= 2 * R; q++) acc[o] += tap(q) * v[o + q];
+                } else {
+                    for (int q = 0; q <= 2 * r; q++) {
+                        const uint32_t wt = tap(q);
+#pragma unroll
+                        for (int o = 0; o < 4; o++) acc[o] += wt * vs[c0 + o + q];
+                    }
+                }
+            } else { /* at a side of the image: each centre clamped */
+#pragma unroll
+                for (int o = 0; o < 4; o++) {
+                    const int c0 = canny_clamp(xb + o, a.w - 1) - (x0 - S::GX) - r;
+#pragma unroll
+                    for (int q = 0; q <= 2 * r; q++) acc[o] += tap(q) * vs[c0 + q];
+                }
+            }
+            t.bl[k][b] = pack_bytes(acc[0] >> 16, acc[1] >> 16, acc[2] >> 16, acc[3] >> 16);
+        }
+    }
+    __syncthreads();
+    if (a.stage == CANNY_BLUR) {
+        for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+            const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+            if (x < a.w && y < a.h)
+                store_bytes4(a.blur + (size_t)y * a.w, x, a.w, __byte_perm(t.bl[k + APRON][b], t.bl[k + APRON][b + 1], 0x5432));
+        }
+        return;
+    }
+
+    /* Sobel on the tile plus one, four pixels a step: column sums of the three rows first */
+    for (int i = tid; i < S::MH * S::MQ; i += TILE_THREADS) {
+        const int k = i / S::MQ, b = i - k * S::MQ, y = y0 - 1 + k, xf = x0 - 1 + 4 * b;
+        int cs[6], cd[6]; /* per column: r0 + 2 r1 + r2 (for dx), r2 - r0 (for dy) */
+        {
+            int v[3][6];
+#pragma unroll
+            for (int e = 0; e < 3; e++) {
+                const uint32_t lo = t.bl[k + e][b], hi = t.bl[k + e][b + 1];
+#pragma unroll
+                for (int o = 0; o < 6; o++) v[e][o] = (int)(((o < 4 ? lo : hi) >> 8 * (o & 3)) & 0xffu);
+            }
+#pragma unroll
+            for (int o = 0; o < 6; o++) {
+                cs[o] = v[0][o] + 2 * v[1][o] + v[2][o];
+                cd[o] = v[2][o] - v[0][o];
+            }
+        }
+        const bool row_in = y >= 0 && y < a.h;
+        int m[4];
+#pragma unroll
+        for (int o = 0; o < 4; o++) {
+            const int dx = cs[o + 2] - cs[o], dy = cd[o] + 2 * cd[o + 1] + cd[o + 2];
+            const int x = xf + o;
+            m[o] = row_in && x >= 0 && x < a.w ? canny_magnitude(dx, dy, a.l2) << 2 | canny_sector(dx, dy) : 0;
+        }
+        *reinterpret_cast<int4 *>(&t.u.mag[k][4 * b]) = make_int4(m[0], m[1], m[2], m[3]);
+    }
+    __syncthreads();
+
+    /* suppression of the tile's pixels, four a step, and what later kernels read */
+    const bool need_mag = a.stage <= CANNY_NMS || a.auto_thr, need_label = a.stage >= CANNY_THRESHOLD_MAP && !a.auto_thr;
+    unsigned mn = 0xffffffffu, mx = 0;
+    for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+        const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+        if (x >= a.w || y >= a.h) continue;
+        int mg[3][6], own[4]; /* magnitudes of rows y - 1 .. y + 1, columns x - 1 .. x + 4 */
+#pragma unroll
+        for (int e = 0; e < 3; e++) {
+            const int4 lo = *reinterpret_cast<const int4 *>(&t.u.mag[k + e][4 * b]);
+            const int2 hi = *reinterpret_cast<const int2 *>(&t.u.mag[k + e][4 * b + 4]);
+            const int v[6] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y};
+#pragma unroll
+            for (int o = 0; o < 6; o++) mg[e][o] = v[o] >> 2;
+            if (e == 1) own[0] = v[1], own[1] = v[2], own[2] = v[3], own[3] = v[4];
+        }
+        int mag4[4];
+        uint32_t sk4[4], lab4[4];
+#pragma unroll
+        for (int o = 0; o < 4; o++) {
+            const int s = own[o] & 3, mm = mg[1][o + 1], c = o + 1; /* see canny_neighbours */
+            const int ma = s == 0 ? mg[1][c - 1] : s == 1 ? mg[0][c] : s == 2 ? mg[0][c - 1] : mg[0][c + 1];
+            const int mb = s == 0 ? mg[1][c + 1] : s == 1 ? mg[2][c] : s == 2 ? mg[2][c + 1] : mg[2][c - 1];
+            const int keep = canny_nms_keeps(s, mm, ma, mb);
+            mag4[o] = mm;
+            sk4[o] = (uint32_t)(s | keep << 2);
+            lab4[o] = canny_classify(keep, mm, a.lowc, a.highc, a.cap);
+            if (keep && x + o < a.w) {
+                mn = min(mn, (unsigned)mm);
+                mx = max(mx, (unsigned)mm);
+            }
+        }
+        const size_t i0 = (size_t)y * a.w + x;
+        if (a.w % 4 == 0) { /* x + 3 < w, and i0 is a multiple of 4: whole vectors */
+            if (need_mag) {
+                *reinterpret_cast<int4 *>(a.mag + i0) = make_int4(mag4[0], mag4[1], mag4[2], mag4[3]);
+                *reinterpret_cast<uint32_t *>(a.sk + i0) = pack_bytes(sk4[0], sk4[1], sk4[2], sk4[3]);
+            }
+            if (need_label) *reinterpret_cast<uint2 *>(a.label + i0) = make_uint2(lab4[0] | lab4[1] << 16, lab4[2] | lab4[3] << 16);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) {
+                if (x + o >= a.w) break;
+                if (need_mag) {
+                    a.mag[i0 + o] = mag4[o];
+                    a.sk[i0 + o] = (uint8_t)sk4[o];
+                }
+                if (need_label) a.label[i0 + o] = (uint16_t)lab4[o];
+            }
+        }
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+typedef void (*fused_kernel_fn)(fv_image, canny_args, canny_taps);
+
+/* radii 0..FUSED_UNROLLED_RADIUS compiled each; larger ones share the run-time radius */
+static fused_kernel_fn fused_kernel_for(int radius)
+{
+    static_assert(FUSED_UNROLLED_RADIUS == 4, "list one kernel a radius");
+    static const fused_kernel_fn unrolled[FUSED_UNROLLED_RADIUS + 1] = {
+        canny_fused_kernel<0>, canny_fused_kernel<1>, canny_fused_kernel<2>, canny_fused_kernel<3>, canny_fused_kernel<4>};
+    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius] : canny_fused_kernel<-1>;
+}
+
+/* fast's output: a warp's 256 columns of a row, four pixels a lane twice (each access of the warp
+ * one contiguous run), labels read and pixels written four at a time where the rows allow */
+__device__ __forceinline__ uint32_t output_pixel(const canny_args &a, size_t i)
+{
+    switch (a.stage) {
+    case CANNY_GRAY: return canny_display_gray(a.gray[i]);
+    case CANNY_BLUR: return canny_display_gray(a.blur[i]);
+    case CANNY_MAGNITUDE: return canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2));
+    case CANNY_DIRECTION: return canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2);
+    case CANNY_NMS: return canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0);
+    case CANNY_THRESHOLD_MAP: return canny_display_threshold(a.label[i]);
+    default: return canny_display_edge(a.label[i], a.cap);
+    }
+}
+
+static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_output_fast_kernel(fv_image dst, canny_args a)
+{
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y >= a.h) return;
+    const bool dst_wide = ((uintptr_t)dst.data | dst.pitch) % 16 == 0;
+    uint32_t *row = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch);
+#pragma unroll
+    for (int e = 0; e < OUTPUT_PX / 4; e++) {
+        const int x = blockIdx.x * (PIXEL_BLOCK_X * OUTPUT_PX) + e * (4 * PIXEL_BLOCK_X) + 4 * threadIdx.x;
+        if (x >= a.w) break;
+        const size_t i = (size_t)y * a.w + x;
+        uint32_t out[4];
+        if (a.w % 4 == 0 && a.stage >= CANNY_THRESHOLD_MAP) { /* x + 3 < w; 8-byte aligned labels */
+            const uint2 l = *reinterpret_cast<const uint2 *>(a.label + i);
+            const unsigned lab[4] = {l.x & 0xffffu, l.x >> 16, l.y & 0xffffu, l.y >> 16};
+#pragma unroll
+            for (int o = 0; o < 4; o++)
+                out[o] = a.stage == CANNY_THRESHOLD_MAP ? canny_display_threshold(lab[o]) : canny_display_edge(lab[o], a.cap);
+        } else if (a.w % 4 == 0 && a.stage <= CANNY_BLUR) {
+            const uint32_t g = *reinterpret_cast<const uint32_t *>((a.stage == CANNY_GRAY ? a.gray : a.blur) + i);
+#pragma unroll
+            for (int o = 0; o < 4; o++) out[o] = canny_display_gray((g >> 8 * o) & 0xffu);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) out[o] = x + o < a.w ? output_pixel(a, i + o) : 0u;
+        }
+        if (dst_wide && x + 3 < a.w) {
+            *reinterpret_cast<uint4 *>(row + x) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++)
+                if (x + o < a.w) row[x + o] = out[o];
+        }
+    }
+}
+
+static dim3 output_fast_grid(int w, int h)
+{
+    return dim3((w + PIXEL_BLOCK_X * OUTPUT_PX - 1) / (PIXEL_BLOCK_X * OUTPUT_PX), (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
 }
 
 /* ---- hysteresis on tiles: converge inside the tile in shared memory ------------------------- */
@@ -725,20 +1016,33 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
 {
     const unsigned lane = threadIdx.x & 31, all = 0xffffffffu;
     unsigned long long cand = 0, strong = 0;
-    for (int k = 0; k < 32; k++) { /* row y0 - 1 + k: lane j reads columns x0 - 1 + j and x0 + 31 + j */
-        const int y = y0 - 1 + k;
-        unsigned v0 = CANNY_NONE, v1 = CANNY_NONE;
-        if (y >= 0 && y < a.h) {
-            const uint16_t *row = a.label + (size_t)y * a.w;
-            const int xa = x0 - 1 + (int)lane, xb = xa + 32;
-            if (xa >= 0 && xa < a.w) v0 = __ldcg(row + xa);
-            if (xb < a.w) v1 = __ldcg(row + xb);
+    /* Row y0 - 1 + k: lane j reads columns x0 - 1 + j (v0) and x0 + 31 + j (v1). A batch's loads
+     * go out together, then its ballots: straight-line code, every load from a clamped address,
+     * what lies outside the image replaced by CANNY_NONE afterwards. */
+    const int xa = x0 - 1 + (int)lane, xb = xa + 32, y_c = canny_clamp(y0 - 1, a.h - 1);
+    const bool in_a = xa >= 0 && xa < a.w, in_b = xb < a.w;
+    const uint16_t *col_a = a.label + (size_t)y_c * a.w + canny_clamp(xa, a.w - 1);
+    const uint16_t *col_b = a.label + (size_t)y_c * a.w + canny_clamp(xb, a.w - 1);
+#pragma unroll
+    for (int k0 = 0; k0 < 32; k0 += BITS_BATCH) {
+        unsigned v0s[BITS_BATCH], v1s[BITS_BATCH];
+#pragma unroll
+        for (int k = 0; k < BITS_BATCH; k++) {
+            const unsigned row = (unsigned)(canny_clamp(y0 - 1 + k0 + k, a.h - 1) - y_c) * (unsigned)a.w; /* < 32 rows */
+            v0s[k] = __ldcg(col_a + row);
+            v1s[k] = __ldcg(col_b + row);
         }
-        const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
-        const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
-        if (lane == (unsigned)k) {
-            cand = c0 | (unsigned long long)c1 << 32;
-            strong = s0 | (unsigned long long)s1 << 32;
+#pragma unroll
+        for (int k = 0; k < BITS_BATCH; k++) {
+            const int y = y0 - 1 + k0 + k;
+            const bool row_in = y >= 0 && y < a.h;
+            const unsigned v0 = row_in && in_a ? v0s[k] : CANNY_NONE, v1 = row_in && in_b ? v1s[k] : CANNY_NONE;
+            const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
+            const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
+            if (lane == (unsigned)(k0 + k)) {
+                cand = c0 | (unsigned long long)c1 << 32;
+                strong = s0 | (unsigned long long)s1 << 32;
+            }
         }
     }
     /* what may change: inner rows (lanes 1..30) and inner columns (bits 1..62) */
@@ -778,7 +1082,7 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
     return sides;
 }
 
-static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
+static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
 {
     cg::grid_group grid = cg::this_grid();
     const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H, tiles = tiles_x * tiles_y;
@@ -863,10 +1167,11 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
     const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
         return fv_fail(FV_ERR_CUDA, "canny/fast: this device cannot launch the cooperative hysteresis kernel");
-    a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes both when they are shown */
+    a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
-    canny_fused_kernel<<<tile_grid(a.w, a.h), TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
+    const dim3 tiles((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H);
+    fused_kernel_for(a.radius)<<<tiles, TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
     FV_CUDA_CHECK(cudaGetLastError());
     if (a.stage >= CANNY_THRESHOLD_MAP && a.auto_thr) {
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
@@ -887,7 +1192,7 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
         FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
                                                   dim3(TILE_THREADS), args, 0, stream));
     }
-    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    canny_output_fast_kernel<<<output_fast_grid(a.w, a.h), block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
@@ -895,13 +1200,13 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
 static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
     canny_config c;
-    const bool bits = canny_config_make(p, "canny/fast", &c) == FV_OK && c.inc == 0;
+    const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
-        {"canny_fused_kernel", (const void *)canny_fused_kernel, TILE_THREADS, 0},
+        {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
         bits ? fv_kernel_info{"canny_hysteresis_bits_kernel", (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
              : fv_kernel_info{"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
-        {"canny_output_kernel", (const void *)canny_output_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+        {"canny_output_fast_kernel", (const void *)canny_output_fast_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
     return n;
 }
