@@ -8,7 +8,8 @@
  *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis
  *          converges inside each 32x16 tile in shared memory before each global round
  *   fast   gray, blur, Sobel and suppression fused in one pass over 64x32 tiles, four pixels a
- *          step (blur radii 0..4 compiled one by one); only what a later kernel reads reaches
+ *          step (blur radii 0..4 compiled one by one; wider blurs on 32x16 tiles with the radius
+ *          read at run time); only what a later kernel reads reaches
  *          global memory (labels for manual thresholds; magnitudes and directions when shown or
  *          for auto thresholds). Hysteresis in one cooperative kernel whose blocks run tile
  *          rounds separated by grid-wide barriers: no host round trip until it is done. Full
@@ -621,23 +622,19 @@ __device__ __forceinline__ void store_bytes4(uint8_t *row, int x, int w, uint32_
     for (int o = 0; o < 4 && x + o < w; o++) row[x + o] = (uint8_t)(v >> 8 * o);
 }
 
-/* R: the blur radius, compiled in (taps from the constant bank, loops unrolled); R < 0: any radius
- * up to FV_CANNY_MAX_RADIUS, read at run time. Writes what later kernels read: gray or blur when
+/* R: the blur radius, compiled in (taps from the constant bank, loops unrolled), 0..4 (sigma up to
+ * 1.33); wider blurs take canny_fused_wide_kernel. Writes what later kernels read: gray or blur when
  * shown, magnitudes and sectors when shown or for auto thresholds, labels for manual thresholds. */
 template <int R>
 static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
 {
-    constexpr int RS = R >= 0 ? R : FV_CANNY_MAX_RADIUS;
+    static_assert(R >= 0 && R <= FUSED_UNROLLED_RADIUS, "radii compiled one by one");
+    constexpr int RS = R;
     typedef fused_smem<RS> S;
     __shared__ S t;
-    __shared__ int wide_taps[2 * FV_CANNY_MAX_RADIUS + 1]; /* R < 0: indexed at run time */
-    const int r = R >= 0 ? R : a.radius, tid = threadIdx.x;
+    const int r = R, tid = threadIdx.x;
     const int x0 = blockIdx.x * FUSED_W, y0 = blockIdx.y * FUSED_H;
-    if (R < 0 && tid == 0) {
-#pragma unroll
-        for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) wide_taps[k] = taps.w[k];
-    }
-    auto tap = [&](int k) -> uint32_t { return (uint32_t)(R >= 0 ? taps.w[k] : wide_taps[k]); };
+    auto tap = [&](int k) -> uint32_t { return (uint32_t)taps.w[k]; };
 
     /* gray of the region, four pixels a step: one 16-byte load where the row allows it */
     const bool src_wide = ((uintptr_t)src.data | src.pitch) % 16 == 0;
@@ -697,21 +694,13 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
                 acc[0] = acc[1] = acc[2] = acc[3] = 0;
             } else if (xb >= 0 && xb + 3 < a.w) { /* centres inside: one window for the four */
                 const int c0 = 4 * b - APRON + S::GX - r;
-                if constexpr (R >= 0) {
-                    uint32_t v[4 + 2 * RS];
+                uint32_t v[4 + 2 * RS];
 #pragma unroll
-                    for (int e = 0; e < 4 + 2 * R; e++) v[e] = vs[c0 + e];
+                for (int e = 0; e < 4 + 2 * R; e++) v[e] = vs[c0 + e];
 #pragma unroll
-                    for (int o = 0; o < 4; o++)
+                for (int o = 0; o < 4; o++)
 #pragma unroll
-                        for (int q = 0; q <= 2 * R; q++) acc[o] += tap(q) * v[o + q];
-                } else {
-                    for (int q = 0; q <= 2 * r; q++) {
-                        const uint32_t wt = tap(q);
-#pragma unroll
-                        for (int o = 0; o < 4; o++) acc[o] += wt * vs[c0 + o + q];
-                    }
-                }
+                    for (int q = 0; q <= 2 * R; q++) acc[o] += tap(q) * v[o + q];
             } else { /* at a side of the image: each centre clamped */
 #pragma unroll
                 for (int o = 0; o < 4; o++) {
@@ -819,13 +808,35 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
 
 typedef void (*fused_kernel_fn)(fv_image, canny_args, canny_taps);
 
-/* radii 0..FUSED_UNROLLED_RADIUS compiled each; larger ones share the run-time radius */
+/* Wider blurs (radius 5..12, sigma above 1.33): the same fused pass on 32x16 tiles with the radius
+ * read at run time (tile_smem, as smem's kernels use it), magnitudes and sectors always written. */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_wide_kernel(fv_image src, canny_args a, canny_taps taps)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    tile_load_gray<true>(t, src, a, x0, y0);
+    __syncthreads();
+    tile_blur(t, a, taps, x0, y0);
+    __syncthreads();
+    if (a.stage <= CANNY_BLUR) {
+        for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+            const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+            if (x >= a.w || y >= a.h) continue;
+            a.gray[(size_t)y * a.w + x] = t.gray[k + APRON + a.radius][j + APRON + a.radius];
+            a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+        }
+        return;
+    }
+    tile_sobel_nms(t, a, x0, y0, !a.auto_thr);
+}
+
+/* radii 0..FUSED_UNROLLED_RADIUS compiled each; larger ones: canny_fused_wide_kernel */
 static fused_kernel_fn fused_kernel_for(int radius)
 {
     static_assert(FUSED_UNROLLED_RADIUS == 4, "list one kernel a radius");
     static const fused_kernel_fn unrolled[FUSED_UNROLLED_RADIUS + 1] = {
         canny_fused_kernel<0>, canny_fused_kernel<1>, canny_fused_kernel<2>, canny_fused_kernel<3>, canny_fused_kernel<4>};
-    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius] : canny_fused_kernel<-1>;
+    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius] : canny_fused_wide_kernel;
 }
 
 /* fast's output: a warp's 256 columns of a row, four pixels a lane twice (each access of the warp
@@ -1170,7 +1181,8 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
     a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
-    const dim3 tiles((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H);
+    const bool unrolled = a.radius <= FUSED_UNROLLED_RADIUS;
+    const dim3 tiles = unrolled ? dim3((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H) : tile_grid(a.w, a.h);
     fused_kernel_for(a.radius)<<<tiles, TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
     FV_CUDA_CHECK(cudaGetLastError());
     if (a.stage >= CANNY_THRESHOLD_MAP && a.auto_thr) {
