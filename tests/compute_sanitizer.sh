@@ -9,7 +9,8 @@
 # The whole run takes long (the quick GPU tests under every tool): TOOLS="racecheck synccheck"
 # runs only those tools and FILTER=median only that filter (its GPU tests and its variants), so
 # the run can be split into pieces, run side by side (one OUT each); VIEWER=no leaves out the
-# replayed viewer (run it in one piece only).
+# replayed viewer (run it in one piece only); SHARDS=N runs the GPU tests as N processes side by
+# side (FV_TEST_SHARD), for the tools and filters whose tests take longest (racecheck).
 set -u
 build="${1:?usage: compute_sanitizer.sh BUILD_DIR [OUT]}"
 out="${2:-$build/compute-sanitizer}"
@@ -28,15 +29,38 @@ image="$build/tests/fixtures/good.png" # 37x23: no block size divides it
 variants=$("$fv" --list | awk '/^[a-z]/ { f = $1; it[f] = 1 } /^  --iters/ { it[f] = 2 }
   /^  [a-z]/ && $1 != "cpu" { v[++n] = f " " $1 } END { for (i = 1; i <= n; i++) { split(v[i], a, " "); print v[i], it[a[1]] } }')
 printf '%s\n' "$variants" >"$out/variants.txt"
-run() { # name, command...: one run under $tool, counted
-  name="$1"; shift
+count() { # name, exit code: counts one finished run and its log's errors
+  name="$1" code="$2"
   log="$out/$tool-$name.log"
-  "$cs" --tool "$tool" $extra --error-exitcode 9 "$@" >"$log" 2>&1
-  code=$?
   runs=$((runs + 1))
   n=$(sed -n 's/.*ERROR SUMMARY: \([0-9]*\) error.*/\1/p; s/.*RACECHECK SUMMARY: \([0-9]*\) hazard.*/\1/p' "$log" | tail -1)
   errors=$((errors + ${n:-0}))
   if [ "$code" != 0 ]; then failed=$((failed + 1)); echo "  $tool $name: exit $code (see $log)"; fi
+}
+run() { # name, command...: one run under $tool, counted
+  name="$1"; shift
+  "$cs" --tool "$tool" $extra --error-exitcode 9 "$@" >"$out/$tool-$name.log" 2>&1
+  count "$name" $?
+}
+run_tests() { # the quick GPU tests, in SHARDS processes side by side
+  shards="${SHARDS:-1}"
+  if [ "$shards" = 1 ]; then
+    run test_filters env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" "$build/tests/test_filters"
+    return
+  fi
+  k=0
+  while [ "$k" -lt "$shards" ]; do
+    ("$cs" --tool "$tool" $extra --error-exitcode 9 env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" \
+       FV_TEST_SHARD="$k/$shards" "$build/tests/test_filters" >"$out/$tool-test_filters-$k.log" 2>&1
+     echo $? >"$out/$tool-test_filters-$k.code") &
+    k=$((k + 1))
+  done
+  wait
+  k=0
+  while [ "$k" -lt "$shards" ]; do
+    count "test_filters-$k" "$(cat "$out/$tool-test_filters-$k.code")"
+    k=$((k + 1))
+  done
 }
 status=0
 if [ -n "${FILTER:-}" ]; then
@@ -47,7 +71,7 @@ for tool in ${TOOLS:-memcheck racecheck initcheck synccheck}; do
   runs=0 failed=0 errors=0
   extra=""
   [ "$tool" = racecheck ] && extra="--racecheck-report hazard"
-  run test_filters env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" "$build/tests/test_filters"
+  run_tests
   while read -r f v iters; do
     run "compare-$f-$v" "$fv" "$image" -f "$f" --compare "$v" cpu --iters "$iters"
   done <"$out/variants.txt"

@@ -9,7 +9,8 @@
  * and a tightly packed odd pitch (like a viewer's pixel buffer) are exercised. Also checks
  * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device.
  * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs); FV_TEST_FILTER=NAME tests
- * one filter only.
+ * one filter only; FV_TEST_SHARD=I/N runs every N-th (size, parameter set) case from the I-th, so N
+ * processes side by side run the whole set (the random images are the same as in one run).
  * ------------------------------------------------------------------------------------------------ */
 #include "noise.h"
 #include "test_util.h"
@@ -17,6 +18,8 @@
 #include <cuda_runtime_api.h>
 
 static test_counts t;
+static int shard_index, shard_count = 1; /* FV_TEST_SHARD=I/N */
+static long long case_number;            /* (size, parameter set) cases met so far, all filters */
 
 typedef struct size_case {
     int width, height;
@@ -223,6 +226,7 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
                 const fv_noise noise = {.density = 0.3, .sigma = 6, .seed = *seed};
                 fv_noise_apply_host(&src, &noise);
             }
+            if (case_number++ % shard_count != shard_index) continue; /* another shard's case */
             fv_runner host = {0};
             const fv_variant *cpu = fv_variant_find(f, "cpu");
             fv_status st = fv_runner_prepare(&host, f, cpu, &cases[pi], src.width, src.height);
@@ -317,6 +321,15 @@ static void test_noise_device(uint32_t *seed)
 
 int main(void)
 {
+    const char *shard = getenv("FV_TEST_SHARD");
+    if (shard && *shard) {
+        char end = 0;
+        if (sscanf(shard, "%d/%d%c", &shard_index, &shard_count, &end) != 2 || shard_count < 1 ||
+            shard_index < 0 || shard_index >= shard_count) {
+            fprintf(stderr, "test_filters: FV_TEST_SHARD: expected I/N with 0 <= I < N, got '%s'\n", shard);
+            return 2;
+        }
+    }
     if (fv_device_check() != FV_OK) {
         printf("skipped: %s\n", fv_last_error());
         return 77;
