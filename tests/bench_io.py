@@ -8,6 +8,10 @@
 #                                                    (gaussian, default 5x5, sigma 1) against OpenCV's loop of
 #                                                    imread + GaussianBlur + imwrite, on one
 #                                                    thread and on a process per core
+#   bench_io.py --make-photos N FOLDER               N photo-like 4032x3024 JPEGs (12 Mpixels) from
+#                                                    the bundled images: scaled, cropped, flipped,
+#                                                    with sensor-like noise so they compress like
+#                                                    photos (the README's 100-photo figures)
 # ------------------------------------------------------------------------------------------------
 import os
 import statistics
@@ -73,7 +77,33 @@ def folder(fv, photos, out, variant):
           f"OpenCV one thread {n / single:.1f} images/s; OpenCV {os.cpu_count()} processes {n / multi:.1f} images/s")
 
 
+def make_photo(job):
+    import numpy as np
+    i, out, bases = job
+    rng = np.random.default_rng(i)
+    big = cv2.resize(bases[i % len(bases)], (4600, 4600), interpolation=cv2.INTER_CUBIC)
+    x, y = rng.integers(0, 4600 - 4032), rng.integers(0, 4600 - 3024)
+    img = big[y:y + 3024, x:x + 4032].astype(np.int16) + rng.normal(0, 6, (3024, 4032, 3)).astype(np.int16)
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    if i % 3 == 0:
+        img = img[:, ::-1]
+    cv2.imwrite(os.path.join(out, f"photo{i:03d}.jpg"), img, [cv2.IMWRITE_JPEG_QUALITY, 92])
+
+
+def make_photos(n, out):
+    assets = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "assets")
+    bases = [cv2.imread(os.path.join(assets, f), cv2.IMREAD_COLOR) for f in ("astronaut.png", "camera.png")]
+    os.makedirs(out, exist_ok=True)
+    with Pool(os.cpu_count()) as pool:
+        pool.map(make_photo, [(i, out, bases) for i in range(n)])
+    size = sum(os.path.getsize(os.path.join(out, f)) for f in os.listdir(out) if f.startswith("photo"))
+    print(f"{n} photos of 4032x3024 in {out} ({size / 1e6:.0f} MB)")
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == "--make-photos":
+        make_photos(int(sys.argv[2]), sys.argv[3])
+        return
     if len(sys.argv) < 3:
         sys.exit(__doc__ or "usage: bench_io.py FILTERVIEW PHOTO.jpg|FOLDER [-v VARIANT]")
     fv, what = sys.argv[1], sys.argv[2]
