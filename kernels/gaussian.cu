@@ -30,16 +30,21 @@ struct gaussian_weights {
     uint32_t wi[MAX_TAPS];
 };
 
+static void gaussian_weights_of(const fv_gaussian_taps *t, gaussian_weights *gw)
+{
+    memset(gw, 0, sizeof *gw);
+    gw->radius = t->radius;
+    for (int k = 0; k < 2 * t->radius + 1; k++) {
+        gw->wf_pad[k + 1] = (float)t->w[k];
+        gw->wi[k] = (uint32_t)t->w[k];
+    }
+}
+
 static fv_status gaussian_weights_make(const fv_params *p, gaussian_weights *gw)
 {
     fv_gaussian_taps t;
     FV_TRY(fv_gaussian_taps_make(p, &t));
-    memset(gw, 0, sizeof *gw);
-    gw->radius = t.radius;
-    for (int k = 0; k < 2 * t.radius + 1; k++) {
-        gw->wf_pad[k + 1] = (float)t.w[k];
-        gw->wi[k] = (uint32_t)t.w[k];
-    }
+    gaussian_weights_of(&t, gw);
     return FV_OK;
 }
 
@@ -381,7 +386,7 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
     if (gaussian_wide_applies(taps.w, taps.radius)) /* wide stencils: tensor cores */
         return gaussian_wide_launch(src, dst, taps.w, taps.radius, stream);
     gaussian_weights gw;
-    FV_TRY(gaussian_weights_make(p, &gw));
+    gaussian_weights_of(&taps, &gw);
     const bool aligned = ((uintptr_t)src->data % 16 == 0) && (src->pitch % 16 == 0) &&
                          ((uintptr_t)dst->data % 16 == 0) && (dst->pitch % 16 == 0);
     const int out_px = 4 * (FAST_GROUPS - 2 * ((gw.radius + 3) / 4));
