@@ -42,23 +42,21 @@ run() { # name, command...: one run under $tool, counted
   "$cs" --tool "$tool" $extra --error-exitcode 9 "$@" >"$out/$tool-$name.log" 2>&1
   count "$name" $?
 }
-run_tests() { # the quick GPU tests, in SHARDS processes side by side
+run_tests() { # the quick GPU tests, in SHARDS processes side by side (one: log test_filters)
   shards="${SHARDS:-1}"
-  if [ "$shards" = 1 ]; then
-    run test_filters env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" "$build/tests/test_filters"
-    return
-  fi
   k=0
   while [ "$k" -lt "$shards" ]; do
+    name=test_filters; [ "$shards" = 1 ] || name="test_filters-$k"
     ("$cs" --tool "$tool" $extra --error-exitcode 9 env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" \
-       FV_TEST_SHARD="$k/$shards" "$build/tests/test_filters" >"$out/$tool-test_filters-$k.log" 2>&1
-     echo $? >"$out/$tool-test_filters-$k.code") &
+       FV_TEST_SHARD="$k/$shards" "$build/tests/test_filters" >"$out/$tool-$name.log" 2>&1
+     echo $? >"$out/$tool-$name.code") &
     k=$((k + 1))
   done
   wait
   k=0
   while [ "$k" -lt "$shards" ]; do
-    count "test_filters-$k" "$(cat "$out/$tool-test_filters-$k.code")"
+    name=test_filters; [ "$shards" = 1 ] || name="test_filters-$k"
+    count "$name" "$(cat "$out/$tool-$name.code")"
     k=$((k + 1))
   done
 }
