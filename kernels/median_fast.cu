@@ -7,7 +7,8 @@
  * about four times as many).
  *
  *   k = 3         sorted columns (median_fast_slide3_kernel): a thread makes 4 x 8 outputs, two
- *                 rows at a time, straight from global memory. Each column's middle two rows are
+ *                 rows at a time, straight from global memory (a row's 4 pixels in one 16-byte
+ *                 load and one 16-byte store: whole sectors, a quarter of the L2 requests). Each column's middle two rows are
  *                 sorted once for both windows of a row pair; the median is med3(max of the
  *                 column minima, med3 of the column medians, min of the column maxima), and every
  *                 middle and med3 is a + b + c - min - max, computed on half values (below) with
@@ -187,30 +188,68 @@ __device__ __forceinline__ net_col3 net_col3_add(net_px lo, net_px hi, net_px q)
 __device__ __forceinline__ net_px net_max3(net_px a, net_px b, net_px c) { return net_half::net_max(net_half::net_max(a, b), c); }
 __device__ __forceinline__ net_px net_min3(net_px a, net_px b, net_px c) { return net_half::net_min(net_half::net_min(a, b), c); }
 
+/* a row's COLS = SLIDE3_TX + 2 pixels from x0 - 1: the middle 4 in one 16-byte load where `vec` */
+__device__ __forceinline__ void slide3_load_row(uint32_t (&out)[SLIDE3_TX + 2], const uint32_t *row, const int *xs,
+                                                int x0, bool vec)
+{
+    out[0] = __ldg(row + xs[0]);
+    if (vec) {
+        const uint4 m = __ldg(reinterpret_cast<const uint4 *>(row + x0));
+        out[1] = m.x, out[2] = m.y, out[3] = m.z, out[4] = m.w;
+    } else {
+#pragma unroll
+        for (int c = 1; c <= SLIDE3_TX; c++) out[c] = __ldg(row + xs[c]);
+    }
+    out[SLIDE3_TX + 1] = __ldg(row + xs[SLIDE3_TX + 1]);
+}
+
+/* the 4 outputs of a row: one 16-byte store where `vec`, else one each inside the image */
+__device__ __forceinline__ void slide3_store_row(uint32_t *row, const uint32_t (&px)[SLIDE3_TX], int x0, int width,
+                                                 bool vec)
+{
+    if (vec) {
+        *reinterpret_cast<uint4 *>(row + x0) = make_uint4(px[0], px[1], px[2], px[3]);
+        return;
+    }
+#pragma unroll
+    for (int j = 0; j < SLIDE3_TX; j++)
+        if (x0 + j < width) row[x0 + j] = px[j];
+}
+
+/* the median of window column j.. j + 2 of sorted columns s, its alpha from the centre pixel */
+__device__ __forceinline__ uint32_t slide3_median(const net_col3 *s, int j, uint32_t centre)
+{
+    using namespace net_half;
+    const net_px m = net_med3(net_max3(s[j].lo, s[j + 1].lo, s[j + 2].lo), net_med3(s[j].mid, s[j + 1].mid, s[j + 2].mid),
+                              net_min3(s[j].hi, s[j + 1].hi, s[j + 2].hi));
+    return __byte_perm(__byte_perm(m.rb, m.ga, 0x0240), centre, 0x7210);
+}
+
 static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_slide3_kernel(fv_image src, fv_image dst)
 {
     using namespace net_half;
+    static_assert(SLIDE3_TX == 4, "one 16-byte load and store per row");
     constexpr int COLS = SLIDE3_TX + 2;
     const int x0 = (blockIdx.x * NET_BLOCK_X + threadIdx.x) * SLIDE3_TX;
     const int y0 = (blockIdx.y * NET_BLOCK_Y + threadIdx.y) * SLIDE3_TY;
     if (x0 >= src.width || y0 >= src.height) return;
+    /* x0 is a multiple of 4: where both images' rows start on 16-byte boundaries, a thread's 4
+     * pixels of a row are one aligned 16-byte word (loads and stores whole 32-byte sectors) */
+    const bool vec = ((reinterpret_cast<uintptr_t>(src.data) | src.pitch | reinterpret_cast<uintptr_t>(dst.data) |
+                       dst.pitch) & 15) == 0 && x0 + SLIDE3_TX <= src.width;
     int xs[COLS];
 #pragma unroll
     for (int c = 0; c < COLS; c++) xs[c] = clamp_index(x0 - 1 + c, src.width - 1);
     auto row = [&](int y) { return reinterpret_cast<const uint32_t *>(src.data + (size_t)clamp_index(y, src.height - 1) * src.pitch); };
     uint32_t raw[2][COLS];          /* rows y - 1 and y of the next pair */
-    {
-        const uint32_t *r0 = row(y0 - 1), *r1 = row(y0);
-#pragma unroll
-        for (int c = 0; c < COLS; c++) raw[0][c] = __ldg(r0 + xs[c]), raw[1][c] = __ldg(r1 + xs[c]);
-    }
+    slide3_load_row(raw[0], row(y0 - 1), xs, x0, vec);
+    slide3_load_row(raw[1], row(y0), xs, x0, vec);
 #pragma unroll
     for (int y = y0; y < y0 + SLIDE3_TY; y += 2) {
         if (y >= src.height) break;
-        const uint32_t *r2 = row(y + 1), *r3 = row(y + 2);
         uint32_t raw2[COLS], raw3[COLS];
-#pragma unroll
-        for (int c = 0; c < COLS; c++) raw2[c] = __ldg(r2 + xs[c]), raw3[c] = __ldg(r3 + xs[c]);
+        slide3_load_row(raw2, row(y + 1), xs, x0, vec);
+        slide3_load_row(raw3, row(y + 2), xs, x0, vec);
         net_col3 a[COLS], b[COLS];  /* column c over rows y-1..y+1 and y..y+2 */
 #pragma unroll
         for (int c = 0; c < COLS; c++) {
@@ -219,20 +258,14 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_s
             a[c] = net_col3_add(lo, hi, unpack(raw[0][c]));
             b[c] = net_col3_add(lo, hi, unpack(raw3[c]));
         }
+        uint32_t out[SLIDE3_TX];
 #pragma unroll
-        for (int j = 0; j < SLIDE3_TX; j++) {
-            const int x = x0 + j;
-            if (x >= src.width) break;
-            const net_px ma = net_med3(net_max3(a[j].lo, a[j + 1].lo, a[j + 2].lo), net_med3(a[j].mid, a[j + 1].mid, a[j + 2].mid),
-                                       net_min3(a[j].hi, a[j + 1].hi, a[j + 2].hi));
-            const uint32_t rgba = __byte_perm(ma.rb, ma.ga, 0x0240);
-            reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = __byte_perm(rgba, raw[1][j + 1], 0x7210);
-            if (y + 1 < src.height) {
-                const net_px mb = net_med3(net_max3(b[j].lo, b[j + 1].lo, b[j + 2].lo), net_med3(b[j].mid, b[j + 1].mid, b[j + 2].mid),
-                                           net_min3(b[j].hi, b[j + 1].hi, b[j + 2].hi));
-                const uint32_t rgbb = __byte_perm(mb.rb, mb.ga, 0x0240);
-                reinterpret_cast<uint32_t *>(dst.data + (size_t)(y + 1) * dst.pitch)[x] = __byte_perm(rgbb, raw2[j + 1], 0x7210);
-            }
+        for (int j = 0; j < SLIDE3_TX; j++) out[j] = slide3_median(a, j, raw[1][j + 1]);
+        slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch), out, x0, src.width, vec);
+        if (y + 1 < src.height) {
+#pragma unroll
+            for (int j = 0; j < SLIDE3_TX; j++) out[j] = slide3_median(b, j, raw2[j + 1]);
+            slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)(y + 1) * dst.pitch), out, x0, src.width, vec);
         }
 #pragma unroll
         for (int c = 0; c < COLS; c++) raw[0][c] = raw2[c], raw[1][c] = raw3[c];
