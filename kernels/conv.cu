@@ -37,16 +37,19 @@
 #define SMEM_TILE_H (SMEM_BLOCK_Y * SMEM_ROWS)
 #define SMEM_BAND 16               /* kernel rows staged at a time: (32 + 15) x (32 + kw - 1) pixels */
 
-/* auto: the cost model that picks direct_smem or fft_fast, fitted to the bench's sweep on an H200
- * (box kernels 9x9 .. 17x17 at 512x512, 1920x1080, 3840x2160 and 9984x6400; 127x127 at 3840x2160):
- * direct_smem 0.48 ps per non-zero tap and pixel + 8 us (0.476 .. 0.535 at the large sizes);
- * fft_fast 3.2 ps per padded point and log2(P Q) + 23 us (2.98 .. 3.41). With them auto was within
- * 1 % of the faster of the two at every measured size; the crossover is near 13x13 (169 taps).
- * On another GPU: re-run `--bench -f conv -p shape=box -p radius=4,5,6,7,8 --sizes ...` and refit. */
+/* auto: a cost model of direct_smem and fft_fast, fitted to the bench's sweep on an H200 (box
+ * kernels 9x9 .. 17x17 at 512x512 .. 9984x6400, 127x127 at 3840x2160): direct_smem 0.48 ps per
+ * non-zero tap and pixel + 8 us (0.476 .. 0.535 at the large sizes); fft_fast 3.2 ps per padded
+ * point and log2(P Q) + 23 us. The FFT's cost per point varies with the padded lengths (powers of
+ * two run faster: 2.9 .. 4.0 ps measured), so where the model's two estimates are within
+ * CONV_AUTO_CLOSE_CALL of each other, auto times both on this GPU when its state is made (blank
+ * images, one warm-up and three timed runs each, the faster of the three) and keeps the faster:
+ * the crossover as measured on the GPU it runs on, not on the one the model was fitted on. */
 #define CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL 0.48  /* direct_smem, per non-zero tap and pixel */
 #define CONV_AUTO_DIRECT_FIXED_PS 8.0e6         /* direct_smem's launch and tail: 8 us */
 #define CONV_AUTO_FFT_PS_PER_POINT_LOG2 3.2     /* fft_fast, per padded point and log2(P Q) */
 #define CONV_AUTO_FFT_FIXED_PS 23.0e6           /* fft_fast's seven launches: 23 us */
+#define CONV_AUTO_CLOSE_CALL 2.0                /* estimates within 2x: measure both */
 
 enum { V_DIRECT, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
 
@@ -58,6 +61,7 @@ typedef struct conv_state {
     int32_t *weights;              /* device, flipped: wf(i, j) = K(kh-1-i, kw-1-j), a correlation */
     int2 *spans;                   /* device: per flipped row, its first and last non-zero column */
     conv_fft_state *fft;           /* fft, fft_fast output; every variant's spectrum stages */
+    float auto_ms[2];              /* auto, where it measured: direct_smem's and fft_fast's ms */
 } conv_state;
 
 /* ---- direct: global memory ------------------------------------------------------------------ */
@@ -153,14 +157,16 @@ static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__r
 /* ---- state ---------------------------------------------------------------------------------- */
 static const char *const variant_names[] = {"direct", "direct_smem", "fft", "fft_fast", "auto"};
 
-/* auto's choice for kernel k on a width x height image */
-static int auto_pick(const conv_kernel *k, int width, int height)
+/* auto's model: the variant it expects to be faster for kernel k on a width x height image, and
+ * whether the two estimates are close enough to be measured instead (auto_measure) */
+static int auto_pick(const conv_kernel *k, int width, int height, int *close_call)
 {
     int P = 0, Q = 0;
     conv_fft_grid(k, width, height, &P, &Q);
     const double points = (double)P * Q;
     const double direct = CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL * k->taps * (double)width * height + CONV_AUTO_DIRECT_FIXED_PS;
     const double fft = CONV_AUTO_FFT_PS_PER_POINT_LOG2 * points * log2(points) + CONV_AUTO_FFT_FIXED_PS;
+    if (close_call) *close_call = direct < CONV_AUTO_CLOSE_CALL * fft && fft < CONV_AUTO_CLOSE_CALL * direct;
     return direct <= fft ? V_SMEM : V_FFT_FAST;
 }
 
@@ -190,10 +196,14 @@ static size_t conv_state_bytes_of(const fv_params *p, int width, int height, int
 {
     conv_kernel *k = NULL;
     if (make_kernel(p, variant, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
-    if (variant == V_AUTO) variant = auto_pick(k, width, height);
-    const int mode = fft_mode_of(variant, (int)p->value[CONV_STAGE]);
+    int close_call = 0;
+    if (variant == V_AUTO) variant = auto_pick(k, width, height, &close_call);
+    const int stage = (int)p->value[CONV_STAGE];
+    if (close_call && stage == CONV_OUTPUT) variant = V_FFT_FAST; /* at most, while auto measures */
+    const int mode = fft_mode_of(variant, stage);
     size_t bytes = sizeof(int32_t) * (size_t)k->width * k->height + sizeof(int2) * (size_t)k->height;
     if (mode >= 0) bytes += conv_fft_state_bytes(k, width, height, mode);
+    if (close_call && stage == CONV_OUTPUT) bytes += 2 * sizeof(uint32_t) * (size_t)width * height; /* its images */
     free(k);
     return bytes;
 }
@@ -208,6 +218,77 @@ static void conv_state_destroy(void *state)
     free(s);
 }
 
+/* what the state's variant launches for one run */
+static fv_status conv_launch(const conv_state *s, const fv_image *src, fv_image *dst, cudaStream_t stream)
+{
+    const dim3 block(DIRECT_BLOCK_X, DIRECT_BLOCK_Y);
+    const dim3 grid((src->width + DIRECT_BLOCK_X - 1) / DIRECT_BLOCK_X, (src->height + DIRECT_BLOCK_Y - 1) / DIRECT_BLOCK_Y);
+    if (s->stage == CONV_KERNEL) {
+        conv_kernel_stage_kernel<<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh, s->wmax);
+        FV_CUDA_CHECK(cudaGetLastError());
+        return FV_OK;
+    }
+    if (s->fft) return conv_fft_run(s->fft, src, dst, s->stage, stream);
+    if (s->variant == V_DIRECT) {
+        conv_direct_kernel<<<grid, block, 0, stream>>>(*src, *dst, s->weights, s->kw, s->kh, s->ax, s->ay);
+    } else {
+        const dim3 sblock(SMEM_BLOCK_X, SMEM_BLOCK_Y);
+        const dim3 sgrid((src->width + SMEM_BLOCK_X - 1) / SMEM_BLOCK_X, (src->height + SMEM_TILE_H - 1) / SMEM_TILE_H);
+        conv_smem_kernel<<<sgrid, sblock, smem_bytes(s->kw, s->kh), stream>>>(*src, *dst, s->weights, s->spans, s->kw,
+                                                                              s->kh, s->ax, s->ay);
+    }
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+/* auto, where its model calls it close: both candidates timed on this GPU on blank images of the
+ * state's size (one warm-up, then the fastest of three runs each, CUDA events on the default
+ * stream); the faster is kept, the other's FFT state freed. Kernel launches only: the images are
+ * this function's, allocated and freed here, when the state is made. */
+static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, int height)
+{
+    fv_image src = {NULL, width, height, 4 * (size_t)width}, dst = src;
+    conv_fft_state *fft = NULL;
+    cudaEvent_t begin = NULL, end = NULL;
+    const size_t bytes = src.pitch * (size_t)height;
+    fv_status st = FV_OK;
+    if (cudaMalloc((void **)&src.data, bytes) != cudaSuccess || cudaMalloc((void **)&dst.data, bytes) != cudaSuccess ||
+        cudaMemset(src.data, 0, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        st = fv_fail(FV_ERR_MEMORY, "conv/auto: cannot allocate two %dx%d images to time its candidates", width, height);
+    }
+    if (st == FV_OK && (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess))
+        st = fv_fail(FV_ERR_CUDA, "conv/auto: cannot create CUDA events");
+    if (st == FV_OK) st = conv_fft_state_create(&fft, k, width, height, CONV_FFT_FAST);
+    float best[2] = {0, 0};
+    for (int which = 0; which < 2 && st == FV_OK; which++) {
+        s->variant = which ? V_FFT_FAST : V_SMEM;
+        s->fft = which ? fft : NULL;
+        for (int run = 0; run < 4 && st == FV_OK; run++) {
+            float ms = 0;
+            cudaEventRecord(begin, 0);
+            st = conv_launch(s, &src, &dst, 0);
+            cudaEventRecord(end, 0);
+            if (st == FV_OK && (cudaEventSynchronize(end) != cudaSuccess || cudaEventElapsedTime(&ms, begin, end) != cudaSuccess))
+                st = fv_fail(FV_ERR_CUDA, "conv/auto: timing its candidates failed: %s", cudaGetErrorString(cudaGetLastError()));
+            if (run > 0 && (run == 1 || ms < best[which])) best[which] = ms;
+        }
+    }
+    s->fft = NULL;
+    if (st == FV_OK) {
+        s->variant = best[1] < best[0] ? V_FFT_FAST : V_SMEM;
+        s->auto_ms[0] = best[0];
+        s->auto_ms[1] = best[1];
+        if (s->variant == V_FFT_FAST) s->fft = fft, fft = NULL;
+    }
+    conv_fft_state_destroy(fft);
+    if (begin) cudaEventDestroy(begin);
+    if (end) cudaEventDestroy(end);
+    cudaFree(src.data);
+    cudaFree(dst.data);
+    return st;
+}
+
 static fv_status conv_state_create_of(void **state, const fv_params *p, int width, int height, int variant)
 {
     conv_kernel *k = NULL;
@@ -218,7 +299,7 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     int2 *spans = (int2 *)malloc(sizeof(int2) * (size_t)k->height);
     fv_status st = s && flipped && spans ? FV_OK : fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
     if (st == FV_OK) {
-        s->variant = variant == V_AUTO ? auto_pick(k, width, height) : variant;
+        s->variant = variant == V_AUTO ? auto_pick(k, width, height, NULL) : variant;
         s->stage = (int)p->value[CONV_STAGE];
         s->kw = k->width;
         s->kh = k->height;
@@ -246,8 +327,14 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     if (st == FV_OK && (cudaMemcpy(s->weights, flipped, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice) != cudaSuccess ||
                         cudaMemcpy(s->spans, spans, sizeof(int2) * (size_t)k->height, cudaMemcpyHostToDevice) != cudaSuccess))
         st = fv_fail(FV_ERR_CUDA, "conv: cannot upload the kernel's weights");
-    const int mode = st == FV_OK ? fft_mode_of(s->variant, s->stage) : -1;
-    if (st == FV_OK && mode >= 0) st = conv_fft_state_create(&s->fft, k, width, height, mode);
+    int close_call = 0;
+    if (variant == V_AUTO) (void)auto_pick(k, width, height, &close_call);
+    if (st == FV_OK && close_call && s->stage == CONV_OUTPUT) {
+        st = auto_measure(s, k, width, height);
+    } else {
+        const int mode = st == FV_OK ? fft_mode_of(s->variant, s->stage) : -1;
+        if (st == FV_OK && mode >= 0) st = conv_fft_state_create(&s->fft, k, width, height, mode);
+    }
     free(flipped);
     free(spans);
     free(k);
@@ -274,24 +361,20 @@ static fv_status conv_run(const fv_image *src, fv_image *dst, const fv_params *p
     conv_state *s = (conv_state *)state;
     if (!s || s->stage != (int)p->value[CONV_STAGE]) return fv_fail(FV_ERR_ARG, "conv: state not made for these parameters");
     FV_TRY(conv_check_images(src, dst));
-    const dim3 block(DIRECT_BLOCK_X, DIRECT_BLOCK_Y);
-    const dim3 grid((src->width + DIRECT_BLOCK_X - 1) / DIRECT_BLOCK_X, (src->height + DIRECT_BLOCK_Y - 1) / DIRECT_BLOCK_Y);
-    if (s->stage == CONV_KERNEL) {
-        conv_kernel_stage_kernel<<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh, s->wmax);
-        FV_CUDA_CHECK(cudaGetLastError());
-        return FV_OK;
-    }
-    if (s->fft) return conv_fft_run(s->fft, src, dst, s->stage, stream);
-    if (s->variant == V_DIRECT) {
-        conv_direct_kernel<<<grid, block, 0, stream>>>(*src, *dst, s->weights, s->kw, s->kh, s->ax, s->ay);
-    } else {
-        const dim3 sblock(SMEM_BLOCK_X, SMEM_BLOCK_Y);
-        const dim3 sgrid((src->width + SMEM_BLOCK_X - 1) / SMEM_BLOCK_X, (src->height + SMEM_TILE_H - 1) / SMEM_TILE_H);
-        conv_smem_kernel<<<sgrid, sblock, smem_bytes(s->kw, s->kh), stream>>>(*src, *dst, s->weights, s->spans, s->kw,
-                                                                              s->kh, s->ax, s->ay);
-    }
-    FV_CUDA_CHECK(cudaGetLastError());
-    return FV_OK;
+    return conv_launch(s, src, dst, stream);
+}
+
+/* the bench's note: what auto chose, and the times it chose by where it measured */
+static int conv_last_run_text(const void *state, char *text, size_t size)
+{
+    const conv_state *s = (const conv_state *)state;
+    if (s->stage != CONV_OUTPUT) return 0;
+    if (s->auto_ms[0] > 0)
+        snprintf(text, size, "auto: %s (measured when made: direct_smem %.3f ms, fft_fast %.3f ms)",
+                 variant_names[s->variant], s->auto_ms[0], s->auto_ms[1]);
+    else
+        snprintf(text, size, "auto: %s (by the cost model: the other clearly slower)", variant_names[s->variant]);
+    return 1;
 }
 
 #define CONV_VARIANT_FNS(v, id)                                                                    \
@@ -399,12 +482,13 @@ static const fv_variant conv_variants[] = {
      .tolerance = &conv_fft_tolerance},
     {.name = "auto",
      .summary = "direct_smem for small kernels, fft_fast for large ones, by a cost model of both "
-                "(taps x pixels against padded points x log2)",
+                "(taps x pixels against padded points x log2), timing both on this GPU where it is close",
      .run = conv_run,
      .state_bytes = conv_v_auto_state_bytes,
      .state_create = conv_v_auto_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_auto_kernels,
+     .last_run_text = conv_last_run_text,
      .tolerance = &conv_fft_tolerance},
     FV_VARIANT_NPP_CONV
     FV_VARIANT_CPU,

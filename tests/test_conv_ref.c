@@ -365,10 +365,13 @@ static void test_bad_kernel_images(void)
 
 static void test_fft_sizes(void)
 {
+    /* powers of two where at most 10 % longer, 2,3-smooth where at most 2 %, else 2,3,5-smooth */
     int ok = conv_fft_size(1, 0) == 1 && conv_fft_size(1, 1) == 2 && conv_fft_size(11, 0) == 12 &&
-             conv_fft_size(13, 1) == 16 && conv_fft_size(997, 0) == 1000 && conv_fft_size(2161, 1) == 2250 &&
-             conv_fft_size(3902, 1) == 4000 && conv_fft_size(2222, 0) == 2250;
-    test_check(&t, ok, "padded FFT sizes: smallest 2,3,5-smooth (even where asked)", NULL);
+             conv_fft_size(13, 1) == 16 && conv_fft_size(997, 0) == 1024 && conv_fft_size(2161, 1) == 2250 &&
+             conv_fft_size(3902, 1) == 4096 && conv_fft_size(2222, 0) == 2250 && conv_fft_size(6462, 0) == 6561 &&
+             conv_fft_size(10046, 1) == 10368 && conv_fft_size(1142, 0) == 1152 && conv_fft_size(101, 0) == 108 &&
+             conv_fft_size(3848, 1) == 4096 && conv_fft_size(1928, 1) == 2048 && conv_fft_size(2568, 1) == 2592;
+    test_check(&t, ok, "padded FFT sizes: powers of two, 2,3-smooth or 2,3,5-smooth lengths (even where asked)", NULL);
 }
 
 int main(void)
