@@ -11,6 +11,9 @@
 # the run can be split into pieces, run side by side (one OUT each); VIEWER=no leaves out the
 # replayed viewer (run it in one piece only); SHARDS=N runs the GPU tests as N processes side by
 # side (FV_TEST_SHARD), for the tools and filters whose tests take longest (racecheck).
+# racecheck and initcheck run the GPU tests on the small sizes only (FV_TEST_QUICK=2: up to 4096
+# pixels, 1x1 to 31x17, 130x3, 3x130, each several blocks wide or tall): their cost grows with
+# every shared-memory access, and a hazard shows within a block whatever the image's size.
 set -u
 build="${1:?usage: compute_sanitizer.sh BUILD_DIR [OUT]}"
 out="${2:-$build/compute-sanitizer}"
@@ -44,10 +47,12 @@ run() { # name, command...: one run under $tool, counted
 }
 run_tests() { # the quick GPU tests, in SHARDS processes side by side (one: log test_filters)
   shards="${SHARDS:-1}"
+  quick=1
+  case "$tool" in racecheck | initcheck) quick=2 ;; esac
   k=0
   while [ "$k" -lt "$shards" ]; do
     name=test_filters; [ "$shards" = 1 ] || name="test_filters-$k"
-    ("$cs" --tool "$tool" $extra --error-exitcode 9 env FV_TEST_QUICK=1 FV_TEST_FILTER="${FILTER:-}" \
+    ("$cs" --tool "$tool" $extra --error-exitcode 9 env FV_TEST_QUICK=$quick FV_TEST_FILTER="${FILTER:-}" \
        FV_TEST_SHARD="$k/$shards" "$build/tests/test_filters" >"$out/$tool-$name.log" 2>&1
      echo $? >"$out/$tool-$name.code") &
     k=$((k + 1))

@@ -8,7 +8,10 @@
  * (seed printed), destinations are poisoned first, and both a 16-byte-aligned pitched layout
  * and a tightly packed odd pitch (like a viewer's pixel buffer) are exercised. Also checks
  * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device.
- * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs); FV_TEST_FILTER=NAME tests
+ * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs), FV_TEST_QUICK=2 keeps only
+ * the sizes of at most SMALL_CASE_PIXELS (for the slowest tools, racecheck and initcheck, whose
+ * cost grows with every shared-memory access: wide windows on 121x67 took most of their time);
+ * FV_TEST_FILTER=NAME tests
  * one filter only; FV_TEST_SHARD=I/N runs every N-th (size, parameter set) case from the I-th, so N
  * processes side by side run the whole set (the random images are the same as in one run).
  * ------------------------------------------------------------------------------------------------ */
@@ -32,6 +35,7 @@ static const size_case sizes[] = {
 };
 
 #define MAX_CASES 48
+#define SMALL_CASE_PIXELS 4096 /* FV_TEST_QUICK=2: 1x1 .. 31x17, 130x3 and 3x130 (several blocks) */
 
 /* The parameter sets a filter is tested with, all derived from its table: the defaults, each
  * parameter at its minimum and maximum (the parameters that follow it derived), the filter's own
@@ -216,6 +220,7 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
     const int n_cases = param_cases(f, cases, big);
     for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         if (quick && sizes[si].big) continue;
+        if (quick >= 2 && sizes[si].width * sizes[si].height > SMALL_CASE_PIXELS) continue;
         fv_image src, expected;
         fv_host_image_alloc(&src, sizes[si].width, sizes[si].height);
         fv_host_image_alloc(&expected, sizes[si].width, sizes[si].height);
@@ -335,7 +340,7 @@ int main(void)
         return 77;
     }
     const char *q = getenv("FV_TEST_QUICK");
-    int quick = q && *q && *q != '0';
+    const int quick = q && *q >= '1' && *q <= '9' ? *q - '0' : 0; /* 0, 1 or 2 (see above) */
     const char *only = getenv("FV_TEST_FILTER"); /* one filter's name: test only that one */
     uint32_t seed = test_seed();
     for (int i = 0; i < fv_n_filters; i++) {
