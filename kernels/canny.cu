@@ -33,6 +33,7 @@
 #include <stdlib.h>
 
 #ifdef FV_HAVE_NPP
+#include "npp_peers.h"
 #include <nppi_filtering_functions.h>
 #endif
 
@@ -1255,11 +1256,9 @@ static fv_status canny_npp_state_create(void **state, const fv_params *p, int wi
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
     s->base.width = width;
     s->base.height = height;
-    int device = 0, bytes = 0;
-    cudaDeviceProp prop;
+    int bytes = 0;
     const NppiSize size = {width, height};
-    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess ||
-        nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
+    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
         cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
         cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
         cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
@@ -1267,13 +1266,6 @@ static fv_status canny_npp_state_create(void **state, const fv_params *p, int wi
         canny_npp_state_destroy(s);
         return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
     }
-    s->ctx.nCudaDeviceId = device;
-    s->ctx.nMultiProcessorCount = prop.multiProcessorCount;
-    s->ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-    s->ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-    s->ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-    s->ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-    s->ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
     *state = s;
     return FV_OK;
 }

@@ -22,23 +22,33 @@ typedef struct npp_state {
     int n_taps;
 } npp_state;
 
+fv_status npp_stream_context_fill(NppStreamContext *ctx)
+{
+    int device = 0;
+    struct cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return fv_fail(FV_ERR_CUDA, "npp: cannot query the CUDA device");
+    }
+    ctx->nCudaDeviceId = device;
+    ctx->nMultiProcessorCount = prop.multiProcessorCount;
+    ctx->nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    ctx->nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    ctx->nSharedMemPerBlock = prop.sharedMemPerBlock;
+    ctx->nCudaDevAttrComputeCapabilityMajor = prop.major;
+    ctx->nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    return FV_OK;
+}
+
 static fv_status npp_state_make(npp_state **out)
 {
     npp_state *s = calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
-    int device = 0;
-    struct cudaDeviceProp prop;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    const fv_status st = npp_stream_context_fill(&s->ctx);
+    if (st != FV_OK) {
         free(s);
-        return fv_fail(FV_ERR_CUDA, "npp: cannot query the CUDA device");
+        return st;
     }
-    s->ctx.nCudaDeviceId = device;
-    s->ctx.nMultiProcessorCount = prop.multiProcessorCount;
-    s->ctx.nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
-    s->ctx.nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
-    s->ctx.nSharedMemPerBlock = prop.sharedMemPerBlock;
-    s->ctx.nCudaDevAttrComputeCapabilityMajor = prop.major;
-    s->ctx.nCudaDevAttrComputeCapabilityMinor = prop.minor;
     *out = s;
     return FV_OK;
 }

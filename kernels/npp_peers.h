@@ -15,6 +15,10 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
+#include <nppdefs.h>
+
+/* ctx describes the current CUDA device (its stream is set per run). */
+fv_status npp_stream_context_fill(NppStreamContext *ctx);
 void npp_state_destroy(void *state);
 fv_status npp_gaussian_state_create(void **state, const fv_params *p, int width, int height);
 fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
