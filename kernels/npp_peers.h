@@ -10,13 +10,15 @@
 
 #include "filter.h"
 
+#ifdef FV_HAVE_NPP
+#include <nppdefs.h> /* NppStreamContext */
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-#include <nppdefs.h>
-
 /* ctx describes the current CUDA device (its stream is set per run). */
 fv_status npp_stream_context_fill(NppStreamContext *ctx);
 void npp_state_destroy(void *state);
