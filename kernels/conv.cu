@@ -198,12 +198,12 @@ static size_t conv_state_bytes_of(const fv_params *p, int width, int height, int
     if (make_kernel(p, variant, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
     int close_call = 0;
     if (variant == V_AUTO) variant = auto_pick(k, width, height, &close_call);
-    const int stage = (int)p->value[CONV_STAGE];
-    if (close_call && stage == CONV_OUTPUT) variant = V_FFT_FAST; /* at most, while auto measures */
+    const int stage = (int)p->value[CONV_STAGE], measures = close_call && stage == CONV_OUTPUT;
+    if (measures) variant = V_FFT_FAST; /* the most it holds, while auto measures */
     const int mode = fft_mode_of(variant, stage);
     size_t bytes = sizeof(int32_t) * (size_t)k->width * k->height + sizeof(int2) * (size_t)k->height;
     if (mode >= 0) bytes += conv_fft_state_bytes(k, width, height, mode);
-    if (close_call && stage == CONV_OUTPUT) bytes += 2 * sizeof(uint32_t) * (size_t)width * height; /* its images */
+    if (measures) bytes += 2 * sizeof(uint32_t) * (size_t)width * height; /* its two images */
     free(k);
     return bytes;
 }
@@ -298,8 +298,9 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     int32_t *flipped = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
     int2 *spans = (int2 *)malloc(sizeof(int2) * (size_t)k->height);
     fv_status st = s && flipped && spans ? FV_OK : fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
+    int close_call = 0; /* auto: its model cannot tell, so it measures (auto_measure) */
     if (st == FV_OK) {
-        s->variant = variant == V_AUTO ? auto_pick(k, width, height, NULL) : variant;
+        s->variant = variant == V_AUTO ? auto_pick(k, width, height, &close_call) : variant;
         s->stage = (int)p->value[CONV_STAGE];
         s->kw = k->width;
         s->kh = k->height;
@@ -327,8 +328,6 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     if (st == FV_OK && (cudaMemcpy(s->weights, flipped, sizeof(int32_t) * (size_t)n, cudaMemcpyHostToDevice) != cudaSuccess ||
                         cudaMemcpy(s->spans, spans, sizeof(int2) * (size_t)k->height, cudaMemcpyHostToDevice) != cudaSuccess))
         st = fv_fail(FV_ERR_CUDA, "conv: cannot upload the kernel's weights");
-    int close_call = 0;
-    if (variant == V_AUTO) (void)auto_pick(k, width, height, &close_call);
     if (st == FV_OK && close_call && s->stage == CONV_OUTPUT) {
         st = auto_measure(s, k, width, height);
     } else {
