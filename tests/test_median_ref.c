@@ -237,6 +237,7 @@ static void test_networks(uint32_t *seed)
         {3, MEDIAN_NET3_TX, MEDIAN_NET3_TY, median_net3},
         {5, MEDIAN_NET5_TX, MEDIAN_NET5_TY, median_net5},
         {7, MEDIAN_NET7_TX, MEDIAN_NET7_TY, median_net7},
+        {9, MEDIAN_NET9_TX, MEDIAN_NET9_TY, median_net9},
     };
     for (size_t n = 0; n < sizeof nets / sizeof nets[0]; n++) {
         const int k = nets[n].k, tx = nets[n].tx, ty = nets[n].ty, w = tx + k - 1, h = ty + k - 1;
