@@ -110,6 +110,10 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
     const int tw = SMEM_BLOCK_X + kw - 1;          /* +kw-1: the kernel's reach left and right */
     const int x0 = blockIdx.x * SMEM_BLOCK_X, y0 = blockIdx.y * SMEM_TILE_H;
     const int tx = threadIdx.x, ty = threadIdx.y, oy = ty * SMEM_ROWS;
+    /* threads past the image's right or bottom edge load the tile with the others but sum nothing
+     * (on a small image most of a block; under racecheck, whose cost grows with every shared
+     * memory read, a 1x1 image cost a block's worth of 127x127 sums) */
+    const bool sums = x0 + tx < src.width && y0 + oy < src.height;
     int32_t acc[SMEM_ROWS][3];
 #pragma unroll
     for (int r = 0; r < SMEM_ROWS; r++) acc[r][0] = acc[r][1] = acc[r][2] = 0;
@@ -122,7 +126,7 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
                 tile[sy * tw + sx] = load_px(src, conv_clamp(x0 + sx - ax, src.width - 1), yy);
         }
         __syncthreads();
-        for (int i = 0; i < band; i++) {
+        for (int i = 0; sums && i < band; i++) {
             const int2 span = spans[i0 + i];
             const int32_t *wrow = wf + (i0 + i) * kw;
             const uint32_t *trow = tile + (oy + i) * tw + tx;
@@ -134,7 +138,7 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
         }
     }
     const int x = x0 + tx;
-    if (x >= src.width) return;
+    if (!sums) return;
 #pragma unroll
     for (int r = 0; r < SMEM_ROWS; r++) {
         const int y = y0 + oy + r;
