@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """kernels/median_networks.py: writes kernels/median_networks.h, the pruned sorting networks of
-the median filter's `fast` variant for the small windows (k = 3, 5, 7).
+the median filter's `fast` variant for the small windows (k = 3, 5, 7, 9).
 
 Each network computes a TX x TY tile of medians from the (TY + k - 1) x (TX + k - 1) inputs they
 share, with work shared between neighbouring outputs (after Adams, "Fast median filters using
@@ -37,9 +37,10 @@ import sys
 # for fewest min/max per output with the values a thread keeps live at once in reach of the
 # register file (two 32-bit registers per pixel, at most 255 registers). The 2d plan wins only at
 # k = 3: at 5 and 7 its row sorts and the merge of the band (which cannot use the columns' order)
-# cost more than the values it discards save. k = 5 takes 4x1 (83.5 per output, 47 values live:
-# 111 registers in median_fast.cu, two blocks an SM as before) rather than 8x1 (74.5, 72 live: 136
-# registers, one block an SM), until the two are timed on a GPU.
+# cost more than the values it discards save. Timed on an H200 (median_fast.cu runs k = 5 and 9
+# one 32-bit word at a time, which halves the values live): k = 5 on 8x1 (74.5 per output, 72 live)
+# took 0.106 ms at 3840x2160 against 0.156 on 4x1 (83.5); k = 7 on 4x1 (197) 0.239 against 0.255
+# on 8x1 (173, which needs more registers than a thread has without spilling).
 TILES = {3: (2, 2, "2d"), 5: (8, 1, "separable"), 7: (4, 1, "separable"), 9: (4, 1, "separable")}
 
 
