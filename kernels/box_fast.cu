@@ -15,14 +15,20 @@
  *                two barriers at most; each output is the difference of two prefixes, divided by
  *                box_mean (exact multiply-add and shift). Strips overlap by 2r + 3 columns; the
  *                outside of the image is replicated by clamping column and row indices.
- *                Up to r = 16 a group is one warp (128 columns, no block barriers: the overlap
- *                costs less than the barriers); beyond, the whole block (1024 columns). Up to
- *                r = 7 a window sum fits 16 bits, so R and B stay packed through the prefix too
- *                (2 words per column instead of 3: the reason small radii run fastest).
- *   band start   a band's first window needs 2r+1 rows. Where that is more than the band's own
- *                height, a first kernel sums every band of rows once per column (band totals,
+ *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
+ *                costs less than the barriers; at r = 17 and 20 on the H200 0.063 and 0.068 ms at
+ *                3840x2160 against 0.069 and 0.070 as whole blocks, at r = 24 no gain); beyond,
+ *                the whole block (1024 columns). Up to r = 7 a window sum fits 16 bits, so R
+ *                and B stay packed through the prefix too (2 words per column instead of 3: the
+ *                reason small radii run fastest).
+ *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
+ *                own height, a first kernel sums every band of rows once per column (band totals,
  *                8 bytes per column per band) and a window start costs a few band totals plus at
- *                most half a band of rows at each end.
+ *                most half a band of rows at each end. (Up to twice the band, summing the rows
+ *                is cheaper than the extra pass over the image: r = 8 and 12 at 3840x2160 on the
+ *                H200 0.053 and 0.058 ms against 0.064 and 0.069, r = 32 at 9984x6400 0.433
+ *                against 0.499; between twice and four times it varies: cheaper at 3840x2160 up to
+ *                r = 24, dearer at 9984x6400 for r = 64, 0.494 against 0.448.)
  * Nothing is written but the output: 4 bytes read from DRAM and 4 written per pixel, the rest
  * (leaving rows, overlaps, band starts, alphas) hits L2. Equals box_ref byte for byte
  * (tests/test_filters.c).
@@ -44,13 +50,16 @@
 #define BOX_FAST_MIN_BLOCKS 3       /* blocks per SM the register budget must allow */
 #endif
 #ifndef SMALL_GROUP_MAX_RADIUS
-#define SMALL_GROUP_MAX_RADIUS 16   /* up to here a warp alone sums 128 columns (no barriers) */
+#define SMALL_GROUP_MAX_RADIUS 20   /* up to here a warp alone sums 128 columns (no barriers) */
 #endif
 #define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
+#ifndef BAND_TOTALS_FACTOR
+#define BAND_TOTALS_FACTOR 2        /* band totals once a window is taller than this many bands */
+#endif
 
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
-    "(16-bit lanes), row sums are differences of a warp (r <= 16) or block prefix in shared "
+    "(16-bit lanes), row sums are differences of a warp (r <= 20) or block prefix in shared "
     "memory; R and B packed in one word up to r = 7; wide windows start from band totals";
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
@@ -78,7 +87,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     while (g.band_rows > 8 && g.blocks_across * ((height + g.band_rows - 1) / g.band_rows) < BLOCKS_WANTED)
         g.band_rows /= 2;
     g.bands = (height + g.band_rows - 1) / g.band_rows;
-    g.use_band_totals = 2 * radius + 1 > g.band_rows;
+    g.use_band_totals = 2 * radius + 1 > BAND_TOTALS_FACTOR * g.band_rows;
     g.totals_pitch = (width + 3) & ~3;
     return g;
 }
