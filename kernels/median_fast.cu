@@ -127,7 +127,7 @@ __device__ __forceinline__ uint32_t net_after(uint32_t after, uint32_t on)
     return v;
 }
 
-/* a per-word network `net` (net_word_plain::median_net5, ...) on both words: o[i] = {rb, ga}; the
+/* a per-word network `net` (net_word_half::median_net5, ...) on both words: o[i] = {rb, ga}; the
  * second word reloads the pixels from shared memory through an address that waits for the first
  * word's last median, so the runs are not interleaved and the pixels not kept in registers across
  * the first (either would keep as many values live as both words at once) */
