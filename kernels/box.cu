@@ -395,9 +395,11 @@ static const fv_param_desc box_params[] = {
      .min = 1, .max = FV_BOX_MAX_RADIUS, .step = 1, .def = 1},
 };
 
-/* 7/8: the last packed and first unpacked prefix; 20/21: the last warp and first block group */
-static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",  "radius=16", "radius=17",
-                                              "radius=20", "radius=21", "radius=64", "radius=100", NULL};
+/* 7/8 and 44/45: the prefix modes' boundaries (16-bit lanes, 21-bit lanes, plain words); 20/21:
+ * the last warp and first block group */
+static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",  "radius=16",
+                                              "radius=17", "radius=20", "radius=21", "radius=44",
+                                              "radius=45", "radius=64", "radius=100", NULL};
 
 extern "C" const fv_filter fv_filter_box = {
     .name = "box",

@@ -53,6 +53,8 @@
 #define SMALL_GROUP_MAX_RADIUS 20   /* up to here a warp alone sums 128 columns (no barriers) */
 #endif
 #define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
+#define PACK21_MAX_RADIUS 44        /* up to here R, G and B share one 64-bit prefix word */
+enum { PACK16, PACK21, PLAIN };     /* how window sums travel through the row prefix (below) */
 #ifndef BAND_TOTALS_FACTOR
 #define BAND_TOTALS_FACTOR 2        /* band totals once a window is taller than this many bands */
 #endif
@@ -65,7 +67,7 @@ const char box_fast_summary[] =
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
     int group_warps;                /* 1 (small radii) or WARPS */
-    int packed;                     /* radius <= PACKED_MAX_RADIUS: R and B share a word */
+    int mode;                       /* PACK16, PACK21 or PLAIN, by the radius */
     int outputs_per_group;          /* 128 * group_warps - 2r - 3 (3: the 4-pixel alignment) */
     int blocks_across;
     int band_rows;                  /* rows each block walks */
@@ -78,7 +80,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
 {
     box_fast_geometry g;
     g.group_warps = radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS;
-    g.packed = radius <= PACKED_MAX_RADIUS;
+    g.mode = radius <= PACKED_MAX_RADIUS ? PACK16 : radius <= PACK21_MAX_RADIUS ? PACK21 : PLAIN;
     g.outputs_per_group = 32 * COLUMNS_PER_THREAD * g.group_warps - 2 * radius - 3;
     const int per_block = g.outputs_per_group * (WARPS / g.group_warps);
     g.blocks_across = (width + per_block - 1) / per_block;
@@ -161,11 +163,22 @@ __device__ __forceinline__ void add_totals(column_sums &s, const uint2 t[4], uin
 }
 
 /* ---- loads of 4 adjacent columns, the outside of the image clamped to its edge ---------------- */
-/* `vector`: rows start on 16-byte boundaries, so a group of 4 wholly inside is one 16-byte load */
+/* A row's address: the row (>= 0) times the pitch (< 4 GiB, box_fast_run checks) in one 32 x 32 ->
+ * 64-bit multiply-add. */
+__device__ __forceinline__ const uint32_t *image_row(const fv_image &img, int y)
+{
+    return reinterpret_cast<const uint32_t *>(img.data + (uint64_t)(uint32_t)y * (uint32_t)img.pitch);
+}
+
+/* EDGE false: the block's columns all lie inside the image and rows start on 16-byte boundaries,
+ * so every group of 4 is one 16-byte load with no test. EDGE true (the blocks at the left and
+ * right edges, or rows not 16-byte aligned): a group wholly inside is one 16-byte load where rows
+ * allow, else 4 loads of clamped columns. */
+template <bool EDGE>
 __device__ __forceinline__ uint4 load_group(const fv_image &img, int y, int x0, bool vector)
 {
-    const uint32_t *row = reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch);
-    if (vector && x0 >= 0 && x0 + 3 < img.width) return __ldg(reinterpret_cast<const uint4 *>(row + x0));
+    const uint32_t *row = image_row(img, y);
+    if (!EDGE || (vector && x0 >= 0 && x0 + 3 < img.width)) return __ldg(reinterpret_cast<const uint4 *>(row + x0));
     const int last = img.width - 1;
     return make_uint4(__ldg(row + min(max(x0, 0), last)), __ldg(row + min(max(x0 + 1, 0), last)),
                       __ldg(row + min(max(x0 + 2, 0), last)), __ldg(row + min(max(x0 + 3, 0), last)));
@@ -187,16 +200,17 @@ __device__ __forceinline__ void load_totals(const uint2 *band_totals, int pitch,
 }
 
 /* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1 */
+template <bool EDGE>
 __device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, int first, int last, int x0,
                                          bool vector, uint32_t times)
 {
     int y = first;
     for (; y + 3 <= last; y += 4) { /* 4 loads in flight together */
-        const uint4 a = load_group(img, y, x0, vector), b = load_group(img, y + 1, x0, vector);
-        const uint4 c = load_group(img, y + 2, x0, vector), d = load_group(img, y + 3, x0, vector);
+        const uint4 a = load_group<EDGE>(img, y, x0, vector), b = load_group<EDGE>(img, y + 1, x0, vector);
+        const uint4 c = load_group<EDGE>(img, y + 2, x0, vector), d = load_group<EDGE>(img, y + 3, x0, vector);
         add_pixels(s, a, times), add_pixels(s, b, times), add_pixels(s, c, times), add_pixels(s, d, times);
     }
-    for (; y <= last; y++) add_pixels(s, load_group(img, y, x0, vector), times);
+    for (; y <= last; y++) add_pixels(s, load_group<EDGE>(img, y, x0, vector), times);
 }
 
 /* ---- band totals: the sum of each band of rows, per column ----------------------------------- */
@@ -209,7 +223,7 @@ __global__ void __launch_bounds__(BAND_TOTALS_THREADS)
     uint32_t rb = 0, g = 0; /* <= 64 rows * 255: the 16-bit lanes cannot carry */
 #pragma unroll 8
     for (int y = y0; y < y_end; y++) {
-        const uint32_t px = __ldg(reinterpret_cast<const uint32_t *>(src.data + (size_t)y * src.pitch) + x);
+        const uint32_t px = __ldg(image_row(src, y) + x);
         rb += lanes_rb(px);
         g += lane_g(px);
     }
@@ -218,6 +232,7 @@ __global__ void __launch_bounds__(BAND_TOTALS_THREADS)
 
 /* sums += rows lo..hi (0 <= lo <= hi < height) from band totals plus at most half a band of rows
  * at each end (a band overshooting the range is added and its extra rows subtracted) */
+template <bool EDGE>
 __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_image &src, const uint2 *band_totals,
                                                    int pitch, int band_rows, int lo, int hi, int x0,
                                                    bool vector)
@@ -226,7 +241,7 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
     const int first_band = (lo + band_rows - 1) / band_rows;                 /* first band inside */
     const int end_band = hi == src.height - 1 ? bands : (hi + 1) / band_rows; /* one past the last */
     if (first_band >= end_band) { /* no whole band inside: at most 2 bands of rows */
-        add_rows(s, src, lo, hi, x0, vector, 1u);
+        add_rows<EDGE>(s, src, lo, hi, x0, vector, 1u);
         return;
     }
     uint2 t[4];
@@ -236,50 +251,95 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
     }
     const int top = first_band * band_rows - lo; /* rows above the first whole band */
     if (2 * top <= band_rows) {
-        add_rows(s, src, lo, lo + top - 1, x0, vector, 1u);
+        add_rows<EDGE>(s, src, lo, lo + top - 1, x0, vector, 1u);
     } else {
         load_totals(band_totals, pitch, first_band - 1, x0, src.width, t);
         add_totals(s, t, 1u);
-        add_rows(s, src, (first_band - 1) * band_rows, lo - 1, x0, vector, ~0u);
+        add_rows<EDGE>(s, src, (first_band - 1) * band_rows, lo - 1, x0, vector, ~0u);
     }
     const int bottom = hi + 1 - end_band * band_rows; /* rows below the last whole band */
     if (bottom <= 0) return;
     if (2 * bottom <= band_rows) {
-        add_rows(s, src, end_band * band_rows, hi, x0, vector, 1u);
+        add_rows<EDGE>(s, src, end_band * band_rows, hi, x0, vector, 1u);
     } else { /* hi < height - 1 here, so band end_band exists */
         load_totals(band_totals, pitch, end_band, x0, src.width, t);
         add_totals(s, t, 1u);
-        add_rows(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
+        add_rows<EDGE>(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
+    }
+}
+
+/* ---- the row prefix -------------------------------------------------------------------------- */
+/* How a column's three window sums travel through the row prefix (each mode exact because the
+ * final window sums fit their lanes, whatever the prefixes in between carry across lanes):
+ *   PACK16  r <= 7:  2 words, R | B << 16 and G (a window sum <= 15^2 * 255 < 2^16)
+ *   PACK21  r <= 44: 1 64-bit word, R | G << 21 | B << 42 (a window sum <= 89^2 * 255 < 2^21)
+ *   PLAIN   beyond:  3 words, R, G, B */
+
+template <int MODE> struct prefix_word { typedef uint32_t type; };
+template <> struct prefix_word<PACK21> { typedef uint64_t type; };
+
+/* v += the value of the lane `offset` below, where there is one: the shuffle's own predicate says
+ * whether the source lane exists, so no compare and select per step */
+__device__ __forceinline__ void scan_step(uint32_t &v, int offset)
+{
+    asm("{\n\t.reg .u32 o;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 o|p, %0, %1, 0, 0xffffffff;\n\t"
+        "@p add.u32 %0, %0, o;\n\t}"
+        : "+r"(v)
+        : "r"(offset));
+}
+__device__ __forceinline__ void scan_step(uint64_t &v, int offset)
+{
+    uint32_t lo = (uint32_t)v, hi = (uint32_t)(v >> 32);
+    asm("{\n\t.reg .u32 a, b;\n\t.reg .pred p;\n\t"
+        "shfl.sync.up.b32 a|p, %0, %2, 0, 0xffffffff;\n\t"
+        "shfl.sync.up.b32 b, %1, %2, 0, 0xffffffff;\n\t"
+        "@p add.cc.u32 %0, %0, a;\n\t"
+        "@p addc.u32 %1, %1, b;\n\t}"
+        : "+r"(lo), "+r"(hi)
+        : "r"(offset));
+    v = (uint64_t)hi << 32 | lo;
+}
+
+/* the window sums of column q of s, as the mode's words */
+template <int MODE, typename T>
+__device__ __forceinline__ void prefix_words_of(const column_sums &s, int q, T *w)
+{
+    if constexpr (MODE == PACK16) {
+        w[0] = s.rb[q];
+        w[1] = s.g[q];
+    } else if constexpr (MODE == PACK21) {
+        w[0] = (T)(s.rb[q] & 0xffffu) | (T)s.g[q] << 21 | (T)(s.rb[q] >> 16) << 42;
+    } else {
+        w[0] = s.rb[q] & 0xffffu;
+        w[1] = s.g[q];
+        w[2] = s.rb[q] >> 16;
     }
 }
 
 /* ---- the pass -------------------------------------------------------------------------------- */
-__device__ __forceinline__ uint32_t warp_inclusive_scan(uint32_t v, int lane)
-{
-#pragma unroll
-    for (int offset = 1; offset < 32; offset <<= 1) {
-        const uint32_t other = __shfl_up_sync(0xffffffffu, v, offset);
-        if (lane >= offset) v += other;
-    }
-    return v;
-}
-
 /* A group of GROUP_WARPS warps sums GROUP_SPAN adjacent columns and writes the middle ones:
  * groups of 1 warp (128 columns) need no barrier but lose 2r + 3 columns in 128 to the
- * overlap, so they serve small radii; groups of the whole block (1024 columns) the rest.
- * PACKED (radius <= PACKED_MAX_RADIUS): a window sum is at most 15^2 * 255 < 2^16, so R and B
- * stay packed in one word through the row prefix too (differences of packed prefixes are exact
- * modulo 2^32): 2 words to scan instead of 3. */
-template <int GROUP_WARPS, bool PACKED>
-__global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
-    box_fast_kernel(fv_image src, fv_image dst, int radius, box_divider div, int outputs_per_group,
-                    int band_rows, const uint2 *__restrict__ band_totals, int totals_pitch, bool vector)
+ * overlap, so they serve small radii; groups of the whole block (1024 columns) the rest. */
+template <int GROUP_WARPS, int MODE> struct box_fast_shared {
+    typedef typename prefix_word<MODE>::type T;
+    static constexpr int WORDS = MODE == PACK16 ? 2 : MODE == PACK21 ? 1 : 3;
+    static constexpr int GROUP_SPAN = COLUMNS_PER_THREAD * 32 * GROUP_WARPS, GROUPS = WARPS / GROUP_WARPS;
+    static constexpr int ROW = GROUP_SPAN + 4; /* a group's prefixes start at 4: word 3 stays 0 */
+    T prefix[2][WORDS][GROUPS * ROW];
+    T warp_totals[2][WORDS][WARPS];
+};
+
+template <int GROUP_WARPS, int MODE, bool EDGE>
+__device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE> &sh, const fv_image &src,
+                                              const fv_image &dst, int radius, box_divider div,
+                                              int outputs_per_group, int band_rows,
+                                              const uint2 *__restrict__ band_totals, int totals_pitch,
+                                              bool vector)
 {
-    constexpr int GROUP_THREADS = 32 * GROUP_WARPS, GROUP_SPAN = COLUMNS_PER_THREAD * GROUP_THREADS;
-    constexpr int GROUPS = WARPS / GROUP_WARPS, WORDS = PACKED ? 2 : 3;
-    constexpr int ROW = GROUP_SPAN + 4; /* a group's prefixes start at 4: word 3 stays 0 */
-    __shared__ __align__(16) uint32_t prefix[2][WORDS][GROUPS * ROW];
-    __shared__ __align__(16) uint32_t warp_totals[2][WORDS][WARPS];
+    typedef box_fast_shared<GROUP_WARPS, MODE> S;
+    typedef typename S::T T;
+    constexpr int GROUP_THREADS = 32 * GROUP_WARPS, WORDS = S::WORDS, ROW = S::ROW, GROUPS = S::GROUPS;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
     const int width = src.width, height = src.height;
@@ -290,28 +350,28 @@ __global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
     const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, height);
     const int base = group * ROW + 4;
     if (out0 >= width) return; /* a group with no outputs (uniform over a barrier's threads) */
-    if (gt < 2 * WORDS) prefix[gt / WORDS][gt % WORDS][base - 1] = 0; /* read before the first */
-    __syncwarp();                                                     /* output, after a barrier */
+    if (gt < 2 * WORDS) sh.prefix[gt / WORDS][gt % WORDS][base - 1] = 0; /* read before the first */
+    __syncwarp();                                                        /* output, after a barrier */
 
     /* the window of row y0: rows y0-r..y0+r, those outside the image replicating its edge rows */
     column_sums s;
 #pragma unroll
     for (int q = 0; q < COLUMNS_PER_THREAD; q++) s.rb[q] = s.g[q] = 0;
     const int lo = max(y0 - radius, 0), hi = min(y0 + radius, height - 1);
-    if (y0 - radius < 0) add_pixels(s, load_group(src, 0, x0, vector), (uint32_t)(radius - y0));
+    if (y0 - radius < 0) add_pixels(s, load_group<EDGE>(src, 0, x0, vector), (uint32_t)(radius - y0));
     if (y0 + radius > height - 1)
-        add_pixels(s, load_group(src, height - 1, x0, vector), (uint32_t)(y0 + radius - (height - 1)));
+        add_pixels(s, load_group<EDGE>(src, height - 1, x0, vector), (uint32_t)(y0 + radius - (height - 1)));
     if (band_totals)
-        add_range_by_bands(s, src, band_totals, totals_pitch, band_rows, lo, hi, x0, vector);
+        add_range_by_bands<EDGE>(s, src, band_totals, totals_pitch, band_rows, lo, hi, x0, vector);
     else
-        add_rows(s, src, lo, hi, x0, vector, 1u);
+        add_rows<EDGE>(s, src, lo, hi, x0, vector, 1u);
 
     for (int y = y0, buffer = 0; y < y_end; y++, buffer ^= 1) {
         /* loads for the next window and this row's alphas go out first: they land during the scan */
-        const uint4 enter = load_group(src, min(y + radius + 1, height - 1), x0, vector);
-        const uint4 leave = load_group(src, max(y - radius, 0), x0, vector);
+        const uint4 enter = load_group<EDGE>(src, min(y + radius + 1, height - 1), x0, vector);
+        const uint4 leave = load_group<EDGE>(src, max(y - radius, 0), x0, vector);
         uint32_t alpha[4];
-        const uint32_t *src_row = reinterpret_cast<const uint32_t *>(src.data + (size_t)y * src.pitch);
+        const uint32_t *src_row = image_row(src, y);
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const int j = q * GROUP_THREADS + gt;
@@ -319,59 +379,81 @@ __global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
         }
 
         /* the group's inclusive prefix of the column sums, word by word */
-        uint32_t v[WORDS][COLUMNS_PER_THREAD], warp_scan[WORDS];
+        T v[WORDS][COLUMNS_PER_THREAD], warp_scan[WORDS];
 #pragma unroll
         for (int q = 0; q < COLUMNS_PER_THREAD; q++) {
-            if (PACKED) {
-                v[0][q] = s.rb[q];
-                v[1][q] = s.g[q];
-            } else {
-                v[0][q] = s.rb[q] & 0xffffu;
-                v[1][q] = s.g[q];
-                v[2][q] = s.rb[q] >> 16;
-            }
+            T w[WORDS];
+            prefix_words_of<MODE>(s, q, w);
+#pragma unroll
+            for (int c = 0; c < WORDS; c++) v[c][q] = w[c];
         }
 #pragma unroll
         for (int c = 0; c < WORDS; c++) {
 #pragma unroll
             for (int q = 1; q < COLUMNS_PER_THREAD; q++) v[c][q] += v[c][q - 1];
-            warp_scan[c] = warp_inclusive_scan(v[c][COLUMNS_PER_THREAD - 1], lane);
-            if (GROUP_WARPS > 1 && lane == 31) warp_totals[buffer][c][warp] = warp_scan[c];
+            warp_scan[c] = v[c][COLUMNS_PER_THREAD - 1];
         }
+#pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) /* steps outside, words inside: in flight together */
+#pragma unroll
+            for (int c = 0; c < WORDS; c++) scan_step(warp_scan[c], offset);
+        if (GROUP_WARPS > 1 && lane == 31)
+#pragma unroll
+            for (int c = 0; c < WORDS; c++) sh.warp_totals[buffer][c][warp] = warp_scan[c];
         if (GROUP_WARPS > 1) __syncthreads();
+        T before[WORDS];
 #pragma unroll
-        for (int c = 0; c < WORDS; c++) {
-            uint32_t before = warp_scan[c] - v[c][COLUMNS_PER_THREAD - 1];
-            if (GROUP_WARPS > 1) { /* plus the totals of the warps to the left: lanes 0..7 scan them */
-                uint32_t left = lane < WARPS ? warp_totals[buffer][c][lane] : 0u;
+        for (int c = 0; c < WORDS; c++) before[c] = warp_scan[c] - v[c][COLUMNS_PER_THREAD - 1];
+        if (GROUP_WARPS > 1) { /* plus the totals of the warps to the left: lanes 0..7 scan them */
+            T left[WORDS];
 #pragma unroll
-                for (int offset = 1; offset < WARPS; offset <<= 1) {
-                    const uint32_t other = __shfl_up_sync(0xffffffffu, left, offset);
-                    if (lane >= offset) left += other;
-                }
-                left = __shfl_sync(0xffffffffu, left, (gwarp + WARPS - 1) % WARPS);
-                before += gwarp > 0 ? left : 0u;
+            for (int c = 0; c < WORDS; c++) left[c] = lane < WARPS ? sh.warp_totals[buffer][c][lane] : (T)0;
+#pragma unroll
+            for (int offset = 1; offset < WARPS; offset <<= 1)
+#pragma unroll
+                for (int c = 0; c < WORDS; c++) scan_step(left[c], offset);
+#pragma unroll
+            for (int c = 0; c < WORDS; c++) {
+                left[c] = __shfl_sync(0xffffffffu, left[c], (gwarp + WARPS - 1) % WARPS);
+                before[c] += gwarp > 0 ? left[c] : (T)0;
             }
-            *reinterpret_cast<uint4 *>(&prefix[buffer][c][base + COLUMNS_PER_THREAD * gt]) =
-                make_uint4(before + v[c][0], before + v[c][1], before + v[c][2], before + v[c][3]);
+        }
+#pragma unroll
+        for (int c = 0; c < WORDS; c++) { /* 4 prefixes in 16-byte stores (base is a multiple of 4) */
+            T *to = &sh.prefix[buffer][c][base + COLUMNS_PER_THREAD * gt];
+            if constexpr (sizeof(T) == 4) {
+                *reinterpret_cast<uint4 *>(to) = make_uint4(before[c] + v[c][0], before[c] + v[c][1],
+                                                            before[c] + v[c][2], before[c] + v[c][3]);
+            } else {
+                reinterpret_cast<ulonglong2 *>(to)[0] = make_ulonglong2(before[c] + v[c][0], before[c] + v[c][1]);
+                reinterpret_cast<ulonglong2 *>(to)[1] = make_ulonglong2(before[c] + v[c][2], before[c] + v[c][3]);
+            }
         }
         if (GROUP_WARPS > 1) __syncthreads(); else __syncwarp();
 
         /* outputs: thread gt writes columns gt, gt + GROUP_THREADS, ...: neighbouring threads read
          * neighbouring prefixes (no bank conflicts) and write neighbouring pixels */
-        uint32_t *dst_row = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch);
+        uint32_t *dst_row = const_cast<uint32_t *>(image_row(dst, y));
 #pragma unroll
         for (int q = 0; q < 4; q++) {
             const int j = q * GROUP_THREADS + gt;
             if (j >= group_outputs) break;
             const int x = out0 + j;
             const int i_hi = base + x + radius - x_in0, i_lo = base + x - radius - x_in0 - 1;
-            uint32_t d[WORDS];
+            T d[WORDS];
 #pragma unroll
-            for (int c = 0; c < WORDS; c++) d[c] = prefix[buffer][c][i_hi] - prefix[buffer][c][i_lo];
-            const uint32_t r_sum = PACKED ? d[0] & 0xffffu : d[0];
-            const uint32_t b_sum = PACKED ? d[0] >> 16 : d[2];
-            dst_row[x] = box_mean(r_sum, div) | box_mean(d[1], div) << 8 | box_mean(b_sum, div) << 16 |
+            for (int c = 0; c < WORDS; c++) d[c] = sh.prefix[buffer][c][i_hi] - sh.prefix[buffer][c][i_lo];
+            uint32_t r_sum, g_sum, b_sum;
+            if constexpr (MODE == PACK16) {
+                r_sum = (uint32_t)d[0] & 0xffffu, g_sum = (uint32_t)d[1], b_sum = (uint32_t)d[0] >> 16;
+            } else if constexpr (MODE == PACK21) {
+                r_sum = (uint32_t)d[0] & 0x1fffffu;
+                g_sum = (uint32_t)(d[0] >> 21) & 0x1fffffu;
+                b_sum = (uint32_t)(d[0] >> 42);
+            } else {
+                r_sum = (uint32_t)d[0], g_sum = (uint32_t)d[1], b_sum = (uint32_t)d[WORDS - 1];
+            }
+            dst_row[x] = box_mean(r_sum, div) | box_mean(g_sum, div) << 8 | box_mean(b_sum, div) << 16 |
                          alpha[q] << 24;
         }
 
@@ -380,12 +462,32 @@ __global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
     }
 }
 
+template <int GROUP_WARPS, int MODE>
+__global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
+    box_fast_kernel(fv_image src, fv_image dst, int radius, box_divider div, int outputs_per_group,
+                    int band_rows, const uint2 *__restrict__ band_totals, int totals_pitch, bool vector)
+{
+    __shared__ __align__(16) box_fast_shared<GROUP_WARPS, MODE> sh;
+    typedef box_fast_shared<GROUP_WARPS, MODE> S;
+    /* does any group of this block sum a column outside the image (or are rows unaligned)? The
+     * same answer for every thread: both bodies meet the same barriers */
+    const int first_group = blockIdx.x * S::GROUPS, last_group = first_group + S::GROUPS - 1;
+    const int x_first = (first_group * outputs_per_group - radius) & ~3;
+    const int x_last = ((last_group * outputs_per_group - radius) & ~3) + S::GROUP_SPAN - 1;
+    if (!vector || x_first < 0 || x_last > src.width - 1)
+        box_fast_body<GROUP_WARPS, MODE, true>(sh, src, dst, radius, div, outputs_per_group, band_rows,
+                                               band_totals, totals_pitch, vector);
+    else
+        box_fast_body<GROUP_WARPS, MODE, false>(sh, src, dst, radius, div, outputs_per_group, band_rows,
+                                                band_totals, totals_pitch, vector);
+}
+
 typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
 
 static box_fast_kernel_fn box_fast_kernel_for(const box_fast_geometry *g)
 {
-    if (g->group_warps == 1) return g->packed ? box_fast_kernel<1, true> : box_fast_kernel<1, false>;
-    return g->packed ? box_fast_kernel<WARPS, true> : box_fast_kernel<WARPS, false>;
+    if (g->group_warps == 1) return g->mode == PACK16 ? box_fast_kernel<1, PACK16> : box_fast_kernel<1, PACK21>;
+    return g->mode == PACK21 ? box_fast_kernel<WARPS, PACK21> : box_fast_kernel<WARPS, PLAIN>;
 }
 
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
@@ -407,6 +509,8 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
         return fv_fail(FV_ERR_ARG, "box/fast: state made for radius %d at %dx%d, run at radius %d at %dx%d",
                        s->radius, s->width, s->height, radius, src->width, src->height);
     FV_TRY(box_check_images(src, dst, "fast"));
+    if (src->pitch > UINT32_MAX || dst->pitch > UINT32_MAX) /* rows addressed as 32-bit row x pitch */
+        return fv_fail(FV_ERR_ARG, "box/fast: a row pitch of 4 GiB or more");
     const box_fast_geometry *g = &s->geometry;
     if (g->use_band_totals) {
         dim3 grid((src->width + BAND_TOTALS_THREADS - 1) / BAND_TOTALS_THREADS, g->bands);

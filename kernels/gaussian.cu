@@ -383,7 +383,8 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
     (void)state;
     fv_gaussian_taps taps;
     FV_TRY(fv_gaussian_taps_make(p, &taps));
-    if (gaussian_wide_applies(taps.w, taps.radius)) /* wide stencils: tensor cores */
+    if (gaussian_wide_applies(taps.w, taps.radius) && gaussian_wide_addresses(src) &&
+        gaussian_wide_addresses(dst)) /* wide stencils: tensor cores */
         return gaussian_wide_launch(src, dst, taps.w, taps.radius, stream);
     gaussian_weights gw;
     gaussian_weights_of(&taps, &gw);

@@ -89,10 +89,14 @@ static void gaussian_wide_taps_make(const int *taps, int radius, gaussian_wide_t
 }
 
 /* Column sums kept per block: the tile's columns plus an apron that the row pass's 32-column
- * chunks cover: roundup8(r) on the left (sector-aligned loads), the rest on the right. */
+ * chunks cover: roundup8(r) on the left (sector-aligned loads), the rest on the right. The chunk
+ * counts of both passes depend on roundup8(r) alone (a radius r8 - 7 .. r8 needs as many as r8
+ * does), so the kernel is compiled once per r8 with them as constants. */
+static __host__ __device__ constexpr int wide_col_chunks_r8(int r8) { return (32 + 2 * r8 + 31) / 32; }
+static __host__ __device__ constexpr int wide_row_chunks_r8(int r8) { return (WIDE_TILE_ROWS + 2 * r8 + 31) / 32; }
 static __host__ __device__ __forceinline__ int wide_col_chunks(int radius)
 {
-    return (32 + radius + ((radius + 7) & ~7) + 31) / 32;
+    return wide_col_chunks_r8((radius + 7) & ~7);
 }
 static __host__ __device__ __forceinline__ int wide_sums_width(int radius)
 {
@@ -133,13 +137,15 @@ __device__ __forceinline__ int wide_clamp(int v, int hi) { return min(max(v, 0),
 
 /* The 8 pixels lane (g, t) feeds to chunk `chunk` of the column pass: rows 4t..4t+3 and
  * 16+4t..16+4t+3 of the chunk, in the lane's column. */
-__device__ __forceinline__ void wide_load_chunk(uint32_t (&px)[8], const fv_image &src,
+__device__ __forceinline__ void wide_load_chunk(uint32_t (&px)[8], int height, uint32_t pitch,
                                                 const uint8_t *column, int first_row, int chunk, int t)
 {
 #pragma unroll
     for (int i = 0; i < 8; i++) {
-        const int y = wide_clamp(first_row + 32 * chunk + 4 * t + (i & 3) + 16 * (i >> 2), src.height - 1);
-        px[i] = __ldg(reinterpret_cast<const uint32_t *>(column + (size_t)y * src.pitch));
+        /* the clamped row is >= 0 and its offset fits 32 bits (the launcher checks): no 64-bit
+         * multiply per load */
+        const uint32_t y = (uint32_t)wide_clamp(first_row + 32 * chunk + 4 * t + (i & 3) + 16 * (i >> 2), height - 1);
+        px[i] = __ldg(reinterpret_cast<const uint32_t *>(column + y * pitch));
     }
 }
 
@@ -157,6 +163,9 @@ __device__ __forceinline__ void wide_transpose(const uint32_t *px, uint32_t &red
     alpha = __byte_perm(ba01, ba23, 0x7632);
 }
 
+/* R8 = roundup8(radius): the chunk counts and the bands that can be non-zero are constants, so
+ * the MMA loops carry no run-time tests (a band beyond 2r is all zeros and adds nothing) */
+template <int R8>
 __global__ void __launch_bounds__(WIDE_THREADS, 2)
     gaussian_wide_kernel(fv_image src, fv_image dst, gaussian_wide_taps taps, bool aligned8)
 {
@@ -167,10 +176,12 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
     uint32_t *quad = reinterpret_cast<uint32_t *>(wide_smem);
     uint8_t *alphas = reinterpret_cast<uint8_t *>(wide_smem) + WIDE_TAP_WORDS * sizeof(uint32_t);
     uint8_t *sums = alphas + WIDE_ALPHA_BYTES;
-    const int r = taps.radius, r8 = (r + 7) & ~7;
-    const int col_chunks = wide_col_chunks(r);
-    const int sums_width = wide_sums_width(r), pitch = wide_sums_pitch(r);
-    const int plane_bytes = WIDE_TILE_ROWS * pitch;
+    constexpr int COL_CHUNKS = wide_col_chunks_r8(R8), ROW_CHUNKS = wide_row_chunks_r8(R8);
+    const int r = taps.radius, r8 = R8;
+    /* = wide_sums_width(r) and wide_sums_pitch(r), which depend on r8 alone */
+    constexpr int sums_width = WIDE_TILE_COLS - 32 + 32 * COL_CHUNKS, pitch = sums_width + 16;
+    const uint32_t src_pitch = (uint32_t)src.pitch; /* gaussian_wide_addresses: offsets fit 32 bits */
+    constexpr int plane_bytes = WIDE_TILE_ROWS * pitch;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
     const int x0 = blockIdx.x * WIDE_TILE_COLS, y0 = blockIdx.y * WIDE_TILE_ROWS;
@@ -189,12 +200,11 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
             band[v][2] = lane_taps[d + 16];
             band[v][3] = lane_taps[d + 8];
         }
-        const int row_chunks = (WIDE_TILE_ROWS + 2 * r + 31) / 32;
         const int n_strips = sums_width / 8;
         int strip = warp;
         const uint8_t *column = src.data + 4 * (size_t)wide_clamp(x0 - r8 + 8 * strip + g, src.width - 1);
         uint32_t px[8], next[8];
-        if (strip < n_strips) wide_load_chunk(px, src, column, y0 - r, 0, t);
+        if (strip < n_strips) wide_load_chunk(px, src.height, src_pitch, column, y0 - r, 0, t);
         for (; strip < n_strips; strip += WIDE_WARPS) {
             const uint8_t *next_column =
                 src.data + 4 * (size_t)wide_clamp(x0 - r8 + 8 * (strip + WIDE_WARPS) + g, src.width - 1);
@@ -209,13 +219,12 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
 #pragma unroll
                     for (int e = 0; e < 4; e++) acc[mt][ch][e] = 0;
 #pragma unroll
-            for (int c = 0; c < WIDE_ROW_CHUNKS; c++) {
-                if (c >= row_chunks) break;
+            for (int c = 0; c < ROW_CHUNKS; c++) {
                 /* the next chunk, or the next strip's first, is in flight during the MMAs */
-                if (c + 1 < WIDE_ROW_CHUNKS && c + 1 < row_chunks)
-                    wide_load_chunk(next, src, column, y0 - r, c + 1, t);
+                if (c + 1 < ROW_CHUNKS)
+                    wide_load_chunk(next, src.height, src_pitch, column, y0 - r, c + 1, t);
                 else if (strip + WIDE_WARPS < n_strips)
-                    wide_load_chunk(next, src, next_column, y0 - r, 0, t);
+                    wide_load_chunk(next, src.height, src_pitch, next_column, y0 - r, 0, t);
                 uint32_t pixels[3][2], alpha[2];
                 wide_transpose(px, pixels[0][0], pixels[1][0], pixels[2][0], alpha[0]);
                 wide_transpose(px + 4, pixels[0][1], pixels[1][1], pixels[2][1], alpha[1]);
@@ -228,7 +237,7 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
                 for (int mt = 0; mt < WIDE_ROW_TILES; mt++) {
                     const int d = 32 * c - 16 * mt;
                     if (d < -16 || d > 16 * (WIDE_BANDS_V - 2)) continue; /* band all zero at any r */
-                    if (d > 2 * r + 15) continue;                         /* all zero at this r */
+                    if (d > 2 * R8 + 15) continue;                        /* all zero at any r <= R8 */
 #pragma unroll
                     for (int ch = 0; ch < 3; ch++) mma_m16n8k32_u8(acc[mt][ch], band[d / 16 + 1], pixels[ch]);
                 }
@@ -279,13 +288,12 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
                         else acc[j][e] = acc[j][e] * 256 + 32768; /* + 0.5 before the >> 16 */
                     }
 #pragma unroll
-                for (int c = 0; c < WIDE_COL_CHUNKS; c++) {
-                    if (c >= col_chunks) break;
+                for (int c = 0; c < COL_CHUNKS; c++) {
                     uint32_t a[4];
                     ldmatrix_x4(a, unit_sums + (2 * ch + high) * plane_bytes + 32 * c);
 #pragma unroll
                     for (int j = 0; j < 4; j++) {
-                        if (32 * c - 8 * j > r + r8 + 7) continue; /* band all zero: e > 2r + 7 */
+                        if (32 * c - 8 * j > 2 * R8 + 7) continue; /* band all zero: e > 2r + 7 */
                         mma_m16n8k32_u8(acc[j], a, band[4 * c - j + 3]);
                     }
                 }
@@ -304,7 +312,7 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
         for (int half = 0; half < 2; half++) {
             const int row = 16 * mt + g + 8 * half, y = y0 + row;
             if (y >= dst.height) continue;
-            uint8_t *dst_row = dst.data + (size_t)y * dst.pitch;
+            uint8_t *dst_row = dst.data + (uint64_t)(uint32_t)y * (uint32_t)dst.pitch;
 #pragma unroll
             for (int j = 0; j < 4; j++) {
                 const int column = xw + 8 * j + 2 * t, x = x0 + column;
@@ -341,26 +349,47 @@ bool gaussian_wide_applies(const int *taps, int radius)
     return major >= 8;
 }
 
+typedef void (*gaussian_wide_kernel_fn)(fv_image, fv_image, gaussian_wide_taps, bool);
+
+/* the instance for roundup8(radius): 8, 16, 24 or 32 */
+static gaussian_wide_kernel_fn gaussian_wide_kernel_for(int radius)
+{
+    switch ((radius + 7) / 8) {
+    case 1: return gaussian_wide_kernel<8>;
+    case 2: return gaussian_wide_kernel<16>;
+    case 3: return gaussian_wide_kernel<24>;
+    default: return gaussian_wide_kernel<32>;
+    }
+}
+
+bool gaussian_wide_addresses(const fv_image *img)
+{
+    return (uint64_t)(img->height > 0 ? img->height - 1 : 0) * img->pitch <= UINT32_MAX;
+}
+
 fv_kernel_info gaussian_wide_kernel_info(int radius)
 {
     const size_t smem = wide_smem_bytes(radius);
+    const gaussian_wide_kernel_fn kernel = gaussian_wide_kernel_for(radius);
     /* beyond 48 KiB of dynamic shared memory a kernel must opt in, for the occupancy API too */
-    if (cudaFuncSetAttribute(gaussian_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
-        cudaSuccess)
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
         (void)cudaGetLastError();
-    return fv_kernel_info{"gaussian_wide_kernel", (const void *)gaussian_wide_kernel, WIDE_THREADS, smem};
+    return fv_kernel_info{"gaussian_wide_kernel", (const void *)kernel, WIDE_THREADS, smem};
 }
 
 fv_status gaussian_wide_launch(const fv_image *src, fv_image *dst, const int *taps, int radius,
                                cudaStream_t stream)
 {
+    if (!gaussian_wide_addresses(src) || !gaussian_wide_addresses(dst))
+        return fv_fail(FV_ERR_ARG, "gaussian/fast: the tensor-core path addresses images below 4 GiB only");
     gaussian_wide_taps wide_taps;
     gaussian_wide_taps_make(taps, radius, &wide_taps);
     const bool aligned8 = (((uintptr_t)src->data | (uintptr_t)dst->data | src->pitch | dst->pitch) & 7) == 0;
     const size_t smem = wide_smem_bytes(radius);
-    FV_CUDA_CHECK(cudaFuncSetAttribute(gaussian_wide_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const gaussian_wide_kernel_fn kernel = gaussian_wide_kernel_for(radius);
+    FV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
     dim3 grid((src->width + WIDE_TILE_COLS - 1) / WIDE_TILE_COLS, (src->height + WIDE_TILE_ROWS - 1) / WIDE_TILE_ROWS);
-    gaussian_wide_kernel<<<grid, WIDE_THREADS, smem, stream>>>(*src, *dst, wide_taps, aligned8);
+    kernel<<<grid, WIDE_THREADS, smem, stream>>>(*src, *dst, wide_taps, aligned8);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }

@@ -24,6 +24,9 @@ extern "C" {
  * least GAUSSIAN_WIDE_MIN_RADIUS, every tap below 256 (a tiny sigma with a given wide radius puts
  * all 256 on the centre), compute capability 8.0 or later. */
 bool gaussian_wide_applies(const int *taps, int radius);
+/* 1 when the rows of this device image lie within 4 GiB of its first, so 32-bit offsets address
+ * them (the wide path's loads); larger images take the packed-integer kernel. */
+bool gaussian_wide_addresses(const fv_image *img);
 /* One pass from src to dst (device images of the same size, never aliased) on `stream`. */
 fv_status gaussian_wide_launch(const fv_image *src, fv_image *dst, const int *taps, int radius,
                                cudaStream_t stream);
