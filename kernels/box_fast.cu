@@ -18,9 +18,16 @@
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
  *                costs less than the barriers; at r = 17 and 20 on the H200 0.063 and 0.068 ms at
  *                3840x2160 against 0.069 and 0.070 as whole blocks, at r = 24 no gain); beyond,
- *                the whole block (1024 columns). Up to r = 7 a window sum fits 16 bits, so R
- *                and B stay packed through the prefix too (2 words per column instead of 3: the
- *                reason small radii run fastest).
+ *                the whole block (1024 columns). How a column's three sums travel through the
+ *                prefix depends on how large a window sum can be: up to r = 7 it fits 16 bits,
+ *                so R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
+ *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
+ *                beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275 ms, r = 32 0.433 -> 0.385).
+ *                Each scan step adds under the shuffle's own predicate (whether the source lane
+ *                exists), not a compare and a select.
+ *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
+ *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
+ *                32 x 32-bit multiply-add (pitch < 4 GiB).
  *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
  *                own height, a first kernel sums every band of rows once per column (band totals,
  *                8 bytes per column per band) and a window start costs a few band totals plus at
@@ -62,7 +69,7 @@ enum { PACK16, PACK21, PLAIN };     /* how window sums travel through the row pr
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
     "(16-bit lanes), row sums are differences of a warp (r <= 20) or block prefix in shared "
-    "memory; R and B packed in one word up to r = 7; wide windows start from band totals";
+    "memory; R, G, B packed in 2 words up to r = 44; wide windows start from band totals";
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
