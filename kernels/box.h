@@ -36,6 +36,7 @@ typedef struct box_divider {
     uint32_t magic;               /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
     uint32_t shift;               /* l - 1 */
     uint64_t bias;                /* half * magic: the rounding folded into the multiply */
+    uint32_t magic16;             /* radius <= 7: ceil(2^32 / area), see box_quotient16; else 0 */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -48,6 +49,7 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     d.shift = l - 1;
     d.magic = (uint32_t)((((uint64_t)1 << (31 + l)) + d.area - 1) / d.area);
     d.bias = (uint64_t)d.half * d.magic;
+    d.magic16 = radius <= 7 ? (uint32_t)((((uint64_t)1 << 32) + d.area - 1) / d.area) : 0;
     return d;
 }
 
@@ -64,6 +66,22 @@ FV_HOST_DEVICE int box_radius_clamped(const fv_params *p)
 FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
 {
     return (uint32_t)(((uint64_t)sum * d.magic + d.bias) >> 32) >> d.shift;
+}
+
+/* n / area for n = sum + area / 2 < 2^25 (the rounding already added, as the `fast` variant adds
+ * it for free to a difference of prefixes): the high word of n * magic, shifted */
+FV_HOST_DEVICE uint32_t box_quotient(uint32_t n, box_divider d)
+{
+    return (uint32_t)(((uint64_t)n * d.magic) >> 32) >> d.shift;
+}
+
+/* n / area for n < 2^16 and radius <= 7 (every such window sum plus area / 2 is below 57488):
+ * the high word of n * ceil(2^32 / area), no shift. With magic16 * area = 2^32 + e, e < area,
+ * n * magic16 / 2^32 = n / area + n e / (area 2^32), and n e < 2^16 * 225 < 2^32 keeps the
+ * excess below 1 / area: the floor is n / area's. */
+FV_HOST_DEVICE uint32_t box_quotient16(uint32_t n, box_divider d)
+{
+    return (uint32_t)(((uint64_t)n * d.magic16) >> 32);
 }
 
 /* Source and destination the same size, rows on 4-byte boundaries (kernels/box.cu); the message

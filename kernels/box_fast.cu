@@ -373,6 +373,17 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     else
         add_rows<EDGE>(s, src, lo, hi, x0, vector, 1u);
 
+    /* area / 2 in every lane of the mode's words */
+    T halves[WORDS];
+    if constexpr (MODE == PACK16) {
+        halves[0] = div.half | div.half << 16;
+        halves[1] = div.half;
+    } else if constexpr (MODE == PACK21) {
+        halves[0] = (T)div.half | (T)div.half << 21 | (T)div.half << 42;
+    } else {
+#pragma unroll
+        for (int c = 0; c < WORDS; c++) halves[c] = div.half;
+    }
     for (int y = y0, buffer = 0; y < y_end; y++, buffer ^= 1) {
         /* loads for the next window and this row's alphas go out first: they land during the scan */
         const uint4 enter = load_group<EDGE>(src, min(y + radius + 1, height - 1), x0, vector);
@@ -447,21 +458,28 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
             if (j >= group_outputs) break;
             const int x = out0 + j;
             const int i_hi = base + x + radius - x_in0, i_lo = base + x - radius - x_in0 - 1;
+            /* window sum + area / 2 per channel: the rounding rides on the difference (one 3-input
+             * add), and each lane still holds it (box_quotient's bounds) */
             T d[WORDS];
 #pragma unroll
-            for (int c = 0; c < WORDS; c++) d[c] = sh.prefix[buffer][c][i_hi] - sh.prefix[buffer][c][i_lo];
-            uint32_t r_sum, g_sum, b_sum;
-            if constexpr (MODE == PACK16) {
-                r_sum = (uint32_t)d[0] & 0xffffu, g_sum = (uint32_t)d[1], b_sum = (uint32_t)d[0] >> 16;
+            for (int c = 0; c < WORDS; c++)
+                d[c] = sh.prefix[buffer][c][i_hi] - sh.prefix[buffer][c][i_lo] + halves[c];
+            uint32_t r_mean, g_mean, b_mean;
+            if constexpr (MODE == PACK16) { /* < 2^16: one high multiply each */
+                r_mean = box_quotient16((uint32_t)d[0] & 0xffffu, div);
+                g_mean = box_quotient16((uint32_t)d[1], div);
+                b_mean = box_quotient16((uint32_t)d[0] >> 16, div);
             } else if constexpr (MODE == PACK21) {
-                r_sum = (uint32_t)d[0] & 0x1fffffu;
-                g_sum = (uint32_t)(d[0] >> 21) & 0x1fffffu;
-                b_sum = (uint32_t)(d[0] >> 42);
+                r_mean = box_quotient((uint32_t)d[0] & 0x1fffffu, div);
+                g_mean = box_quotient((uint32_t)(d[0] >> 21) & 0x1fffffu, div);
+                b_mean = box_quotient((uint32_t)(d[0] >> 42), div);
             } else {
-                r_sum = (uint32_t)d[0], g_sum = (uint32_t)d[1], b_sum = (uint32_t)d[WORDS - 1];
+                r_mean = box_quotient((uint32_t)d[0], div);
+                g_mean = box_quotient((uint32_t)d[1], div);
+                b_mean = box_quotient((uint32_t)d[WORDS - 1], div);
             }
-            dst_row[x] = box_mean(r_sum, div) | box_mean(g_sum, div) << 8 | box_mean(b_sum, div) << 16 |
-                         alpha[q] << 24;
+            /* bytes R, G from the first two, B and the source alpha from the next */
+            dst_row[x] = __byte_perm(__byte_perm(r_mean, g_mean, 0x0040), b_mean | alpha[q] << 24, 0x7410);
         }
 
         add_pixels(s, enter, 1u);

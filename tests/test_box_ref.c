@@ -315,6 +315,34 @@ static void test_box_mean(void)
     printf("box_mean: %lld sums checked\n", checks);
 }
 
+/* box_quotient(n) = n / area at every multiple boundary of every radius up to 2^25, and
+ * box_quotient16(n) = n / area for every n < 2^16 at every radius up to 7 (the `fast` variant's
+ * divisions, the rounding already added to n) */
+static void test_box_quotient(void)
+{
+    long long checks = 0, failures = 0;
+    for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++) {
+        const box_divider d = box_divider_make(r);
+        for (uint64_t k = 0; k * d.area < (1u << FV_BOX_SUM_BITS); k++)
+            for (uint64_t n = k * d.area > 0 ? k * d.area - 1 : 0; n <= k * d.area + 1; n++) {
+                if (n >= (1u << FV_BOX_SUM_BITS)) break;
+                checks++;
+                failures += box_quotient((uint32_t)n, d) != (uint32_t)(n / d.area);
+            }
+        if (r <= 7)
+            for (uint32_t n = 0; n < 65536; n++) {
+                checks++;
+                failures += box_quotient16(n, d) != n / d.area;
+            }
+        else
+            failures += d.magic16 != 0;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "(%lld checks, %lld failures)", checks, failures);
+    test_check(&t, failures == 0, "box_quotient and box_quotient16 equal n / area", what);
+    printf("box_quotient: %lld values checked\n", checks);
+}
+
 int main(void)
 {
     uint32_t seed = test_seed();
@@ -327,5 +355,6 @@ int main(void)
     test_full_hd(&seed);
     test_bad_radius();
     test_box_mean();
+    test_box_quotient();
     return test_finish(&t);
 }
