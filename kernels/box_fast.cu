@@ -28,6 +28,8 @@
  *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
  *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
  *                32 x 32-bit multiply-add (pitch < 4 GiB).
+ *   bands        as tall as possible (at most 64 rows) while the grid is one or a few whole waves
+ *                of the blocks the GPU runs at once (box_fast_geometry_make).
  *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
  *                own height, a first kernel sums every band of rows once per column (band totals,
  *                8 bytes per column per band) and a window start costs a few band totals plus at
