@@ -28,8 +28,10 @@
  *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
  *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
  *                32 x 32-bit multiply-add (pitch < 4 GiB).
- *   bands        as tall as possible (at most 64 rows) while the grid is one or a few whole waves
- *                of the blocks the GPU runs at once (box_fast_geometry_make).
+ *   bands        on large images short (16 to 32 rows: window starts overlap other blocks'
+ *                walks), on small ones as tall as possible (at most 64 rows) while the grid is
+ *                one or a few whole waves of the blocks the GPU runs at once
+ *                (box_fast_geometry_make says which and why).
  *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
  *                own height, a first kernel sums every band of rows once per column (band totals,
  *                8 bytes per column per band) and a window start costs a few band totals plus at
@@ -87,6 +89,7 @@ typedef struct box_fast_geometry {
 
 #define MIN_BAND_ROWS 8
 #define MAX_BAND_ROWS 64
+#define MANY_WAVES 4                /* a grid this many waves long takes short bands */
 static int box_fast_resident_blocks(int group_warps, int mode); /* below the kernels */
 
 static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
@@ -97,23 +100,36 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     g.outputs_per_group = 32 * COLUMNS_PER_THREAD * g.group_warps - 2 * radius - 3;
     const int per_block = g.outputs_per_group * (WARPS / g.group_warps);
     g.blocks_across = (width + per_block - 1) / per_block;
-    /* Bands: as many blocks as the GPU runs at once, or a whole multiple of it, the fewest such
-     * waves whose bands are at most MAX_BAND_ROWS tall (no last wave of a few blocks, and the
-     * tallest bands, whose window starts cost least): on the H200 at 3840x2160 radius 1, 4, 20
-     * 0.0355, 0.0411, 0.0633 -> 0.0313, 0.0388, 0.0571 ms against power-of-two bands giving 512
-     * blocks. Where such bands would need band totals, and without a device to ask, the
-     * power-of-two bands (measured better there: 9984x6400 radius 64 0.368 against 0.430). */
+    /* Bands, by the first of three rules that applies (each measured on the H200):
+     *   short       where even short bands make a grid of MANY_WAVES waves or more (large
+     *               images), bands of roundup8(r + 1) rows, 16 to 32: about the best of 16 .. 64 at
+     *               9984x6400 for every radius 1 .. 32 (radius 8 0.271 -> 0.247 ms, 17 0.332 ->
+     *               0.286, 32 0.375 -> 0.345 against the rules below): blocks finish and start
+     *               all the time, so window starts overlap other blocks' walks. Measured only up
+     *               to radius 32.
+     *   whole waves as many blocks as the GPU runs at once, or a whole multiple of it, the fewest
+     *               such waves whose bands are at most MAX_BAND_ROWS tall (no last wave of a few
+     *               blocks, and the tallest bands, whose window starts cost least): best at
+     *               3840x2160 (radius 1, 4, 20 0.0355, 0.0411, 0.0633 -> 0.0313, 0.0388, 0.0571
+     *               against the next rule), unless such bands would need band totals.
+     *   otherwise   (and without a device to ask) the tallest power-of-two band giving
+     *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
     const int resident = box_fast_resident_blocks(g.group_warps, g.mode);
-    int whole_waves = 0;
-    if (resident > 0) {
+    const int short_rows = min(max((radius + 8) & ~7, 16), 32); /* roundup8(r + 1): no band totals to r = 31 */
+    int chosen = 0;
+    if (resident > 0 && radius <= 32 &&
+        (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) >= (long long)MANY_WAVES * resident) {
+        g.band_rows = short_rows;
+        chosen = 1;
+    } else if (resident > 0) {
         for (int waves = 1;; waves++) {
             const int bands = max(1, waves * resident / g.blocks_across);
             g.band_rows = max((height + bands - 1) / bands, MIN_BAND_ROWS);
             if (g.band_rows <= MAX_BAND_ROWS) break;
         }
-        whole_waves = 2 * radius + 1 <= BAND_TOTALS_FACTOR * g.band_rows;
+        chosen = 2 * radius + 1 <= BAND_TOTALS_FACTOR * g.band_rows;
     }
-    if (!whole_waves) {
+    if (!chosen) {
         g.band_rows = MAX_BAND_ROWS;
         while (g.band_rows > MIN_BAND_ROWS &&
                g.blocks_across * ((height + g.band_rows - 1) / g.band_rows) < BLOCKS_WANTED)
