@@ -92,11 +92,18 @@ typedef struct box_fast_geometry {
 #define MANY_WAVES 4                /* a grid this many waves long takes short bands */
 static int box_fast_resident_blocks(int group_warps, int mode); /* below the kernels */
 
+/* which kernel a radius takes: its group size and prefix mode */
+static int box_fast_group_warps(int radius) { return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS; }
+static int box_fast_mode(int radius)
+{
+    return radius <= PACKED_MAX_RADIUS ? PACK16 : radius <= PACK21_MAX_RADIUS ? PACK21 : PLAIN;
+}
+
 static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
 {
     box_fast_geometry g;
-    g.group_warps = radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS;
-    g.mode = radius <= PACKED_MAX_RADIUS ? PACK16 : radius <= PACK21_MAX_RADIUS ? PACK21 : PLAIN;
+    g.group_warps = box_fast_group_warps(radius);
+    g.mode = box_fast_mode(radius);
     g.outputs_per_group = 32 * COLUMNS_PER_THREAD * g.group_warps - 2 * radius - 3;
     const int per_block = g.outputs_per_group * (WARPS / g.group_warps);
     g.blocks_across = (width + per_block - 1) / per_block;
@@ -147,10 +154,15 @@ typedef struct box_fast_state {
     uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
+static size_t box_fast_totals_bytes(const box_fast_geometry *g)
+{
+    return g->use_band_totals ? sizeof(uint2) * (size_t)g->totals_pitch * (size_t)g->bands : 0;
+}
+
 size_t box_fast_state_bytes(const fv_params *p, int width, int height)
 {
     const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), width, height);
-    return g.use_band_totals ? sizeof(uint2) * (size_t)g.totals_pitch * (size_t)g.bands : 0;
+    return box_fast_totals_bytes(&g);
 }
 
 fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height)
@@ -161,7 +173,7 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
-    const size_t bytes = box_fast_state_bytes(p, width, height);
+    const size_t bytes = box_fast_totals_bytes(&s->geometry);
     if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
         cudaGetLastError();
         free(s);
@@ -572,8 +584,9 @@ static int box_fast_resident_blocks(int group_warps, int mode)
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 2) return 0;
-    const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), 3840, 2160);
-    out[0] = {"box_fast_kernel", (const void *)box_fast_kernel_for(g.group_warps, g.mode), THREADS, 0};
+    const int radius = box_radius_clamped(p);
+    out[0] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), box_fast_mode(radius)),
+              THREADS, 0};
     out[1] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return 2;
 }

@@ -98,19 +98,15 @@ static void gaussian_wide_taps_make(const int *taps, int radius, gaussian_wide_t
  * counts of both passes depend on roundup8(r) alone (a radius r8 - 7 .. r8 needs as many as r8
  * does), so the kernel is compiled once per r8 with them as constants. */
 static __host__ __device__ constexpr int wide_col_chunks_r8(int r8) { return (32 + 2 * r8 + 31) / 32; }
-static __host__ __device__ constexpr int wide_row_chunks_r8(int r8) { return (WIDE_TILE_ROWS + 2 * r8 + 31) / 32; }
-static __host__ __device__ __forceinline__ int wide_col_chunks(int radius)
+static __host__ __device__ constexpr int wide_sums_width_r8(int r8)
 {
-    return wide_col_chunks_r8((radius + 7) & ~7);
-}
-static __host__ __device__ __forceinline__ int wide_sums_width(int radius)
-{
-    return WIDE_TILE_COLS - 32 + 32 * wide_col_chunks(radius);
+    return WIDE_TILE_COLS - 32 + 32 * wide_col_chunks_r8(r8);
 }
 /* + 16: rows an odd number of 16-byte units apart, so 8 rows of an ldmatrix hit 8 bank groups */
+static __host__ __device__ constexpr int wide_sums_pitch_r8(int r8) { return wide_sums_width_r8(r8) + 16; }
 static __host__ __device__ __forceinline__ int wide_sums_pitch(int radius)
 {
-    return wide_sums_width(radius) + 16;
+    return wide_sums_pitch_r8((radius + 7) & ~7);
 }
 static size_t wide_smem_bytes(int radius)
 {
@@ -181,10 +177,9 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
     uint32_t *quad = reinterpret_cast<uint32_t *>(wide_smem);
     uint8_t *alphas = reinterpret_cast<uint8_t *>(wide_smem) + WIDE_TAP_WORDS * sizeof(uint32_t);
     uint8_t *sums = alphas + WIDE_ALPHA_BYTES;
-    constexpr int COL_CHUNKS = wide_col_chunks_r8(R8), ROW_CHUNKS = wide_row_chunks_r8(R8);
+    constexpr int COL_CHUNKS = wide_col_chunks_r8(R8), ROW_CHUNKS = (WIDE_TILE_ROWS + 2 * R8 + 31) / 32;
     const int r = taps.radius, r8 = R8;
-    /* = wide_sums_width(r) and wide_sums_pitch(r), which depend on r8 alone */
-    constexpr int sums_width = WIDE_TILE_COLS - 32 + 32 * COL_CHUNKS, pitch = sums_width + 16;
+    constexpr int sums_width = wide_sums_width_r8(R8), pitch = wide_sums_pitch_r8(R8);
     const uint32_t src_pitch = (uint32_t)src.pitch; /* gaussian_wide_addresses: offsets fit 32 bits */
     constexpr int plane_bytes = WIDE_TILE_ROWS * pitch;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
