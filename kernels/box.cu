@@ -7,7 +7,7 @@
  *   unrolled  the same with the radius a template constant: loops fully unrolled for r = 1..8
  *   smem      16x16 block stages its tile plus apron in shared memory (in strips for wide windows)
  *   tex       taps read through a texture object whose clamp address mode does the borders
- *   fast      constant work per pixel: sliding sums in two passes (kernels/box_fast.cu)
+ *   fast      constant work per pixel: sliding sums in one pass, plus band totals for wide windows (kernels/box_fast.cu)
  *   npp       NVIDIA NPP's box filter, the peer (kernels/npp_peers.c, where NPP is available)
  * All sum in exact integers and divide with box_mean (kernels/box.h), so every one equals box_ref
  * (kernels/ref/box.c) byte for byte: tolerance 0, checked by tests/test_filters.c for many sizes,

@@ -13,7 +13,9 @@
  *   row sums     a prefix sum of the column sums across the group (in-thread, warp shuffles,
  *                then across warps) goes to shared memory, double-buffered so that a row costs
  *                two barriers at most; each output is the difference of two prefixes, divided by
- *                box_mean (exact multiply-add and shift). Strips overlap by 2r + 3 columns; the
+ *                box_mean (exact multiply-add and shift). Up to r = 44 each warp's own prefix
+ *                goes there and an output whose window crosses into the next warp adds the
+ *                first warp's last prefix (one barrier a row, no scan across warps). Strips overlap by 2r + 3 columns; the
  *                outside of the image is replicated by clamping column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
  *                costs less than the barriers; at r = 17 and 20 on the H200 0.063 and 0.068 ms at
@@ -29,9 +31,11 @@
  *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
  *                32 x 32-bit multiply-add (pitch < 4 GiB).
  *   bands        on large images short (16 to 32 rows: window starts overlap other blocks'
- *                walks), on small ones as tall as possible (at most 64 rows) while the grid is
- *                one or a few whole waves of the blocks the GPU runs at once
- *                (box_fast_geometry_make says which and why).
+ *                walks), for wide windows about (r + 1) / k rows, so that blocks a few bands
+ *                apart fetch the same rows at about the same time (box_fast_short_rows); on
+ *                small ones as tall as possible (at most 64 rows) while the grid is one or a
+ *                few whole waves of the blocks the GPU runs at once (box_fast_geometry_make
+ *                says which and why).
  *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
  *                own height, a first kernel sums every band of rows once per column (band totals,
  *                8 bytes per column per band) and a window start costs a few band totals plus at
@@ -73,7 +77,8 @@ enum { PACK16, PACK21, PLAIN };     /* how window sums travel through the row pr
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
     "(16-bit lanes), row sums are differences of a warp (r <= 20) or block prefix in shared "
-    "memory; R, G, B packed in 2 words up to r = 44; wide windows start from band totals";
+    "memory (r <= 44: the warps' own, joined as read); R, G, B packed in 2 words up to r = 44; "
+    "wide windows start from band totals";
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
@@ -99,6 +104,22 @@ static int box_fast_mode(int radius)
     return radius <= PACKED_MAX_RADIUS ? PACK16 : radius <= PACK21_MAX_RADIUS ? PACK21 : PLAIN;
 }
 
+/* Short bands' height. A band of B rows at row y0 = jB takes rows y0 + i + r + 1 in and
+ * y0 + i - r out at step i; where r + 1 is a multiple kB (B = (r + 1) / k), the row leaving
+ * band j is the one band j - k reads as its own row one step later, and the row entering it
+ * the one band j + k reads, so vertically nearby blocks walking at about the same pace fetch
+ * the same rows and L2 serves most of them. Measured at 9984x6400 for every height 16..32 and
+ * 40, 48, 64, r = 20..128 (18 radii): the best heights are about (r + 1) / k, at most 32 (r = 44:
+ * 22 or 24 rows 0.357 ms against 0.411 with 45-row bands, r = 96: 32 rows 0.376 against 0.466,
+ * r = 112: 28 rows 0.381 against 0.455). Up to r = SMALL_GROUP_MAX_RADIUS (groups of one warp,
+ * windows that L2 holds anyway) roundup8(r + 1), 16 to 32, the best of 16..64 measured there. */
+static int box_fast_short_rows(int radius)
+{
+    if (radius <= SMALL_GROUP_MAX_RADIUS) return min(max((radius + 8) & ~7, 16), 32);
+    const int k = (radius + 33) / 33; /* ceil((r + 1) / 33): the fewest bands per r + 1 rows */
+    return min((radius + 1) / k, 32);
+}
+
 static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
 {
     box_fast_geometry g;
@@ -109,22 +130,24 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     g.blocks_across = (width + per_block - 1) / per_block;
     /* Bands, by the first of three rules that applies (each measured on the H200):
      *   short       where even short bands make a grid of MANY_WAVES waves or more (large
-     *               images), bands of roundup8(r + 1) rows, 16 to 32: about the best of 16 .. 64 at
-     *               9984x6400 for every radius 1 .. 32 (radius 8 0.271 -> 0.247 ms, 17 0.332 ->
-     *               0.286, 32 0.375 -> 0.345 against the rules below): blocks finish and start
-     *               all the time, so window starts overlap other blocks' walks. Measured only up
-     *               to radius 32.
+     *               images), bands of box_fast_short_rows(r) rows, 16 to 32: blocks finish and
+     *               start all the time, so window starts overlap other blocks' walks, and the
+     *               rows a block fetches are the ones blocks a few bands away fetch at about the
+     *               same time (below).
      *   whole waves as many blocks as the GPU runs at once, or a whole multiple of it, the fewest
      *               such waves whose bands are at most MAX_BAND_ROWS tall (no last wave of a few
      *               blocks, and the tallest bands, whose window starts cost least): best at
      *               3840x2160 (radius 1, 4, 20 0.0355, 0.0411, 0.0633 -> 0.0313, 0.0388, 0.0571
-     *               against the next rule), unless such bands would need band totals.
+     *               against the next rule), unless such bands would need band totals; then
+     *               bands of r + 1 rows (no totals) where they make one wave at least 7/8 full
+     *               (3840x2160 radius 22 and 24: 0.068 -> 0.058 and 0.062 ms; emptier waves
+     *               lost: radius 28 and 30 +7 % and +15 %).
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
      *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
     const int resident = box_fast_resident_blocks(g.group_warps, g.mode);
-    const int short_rows = min(max((radius + 8) & ~7, 16), 32); /* roundup8(r + 1): no band totals to r = 31 */
+    const int short_rows = box_fast_short_rows(radius);
     int chosen = 0;
-    if (resident > 0 && radius <= 32 &&
+    if (resident > 0 &&
         (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) >= (long long)MANY_WAVES * resident) {
         g.band_rows = short_rows;
         chosen = 1;
@@ -135,6 +158,11 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
             if (g.band_rows <= MAX_BAND_ROWS) break;
         }
         chosen = 2 * radius + 1 <= BAND_TOTALS_FACTOR * g.band_rows;
+        const long long one_row_more = (long long)g.blocks_across * ((height + radius) / (radius + 1));
+        if (!chosen && one_row_more <= resident && 8 * one_row_more >= 7 * (long long)resident) {
+            g.band_rows = radius + 1; /* one wave, at least 7/8 full, of bands needing no totals */
+            chosen = 1;
+        }
     }
     if (!chosen) {
         g.band_rows = MAX_BAND_ROWS;
@@ -399,6 +427,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     typedef box_fast_shared<GROUP_WARPS, MODE> S;
     typedef typename S::T T;
     constexpr int GROUP_THREADS = 32 * GROUP_WARPS, WORDS = S::WORDS, ROW = S::ROW, GROUPS = S::GROUPS;
+    constexpr int WARP_SPAN = 32 * COLUMNS_PER_THREAD;
+    /* A group of several warps joins their prefixes either with a scan of the warps' totals
+     * between two barriers (PLAIN), or (JOINED_WHEN_READ) with one barrier, each output adding
+     * the total of the one warp its window may cross (windows of <= 89 columns: PACK21). The
+     * second, on the H200: r = 21..44 3-5 % faster at 9984x6400, 8-12 % at 3840x2160; for PLAIN's
+     * windows, which cross up to 3 warps, no faster. */
+    constexpr bool JOINED_WHEN_READ = GROUP_WARPS > 1 && MODE != PLAIN;
+    constexpr bool ACROSS_WARPS = GROUP_WARPS > 1 && !JOINED_WHEN_READ;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
     const int width = src.width, height = src.height;
@@ -448,7 +484,8 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
             alpha[q] = j < group_outputs ? __ldg(src_row + out0 + j) >> 24 : 0;
         }
 
-        /* the group's inclusive prefix of the column sums, word by word */
+        /* the group's inclusive prefix of the column sums, word by word (JOINED_WHEN_READ: each
+         * warp's own, joined when reading) */
         T v[WORDS][COLUMNS_PER_THREAD], warp_scan[WORDS];
 #pragma unroll
         for (int q = 0; q < COLUMNS_PER_THREAD; q++) {
@@ -467,14 +504,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
         for (int offset = 1; offset < 32; offset <<= 1) /* steps outside, words inside: in flight together */
 #pragma unroll
             for (int c = 0; c < WORDS; c++) scan_step(warp_scan[c], offset);
-        if (GROUP_WARPS > 1 && lane == 31)
+        if (ACROSS_WARPS && lane == 31)
 #pragma unroll
             for (int c = 0; c < WORDS; c++) sh.warp_totals[buffer][c][warp] = warp_scan[c];
-        if (GROUP_WARPS > 1) __syncthreads();
+        if (ACROSS_WARPS) __syncthreads();
         T before[WORDS];
 #pragma unroll
         for (int c = 0; c < WORDS; c++) before[c] = warp_scan[c] - v[c][COLUMNS_PER_THREAD - 1];
-        if (GROUP_WARPS > 1) { /* plus the totals of the warps to the left: lanes 0..7 scan them */
+        if (ACROSS_WARPS) { /* plus the totals of the warps to the left: lanes 0..7 scan them */
             T left[WORDS];
 #pragma unroll
             for (int c = 0; c < WORDS; c++) left[c] = lane < WARPS ? sh.warp_totals[buffer][c][lane] : (T)0;
@@ -516,6 +553,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
 #pragma unroll
             for (int c = 0; c < WORDS; c++)
                 d[c] = sh.prefix[buffer][c][i_hi] - sh.prefix[buffer][c][i_lo] + halves[c];
+            if constexpr (JOINED_WHEN_READ) { /* plus the last prefix of i_lo's warp if i_hi is in the next
+                                               * (i_lo = base - 1, before warp 0, counts as warp 0);
+                                               * if not, the zero at base - 1: no branch */
+                const int w_lo = max(i_lo - base, 0) / WARP_SPAN, w_hi = (i_hi - base) / WARP_SPAN;
+                const int at = w_lo < w_hi ? base + (w_lo + 1) * WARP_SPAN - 1 : base - 1;
+#pragma unroll
+                for (int c = 0; c < WORDS; c++) d[c] += sh.prefix[buffer][c][at];
+            }
             uint32_t r_mean, g_mean, b_mean;
             if constexpr (MODE == PACK16) { /* < 2^16: one high multiply each */
                 r_mean = box_quotient16((uint32_t)d[0] & 0xffffu, div);

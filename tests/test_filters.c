@@ -14,6 +14,9 @@
  * FV_TEST_FILTER=NAME tests
  * one filter only; FV_TEST_SHARD=I/N runs every N-th (size, parameter set) case from the I-th, so N
  * processes side by side run the whole set (the random images are the same as in one run).
+ * For a look at one corner, such as a kernel's choices that only large images meet:
+ * FV_TEST_SIZE=WxH tests that size alone, FV_TEST_PARAMS="radius=44;radius=96" those parameter
+ * sets alone (entries as in a filter's test_params), FV_TEST_VARIANT=NAME that variant alone.
  * ------------------------------------------------------------------------------------------------ */
 #include "noise.h"
 #include "test_util.h"
@@ -40,9 +43,26 @@ static const size_case sizes[] = {
 /* The parameter sets a filter is tested with, all derived from its table: the defaults, each
  * parameter at its minimum and maximum (the parameters that follow it derived), the filter's own
  * typical sets (test_params), and the defaults over 3 iterations. big[i]: also on the big sizes. */
+static int parse_param_entry(const fv_filter *f, const char *entry, fv_params *out);
+
 static int param_cases(const fv_filter *f, fv_params *out, int *big)
 {
     int n = 0;
+    const char *only = getenv("FV_TEST_PARAMS"); /* "entry;entry;...": those sets alone */
+    if (only && *only) {
+        char list[512];
+        snprintf(list, sizeof list, "%s", only);
+        for (char *entry = list; entry && n < MAX_CASES;) {
+            char *next = strchr(entry, ';');
+            if (next) *next++ = 0;
+            if (*entry) {
+                parse_param_entry(f, entry, &out[n]);
+                big[n++] = 1;
+            }
+            entry = next;
+        }
+        return n;
+    }
     out[n] = fv_params_default(f);
     big[n++] = 1;
     for (int i = 0; i < f->n_params; i++)
@@ -55,21 +75,7 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
             big[n++] = end == 1 && i == 0;
         }
     for (const char *const *entry = f->test_params; entry && *entry && n < MAX_CASES - 1; entry++) {
-        out[n] = fv_params_default(f);
-        char text[128];
-        snprintf(text, sizeof text, "%s", *entry);
-        int index[FV_MAX_PARAMS], n_set = 0;
-        double value[FV_MAX_PARAMS];
-        for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
-            char *eq = strchr(item, '=');
-            index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-            int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
-            test_check(&t, ok, "test_params entry parses:", *entry);
-            if (ok) n_set++;
-        }
-        for (int k = 0; k < n_set; k++) fv_param_set(f, &out[n], index[k], value[k]);
-        /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
-        for (int k = 0; k < n_set; k++) out[n].value[index[k]] = value[k];
+        parse_param_entry(f, *entry, &out[n]);
         big[n++] = entry == f->test_params;
     }
     if (f->max_iterations > 1) {
@@ -81,6 +87,28 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
         big[n++] = 0;
     }
     return n;
+}
+
+/* The defaults with an entry's "NAME=VALUE NAME=VALUE ..." set (a check fails for an entry that
+ * does not parse) */
+static int parse_param_entry(const fv_filter *f, const char *entry, fv_params *out)
+{
+    *out = fv_params_default(f);
+    char text[128];
+    snprintf(text, sizeof text, "%s", entry);
+    int index[FV_MAX_PARAMS], n_set = 0;
+    double value[FV_MAX_PARAMS];
+    for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
+        char *eq = strchr(item, '=');
+        index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
+        int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
+        test_check(&t, ok, "test parameter entry parses:", entry);
+        if (ok) n_set++;
+    }
+    for (int k = 0; k < n_set; k++) fv_param_set(f, out, index[k], value[k]);
+    /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
+    for (int k = 0; k < n_set; k++) out->value[index[k]] = value[k];
+    return n_set;
 }
 
 /* Device image with a tightly packed pitch of 4 * width bytes (not 16-byte aligned for odd
@@ -218,14 +246,28 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
     fv_params cases[MAX_CASES];
     int big[MAX_CASES];
     const int n_cases = param_cases(f, cases, big);
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
-        if (quick && sizes[si].big) continue;
-        if (quick >= 2 && sizes[si].width * sizes[si].height > SMALL_CASE_PIXELS) continue;
+    const size_case *list = sizes;
+    size_t n_sizes = sizeof sizes / sizeof sizes[0];
+    size_case only_size = {0, 0, 0};
+    const char *size_text = getenv("FV_TEST_SIZE"); /* WxH: that size alone */
+    if (size_text && *size_text) {
+        char end = 0;
+        test_check(&t, sscanf(size_text, "%dx%d%c", &only_size.width, &only_size.height, &end) == 2 &&
+                           only_size.width > 0 && only_size.height > 0,
+                   "FV_TEST_SIZE is WxH:", size_text);
+        if (only_size.width <= 0 || only_size.height <= 0) return;
+        list = &only_size;
+        n_sizes = 1;
+    }
+    const char *only_variant = getenv("FV_TEST_VARIANT"); /* that variant alone */
+    for (size_t si = 0; si < n_sizes; si++) {
+        if (quick && list[si].big) continue;
+        if (quick >= 2 && list[si].width * list[si].height > SMALL_CASE_PIXELS) continue;
         fv_image src, expected;
-        fv_host_image_alloc(&src, sizes[si].width, sizes[si].height);
-        fv_host_image_alloc(&expected, sizes[si].width, sizes[si].height);
+        fv_host_image_alloc(&src, list[si].width, list[si].height);
+        fv_host_image_alloc(&expected, list[si].width, list[si].height);
         for (int pi = 0; pi < n_cases; pi++) {
-            if (sizes[si].big && !big[pi]) continue;
+            if (list[si].big && !big[pi]) continue;
             test_fill_random(&src, seed);
             if ((si / 2 + pi) % 2) { /* every variant on noisy sources too: runs of equal extremes */
                 const fv_noise noise = {.density = 0.3, .sigma = 6, .seed = *seed};
@@ -240,6 +282,7 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
             test_check(&t, st == FV_OK, "the reference runs:", fv_last_error());
             for (int vi = 0; vi < f->n_variants && st == FV_OK; vi++) {
                 if (fv_variant_is_host(&f->variants[vi])) continue;
+                if (only_variant && *only_variant && strcmp(only_variant, f->variants[vi].name) != 0) continue;
                 test_variant_case(f, &f->variants[vi], &src, &expected, &cases[pi], (int)((si + pi) % 2));
             }
         }
