@@ -18,9 +18,9 @@
  *                first warp's last prefix (one barrier a row, no scan across warps). Strips overlap by 2r + 3 columns; the
  *                outside of the image is replicated by clamping column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
- *                costs less than the barriers; at r = 17 and 20 on the H200 0.063 and 0.068 ms at
- *                3840x2160 against 0.069 and 0.070 as whole blocks, at r = 24 no gain); beyond,
- *                the whole block (1024 columns). How a column's three sums travel through the
+ *                costs less than the barriers), from r = 13 on small images and beyond r = 20
+ *                always the whole block (1024 columns: less overlap, one barrier a row up to
+ *                r = 44; box_fast_group_warps says what was measured). How a column's three sums travel through the
  *                prefix depends on how large a window sum can be: up to r = 7 it fits 16 bits,
  *                so R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
  *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
@@ -76,9 +76,9 @@ enum { PACK16, PACK21, PLAIN };     /* how window sums travel through the row pr
 
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
-    "(16-bit lanes), row sums are differences of a warp (r <= 20) or block prefix in shared "
-    "memory (r <= 44: the warps' own, joined as read); R, G, B packed in 2 words up to r = 44; "
-    "wide windows start from band totals";
+    "(16-bit lanes), row sums are differences of a warp (r <= 12; <= 20 on large images) or "
+    "block prefix in shared memory (r <= 44: the warps' own, joined as read); R, G, B packed in "
+    "2 words up to r = 44; wide windows start from band totals";
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
@@ -97,7 +97,13 @@ typedef struct box_fast_geometry {
 #define MANY_WAVES 4                /* a grid this many waves long takes short bands */
 static int box_fast_resident_blocks(int group_warps, int mode); /* below the kernels */
 
-/* which kernel a radius takes: its group size and prefix mode */
+/* which kernel a radius takes: its group size and prefix mode. From BLOCK_GROUPS_MIN_RADIUS to
+ * SMALL_GROUP_MAX_RADIUS either group size may serve: warps alone on large images, whole blocks
+ * (their prefixes joined as read, one barrier a row) on images too small for many waves of short
+ * bands (box_fast_geometry_make): on the H200, block groups at 3840x2160 radius 13..20 3-8 %
+ * faster (radius 16 0.0558 -> 0.0515 ms), at 9984x6400 radius 15..17 2-4 % slower, below radius
+ * 13 no faster. */
+#define BLOCK_GROUPS_MIN_RADIUS 13
 static int box_fast_group_warps(int radius) { return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS; }
 static int box_fast_mode(int radius)
 {
@@ -120,14 +126,27 @@ static int box_fast_short_rows(int radius)
     return min((radius + 1) / k, 32);
 }
 
+/* the strips of groups of that size: outputs per group, blocks across the image */
+static void box_fast_strips(box_fast_geometry *g, int group_warps, int radius, int width)
+{
+    g->group_warps = group_warps;
+    g->outputs_per_group = 32 * COLUMNS_PER_THREAD * group_warps - 2 * radius - 3;
+    const int per_block = g->outputs_per_group * (WARPS / group_warps);
+    g->blocks_across = (width + per_block - 1) / per_block;
+}
+
 static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
 {
     box_fast_geometry g;
-    g.group_warps = box_fast_group_warps(radius);
     g.mode = box_fast_mode(radius);
-    g.outputs_per_group = 32 * COLUMNS_PER_THREAD * g.group_warps - 2 * radius - 3;
-    const int per_block = g.outputs_per_group * (WARPS / g.group_warps);
-    g.blocks_across = (width + per_block - 1) / per_block;
+    box_fast_strips(&g, box_fast_group_warps(radius), radius, width);
+    const int short_rows = box_fast_short_rows(radius);
+    if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS) {
+        const int resident = box_fast_resident_blocks(1, g.mode);
+        if (resident > 0 &&
+            (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) < (long long)MANY_WAVES * resident)
+            box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
+    }
     /* Bands, by the first of three rules that applies (each measured on the H200):
      *   short       where even short bands make a grid of MANY_WAVES waves or more (large
      *               images), bands of box_fast_short_rows(r) rows, 16 to 32: blocks finish and
@@ -145,7 +164,6 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
      *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
     const int resident = box_fast_resident_blocks(g.group_warps, g.mode);
-    const int short_rows = box_fast_short_rows(radius);
     int chosen = 0;
     if (resident > 0 &&
         (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) >= (long long)MANY_WAVES * resident) {
@@ -628,12 +646,17 @@ static int box_fast_resident_blocks(int group_warps, int mode)
 
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
-    if (max < 2) return 0;
-    const int radius = box_radius_clamped(p);
-    out[0] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), box_fast_mode(radius)),
-              THREADS, 0};
-    out[1] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
-    return 2;
+    if (max < 3) return 0;
+    const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
+    int n = 0;
+    if (radius >= BLOCK_GROUPS_MIN_RADIUS && radius <= SMALL_GROUP_MAX_RADIUS) { /* either, by the image */
+        out[n++] = {"box_fast_kernel (warp groups, large images)", (const void *)box_fast_kernel_for(1, mode), THREADS, 0};
+        out[n++] = {"box_fast_kernel (block groups)", (const void *)box_fast_kernel_for(WARPS, mode), THREADS, 0};
+    } else {
+        out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), mode), THREADS, 0};
+    }
+    out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
+    return n;
 }
 
 fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
