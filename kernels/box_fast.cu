@@ -69,7 +69,8 @@
 #endif
 #define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
 #define PACK21_MAX_RADIUS 44        /* up to here R, G and B share one 64-bit prefix word */
-enum { PACK16, PACK21, PLAIN };     /* how window sums travel through the row prefix (below) */
+#define NEAR_MAX_RADIUS 63           /* up to here a window (<= 127 columns) crosses at most 1 warp */
+enum { PACK16, PACK21, PLAIN_NEAR, PLAIN }; /* how window sums travel through the row prefix (below) */
 #ifndef BAND_TOTALS_FACTOR
 #define BAND_TOTALS_FACTOR 2        /* band totals once a window is taller than this many bands */
 #endif
@@ -83,7 +84,7 @@ const char box_fast_summary[] =
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
     int group_warps;                /* 1 (small radii) or WARPS */
-    int mode;                       /* PACK16, PACK21 or PLAIN, by the radius */
+    int mode;                       /* PACK16, PACK21, PLAIN_NEAR or PLAIN, by the radius */
     int outputs_per_group;          /* 128 * group_warps - 2r - 3 (3: the 4-pixel alignment) */
     int blocks_across;
     int band_rows;                  /* rows each block walks */
@@ -107,7 +108,8 @@ static int box_fast_resident_blocks(int group_warps, int mode); /* below the ker
 static int box_fast_group_warps(int radius) { return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS; }
 static int box_fast_mode(int radius)
 {
-    return radius <= PACKED_MAX_RADIUS ? PACK16 : radius <= PACK21_MAX_RADIUS ? PACK21 : PLAIN;
+    return radius <= PACKED_MAX_RADIUS ? PACK16
+           : radius <= PACK21_MAX_RADIUS ? PACK21 : radius <= NEAR_MAX_RADIUS ? PLAIN_NEAR : PLAIN;
 }
 
 /* Short bands' height. A band of B rows at row y0 = jB takes rows y0 + i + r + 1 in and
@@ -378,7 +380,8 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
  * final window sums fit their lanes, whatever the prefixes in between carry across lanes):
  *   PACK16  r <= 7:  2 words, R | B << 16 and G (a window sum <= 15^2 * 255 < 2^16)
  *   PACK21  r <= 44: 1 64-bit word, R | G << 21 | B << 42 (a window sum <= 89^2 * 255 < 2^21)
- *   PLAIN   beyond:  3 words, R, G, B */
+ *   PLAIN   beyond:  3 words, R, G, B (PLAIN_NEAR up to r = 63: the same words, the warps'
+ *           prefixes joined as read, as a window of <= 127 columns crosses at most one warp) */
 
 template <int MODE> struct prefix_word { typedef uint32_t type; };
 template <> struct prefix_word<PACK21> { typedef uint64_t type; };
@@ -448,9 +451,9 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     constexpr int WARP_SPAN = 32 * COLUMNS_PER_THREAD;
     /* A group of several warps joins their prefixes either with a scan of the warps' totals
      * between two barriers (PLAIN), or (JOINED_WHEN_READ) with one barrier, each output adding
-     * the total of the one warp its window may cross (windows of <= 89 columns: PACK21). The
-     * second, on the H200: r = 21..44 3-5 % faster at 9984x6400, 8-12 % at 3840x2160; for PLAIN's
-     * windows, which cross up to 3 warps, no faster. */
+     * the total of the one warp its window may cross (windows of <= 127 columns: up to r = 63).
+     * The second, on the H200: r = 21..44 3-5 % faster at 9984x6400, 8-12 % at 3840x2160; for
+     * wider windows, which cross up to 3 warps (adding up to 3 totals), no faster. */
     constexpr bool JOINED_WHEN_READ = GROUP_WARPS > 1 && MODE != PLAIN;
     constexpr bool ACROSS_WARPS = GROUP_WARPS > 1 && !JOINED_WHEN_READ;
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
@@ -627,7 +630,8 @@ typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, in
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode)
 {
     if (group_warps == 1) return mode == PACK16 ? box_fast_kernel<1, PACK16> : box_fast_kernel<1, PACK21>;
-    return mode == PACK21 ? box_fast_kernel<WARPS, PACK21> : box_fast_kernel<WARPS, PLAIN>;
+    return mode == PACK21       ? box_fast_kernel<WARPS, PACK21>
+           : mode == PLAIN_NEAR ? box_fast_kernel<WARPS, PLAIN_NEAR> : box_fast_kernel<WARPS, PLAIN>;
 }
 
 /* blocks of that kernel the current GPU runs at once (0 where there is none to ask) */
