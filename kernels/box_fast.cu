@@ -13,15 +13,16 @@
  *   row sums     a prefix sum of the column sums across the group (in-thread, warp shuffles,
  *                then across warps) goes to shared memory, double-buffered so that a row costs
  *                two barriers at most; each output is the difference of two prefixes, divided by
- *                box_mean (exact multiply-add and shift). Up to r = 44 each warp's own prefix
- *                goes there and an output whose window crosses into the next warp adds the
- *                first warp's last prefix (one barrier a row, no scan across warps). Strips overlap by 2r + 3 columns; the
- *                outside of the image is replicated by clamping column and row indices.
+ *                box_mean (exact multiply-add and shift). Up to r = 63 each warp's own prefix
+ *                goes there instead and an output whose window crosses into the next warp adds
+ *                the first warp's last prefix (one barrier a row, no scan across warps). Strips
+ *                overlap by 2r + 3 columns; the outside of the image is replicated by clamping
+ *                column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
  *                costs less than the barriers), from r = 13 on small images and beyond r = 20
  *                always the whole block (1024 columns: less overlap, one barrier a row up to
- *                r = 44; box_fast_group_warps says what was measured). How a column's three sums travel through the
- *                prefix depends on how large a window sum can be: up to r = 7 it fits 16 bits,
+ *                r = 63; box_fast_group_warps says what was measured). How a column's three
+ *                sums travel through the prefix depends on how large a window sum can be: up to r = 7 it fits 16 bits,
  *                so R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
  *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
  *                beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275 ms, r = 32 0.433 -> 0.385).
@@ -128,6 +129,12 @@ static int box_fast_short_rows(int radius)
     return min((radius + 1) / k, 32);
 }
 
+/* blocks in a grid of the strips of g and bands of band_rows rows */
+static long long box_fast_grid_blocks(const box_fast_geometry *g, int band_rows, int height)
+{
+    return (long long)g->blocks_across * ((height + band_rows - 1) / band_rows);
+}
+
 /* the strips of groups of that size: outputs per group, blocks across the image */
 static void box_fast_strips(box_fast_geometry *g, int group_warps, int radius, int width)
 {
@@ -143,11 +150,11 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     g.mode = box_fast_mode(radius);
     box_fast_strips(&g, box_fast_group_warps(radius), radius, width);
     const int short_rows = box_fast_short_rows(radius);
-    if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS) {
-        const int resident = box_fast_resident_blocks(1, g.mode);
-        if (resident > 0 &&
-            (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) < (long long)MANY_WAVES * resident)
-            box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
+    int resident = box_fast_resident_blocks(g.group_warps, g.mode);
+    if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS && resident > 0 &&
+        box_fast_grid_blocks(&g, short_rows, height) < (long long)MANY_WAVES * resident) {
+        box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
+        resident = box_fast_resident_blocks(g.group_warps, g.mode);
     }
     /* Bands, by the first of three rules that applies (each measured on the H200):
      *   short       where even short bands make a grid of MANY_WAVES waves or more (large
@@ -165,10 +172,8 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
      *               lost: radius 28 and 30 +7 % and +15 %).
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
      *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
-    const int resident = box_fast_resident_blocks(g.group_warps, g.mode);
     int chosen = 0;
-    if (resident > 0 &&
-        (long long)g.blocks_across * ((height + short_rows - 1) / short_rows) >= (long long)MANY_WAVES * resident) {
+    if (resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident) {
         g.band_rows = short_rows;
         chosen = 1;
     } else if (resident > 0) {
@@ -178,7 +183,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
             if (g.band_rows <= MAX_BAND_ROWS) break;
         }
         chosen = 2 * radius + 1 <= BAND_TOTALS_FACTOR * g.band_rows;
-        const long long one_row_more = (long long)g.blocks_across * ((height + radius) / (radius + 1));
+        const long long one_row_more = box_fast_grid_blocks(&g, radius + 1, height);
         if (!chosen && one_row_more <= resident && 8 * one_row_more >= 7 * (long long)resident) {
             g.band_rows = radius + 1; /* one wave, at least 7/8 full, of bands needing no totals */
             chosen = 1;
@@ -186,8 +191,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     }
     if (!chosen) {
         g.band_rows = MAX_BAND_ROWS;
-        while (g.band_rows > MIN_BAND_ROWS &&
-               g.blocks_across * ((height + g.band_rows - 1) / g.band_rows) < BLOCKS_WANTED)
+        while (g.band_rows > MIN_BAND_ROWS && box_fast_grid_blocks(&g, g.band_rows, height) < BLOCKS_WANTED)
             g.band_rows /= 2;
     }
     g.bands = (height + g.band_rows - 1) / g.band_rows;

@@ -40,11 +40,30 @@ static const size_case sizes[] = {
 #define MAX_CASES 48
 #define SMALL_CASE_PIXELS 4096 /* FV_TEST_QUICK=2: 1x1 .. 31x17, 130x3 and 3x130 (several blocks) */
 
+/* The defaults with an entry's "NAME=VALUE NAME=VALUE ..." set (a check fails for an entry that
+ * does not parse) */
+static void parse_param_entry(const fv_filter *f, const char *entry, fv_params *out)
+{
+    *out = fv_params_default(f);
+    char text[128];
+    snprintf(text, sizeof text, "%s", entry);
+    int index[FV_MAX_PARAMS], n_set = 0;
+    double value[FV_MAX_PARAMS];
+    for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
+        char *eq = strchr(item, '=');
+        index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
+        int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
+        test_check(&t, ok, "test parameter entry parses:", entry);
+        if (ok) n_set++;
+    }
+    for (int k = 0; k < n_set; k++) fv_param_set(f, out, index[k], value[k]);
+    /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
+    for (int k = 0; k < n_set; k++) out->value[index[k]] = value[k];
+}
+
 /* The parameter sets a filter is tested with, all derived from its table: the defaults, each
  * parameter at its minimum and maximum (the parameters that follow it derived), the filter's own
  * typical sets (test_params), and the defaults over 3 iterations. big[i]: also on the big sizes. */
-static int parse_param_entry(const fv_filter *f, const char *entry, fv_params *out);
-
 static int param_cases(const fv_filter *f, fv_params *out, int *big)
 {
     int n = 0;
@@ -87,28 +106,6 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
         big[n++] = 0;
     }
     return n;
-}
-
-/* The defaults with an entry's "NAME=VALUE NAME=VALUE ..." set (a check fails for an entry that
- * does not parse) */
-static int parse_param_entry(const fv_filter *f, const char *entry, fv_params *out)
-{
-    *out = fv_params_default(f);
-    char text[128];
-    snprintf(text, sizeof text, "%s", entry);
-    int index[FV_MAX_PARAMS], n_set = 0;
-    double value[FV_MAX_PARAMS];
-    for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
-        char *eq = strchr(item, '=');
-        index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-        int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
-        test_check(&t, ok, "test parameter entry parses:", entry);
-        if (ok) n_set++;
-    }
-    for (int k = 0; k < n_set; k++) fv_param_set(f, out, index[k], value[k]);
-    /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
-    for (int k = 0; k < n_set; k++) out->value[index[k]] = value[k];
-    return n_set;
 }
 
 /* Device image with a tightly packed pitch of 4 * width bytes (not 16-byte aligned for odd
