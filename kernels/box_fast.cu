@@ -30,7 +30,11 @@
  *                exists), not a compare and a select.
  *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
  *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
- *                32 x 32-bit multiply-add (pitch < 4 GiB).
+ *                32 x 32-bit multiply-add (pitch < 4 GiB). Each row's loads go out first; the
+ *                source alphas of the outputs too (in the dense kernel a row ahead).
+ *   occupancy    every kernel is built for 3 blocks (24 warps) a SM at 80 registers; block
+ *                groups of PACK21 on large images take a second build for 4 (the dense kernel:
+ *                32 warps at 64 registers), 6-8 % faster there, no faster elsewhere.
  *   bands        on large images short (16 to 32 rows: window starts overlap other blocks'
  *                walks), for wide windows about (r + 1) / k rows, so that blocks a few bands
  *                apart fetch the same rows at about the same time (box_fast_short_rows); on
@@ -39,8 +43,10 @@
  *                says which and why).
  *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
  *                own height, a first kernel sums every band of rows once per column (band totals,
- *                8 bytes per column per band) and a window start costs a few band totals plus at
- *                most half a band of rows at each end. (Up to twice the band, summing the rows
+ *                8 bytes per column per band; 4 columns a thread in 16-byte loads and stores) and
+ *                a window start costs a few band totals plus at most half a band of rows at each
+ *                end; those rows go 8 loads at a time in the dense kernel and warp groups of
+ *                PACK21, 4 in the others. (Up to twice the band, summing the rows
  *                is cheaper than the extra pass over the image: r = 8 and 12 at 3840x2160 on the
  *                H200 0.053 and 0.058 ms against 0.064 and 0.069, r = 32 at 9984x6400 0.433
  *                against 0.499; between twice and four times it varies: cheaper at 3840x2160 up to
@@ -62,9 +68,8 @@
 #define BLOCKS_WANTED 512           /* enough blocks for 3 or 4 per SM on a 132-SM GPU */
 #endif
 #define BAND_TOTALS_THREADS 256     /* threads (columns) per block of the band-totals pass */
-#ifndef BOX_FAST_MIN_BLOCKS
-#define BOX_FAST_MIN_BLOCKS 3       /* blocks per SM the register budget must allow */
-#endif
+#define MIN_BLOCKS 3                /* blocks per SM the register budget must allow (80 registers) */
+#define MIN_BLOCKS_DENSE 4          /* the dense kernel's (64 registers), below */
 #ifndef SMALL_GROUP_MAX_RADIUS
 #define SMALL_GROUP_MAX_RADIUS 20   /* up to here a warp alone sums 128 columns (no barriers) */
 #endif
@@ -85,6 +90,7 @@ const char box_fast_summary[] =
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
     int group_warps;                /* 1 (small radii) or WARPS */
+    bool dense;                     /* block groups of PACK21 on large images: 4 blocks a SM */
     int mode;                       /* PACK16, PACK21, PLAIN_NEAR or PLAIN, by the radius */
     int outputs_per_group;          /* 128 * group_warps - 2r - 3 (3: the 4-pixel alignment) */
     int blocks_across;
@@ -97,7 +103,7 @@ typedef struct box_fast_geometry {
 #define MIN_BAND_ROWS 8
 #define MAX_BAND_ROWS 64
 #define MANY_WAVES 4                /* a grid this many waves long takes short bands */
-static int box_fast_resident_blocks(int group_warps, int mode); /* below the kernels */
+static int box_fast_resident_blocks(int group_warps, int mode, bool dense); /* below the kernels */
 
 /* which kernel a radius takes: its group size and prefix mode. From BLOCK_GROUPS_MIN_RADIUS to
  * SMALL_GROUP_MAX_RADIUS either group size may serve: warps alone on large images, whole blocks
@@ -150,11 +156,21 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     g.mode = box_fast_mode(radius);
     box_fast_strips(&g, box_fast_group_warps(radius), radius, width);
     const int short_rows = box_fast_short_rows(radius);
-    int resident = box_fast_resident_blocks(g.group_warps, g.mode);
+    g.dense = false;
+    int resident = box_fast_resident_blocks(g.group_warps, g.mode, false);
     if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS && resident > 0 &&
         box_fast_grid_blocks(&g, short_rows, height) < (long long)MANY_WAVES * resident) {
         box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
-        resident = box_fast_resident_blocks(g.group_warps, g.mode);
+        resident = box_fast_resident_blocks(g.group_warps, g.mode, false);
+    }
+    /* Block groups of PACK21 on large images (short bands, below) take the kernel compiled for 4
+     * blocks a SM (64 registers, a few spilled): on the H200 at 9984x6400 radius 24, 32, 44
+     * 0.294, 0.315, 0.326 -> 0.290, 0.306, 0.315 ms; at 3840x2160, where the grid is a wave or
+     * two, no faster, and the other kernels at 4 blocks no faster anywhere. */
+    if (g.group_warps == WARPS && g.mode == PACK21 && resident > 0 &&
+        box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident) {
+        g.dense = true;
+        resident = box_fast_resident_blocks(g.group_warps, g.mode, true);
     }
     /* Bands, by the first of three rules that applies (each measured on the H200):
      *   short       where even short bands make a grid of MANY_WAVES waves or more (large
@@ -310,13 +326,21 @@ __device__ __forceinline__ void load_totals(const uint2 *band_totals, int pitch,
     for (int q = 0; q < 4; q++) out[q] = __ldg(row + min(max(x0 + q, 0), width - 1));
 }
 
-/* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1 */
-template <bool EDGE>
+/* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1.
+ * WIDE: 8 loads in flight at a time, else 4 (box_fast_kernel says where each was faster) */
+template <bool EDGE, bool WIDE = false>
 __device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, int first, int last, int x0,
                                          bool vector, uint32_t times)
 {
     int y = first;
-    for (; y + 3 <= last; y += 4) { /* 4 loads in flight together */
+    for (; WIDE && y + 7 <= last; y += 8) { /* 8 loads in flight together */
+        uint4 px[8];
+#pragma unroll
+        for (int i = 0; i < 8; i++) px[i] = load_group<EDGE>(img, y + i, x0, vector);
+#pragma unroll
+        for (int i = 0; i < 8; i++) add_pixels(s, px[i], times);
+    }
+    for (; y + 3 <= last; y += 4) { /* 4 */
         const uint4 a = load_group<EDGE>(img, y, x0, vector), b = load_group<EDGE>(img, y + 1, x0, vector);
         const uint4 c = load_group<EDGE>(img, y + 2, x0, vector), d = load_group<EDGE>(img, y + 3, x0, vector);
         add_pixels(s, a, times), add_pixels(s, b, times), add_pixels(s, c, times), add_pixels(s, d, times);
@@ -324,26 +348,53 @@ __device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, in
     for (; y <= last; y++) add_pixels(s, load_group<EDGE>(img, y, x0, vector), times);
 }
 
-/* ---- band totals: the sum of each band of rows, per column ----------------------------------- */
-__global__ void __launch_bounds__(BAND_TOTALS_THREADS)
-    box_fast_band_totals_kernel(fv_image src, uint2 *__restrict__ band_totals, int pitch, int band_rows)
+/* the raw pixels of row y (-1: none) whose alphas outputs j = q * group_threads + gt (q = 0..3)
+ * keep, 0 where there is no such output */
+__device__ __forceinline__ void load_output_alphas(const fv_image &img, int y, int out0, int group_outputs, int gt,
+                                                   int group_threads, uint32_t px[4])
 {
-    const int x = blockIdx.x * BAND_TOTALS_THREADS + threadIdx.x;
-    if (x >= src.width) return;
-    const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, src.height);
-    uint32_t rb = 0, g = 0; /* <= 64 rows * 255: the 16-bit lanes cannot carry */
-#pragma unroll 8
-    for (int y = y0; y < y_end; y++) {
-        const uint32_t px = __ldg(image_row(src, y) + x);
-        rb += lanes_rb(px);
-        g += lane_g(px);
+    const uint32_t *row = image_row(img, max(y, 0)) + out0;
+#pragma unroll
+    for (int q = 0; q < 4; q++) {
+        const int j = q * group_threads + gt;
+        px[q] = y >= 0 && j < group_outputs ? __ldg(row + j) : 0;
     }
-    band_totals[(size_t)blockIdx.y * pitch + x] = make_uint2(rb, g);
+}
+
+/* the alpha bytes of 4 pixels in one word, byte q from pixel q */
+__device__ __forceinline__ uint32_t pack_alphas(const uint32_t px[4])
+{
+    return __byte_perm(__byte_perm(px[0], px[1], 0x0073), __byte_perm(px[2], px[3], 0x0073), 0x5410);
+}
+
+/* ---- band totals: the sum of each band of rows, per column ----------------------------------- */
+/* A thread sums 4 adjacent columns (one 16-byte load a row where the row allows) and writes their
+ * 4 totals as two 16-byte stores; the totals' rows are padded to a multiple of 4 columns, so the
+ * last group's stores stay inside (columns past the image repeat its last one, and nothing reads
+ * them). */
+__global__ void __launch_bounds__(BAND_TOTALS_THREADS)
+    box_fast_band_totals_kernel(fv_image src, uint2 *__restrict__ band_totals, int pitch, int band_rows, bool vector)
+{
+    const int x0 = (blockIdx.x * BAND_TOTALS_THREADS + threadIdx.x) * COLUMNS_PER_THREAD;
+    if (x0 >= src.width) return;
+    const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, src.height);
+    column_sums s; /* <= 64 rows * 255: the 16-bit lanes cannot carry */
+#pragma unroll
+    for (int q = 0; q < COLUMNS_PER_THREAD; q++) s.rb[q] = s.g[q] = 0;
+    if (vector && x0 + 3 < src.width) {
+#pragma unroll 8
+        for (int y = y0; y < y_end; y++) add_pixels(s, load_group<false>(src, y, x0, true), 1u);
+    } else {
+        for (int y = y0; y < y_end; y++) add_pixels(s, load_group<true>(src, y, x0, false), 1u);
+    }
+    uint4 *to = reinterpret_cast<uint4 *>(band_totals + (size_t)blockIdx.y * pitch + x0);
+    to[0] = make_uint4(s.rb[0], s.g[0], s.rb[1], s.g[1]);
+    to[1] = make_uint4(s.rb[2], s.g[2], s.rb[3], s.g[3]);
 }
 
 /* sums += rows lo..hi (0 <= lo <= hi < height) from band totals plus at most half a band of rows
  * at each end (a band overshooting the range is added and its extra rows subtracted) */
-template <bool EDGE>
+template <bool EDGE, bool WIDE>
 __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_image &src, const uint2 *band_totals,
                                                    int pitch, int band_rows, int lo, int hi, int x0,
                                                    bool vector)
@@ -352,7 +403,7 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
     const int first_band = (lo + band_rows - 1) / band_rows;                 /* first band inside */
     const int end_band = hi == src.height - 1 ? bands : (hi + 1) / band_rows; /* one past the last */
     if (first_band >= end_band) { /* no whole band inside: at most 2 bands of rows */
-        add_rows<EDGE>(s, src, lo, hi, x0, vector, 1u);
+        add_rows<EDGE, WIDE>(s, src, lo, hi, x0, vector, 1u);
         return;
     }
     uint2 t[4];
@@ -362,20 +413,20 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
     }
     const int top = first_band * band_rows - lo; /* rows above the first whole band */
     if (2 * top <= band_rows) {
-        add_rows<EDGE>(s, src, lo, lo + top - 1, x0, vector, 1u);
+        add_rows<EDGE, WIDE>(s, src, lo, lo + top - 1, x0, vector, 1u);
     } else {
         load_totals(band_totals, pitch, first_band - 1, x0, src.width, t);
         add_totals(s, t, 1u);
-        add_rows<EDGE>(s, src, (first_band - 1) * band_rows, lo - 1, x0, vector, ~0u);
+        add_rows<EDGE, WIDE>(s, src, (first_band - 1) * band_rows, lo - 1, x0, vector, ~0u);
     }
     const int bottom = hi + 1 - end_band * band_rows; /* rows below the last whole band */
     if (bottom <= 0) return;
     if (2 * bottom <= band_rows) {
-        add_rows<EDGE>(s, src, end_band * band_rows, hi, x0, vector, 1u);
+        add_rows<EDGE, WIDE>(s, src, end_band * band_rows, hi, x0, vector, 1u);
     } else { /* hi < height - 1 here, so band end_band exists */
         load_totals(band_totals, pitch, end_band, x0, src.width, t);
         add_totals(s, t, 1u);
-        add_rows<EDGE>(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
+        add_rows<EDGE, WIDE>(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
     }
 }
 
@@ -439,10 +490,10 @@ template <int GROUP_WARPS, int MODE> struct box_fast_shared {
     static constexpr int GROUP_SPAN = COLUMNS_PER_THREAD * 32 * GROUP_WARPS, GROUPS = WARPS / GROUP_WARPS;
     static constexpr int ROW = GROUP_SPAN + 4; /* a group's prefixes start at 4: word 3 stays 0 */
     T prefix[2][WORDS][GROUPS * ROW];
-    T warp_totals[2][WORDS][WARPS];
+    T warp_totals[2][WORDS][GROUP_WARPS > 1 && MODE == PLAIN ? WARPS : 1]; /* used by PLAIN block groups alone */
 };
 
-template <int GROUP_WARPS, int MODE, bool EDGE>
+template <int GROUP_WARPS, int MODE, bool EDGE, bool DENSE>
 __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE> &sh, const fv_image &src,
                                               const fv_image &dst, int radius, box_divider div,
                                               int outputs_per_group, int band_rows,
@@ -460,6 +511,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
      * wider windows, which cross up to 3 warps (adding up to 3 totals), no faster. */
     constexpr bool JOINED_WHEN_READ = GROUP_WARPS > 1 && MODE != PLAIN;
     constexpr bool ACROSS_WARPS = GROUP_WARPS > 1 && !JOINED_WHEN_READ;
+    /* The dense kernel loads each row's alphas a row ahead: there (block groups of PACK21, whose
+     * prefix pass before its one barrier is the shortest) the wait for them came before the
+     * barrier (Nsight, 9984x6400 radius 44: 15 % of the warps' stall samples). Elsewhere that was
+     * no faster (H200, 9984x6400: warp groups 5 % slower, PLAIN 4 %, block groups of PACK21 at 3
+     * blocks a SM -1..+4 % by the radius). Window starts keep 8 loads in flight in the dense
+     * kernel and warp groups of PACK21 (9984x6400 radius 8..20 1-3 % faster, 24 3 %), 4 in the
+     * others (8: radius 1 3 % slower, 64..128 1.5 %). */
+    constexpr bool ALPHA_AHEAD = DENSE, WIDE_START = DENSE || (GROUP_WARPS == 1 && MODE == PACK21);
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
     const int width = src.width, height = src.height;
@@ -482,9 +541,18 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     if (y0 + radius > height - 1)
         add_pixels(s, load_group<EDGE>(src, height - 1, x0, vector), (uint32_t)(y0 + radius - (height - 1)));
     if (band_totals)
-        add_range_by_bands<EDGE>(s, src, band_totals, totals_pitch, band_rows, lo, hi, x0, vector);
+        add_range_by_bands<EDGE, WIDE_START>(s, src, band_totals, totals_pitch, band_rows, lo, hi, x0, vector);
     else
-        add_rows<EDGE>(s, src, lo, hi, x0, vector, 1u);
+        add_rows<EDGE, WIDE_START>(s, src, lo, hi, x0, vector, 1u);
+
+    /* The source alphas of a row's outputs: the pixels, loaded with the row's entering and leaving
+     * ones. ALPHA_AHEAD (the dense kernel): a row loads the next row's, packed into the bytes of
+     * one word (byte q: output q) at its end, once they have landed. */
+    uint32_t alpha_px[4], alphas = 0;
+    if constexpr (ALPHA_AHEAD) {
+        load_output_alphas(src, y0, out0, group_outputs, gt, GROUP_THREADS, alpha_px);
+        alphas = pack_alphas(alpha_px);
+    }
 
     /* area / 2 in every lane of the mode's words */
     T halves[WORDS];
@@ -498,15 +566,20 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
         for (int c = 0; c < WORDS; c++) halves[c] = div.half;
     }
     for (int y = y0, buffer = 0; y < y_end; y++, buffer ^= 1) {
-        /* loads for the next window and this row's alphas go out first: they land during the scan */
+        /* loads for the next window and the next row's alphas go out first: they land during
+         * this row's scan and outputs (an alpha loaded for its own row was the longest wait) */
         const uint4 enter = load_group<EDGE>(src, min(y + radius + 1, height - 1), x0, vector);
         const uint4 leave = load_group<EDGE>(src, max(y - radius, 0), x0, vector);
-        uint32_t alpha[4];
-        const uint32_t *src_row = image_row(src, y);
+        uint32_t alpha[4]; /* !ALPHA_AHEAD: this row's, alpha << 24 */
+        if constexpr (ALPHA_AHEAD) {
+            load_output_alphas(src, y + 1 < y_end ? y + 1 : -1, out0, group_outputs, gt, GROUP_THREADS, alpha_px);
+        } else {
+            const uint32_t *src_row = image_row(src, y);
 #pragma unroll
-        for (int q = 0; q < 4; q++) {
-            const int j = q * GROUP_THREADS + gt;
-            alpha[q] = j < group_outputs ? __ldg(src_row + out0 + j) >> 24 : 0;
+            for (int q = 0; q < 4; q++) {
+                const int j = q * GROUP_THREADS + gt;
+                alpha[q] = j < group_outputs ? __ldg(src_row + out0 + j) >> 24 : 0;
+            }
         }
 
         /* the group's inclusive prefix of the column sums, word by word (JOINED_WHEN_READ: each
@@ -601,16 +674,21 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
                 b_mean = box_quotient((uint32_t)d[WORDS - 1], div);
             }
             /* bytes R, G from the first two, B and the source alpha from the next */
-            dst_row[x] = __byte_perm(__byte_perm(r_mean, g_mean, 0x0040), b_mean | alpha[q] << 24, 0x7410);
+            const uint32_t rg = __byte_perm(r_mean, g_mean, 0x0040);
+            if constexpr (ALPHA_AHEAD)
+                dst_row[x] = __byte_perm(rg, __byte_perm(b_mean, alphas, 0x0040 + (q << 4)), 0x5410);
+            else
+                dst_row[x] = __byte_perm(rg, b_mean | alpha[q] << 24, 0x7410);
         }
+        if constexpr (ALPHA_AHEAD) alphas = pack_alphas(alpha_px);
 
         add_pixels(s, enter, 1u);
         add_pixels(s, leave, ~0u);
     }
 }
 
-template <int GROUP_WARPS, int MODE>
-__global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
+template <int GROUP_WARPS, int MODE, int BLOCKS_PER_SM>
+__global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
     box_fast_kernel(fv_image src, fv_image dst, int radius, box_divider div, int outputs_per_group,
                     int band_rows, const uint2 *__restrict__ band_totals, int totals_pitch, bool vector)
 {
@@ -621,30 +699,33 @@ __global__ void __launch_bounds__(THREADS, BOX_FAST_MIN_BLOCKS)
     const int first_group = blockIdx.x * S::GROUPS, last_group = first_group + S::GROUPS - 1;
     const int x_first = (first_group * outputs_per_group - radius) & ~3;
     const int x_last = ((last_group * outputs_per_group - radius) & ~3) + S::GROUP_SPAN - 1;
+    constexpr bool DENSE = BLOCKS_PER_SM == MIN_BLOCKS_DENSE;
     if (!vector || x_first < 0 || x_last > src.width - 1)
-        box_fast_body<GROUP_WARPS, MODE, true>(sh, src, dst, radius, div, outputs_per_group, band_rows,
+        box_fast_body<GROUP_WARPS, MODE, true, DENSE>(sh, src, dst, radius, div, outputs_per_group, band_rows,
                                                band_totals, totals_pitch, vector);
     else
-        box_fast_body<GROUP_WARPS, MODE, false>(sh, src, dst, radius, div, outputs_per_group, band_rows,
+        box_fast_body<GROUP_WARPS, MODE, false, DENSE>(sh, src, dst, radius, div, outputs_per_group, band_rows,
                                                 band_totals, totals_pitch, vector);
 }
 
 typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
 
-static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode)
+/* the kernel of that group size and mode; dense (block groups of PACK21 only): the one compiled
+ * for MIN_BLOCKS_DENSE blocks a SM */
+static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense)
 {
-    if (group_warps == 1) return mode == PACK16 ? box_fast_kernel<1, PACK16> : box_fast_kernel<1, PACK21>;
-    return mode == PACK21       ? box_fast_kernel<WARPS, PACK21>
-           : mode == PLAIN_NEAR ? box_fast_kernel<WARPS, PLAIN_NEAR> : box_fast_kernel<WARPS, PLAIN>;
+    if (group_warps == 1) return mode == PACK16 ? box_fast_kernel<1, PACK16, MIN_BLOCKS> : box_fast_kernel<1, PACK21, MIN_BLOCKS>;
+    if (mode == PACK21) return dense ? box_fast_kernel<WARPS, PACK21, MIN_BLOCKS_DENSE> : box_fast_kernel<WARPS, PACK21, MIN_BLOCKS>;
+    return mode == PLAIN_NEAR ? box_fast_kernel<WARPS, PLAIN_NEAR, MIN_BLOCKS> : box_fast_kernel<WARPS, PLAIN, MIN_BLOCKS>;
 }
 
 /* blocks of that kernel the current GPU runs at once (0 where there is none to ask) */
-static int box_fast_resident_blocks(int group_warps, int mode)
+static int box_fast_resident_blocks(int group_warps, int mode, bool dense)
 {
     int device = 0, sms = 0, per_sm = 0;
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, box_fast_kernel_for(group_warps, mode), THREADS, 0) !=
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, box_fast_kernel_for(group_warps, mode, dense), THREADS, 0) !=
             cudaSuccess) {
         (void)cudaGetLastError();
         return 0;
@@ -658,10 +739,13 @@ int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
     const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
     int n = 0;
     if (radius >= BLOCK_GROUPS_MIN_RADIUS && radius <= SMALL_GROUP_MAX_RADIUS) { /* either, by the image */
-        out[n++] = {"box_fast_kernel (warp groups, large images)", (const void *)box_fast_kernel_for(1, mode), THREADS, 0};
-        out[n++] = {"box_fast_kernel (block groups)", (const void *)box_fast_kernel_for(WARPS, mode), THREADS, 0};
+        out[n++] = {"box_fast_kernel (warp groups, large images)", (const void *)box_fast_kernel_for(1, mode, false), THREADS, 0};
+        out[n++] = {"box_fast_kernel (block groups)", (const void *)box_fast_kernel_for(WARPS, mode, false), THREADS, 0};
+    } else if (box_fast_group_warps(radius) == WARPS && mode == PACK21) { /* either, by the image */
+        out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(WARPS, mode, false), THREADS, 0};
+        out[n++] = {"box_fast_kernel (4 blocks a SM, large images)", (const void *)box_fast_kernel_for(WARPS, mode, true), THREADS, 0};
     } else {
-        out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), mode), THREADS, 0};
+        out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), mode, false), THREADS, 0};
     }
     out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return n;
@@ -680,14 +764,15 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     if (src->pitch > UINT32_MAX || dst->pitch > UINT32_MAX) /* rows addressed as 32-bit row x pitch */
         return fv_fail(FV_ERR_ARG, "box/fast: a row pitch of 4 GiB or more");
     const box_fast_geometry *g = &s->geometry;
+    const bool vector = ((uintptr_t)src->data | src->pitch) % 16 == 0;
     if (g->use_band_totals) {
-        dim3 grid((src->width + BAND_TOTALS_THREADS - 1) / BAND_TOTALS_THREADS, g->bands);
-        box_fast_band_totals_kernel<<<grid, BAND_TOTALS_THREADS, 0, stream>>>(*src, s->band_totals,
-                                                                              g->totals_pitch, g->band_rows);
+        const int per_block = BAND_TOTALS_THREADS * COLUMNS_PER_THREAD;
+        dim3 grid((src->width + per_block - 1) / per_block, g->bands);
+        box_fast_band_totals_kernel<<<grid, BAND_TOTALS_THREADS, 0, stream>>>(*src, s->band_totals, g->totals_pitch,
+                                                                              g->band_rows, vector);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    const bool vector = ((uintptr_t)src->data | src->pitch) % 16 == 0;
-    box_fast_kernel_for(g->group_warps, g->mode)<<<dim3(g->blocks_across, g->bands), THREADS, 0, stream>>>(
+    box_fast_kernel_for(g->group_warps, g->mode, g->dense)<<<dim3(g->blocks_across, g->bands), THREADS, 0, stream>>>(
         *src, *dst, radius, box_divider_make(radius), g->outputs_per_group, g->band_rows,
         g->use_band_totals ? s->band_totals : NULL, g->totals_pitch, vector);
     FV_CUDA_CHECK(cudaGetLastError());
