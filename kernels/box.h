@@ -30,13 +30,15 @@ extern "C" {
 enum { BOX_RADIUS };              /* index in the box filter's parameter table */
 #define FV_BOX_MAX_RADIUS 128
 #define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
+#define FV_BOX_QUOTIENT_HI_MAX_RADIUS 31 /* up to here box_quotient_hi divides (below) */
 
 typedef struct box_divider {
     uint32_t area, half;          /* (2r+1)^2 and area / 2 */
     uint32_t magic;               /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
     uint32_t shift;               /* l - 1 */
     uint64_t bias;                /* half * magic: the rounding folded into the multiply */
-    uint32_t magic16;             /* radius <= 7: ceil(2^32 / area), see box_quotient16; else 0 */
+    uint32_t magic_hi;            /* radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS: ceil(2^32 / area),
+                                   * see box_quotient_hi; else 0 */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -49,7 +51,7 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     d.shift = l - 1;
     d.magic = (uint32_t)((((uint64_t)1 << (31 + l)) + d.area - 1) / d.area);
     d.bias = (uint64_t)d.half * d.magic;
-    d.magic16 = radius <= 7 ? (uint32_t)((((uint64_t)1 << 32) + d.area - 1) / d.area) : 0;
+    d.magic_hi = radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS ? (uint32_t)((((uint64_t)1 << 32) + d.area - 1) / d.area) : 0;
     return d;
 }
 
@@ -68,20 +70,31 @@ FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
     return (uint32_t)(((uint64_t)sum * d.magic + d.bias) >> 32) >> d.shift;
 }
 
+/* the high word of a * b (on the GPU one IMAD.HI, where the 64-bit product and its shift took 3) */
+FV_HOST_DEVICE uint32_t box_mul_hi(uint32_t a, uint32_t b)
+{
+#ifdef __CUDA_ARCH__
+    return __umulhi(a, b);
+#else
+    return (uint32_t)(((uint64_t)a * b) >> 32);
+#endif
+}
+
 /* n / area for n = sum + area / 2 < 2^25 (the rounding already added, as the `fast` variant adds
  * it for free to a difference of prefixes): the high word of n * magic, shifted */
 FV_HOST_DEVICE uint32_t box_quotient(uint32_t n, box_divider d)
 {
-    return (uint32_t)(((uint64_t)n * d.magic) >> 32) >> d.shift;
+    return box_mul_hi(n, d.magic) >> d.shift;
 }
 
-/* n / area for n < 2^16 and radius <= 7 (every such window sum plus area / 2 is below 57488):
- * the high word of n * ceil(2^32 / area), no shift. With magic16 * area = 2^32 + e, e < area,
- * n * magic16 / 2^32 = n / area + n e / (area 2^32), and n e < 2^16 * 225 < 2^32 keeps the
- * excess below 1 / area: the floor is n / area's. */
-FV_HOST_DEVICE uint32_t box_quotient16(uint32_t n, box_divider d)
+/* n / area for n = a window sum plus area / 2 (at most 255 area + area / 2 < 256 area) and
+ * radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS: the high word of n * ceil(2^32 / area), no shift.
+ * With magic_hi * area = 2^32 + e, e < area, n * magic_hi / 2^32 = n / area + n e / (area 2^32),
+ * and n e < 256 area^2 <= 256 * 63^4 < 2^32 keeps the excess below 1 / area: the floor is
+ * n / area's (tests/test_box_ref.c checks every such n at every such radius). */
+FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
 {
-    return (uint32_t)(((uint64_t)n * d.magic16) >> 32);
+    return box_mul_hi(n, d.magic_hi);
 }
 
 /* Source and destination the same size, rows on 4-byte boundaries (kernels/box.cu); the message

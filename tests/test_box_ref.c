@@ -316,8 +316,9 @@ static void test_box_mean(void)
 }
 
 /* box_quotient(n) = n / area at every multiple boundary of every radius up to 2^25, and
- * box_quotient16(n) = n / area for every n < 2^16 at every radius up to 7 (the `fast` variant's
- * divisions, the rounding already added to n) */
+ * box_quotient_hi(n) = n / area for every window sum plus area / 2 (and every n < 2^16) at every
+ * radius up to FV_BOX_QUOTIENT_HI_MAX_RADIUS (the `fast` variant's divisions, the rounding
+ * already added to n) */
 static void test_box_quotient(void)
 {
     long long checks = 0, failures = 0;
@@ -329,17 +330,18 @@ static void test_box_quotient(void)
                 checks++;
                 failures += box_quotient((uint32_t)n, d) != (uint32_t)(n / d.area);
             }
-        if (r <= 7)
-            for (uint32_t n = 0; n < 65536; n++) {
+        const uint32_t sums_end = 255 * d.area + d.half + 1; /* one past the largest n */
+        if (r <= FV_BOX_QUOTIENT_HI_MAX_RADIUS)
+            for (uint32_t n = 0; n < (sums_end > 65536 ? sums_end : 65536); n++) {
                 checks++;
-                failures += box_quotient16(n, d) != n / d.area;
+                failures += box_quotient_hi(n, d) != n / d.area;
             }
         else
-            failures += d.magic16 != 0;
+            failures += d.magic_hi != 0;
     }
     char what[64];
     snprintf(what, sizeof what, "(%lld checks, %lld failures)", checks, failures);
-    test_check(&t, failures == 0, "box_quotient and box_quotient16 equal n / area", what);
+    test_check(&t, failures == 0, "box_quotient and box_quotient_hi equal n / area", what);
     printf("box_quotient: %lld values checked\n", checks);
 }
 
