@@ -30,15 +30,13 @@ extern "C" {
 enum { BOX_RADIUS };              /* index in the box filter's parameter table */
 #define FV_BOX_MAX_RADIUS 128
 #define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
-#define FV_BOX_QUOTIENT_HI_MAX_RADIUS 31 /* up to here box_quotient_hi divides (below) */
 
 typedef struct box_divider {
     uint32_t area, half;          /* (2r+1)^2 and area / 2 */
     uint32_t magic;               /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
     uint32_t shift;               /* l - 1 */
     uint64_t bias;                /* half * magic: the rounding folded into the multiply */
-    uint32_t magic_hi;            /* radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS: ceil(2^32 / area),
-                                   * see box_quotient_hi; else 0 */
+    uint32_t magic_hi;            /* ceil(2^32 / area) where box_quotient_hi divides with it; else 0 */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -51,7 +49,10 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     d.shift = l - 1;
     d.magic = (uint32_t)((((uint64_t)1 << (31 + l)) + d.area - 1) / d.area);
     d.bias = (uint64_t)d.half * d.magic;
-    d.magic_hi = radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS ? (uint32_t)((((uint64_t)1 << 32) + d.area - 1) / d.area) : 0;
+    /* box_quotient_hi's bound: n e < 2^32 for the largest n, 255 area + area / 2 */
+    const uint64_t magic_hi = (((uint64_t)1 << 32) + d.area - 1) / d.area;
+    const uint64_t excess = magic_hi * d.area - ((uint64_t)1 << 32);
+    d.magic_hi = (255 * (uint64_t)d.area + d.half) * excess < ((uint64_t)1 << 32) ? (uint32_t)magic_hi : 0;
     return d;
 }
 
@@ -87,11 +88,13 @@ FV_HOST_DEVICE uint32_t box_quotient(uint32_t n, box_divider d)
     return box_mul_hi(n, d.magic) >> d.shift;
 }
 
-/* n / area for n = a window sum plus area / 2 (at most 255 area + area / 2 < 256 area) and
- * radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS: the high word of n * ceil(2^32 / area), no shift.
- * With magic_hi * area = 2^32 + e, e < area, n * magic_hi / 2^32 = n / area + n e / (area 2^32),
- * and n e < 256 area^2 <= 256 * 63^4 < 2^32 keeps the excess below 1 / area: the floor is
- * n / area's (tests/test_box_ref.c checks every such n at every such radius). */
+/* n / area for n = a window sum plus area / 2 (at most 255 area + area / 2 < 256 area), at the
+ * radii where d.magic_hi is not 0: the high word of n * ceil(2^32 / area), no shift. With
+ * magic_hi * area = 2^32 + e, e < area, n * magic_hi / 2^32 = n / area + n e / (area 2^32), and
+ * n e < 2^32 keeps the excess below 1 / area: the floor is n / area's. box_divider_make sets
+ * magic_hi where that holds for the largest n: at every radius up to 31 (n e < 256 area^2 <=
+ * 256 * 63^4 < 2^32) and at 32..34, 37..41, 43, 50, 51, 56 (tests/test_box_ref.c checks every
+ * such n at every such radius). */
 FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
 {
     return box_mul_hi(n, d.magic_hi);

@@ -13,10 +13,11 @@
  *   row sums     a prefix sum of the column sums across the group (in-thread, warp shuffles,
  *                then across warps) goes to shared memory, double-buffered so that a row costs
  *                two barriers at most; each output is the difference of two prefixes plus area / 2,
- *                divided exactly by one high multiply (box_quotient_hi, r <= 31) or a high
- *                multiply and a shift (box_quotient). Up to r = 63 each warp's own prefix
- *                goes there instead and an output whose window crosses into the next warp adds
- *                the first warp's last prefix (one barrier a row, no scan across warps). Strips
+ *                divided exactly by one high multiply (box_quotient_hi: r <= 31 and some radii
+ *                up to 43 in these kernels) or a high multiply and a shift (box_quotient). Up
+ *                to r = 63 each warp's own prefix goes there instead and an output whose window
+ *                crosses into the next warp adds the first warp's last prefix (one barrier a
+ *                row, no scan across warps). Strips
  *                overlap by 2r + 3 columns; the outside of the image is replicated by clamping
  *                column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
@@ -665,7 +666,7 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
                 r_mean = box_quotient_hi((uint32_t)d[0] & 0xffffu, div);
                 g_mean = box_quotient_hi((uint32_t)d[1], div);
                 b_mean = box_quotient_hi((uint32_t)d[0] >> 16, div);
-            } else if constexpr (MODE == PACK21 && QUOTIENT_HI) { /* the same (r <= 31) */
+            } else if constexpr (MODE == PACK21 && QUOTIENT_HI) { /* the same (magic_hi != 0) */
                 r_mean = box_quotient_hi((uint32_t)d[0] & 0x1fffffu, div);
                 g_mean = box_quotient_hi((uint32_t)(d[0] >> 21) & 0x1fffffu, div);
                 b_mean = box_quotient_hi((uint32_t)(d[0] >> 42), div);
@@ -705,7 +706,7 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
     const int x_first = (first_group * outputs_per_group - radius) & ~3;
     const int x_last = ((last_group * outputs_per_group - radius) & ~3) + S::GROUP_SPAN - 1;
     constexpr bool DENSE = BLOCKS_PER_SM == MIN_BLOCKS_DENSE;
-    static_assert(!QUOTIENT_HI || MODE != PLAIN_NEAR && MODE != PLAIN, "box_quotient_hi serves r <= 31 alone");
+    static_assert(!QUOTIENT_HI || MODE == PACK16 || MODE == PACK21, "no QUOTIENT_HI build of the plain modes");
     if (!vector || x_first < 0 || x_last > src.width - 1)
         box_fast_body<GROUP_WARPS, MODE, true, DENSE, QUOTIENT_HI>(sh, src, dst, radius, div, outputs_per_group, band_rows,
                                                band_totals, totals_pitch, vector);
@@ -717,14 +718,15 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
 typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
 
 /* The kernel of that group size and mode; dense (block groups of PACK21 only): the one compiled
- * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii up to FV_BOX_QUOTIENT_HI_MAX_RADIUS divide
- * with one high multiply (box_quotient_hi), the others with a high multiply and a shift: on the
+ * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii where box_quotient_hi divides (every radius
+ * up to 31, so warp groups always, and some beyond) divide with one high multiply, the others
+ * with a high multiply and a shift: on the
  * H200, 3840x2160 radius 8, 12, 16, 24 0.046 -> 0.044, 0.051 -> 0.048, 0.052 -> 0.050, 0.057 ->
  * 0.055 ms, 9984x6400 radius 8, 12, 20 0.244 -> 0.231, 0.271 -> 0.256, 0.298 -> 0.286 (the
  * 64-bit product and its shift took 3 instructions a channel, now 1 or 2). */
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius)
 {
-    const bool quotient_hi = radius <= FV_BOX_QUOTIENT_HI_MAX_RADIUS;
+    const bool quotient_hi = box_divider_make(radius).magic_hi != 0; /* at every radius up to 31 */
     if (group_warps == 1)
         return mode == PACK16 ? box_fast_kernel<1, PACK16, MIN_BLOCKS, true> : box_fast_kernel<1, PACK21, MIN_BLOCKS, true>;
     if (mode == PACK21) {
