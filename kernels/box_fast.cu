@@ -380,7 +380,7 @@ __device__ __forceinline__ uint32_t pack_alphas(const uint32_t px[4])
 __global__ void __launch_bounds__(BAND_TOTALS_THREADS)
     box_fast_band_totals_kernel(fv_image src, uint2 *__restrict__ band_totals, int pitch, int band_rows, bool vector)
 {
-    asm volatile("griddepcontrol.launch_dependents;"); /* the pass's blocks may start (they wait) */
+    asm volatile("griddepcontrol.launch_dependents;"); /* the walk may start: it waits to read totals */
     const int x0 = (blockIdx.x * BAND_TOTALS_THREADS + threadIdx.x) * COLUMNS_PER_THREAD;
     if (x0 >= src.width) return;
     const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, src.height);
@@ -709,11 +709,11 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
     constexpr bool DENSE = BLOCKS_PER_SM == MIN_BLOCKS_DENSE;
     static_assert(!QUOTIENT_HI || MODE == PACK16 || MODE == PACK21, "no QUOTIENT_HI build of the plain modes");
     if (!vector || x_first < 0 || x_last > src.width - 1)
-        box_fast_body<GROUP_WARPS, MODE, true, DENSE, QUOTIENT_HI>(sh, src, dst, radius, div, outputs_per_group, band_rows,
-                                               band_totals, totals_pitch, vector);
+        box_fast_body<GROUP_WARPS, MODE, true, DENSE, QUOTIENT_HI>(sh, src, dst, radius, div, outputs_per_group,
+                                                                   band_rows, band_totals, totals_pitch, vector);
     else
-        box_fast_body<GROUP_WARPS, MODE, false, DENSE, QUOTIENT_HI>(sh, src, dst, radius, div, outputs_per_group, band_rows,
-                                                band_totals, totals_pitch, vector);
+        box_fast_body<GROUP_WARPS, MODE, false, DENSE, QUOTIENT_HI>(sh, src, dst, radius, div, outputs_per_group,
+                                                                    band_rows, band_totals, totals_pitch, vector);
 }
 
 typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
@@ -721,10 +721,10 @@ typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, in
 /* The kernel of that group size and mode; dense (block groups of PACK21 only): the one compiled
  * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii where box_quotient_hi divides (every radius
  * up to 31, so warp groups always, and some beyond) divide with one high multiply, the others
- * with a high multiply and a shift: on the
- * H200, 3840x2160 radius 8, 12, 16, 24 0.046 -> 0.044, 0.051 -> 0.048, 0.052 -> 0.050, 0.057 ->
- * 0.055 ms, 9984x6400 radius 8, 12, 20 0.244 -> 0.231, 0.271 -> 0.256, 0.298 -> 0.286 (the
- * 64-bit product and its shift took 3 instructions a channel, now 1 or 2). */
+ * with a high multiply and a shift (the 64-bit product and its shift took 3 instructions a
+ * channel): on the H200, 3840x2160 radius 8, 12, 16, 24 0.046 -> 0.044, 0.051 -> 0.048, 0.052 ->
+ * 0.050, 0.057 -> 0.055 ms, 9984x6400 radius 8, 12, 20 0.244 -> 0.231, 0.271 -> 0.256, 0.298 ->
+ * 0.286; radius 32..43 where the bound holds 2 %. */
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius)
 {
     const bool quotient_hi = box_divider_make(radius).magic_hi != 0; /* at every radius up to 31 */
