@@ -224,6 +224,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
 typedef struct box_fast_state {
     box_fast_geometry geometry;
     int radius, width, height;
+    bool programmatic;              /* the GPU launches programmatic dependents (compute capability >= 9) */
     uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
@@ -246,6 +247,11 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
+    int device = 0, major = 0;
+    s->programmatic = cudaGetDevice(&device) == cudaSuccess &&
+                      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
+                      major >= 9;
+    (void)cudaGetLastError();
     const size_t bytes = box_fast_totals_bytes(&s->geometry);
     if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
         cudaGetLastError();
@@ -373,6 +379,22 @@ __device__ __forceinline__ uint32_t pack_alphas(const uint32_t px[4])
 }
 
 /* ---- band totals: the sum of each band of rows, per column ----------------------------------- */
+/* Programmatic dependent launch (Hopper on): the band-totals pass lets the walk's blocks start
+ * while it runs, and they wait for it only to read the totals. Before sm_90 neither instruction
+ * exists, nor such a launch (box_fast_run asks for one only from compute capability 9). */
+__device__ __forceinline__ void grid_dependents_may_launch()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.launch_dependents;");
+#endif
+}
+__device__ __forceinline__ void grid_dependency_wait()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 /* A thread sums 4 adjacent columns (one 16-byte load a row where the row allows) and writes their
  * 4 totals as two 16-byte stores; the totals' rows are padded to a multiple of 4 columns, so the
  * last group's stores stay inside (columns past the image repeat its last one, and nothing reads
@@ -380,7 +402,7 @@ __device__ __forceinline__ uint32_t pack_alphas(const uint32_t px[4])
 __global__ void __launch_bounds__(BAND_TOTALS_THREADS)
     box_fast_band_totals_kernel(fv_image src, uint2 *__restrict__ band_totals, int pitch, int band_rows, bool vector)
 {
-    asm volatile("griddepcontrol.launch_dependents;"); /* the walk may start: it waits to read totals */
+    grid_dependents_may_launch();
     const int x0 = (blockIdx.x * BAND_TOTALS_THREADS + threadIdx.x) * COLUMNS_PER_THREAD;
     if (x0 >= src.width) return;
     const int y0 = blockIdx.y * band_rows, y_end = min(y0 + band_rows, src.height);
@@ -425,7 +447,7 @@ __device__ __forceinline__ void add_range_by_bands(column_sums &s, const fv_imag
         add_rows<EDGE, WIDE>(s, src, hi + 1, min((end_band + 1) * band_rows, src.height) - 1, x0, vector, ~0u);
     else if (bottom > 0)
         add_rows<EDGE, WIDE>(s, src, end_band * band_rows, hi, x0, vector, 1u);
-    asm volatile("griddepcontrol.wait;" ::: "memory");
+    grid_dependency_wait();
     uint2 t[4];
     for (int b = first_band - top_band; b < end_band + bottom_band; b++) {
         load_totals(band_totals, pitch, b, x0, src.width, t);
@@ -801,7 +823,7 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     config.blockDim = dim3(THREADS);
     config.stream = stream;
     config.attrs = &early;
-    config.numAttrs = g->use_band_totals ? 1 : 0;
+    config.numAttrs = g->use_band_totals && s->programmatic ? 1 : 0;
     FV_CUDA_CHECK(cudaLaunchKernelEx(&config, box_fast_kernel_for(g->group_warps, g->mode, g->dense, radius), *src, *dst,
                                      radius, box_divider_make(radius), g->outputs_per_group, g->band_rows,
                                      (const uint2 *)(g->use_band_totals ? s->band_totals : NULL), g->totals_pitch,
