@@ -17,17 +17,17 @@
  *                up to 43 in these kernels) or a high multiply and a shift (box_quotient). Up
  *                to r = 63 each warp's own prefix goes there instead and an output whose window
  *                crosses into the next warp adds the first warp's last prefix (one barrier a
- *                row, no scan across warps). Strips
- *                overlap by 2r + 3 columns; the outside of the image is replicated by clamping
- *                column and row indices.
+ *                row, no scan across warps). Strips overlap by 2r + 3 columns; the outside of
+ *                the image is replicated by clamping column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
  *                costs less than the barriers), from r = 13 on small images and beyond r = 20
  *                always the whole block (1024 columns: less overlap, one barrier a row up to
  *                r = 63; box_fast_group_warps says what was measured). How a column's three
- *                sums travel through the prefix depends on how large a window sum can be: up to r = 7 it fits 16 bits,
- *                so R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
- *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
- *                beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275 ms, r = 32 0.433 -> 0.385).
+ *                sums travel through the prefix depends on how large a window sum can be: up
+ *                to r = 7 it fits 16 bits, so R | B << 16 and G (2 words); up to r = 44 it fits
+ *                21 bits, so R | G << 21 | B << 42 in one 64-bit word (2 words' shuffles and
+ *                adds, against 3 plain words beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275
+ *                ms, r = 32 0.433 -> 0.385).
  *                Each scan step adds under the shuffle's own predicate (whether the source lane
  *                exists), not a compare and a select.
  *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
@@ -48,14 +48,15 @@
  *                8 bytes per column per band; 4 columns a thread in 16-byte loads and stores) and
  *                a window start costs a few band totals plus at most half a band of rows at each
  *                end; those rows go 8 loads at a time in the dense kernel and warp groups of
- *                PACK21, 4 in the others. The pass is launched programmatically after the
- *                band-totals kernel: its blocks start while that runs, sum their rows and wait
- *                for it (griddepcontrol) only to read the totals (3840x2160 radius 25..128
- *                2-4 % faster on the H200, 9984x6400 0.5 %). (Up to twice the band, summing the rows
- *                is cheaper than the extra pass over the image: r = 8 and 12 at 3840x2160 on the
- *                H200 0.053 and 0.058 ms against 0.064 and 0.069, r = 32 at 9984x6400 0.433
- *                against 0.499; between twice and four times it varies: cheaper at 3840x2160 up to
- *                r = 24, dearer at 9984x6400 for r = 64, 0.494 against 0.448.)
+ *                PACK21, 4 in the others. (Up to twice the band, summing the rows is cheaper
+ *                than the extra pass over the image: r = 8 and 12 at 3840x2160 on the H200 0.053
+ *                and 0.058 ms against 0.064 and 0.069, r = 32 at 9984x6400 0.433 against 0.499;
+ *                between twice and four times it varies: cheaper at 3840x2160 up to r = 24,
+ *                dearer at 9984x6400 for r = 64, 0.494 against 0.448.) On GPUs of compute
+ *                capability 9 and up the pass is launched programmatically after the band-totals
+ *                kernel: its blocks start while that runs, sum their rows and wait for it
+ *                (griddepcontrol) only to read the totals (3840x2160 radius 25..128 2-4 %
+ *                faster on the H200, 9984x6400 0.5 %).
  * Nothing is written but the output: 4 bytes read from DRAM and 4 written per pixel, the rest
  * (leaving rows, overlaps, band starts, alphas) hits L2. Equals box_ref byte for byte
  * (tests/test_filters.c).
@@ -247,11 +248,7 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
-    int device = 0, major = 0;
-    s->programmatic = cudaGetDevice(&device) == cudaSuccess &&
-                      cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) == cudaSuccess &&
-                      major >= 9;
-    (void)cudaGetLastError();
+    s->programmatic = fv_device_compute_major() >= 9;
     const size_t bytes = box_fast_totals_bytes(&s->geometry);
     if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
         cudaGetLastError();

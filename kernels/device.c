@@ -22,6 +22,17 @@ fv_status fv_device_check(void)
     return FV_OK;
 }
 
+int fv_device_compute_major(void)
+{
+    int device = 0, major = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return major;
+}
+
 fv_status fv_device_check_fits(size_t bytes, const char *what)
 {
     size_t free_b = 0, total_b = 0;

@@ -291,6 +291,9 @@ void fv_diff_totals_read(const void *host_totals, int width, int height, fv_diff
 /* ---- the device ---- */
 /* FV_OK when a CUDA device is usable; otherwise FV_ERR_NO_DEVICE with the reason. */
 fv_status fv_device_check(void);
+/* The current device's compute capability major version (9 for Hopper); 0 where there is no
+ * device to ask (the error is cleared, for the caller's own path to report). */
+int fv_device_compute_major(void);
 /* Fails with FV_ERR_MEMORY and a message when `bytes` more do not fit in free device memory.
  * FV_GPU_MEMORY_LIMIT_MB in the environment caps what counts as free (to test the message). */
 fv_status fv_device_check_fits(size_t bytes, const char *what);

@@ -340,13 +340,7 @@ bool gaussian_wide_applies(const int *taps, int radius)
     if (radius < GAUSSIAN_WIDE_MIN_RADIUS || radius > FV_GAUSSIAN_MAX_RADIUS) return false;
     for (int k = 0; k <= 2 * radius; k++)
         if (taps[k] > 255) return false;
-    int device = 0, major = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device) != cudaSuccess) {
-        (void)cudaGetLastError(); /* no device: the caller's own path reports it */
-        return false;
-    }
-    return major >= 8;
+    return fv_device_compute_major() >= 8; /* 0 without a device: the caller's own path reports it */
 }
 
 typedef void (*gaussian_wide_kernel_fn)(fv_image, fv_image, gaussian_wide_taps, bool);
