@@ -21,8 +21,10 @@
  *                the image is replicated by clamping column and row indices.
  *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
  *                costs less than the barriers), from r = 13 on small images and beyond r = 20
- *                always the whole block (1024 columns: less overlap, one barrier a row up to
- *                r = 63; box_fast_group_warps says what was measured). How a column's three
+ *                the whole block (1024 columns: less overlap, one barrier a row up to r = 63;
+ *                box_fast_group_warps says what was measured), except on large images from
+ *                r = 10 to 31: 4 warps (512 columns, a named barrier of their own; bands of
+ *                box_fast_quad_rows). How a column's three
  *                sums travel through the prefix depends on how large a window sum can be: up
  *                to r = 7 it fits 16 bits, so R | B << 16 and G (2 words); up to r = 44 it fits
  *                21 bits, so R | G << 21 | B << 42 in one 64-bit word (2 words' shuffles and
@@ -79,6 +81,9 @@
 #ifndef SMALL_GROUP_MAX_RADIUS
 #define SMALL_GROUP_MAX_RADIUS 20   /* up to here a warp alone sums 128 columns (no barriers) */
 #endif
+#define QUAD_WARPS 4                /* groups of 4 warps (512 columns, a named barrier) ... */
+#define QUAD_MIN_RADIUS 10          /* ... serve this range on large images (box_fast_geometry_make) */
+#define QUAD_MAX_RADIUS 31
 #define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
 #define PACK21_MAX_RADIUS 44        /* up to here R, G and B share one 64-bit prefix word */
 #define NEAR_MAX_RADIUS 63           /* up to here a window (<= 127 columns) crosses at most 1 warp */
@@ -89,9 +94,9 @@ enum { PACK16, PACK21, PLAIN_NEAR, PLAIN }; /* how window sums travel through th
 
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
-    "(16-bit lanes), row sums are differences of a warp (r <= 12; <= 20 on large images) or "
-    "block prefix in shared memory (r <= 44: the warps' own, joined as read); R, G, B packed in "
-    "2 words up to r = 44; wide windows start from band totals";
+    "(16-bit lanes), row sums are differences of a warp (r <= 12; <= 9 on large images), 4-warp "
+    "(r 10..31 on large images) or block prefix in shared memory (r <= 44: the warps' own, joined "
+    "as read); R, G, B packed in 2 words up to r = 44; wide windows start from band totals";
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
 typedef struct box_fast_geometry {
@@ -141,6 +146,13 @@ static int box_fast_short_rows(int radius)
     return min((radius + 1) / k, 32);
 }
 
+/* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows.
+ * Measured on the H200 at 9984x6400 with 16, 20, 24, 28 and 32-row bands at every radius 8..31:
+ * the best height was r + 1 to r + 5 from radius 16 (r = 16, 17: 20 rows 0.254, 0.267 ms against
+ * 0.270, 0.273 with 24; r = 24..27: 28 rows 2-5 % faster than r + 1; r = 28..31: 32 rows 2-5 %
+ * faster), 16 below. */
+static int box_fast_quad_rows(int radius) { return min(max((radius + 4) & ~3, 16), 32); }
+
 /* blocks in a grid of the strips of g and bands of band_rows rows */
 static long long box_fast_grid_blocks(const box_fast_geometry *g, int band_rows, int height)
 {
@@ -161,9 +173,26 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     box_fast_geometry g;
     g.mode = box_fast_mode(radius);
     box_fast_strips(&g, box_fast_group_warps(radius), radius, width);
-    const int short_rows = box_fast_short_rows(radius);
+    int short_rows = box_fast_short_rows(radius);
     g.dense = false;
     int resident = box_fast_resident_blocks(g.group_warps, radius, false);
+    /* Groups of 4 warps on large images (where their short bands make MANY_WAVES waves) from
+     * radius 10 to 31: a quarter of the overlap of warp groups, and the barrier of 4 warps alone.
+     * On the H200 at 9984x6400, against warp groups up to r = 20 and block groups (the dense
+     * kernel) beyond: r = 8, 9 1-3 % slower, r = 10..15 1-7 % faster (r = 14 0.271 -> 0.253 ms),
+     * 16..20 3-12 % (r = 20 0.287 -> 0.272), 21..31 1-9 % (r = 25 0.295 -> 0.275), r = 32 2 %
+     * slower; at 3840x2160, where they would not take short bands, -6..+8 % by radius. */
+    if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
+        box_fast_geometry quad = g;
+        box_fast_strips(&quad, QUAD_WARPS, radius, width);
+        const int quad_resident = box_fast_resident_blocks(QUAD_WARPS, radius, false);
+        if (quad_resident > 0 &&
+            box_fast_grid_blocks(&quad, box_fast_quad_rows(radius), height) >= (long long)MANY_WAVES * quad_resident) {
+            g = quad;
+            short_rows = box_fast_quad_rows(radius);
+            resident = quad_resident;
+        }
+    }
     if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS && resident > 0 &&
         box_fast_grid_blocks(&g, short_rows, height) < (long long)MANY_WAVES * resident) {
         box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
@@ -515,6 +544,19 @@ template <int GROUP_WARPS, int MODE> struct box_fast_shared {
     T warp_totals[2][WORDS][GROUP_WARPS > 1 && MODE == PLAIN ? WARPS : 1]; /* used by PLAIN block groups alone */
 };
 
+/* the barrier of a group: the block's, a named one (1 + group) for a part of the block, or the
+ * warp's */
+template <int GROUP_WARPS>
+__device__ __forceinline__ void group_sync(int group)
+{
+    if constexpr (GROUP_WARPS == WARPS)
+        __syncthreads();
+    else if constexpr (GROUP_WARPS > 1)
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + group), "n"(32 * GROUP_WARPS) : "memory");
+    else
+        __syncwarp();
+}
+
 template <int GROUP_WARPS, int MODE, bool EDGE, bool DENSE, bool QUOTIENT_HI>
 __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE> &sh, const fv_image &src,
                                               const fv_image &dst, int radius, box_divider div,
@@ -540,7 +582,7 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
      * blocks a SM -1..+4 % by the radius). Window starts keep 8 loads in flight in the dense
      * kernel and warp groups of PACK21 (9984x6400 radius 8..20 1-3 % faster, 24 3 %), 4 in the
      * others (8: radius 1 3 % slower, 64..128 1.5 %). */
-    constexpr bool ALPHA_AHEAD = DENSE, WIDE_START = DENSE || (GROUP_WARPS == 1 && MODE == PACK21);
+    constexpr bool ALPHA_AHEAD = DENSE, WIDE_START = DENSE || (GROUP_WARPS < WARPS && MODE == PACK21);
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
     const int width = src.width, height = src.height;
@@ -656,7 +698,7 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
                 reinterpret_cast<ulonglong2 *>(to)[1] = make_ulonglong2(before[c] + v[c][2], before[c] + v[c][3]);
             }
         }
-        if (GROUP_WARPS > 1) __syncthreads(); else __syncwarp();
+        group_sync<GROUP_WARPS>(group);
 
         /* outputs: thread gt writes columns gt, gt + GROUP_THREADS, ...: neighbouring threads read
          * neighbouring prefixes (no bank conflicts) and write neighbouring pixels */
@@ -747,6 +789,7 @@ typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, in
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius)
 {
     const bool quotient_hi = box_divider_make(radius).magic_hi != 0; /* at every radius up to 31 */
+    if (group_warps == QUAD_WARPS) return box_fast_kernel<QUAD_WARPS, PACK21, MIN_BLOCKS, true>; /* r <= 31 */
     if (group_warps == 1)
         return mode == PACK16 ? box_fast_kernel<1, PACK16, MIN_BLOCKS, true> : box_fast_kernel<1, PACK21, MIN_BLOCKS, true>;
     if (mode == PACK21) {
@@ -773,19 +816,21 @@ static int box_fast_resident_blocks(int group_warps, int radius, bool dense)
 
 int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
 {
-    if (max < 3) return 0;
+    if (max < 4) return 0;
     const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
     int n = 0;
-    if (radius >= BLOCK_GROUPS_MIN_RADIUS && radius <= SMALL_GROUP_MAX_RADIUS) { /* either, by the image */
-        out[n++] = {"box_fast_kernel (warp groups, large images)", (const void *)box_fast_kernel_for(1, mode, false, radius), THREADS, 0};
-        out[n++] = {"box_fast_kernel (block groups)", (const void *)box_fast_kernel_for(WARPS, mode, false, radius), THREADS, 0};
-    } else if (box_fast_group_warps(radius) == WARPS && mode == PACK21) { /* either, by the image */
+    if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) /* by the image, one of these and one below */
+        out[n++] = {"box_fast_kernel (4-warp groups, large images)", (const void *)box_fast_kernel_for(QUAD_WARPS, mode, false, radius), THREADS, 0};
+    if (radius >= BLOCK_GROUPS_MIN_RADIUS && radius <= SMALL_GROUP_MAX_RADIUS) {
+        out[n++] = {"box_fast_kernel (warp groups)", (const void *)box_fast_kernel_for(1, mode, false, radius), THREADS, 0};
+        out[n++] = {"box_fast_kernel (block groups, small images)", (const void *)box_fast_kernel_for(WARPS, mode, false, radius), THREADS, 0};
+    } else if (box_fast_group_warps(radius) == WARPS && mode == PACK21) {
         out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(WARPS, mode, false, radius), THREADS, 0};
         out[n++] = {"box_fast_kernel (4 blocks a SM, large images)", (const void *)box_fast_kernel_for(WARPS, mode, true, radius), THREADS, 0};
     } else {
         out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), mode, false, radius), THREADS, 0};
     }
-    out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
+    if (n < max) out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return n;
 }
 
