@@ -149,7 +149,7 @@ static int box_fast_short_rows(int radius)
 /* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows.
  * Measured on the H200 at 9984x6400 with 16, 20, 24, 28 and 32-row bands at every radius 8..31:
  * the best height was r + 1 to r + 5 from radius 16 (r = 16, 17: 20 rows 0.254, 0.267 ms against
- * 0.270, 0.273 with 24; r = 24..27: 28 rows 2-5 % faster than r + 1; r = 28..31: 32 rows 2-5 %
+ * 0.270, 0.273 with 24; r = 24..27: 28 rows 2-3 % faster than r + 1; r = 28..31: 32 rows 2-3 %
  * faster), 16 below. */
 static int box_fast_quad_rows(int radius) { return min(max((radius + 4) & ~3, 16), 32); }
 
@@ -179,9 +179,10 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     /* Groups of 4 warps on large images (where their short bands make MANY_WAVES waves) from
      * radius 10 to 31: a quarter of the overlap of warp groups, and the barrier of 4 warps alone.
      * On the H200 at 9984x6400, against warp groups up to r = 20 and block groups (the dense
-     * kernel) beyond: r = 8, 9 1-3 % slower, r = 10..15 1-7 % faster (r = 14 0.271 -> 0.253 ms),
-     * 16..20 3-12 % (r = 20 0.287 -> 0.272), 21..31 1-9 % (r = 25 0.295 -> 0.275), r = 32 2 %
-     * slower; at 3840x2160, where they would not take short bands, -6..+8 % by radius. */
+     * kernel) beyond: r = 10 0.5 % faster, 11..15 3-7 % (r = 14 0.271 -> 0.253 ms), 16..20 2-8 %
+     * (r = 20 0.289 -> 0.266), 21..27 3-4 %, 28..31 0-3 %; 7680x4320 r = 10..23 1-11 %; r = 8, 9
+     * 1-3 % slower and r = 32 2 % slower with them; at 3840x2160, where they would not take
+     * short bands, -6..+8 % by radius. */
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
         box_fast_geometry quad = g;
         box_fast_strips(&quad, QUAD_WARPS, radius, width);
