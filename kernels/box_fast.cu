@@ -115,6 +115,8 @@ typedef struct box_fast_geometry {
 #define MAX_BAND_ROWS 64
 #define MANY_WAVES 4                /* a grid this many waves long takes short bands */
 static int box_fast_resident_blocks(int group_warps, int radius, bool dense); /* below the kernels */
+typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
+static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius);
 
 /* which kernel a radius takes: its group size and prefix mode. From BLOCK_GROUPS_MIN_RADIUS to
  * SMALL_GROUP_MAX_RADIUS either group size may serve: warps alone on large images, whole blocks
@@ -256,6 +258,8 @@ typedef struct box_fast_state {
     box_fast_geometry geometry;
     int radius, width, height;
     bool programmatic;              /* the GPU launches programmatic dependents (compute capability >= 9) */
+    box_fast_kernel_fn walk;        /* the kernel the geometry picked */
+    box_divider divider;            /* the radius's */
     uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
@@ -278,6 +282,8 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
+    s->walk = box_fast_kernel_for(s->geometry.group_warps, s->geometry.mode, s->geometry.dense, s->radius);
+    s->divider = box_divider_make(s->radius);
     s->programmatic = fv_device_compute_major() >= 9;
     const size_t bytes = box_fast_totals_bytes(&s->geometry);
     if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
@@ -778,8 +784,6 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
                                                                     band_rows, band_totals, totals_pitch, vector);
 }
 
-typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
-
 /* The kernel of that group size and mode; dense (block groups of PACK21 only): the one compiled
  * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii where box_quotient_hi divides (every radius
  * up to 31, so warp groups always, and some beyond) divide with one high multiply, the others
@@ -867,8 +871,7 @@ fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, v
     config.stream = stream;
     config.attrs = &early;
     config.numAttrs = g->use_band_totals && s->programmatic ? 1 : 0;
-    FV_CUDA_CHECK(cudaLaunchKernelEx(&config, box_fast_kernel_for(g->group_warps, g->mode, g->dense, radius), *src, *dst,
-                                     radius, box_divider_make(radius), g->outputs_per_group, g->band_rows,
+    FV_CUDA_CHECK(cudaLaunchKernelEx(&config, s->walk, *src, *dst, radius, s->divider, g->outputs_per_group, g->band_rows,
                                      (const uint2 *)(g->use_band_totals ? s->band_totals : NULL), g->totals_pitch,
                                      vector));
     FV_CUDA_CHECK(cudaGetLastError());
