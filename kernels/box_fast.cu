@@ -24,12 +24,11 @@
  *                the whole block (1024 columns: less overlap, one barrier a row up to r = 63;
  *                box_fast_group_warps says what was measured), except on large images from
  *                r = 10 to 31: 4 warps (512 columns, a named barrier of their own; bands of
- *                box_fast_quad_rows). How a column's three
- *                sums travel through the prefix depends on how large a window sum can be: up
- *                to r = 7 it fits 16 bits, so R | B << 16 and G (2 words); up to r = 44 it fits
- *                21 bits, so R | G << 21 | B << 42 in one 64-bit word (2 words' shuffles and
- *                adds, against 3 plain words beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275
- *                ms, r = 32 0.433 -> 0.385).
+ *                box_fast_quad_rows). How a column's three sums travel through the prefix
+ *                depends on how large a window sum can be: up to r = 7 it fits 16 bits, so
+ *                R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
+ *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
+ *                beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275 ms, r = 32 0.433 -> 0.385).
  *                Each scan step adds under the shuffle's own predicate (whether the source lane
  *                exists), not a compare and a select.
  *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
@@ -188,11 +187,10 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
         box_fast_geometry quad = g;
         box_fast_strips(&quad, QUAD_WARPS, radius, width);
-        const int quad_resident = box_fast_resident_blocks(QUAD_WARPS, radius, false);
-        if (quad_resident > 0 &&
-            box_fast_grid_blocks(&quad, box_fast_quad_rows(radius), height) >= (long long)MANY_WAVES * quad_resident) {
+        const int quad_resident = box_fast_resident_blocks(QUAD_WARPS, radius, false), quad_rows = box_fast_quad_rows(radius);
+        if (quad_resident > 0 && box_fast_grid_blocks(&quad, quad_rows, height) >= (long long)MANY_WAVES * quad_resident) {
             g = quad;
-            short_rows = box_fast_quad_rows(radius);
+            short_rows = quad_rows;
             resident = quad_resident;
         }
     }
@@ -835,7 +833,7 @@ int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
     } else {
         out[n++] = {"box_fast_kernel", (const void *)box_fast_kernel_for(box_fast_group_warps(radius), mode, false, radius), THREADS, 0};
     }
-    if (n < max) out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
+    out[n++] = {"box_fast_band_totals_kernel", (const void *)box_fast_band_totals_kernel, BAND_TOTALS_THREADS, 0};
     return n;
 }
 
