@@ -256,7 +256,7 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
      * passes -> 3), and where the grid is one wave (small images) the GPU waits for the busiest
      * groups. On the H200 at 3840x2160 radius 4, 7, 12, 33, 128 0.0376, 0.0399, 0.0486, 0.0596,
      * 0.0760 -> 0.0362, 0.0387, 0.0464, 0.0581, 0.0735 ms (1-4.5 %, none slower); at 9984x6400
-     * block groups radius 44..128 0.2-3 % faster (radius 32 1 % slower). Not for groups smaller
+     * block groups radius 44..128 0.2-3 % faster (radius 32 1-3 % slower). Not for groups smaller
      * than a block in many waves: there the groups past the image would sum columns too (9984x6400
      * radius 1..16 2-4 % slower). */
     if (g.group_warps == WARPS || !many_waves) {
