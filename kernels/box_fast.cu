@@ -227,11 +227,10 @@ static box_fast_geometry box_fast_geometry_make(int radius, int width, int heigh
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
      *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
     int chosen = 0;
-    bool many_waves = false;
-    if (resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident) {
+    const bool many_waves = resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident;
+    if (many_waves) {
         g.band_rows = short_rows;
         chosen = 1;
-        many_waves = true;
     } else if (resident > 0) {
         for (int waves = 1;; waves++) {
             const int bands = max(1, waves * resident / g.blocks_across);
