@@ -7,7 +7,7 @@
  * which may own device state (plans, intermediate buffers) made before any timing by an
  * fv_runner. The registry (kernels/filters.def -> fv_filters[]) is what the CLI, the benchmark,
  * the viewer and the tests loop over. Every GPU variant is checked against the reference within
- * its tolerance by tests/test_filters.c; peers (NPP) are measured against it, not held to it.
+ * its tolerance by tests/gpu/test_filters.c; peers (NPP) are measured against it, not held to it.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_FILTER_H
 #define FV_FILTER_H
@@ -183,7 +183,7 @@ int fv_variant_is_host(const fv_variant *v);
 const fv_variant *fv_filter_baseline(const fv_filter *f);
 const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v);
 
-/* ---- parameter tables (kernels/params.c: no GPU needed) ---- */
+/* ---- parameter tables (kernels/core/params.c: no GPU needed) ---- */
 fv_params fv_params_default(const fv_filter *f);
 int fv_param_index(const fv_filter *f, const char *name);       /* -1: no such parameter */
 /* Parses `text` strictly (plain decimal; a choice by name) and checks it against the range;
@@ -250,7 +250,7 @@ unsigned long long fv_runner_allocations(void);
 /* The variant's note on the last run (fv_variant.last_run_text); 0 and "" when it has none. */
 int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size);
 
-/* ---- kernel resources, for teaching (kernels/device.c) ---- */
+/* ---- kernel resources, for teaching (kernels/core/device.c) ---- */
 typedef struct fv_kernel_resources {
     int registers;             /* per thread */
     size_t static_smem, dynamic_smem;
@@ -264,7 +264,7 @@ fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *
  * p, or a note why there is nothing to say (cpu, peer, no device). */
 void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size);
 
-/* ---- GPU comparison of two device images (kernels/diff.cu) ---- */
+/* ---- GPU comparison of two device images (kernels/core/diff.cu) ---- */
 typedef struct fv_diff_stats {
     int max_abs;            /* largest |a - b| over R, G, B, A */
     double mean_abs;        /* mean |a - b| over all channels */

@@ -7,7 +7,7 @@
 #include "batch.h"
 #include "bench.h"
 #include "cli.h"
-#include "conv.h"
+#include "conv/conv.h"
 #include "image_io.h"
 
 #include <errno.h>

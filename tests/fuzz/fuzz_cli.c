@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * tests/fuzz/fuzz_cli.c: libFuzzer harness for the command line (viewer/cli.c). The input is the
+ * tests/fuzz/fuzz_cli.c: libFuzzer harness for the command line (viewer/cli/cli.c). The input is the
  * arguments, separated by NUL bytes; cli_parse must accept or refuse them without exiting,
  * crashing or reading past them, and what it accepts must be consistent. An accepted --keys
  * text goes through the replay parser too.

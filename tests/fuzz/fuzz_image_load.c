@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * tests/fuzz/fuzz_image_load.c: libFuzzer harness for the image loader (viewer/image_io.c and
+ * tests/fuzz/fuzz_image_load.c: libFuzzer harness for the image loader (viewer/imageio/image_io.c and
  * the decoders behind it). Each input is written to one temporary file and loaded through
  * image_load, as the program does; a success must give a size within the limits and pixels
  * that can all be read.

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * tests/fuzz/fuzz_keys.c: libFuzzer harness for the --keys parser (viewer/keys_replay.c). Any
+ * tests/fuzz/fuzz_keys.c: libFuzzer harness for the --keys parser (viewer/window/keys_replay.c). Any
  * text must parse into at most `max` key codes or fail with a message; a resize must fit the
  * packed key.
  * ------------------------------------------------------------------------------------------------ */

@@ -1,0 +1,1403 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/canny/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
+ * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny/canny.h).
+ *
+ * Variants, one lesson each (seed 001's pipeline, then beyond):
+ *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
+ *          the whole image, the host reading a changed-flag after each
+ *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis
+ *          converges inside each 32x16 tile in shared memory before each global round
+ *   fast   gray, blur, Sobel and suppression fused in one pass over 64x32 tiles, four pixels a
+ *          step (blur radii 0..4 compiled one by one; wider blurs on 32x16 tiles with the radius
+ *          read at run time); only what a later kernel reads reaches
+ *          global memory (labels for manual thresholds; magnitudes and directions when shown or
+ *          for auto thresholds). Hysteresis in one cooperative kernel whose blocks run tile
+ *          rounds separated by grid-wide barriers: no host round trip until it is done. Full
+ *          hysteresis runs on bit masks (a warp a 62x30 tile, a row a lane, its 64 loads issued
+ *          together, growth along a row's runs in six shift steps), later rounds only on tiles
+ *          whose ring changed; the output kernel writes 16 bytes at a time where rows allow
+ *   npp    NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image (no blur stage; the peer)
+ *   cpu    the reference
+ * Hysteresis labels every weak pixel with an upper bound of its chain length to a strong pixel
+ * (kernels/canny/canny.h); each relaxation can only lower a label to another valid bound, so however
+ * the sweeps, tiles and rounds interleave, what they stop at (nothing lowers) is the one fixed
+ * point the reference's breadth-first search computes. Every stage of every variant but the peer
+ * equals canny_ref byte for byte: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
+ * variant's state, made before any run. Rows need only 4-byte alignment.
+ * ------------------------------------------------------------------------------------------------ */
+#include "canny.h"
+#include "cuda_check.h"
+
+#include <cooperative_groups.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef FV_HAVE_NPP
+#include "npp/npp_peers.h"
+#include <nppi_filtering_functions.h>
+#endif
+
+namespace cg = cooperative_groups;
+
+#define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
+#define PIXEL_BLOCK_Y 8
+#define TILE_W 32                  /* smem: 32x16 output tiles, 256 threads (2 each) */
+#define TILE_H 16
+#define TILE_THREADS 256
+#define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
+#define GRAY_W (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define BLUR_W (TILE_W + 2 * APRON)
+#define BLUR_H (TILE_H + 2 * APRON)
+#define FUSED_W 64                 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
+#define FUSED_H 32
+#define FUSED_UNROLLED_RADIUS 4    /* fast: blur radii compiled one by one (sigma <= 1.33) */
+#define OUTPUT_PX 8                /* fast's output kernel: pixels a thread */
+#define BITS_BATCH 32              /* fast, full hysteresis: rows of a tile whose loads go out together */
+#define BITS_MIN_BLOCKS 2          /* and blocks an SM: 128 registers, no spills, one round trip a tile */
+
+/* ---- the state: intermediates of one image size ------------------------------------------- */
+enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
+
+typedef struct canny_state {
+    int width, height;
+    uint8_t *gray, *blur;          /* w*h each */
+    int *mag;                      /* w*h: l1 magnitude or squared l2 */
+    uint8_t *sk;                   /* w*h: sector | kept << 2 */
+    uint16_t *label;               /* w*h: hysteresis labels */
+    unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
+    unsigned *host_flag;           /* pinned: the changed-flag read back */
+    int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
+    int bits_blocks;               /* fast, full hysteresis: blocks of the bit-mask kernel */
+    uint8_t *dirty;                /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
+    /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
+     * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
+    const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
+    unsigned hysteresis_steps;
+    int rounds_on_device;
+} canny_state;
+
+typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
+
+/* what the kernels read: pointers of the state and the resolved parameters */
+typedef struct canny_args {
+    int w, h, radius, l2, stage, auto_thr, lowc, highc, inc, cap;
+    uint8_t *gray, *blur, *sk;
+    int *mag;
+    uint16_t *label;
+    unsigned *misc;
+} canny_args;
+
+/* full hysteresis in `fast`: a warp's tile is BITS_W x BITS_H pixels; with a one-pixel ring that
+ * is 64 columns (a 64-bit mask a row) by 32 rows (a row a lane) */
+#define BITS_W 62
+#define BITS_H 30
+static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
+
+static size_t canny_state_bytes(const fv_params *p, int width, int height)
+{
+    (void)p;
+    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
+           2 * (size_t)bits_tiles(width, height);
+}
+
+static void canny_state_destroy(void *state)
+{
+    canny_state *s = (canny_state *)state;
+    if (!s) return;
+    cudaFree(s->gray);
+    cudaFree(s->blur);
+    cudaFree(s->mag);
+    cudaFree(s->sk);
+    cudaFree(s->label);
+    cudaFree(s->misc);
+    cudaFree(s->dirty);
+    cudaFreeHost(s->host_flag);
+    free(s);
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
+static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
+
+/* blocks of a cooperative kernel: every block resident at once, never more than there is work */
+static int coop_grid(const void *kernel, long long work_blocks)
+{
+    int device = 0, sms = 0, per_sm = 0, coop = 0;
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TILE_THREADS, 0) != cudaSuccess || !coop) {
+        cudaGetLastError();
+        return 0;
+    }
+    const long long most = (long long)sms * per_sm;
+    return (int)(work_blocks < most ? work_blocks : most);
+}
+
+static fv_status canny_state_create(void **state, const fv_params *p, int width, int height)
+{
+    canny_config c;
+    FV_TRY(canny_config_make(p, "canny", &c));
+    canny_state *s = (canny_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
+    s->width = width;
+    s->height = height;
+    const size_t n = (size_t)width * height;
+    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess || cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess || cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
+        cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
+        cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
+        cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
+        cudaGetLastError();
+        canny_state_destroy(s);
+        return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
+    }
+    s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
+                               (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H));
+    const int warps = TILE_THREADS / 32;
+    s->bits_blocks = coop_grid((const void *)canny_hysteresis_bits_kernel, (bits_tiles(width, height) + warps - 1) / warps);
+    *state = s;
+    return FV_OK;
+}
+
+/* the bench's note: how much hysteresis the last run needed (fast's count is read back here) */
+static int canny_last_run_text(const void *state, char *text, size_t size)
+{
+    const canny_state *s = (const canny_state *)state;
+    if (!s->hysteresis_unit) return 0;
+    unsigned steps = s->hysteresis_steps;
+    if (s->rounds_on_device && cudaMemcpy(&steps, s->misc + MISC_ROUNDS, sizeof steps, cudaMemcpyDeviceToHost) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    snprintf(text, size, "hysteresis: %u %s", steps, s->hysteresis_unit);
+    return 1;
+}
+
+/* ---- what the variants share ---------------------------------------------------------------- */
+static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const fv_params *p, void *state,
+                               const char *variant, canny_config *c, canny_args *a)
+{
+    char who[32];
+    snprintf(who, sizeof who, "canny/%s", variant);
+    FV_TRY(canny_config_make(p, who, c));
+    canny_state *s = (canny_state *)state;
+    if (src->width != dst->width || src->height != dst->height)
+        return fv_fail(FV_ERR_ARG, "%s: source %dx%d and destination %dx%d differ", who, src->width, src->height,
+                       dst->width, dst->height);
+    if (!s || s->width != src->width || s->height != src->height)
+        return fv_fail(FV_ERR_ARG, "%s: its state was not made for %dx%d", who, src->width, src->height);
+    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
+        return fv_fail(FV_ERR_ARG, "%s: image rows must start on 4-byte boundaries", who);
+    s->hysteresis_unit = NULL;
+    *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
+                    canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
+                    s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
+    return FV_OK;
+}
+
+static canny_taps taps_of(const canny_config *c)
+{
+    canny_taps t;
+    for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) t.w[k] = k < 2 * c->radius + 1 ? c->w[k] : 0;
+    return t;
+}
+
+static dim3 pixel_grid(int w, int h) { return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y); }
+static dim3 tile_grid(int w, int h) { return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H); }
+
+/* kept min = all ones, max = 0, flags 0 */
+static fv_status misc_reset(const canny_args *a, cudaStream_t stream)
+{
+    FV_CUDA_CHECK(cudaMemsetAsync(a->misc, 0, MISC_WORDS * sizeof(unsigned), stream));
+    FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_MIN, 0xff, sizeof(unsigned), stream));
+    return FV_OK;
+}
+
+__device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
+{
+    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
+}
+
+__device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, uint32_t v)
+{
+    reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
+}
+
+/* the thresholds compared with: given, or from the kept minimum and maximum */
+__device__ __forceinline__ void thresholds_of(const canny_args &a, int *lowc, int *highc)
+{
+    if (!a.auto_thr) {
+        *lowc = a.lowc;
+        *highc = a.highc;
+        return;
+    }
+    const unsigned lo = a.misc[MISC_MIN], hi = a.misc[MISC_MAX];
+    int mn = 0, mx = 0;
+    if (lo <= hi) { /* something was kept */
+        mn = a.l2 ? canny_isqrt((int)lo) : (int)lo;
+        mx = a.l2 ? canny_isqrt((int)hi) : (int)hi;
+    }
+    int low, high;
+    canny_auto_thresholds(mn, mx, &low, &high);
+    *lowc = canny_threshold_value(low, a.l2);
+    *highc = canny_threshold_value(high, a.l2);
+}
+
+/* the kept minimum and maximum of a block, then one atomic each */
+__device__ __forceinline__ void block_minmax(const canny_args &a, unsigned mn, unsigned mx)
+{
+    __shared__ unsigned smin, smax;
+    const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+    if (tid == 0) {
+        smin = 0xffffffffu;
+        smax = 0;
+    }
+    __syncthreads();
+    if (mn <= mx) {
+        atomicMin(&smin, mn);
+        atomicMax(&smax, mx);
+    }
+    __syncthreads();
+    if (tid == 0 && smin <= smax) {
+        atomicMin(&a.misc[MISC_MIN], smin);
+        atomicMax(&a.misc[MISC_MAX], smax);
+    }
+}
+
+/* ---- per-pixel kernels (naive; smem reuses the first and the last two, fast the classification) */
+static __global__ void canny_gray_kernel(fv_image src, canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    a.gray[(size_t)y * a.w + x] = (uint8_t)canny_gray(load_pixel(src, x, y));
+}
+
+static __global__ void canny_blur_naive_kernel(canny_args a, canny_taps t)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    const int r = a.radius;
+    int sum = 0;
+    for (int i = -r; i <= r; i++) {
+        const uint8_t *row = a.gray + (size_t)canny_clamp(y + i, a.h - 1) * a.w;
+        int hs = 0;
+        for (int j = -r; j <= r; j++) hs += t.w[r + j] * row[canny_clamp(x + j, a.w - 1)];
+        sum += t.w[r + i] * hs;
+    }
+    a.blur[(size_t)y * a.w + x] = (uint8_t)canny_blur_round(sum);
+}
+
+static __global__ void canny_sobel_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    int v[3][3];
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++) v[i][j] = a.blur[(size_t)canny_clamp(y + i - 1, a.h - 1) * a.w + canny_clamp(x + j - 1, a.w - 1)];
+    const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
+    const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
+    a.mag[(size_t)y * a.w + x] = canny_magnitude(dx, dy, a.l2);
+    a.sk[(size_t)y * a.w + x] = (uint8_t)canny_sector(dx, dy);
+}
+
+static __global__ void canny_nms_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned mn = 0xffffffffu, mx = 0;
+    if (x < a.w && y < a.h) {
+        const size_t i = (size_t)y * a.w + x;
+        const int s = a.sk[i] & 3, m = a.mag[i];
+        int ax, ay, bx, by;
+        canny_neighbours(s, &ax, &ay, &bx, &by);
+        const int xa = x + ax, ya = y + ay, xb = x + bx, yb = y + by;
+        const int ma = xa >= 0 && xa < a.w && ya >= 0 && ya < a.h ? a.mag[(size_t)ya * a.w + xa] : 0;
+        const int mb = xb >= 0 && xb < a.w && yb >= 0 && yb < a.h ? a.mag[(size_t)yb * a.w + xb] : 0;
+        const int k = canny_nms_keeps(s, m, ma, mb);
+        a.sk[i] = (uint8_t)(s | k << 2);
+        if (k) mn = mx = (unsigned)m;
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+static __global__ void canny_classify_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    int lowc, highc;
+    thresholds_of(a, &lowc, &highc);
+    const size_t i = (size_t)y * a.w + x;
+    a.label[i] = (uint16_t)canny_classify(a.sk[i] >> 2, a.mag[i], lowc, highc, a.cap);
+}
+
+/* least label of the 8 neighbours (CANNY_NONE outside the image) */
+__device__ __forceinline__ unsigned least_neighbour_global(const volatile uint16_t *label, int x, int y, int w, int h)
+{
+    unsigned least = CANNY_NONE;
+    for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++) {
+            const int xx = x + dx, yy = y + dy;
+            if ((dx | dy) == 0 || xx < 0 || xx >= w || yy < 0 || yy >= h) continue;
+            const unsigned v = label[(size_t)yy * w + xx];
+            least = v < least ? v : least;
+        }
+    return least;
+}
+
+/* One sweep in place: labels read while neighbours write them are old or new, valid either way. */
+static __global__ void canny_relax_naive_kernel(canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    volatile uint16_t *label = a.label;
+    const size_t i = (size_t)y * a.w + x;
+    const unsigned old = label[i];
+    if (old == 0 || old == CANNY_NONE) return;
+    const unsigned now = canny_relax(old, least_neighbour_global(label, x, y, a.w, a.h), a.inc);
+    if (now < old) {
+        label[i] = (uint16_t)now;
+        a.misc[MISC_CHANGED] = 1;
+    }
+}
+
+static __global__ void canny_output_kernel(fv_image dst, canny_args a)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= a.w || y >= a.h) return;
+    const size_t i = (size_t)y * a.w + x;
+    uint32_t out;
+    switch (a.stage) {
+    case CANNY_GRAY: out = canny_display_gray(a.gray[i]); break;
+    case CANNY_BLUR: out = canny_display_gray(a.blur[i]); break;
+    case CANNY_MAGNITUDE: out = canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2)); break;
+    case CANNY_DIRECTION: out = canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2); break;
+    case CANNY_NMS: out = canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0); break;
+    case CANNY_THRESHOLD_MAP: out = canny_display_threshold(a.label[i]); break;
+    default: out = canny_display_edge(a.label[i], a.cap); break;
+    }
+    store_pixel(dst, x, y, out);
+}
+
+/* ---- hysteresis by sweeps or tile rounds with the host reading the changed-flag -------------- */
+typedef void (*sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
+
+static fv_status hysteresis_host_loop(const canny_args *a, canny_state *s, sweep_launch_fn launch,
+                                      const char *unit, cudaStream_t stream)
+{
+    s->hysteresis_unit = unit;
+    s->rounds_on_device = 0;
+    for (s->hysteresis_steps = 1;; s->hysteresis_steps++) { /* every sweep that changes something lowers a label: this ends */
+        FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_CHANGED, 0, sizeof(unsigned), stream));
+        launch(a, stream);
+        FV_CUDA_CHECK(cudaGetLastError());
+        FV_CUDA_CHECK(cudaMemcpyAsync(s->host_flag, a->misc + MISC_CHANGED, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+        FV_CUDA_CHECK(cudaStreamSynchronize(stream));
+        if (!*s->host_flag) return FV_OK;
+    }
+}
+
+static void relax_naive_launch(const canny_args *a, cudaStream_t stream)
+{
+    canny_relax_naive_kernel<<<pixel_grid(a->w, a->h), dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), 0, stream>>>(*a);
+}
+
+/* ---- naive ---------------------------------------------------------------------------------- */
+static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                 cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "naive", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    FV_TRY(misc_reset(&a, stream));
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_BLUR && a.radius) {
+        canny_blur_naive_kernel<<<grid, block, 0, stream>>>(a, taps_of(&c));
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_MAGNITUDE) {
+        canny_sobel_naive_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_NMS) {
+        canny_nms_naive_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_THRESHOLD_MAP) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_naive_launch, "sweeps of the whole image", stream));
+    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    const int n = max < 4 ? max : 4;
+    const fv_kernel_info all[4] = {
+        {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_sobel_naive_kernel", (const void *)canny_sobel_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_nms_naive_kernel", (const void *)canny_nms_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- tiles in shared memory (smem) ----------------------------------------------------------- */
+/* The blurred values a tile's Sobel and suppression need: bl[k][j] = blur at the image position
+ * (x0 - APRON + j, y0 - APRON + k) clamped into the image, so replicated borders come for free. */
+typedef struct tile_smem {
+    uint8_t gray[GRAY_H][GRAY_W];  /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
+    int rows[GRAY_H][BLUR_W];      /* horizontal sums */
+    uint8_t bl[BLUR_H][BLUR_W];
+    int mag[BLUR_H - 2][BLUR_W - 2];
+} tile_smem;
+
+/* gray of the region around the tile, from the source (fast) or the gray image (smem) */
+template <bool FROM_SRC>
+__device__ void tile_load_gray(tile_smem &t, const fv_image &src, const canny_args &a, int x0, int y0)
+{
+    const int r = a.radius, gw = TILE_W + 2 * (APRON + r), gh = TILE_H + 2 * (APRON + r);
+    for (int idx = threadIdx.x; idx < gw * gh; idx += TILE_THREADS) {
+        const int k = idx / gw, j = idx - k * gw;
+        const int x = canny_clamp(x0 - APRON - r + j, a.w - 1), y = canny_clamp(y0 - APRON - r + k, a.h - 1);
+        t.gray[k][j] = (uint8_t)(FROM_SRC ? canny_gray(load_pixel(src, x, y)) : a.gray[(size_t)y * a.w + x]);
+    }
+}
+
+/* bl from t.gray: at clamped positions, the window offsets index the clamped gray region */
+__device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &param_taps, int x0, int y0)
+{
+    __shared__ canny_taps taps; /* indexed by the loop: from shared memory, not a local copy */
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) taps.w[k] = param_taps.w[k];
+    }
+    __syncthreads();
+    const int r = a.radius, gh = TILE_H + 2 * (APRON + r);
+    const int gx0 = x0 - APRON - r, gy0 = y0 - APRON - r; /* image position of t.gray[0][0], unclamped */
+    for (int idx = threadIdx.x; idx < gh * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int cx = canny_clamp(x0 - APRON + j, a.w - 1) - gx0; /* the centre's column in t.gray */
+        int sum = 0;
+        for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.gray[k][cx + q];
+        t.rows[k][j] = sum;
+    }
+    __syncthreads();
+    for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int cy = canny_clamp(y0 - APRON + k, a.h - 1) - gy0;
+        int sum = 0;
+        for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.rows[cy + q][j];
+        t.bl[k][j] = (uint8_t)canny_blur_round(sum);
+    }
+}
+
+/* bl straight from the gray region (no blur: r = 0 there) or a blurred image */
+__device__ void tile_load_blur(tile_smem &t, const uint8_t *img, const canny_args &a, int x0, int y0)
+{
+    for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
+        const int k = idx / BLUR_W, j = idx - k * BLUR_W;
+        const int x = canny_clamp(x0 - APRON + j, a.w - 1), y = canny_clamp(y0 - APRON + k, a.h - 1);
+        t.bl[k][j] = img[(size_t)y * a.w + x];
+    }
+}
+
+/* Sobel on the tile plus one (0 outside the image), then suppression of the tile's pixels: writes
+ * mag and sk, returns the labels of manual thresholds through `label` when asked, and the kept
+ * minimum and maximum. */
+__device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0, bool write_label)
+{
+    __shared__ uint8_t sector[TILE_H][TILE_W];
+    for (int idx = threadIdx.x; idx < (BLUR_H - 2) * (BLUR_W - 2); idx += TILE_THREADS) {
+        const int k = idx / (BLUR_W - 2), j = idx - k * (BLUR_W - 2);
+        const int x = x0 - 1 + j, y = y0 - 1 + k;
+        int m = 0;
+        if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
+            const uint8_t(*v)[BLUR_W] = (const uint8_t(*)[BLUR_W])&t.bl[k][j];
+            const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
+            const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
+            m = canny_magnitude(dx, dy, a.l2);
+            if (k >= 1 && k <= TILE_H && j >= 1 && j <= TILE_W) sector[k - 1][j - 1] = (uint8_t)canny_sector(dx, dy);
+        }
+        t.mag[k][j] = m;
+    }
+    __syncthreads();
+    unsigned mn = 0xffffffffu, mx = 0;
+    for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+        const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (x >= a.w || y >= a.h) continue;
+        const int s = sector[k][j], m = t.mag[k + 1][j + 1];
+        int ax, ay, bx, by;
+        canny_neighbours(s, &ax, &ay, &bx, &by);
+        const int keep = canny_nms_keeps(s, m, t.mag[k + 1 + ay][j + 1 + ax], t.mag[k + 1 + by][j + 1 + bx]);
+        const size_t i = (size_t)y * a.w + x;
+        a.mag[i] = m;
+        a.sk[i] = (uint8_t)(s | keep << 2);
+        if (write_label) a.label[i] = (uint16_t)canny_classify(keep, m, a.lowc, a.highc, a.cap);
+        if (keep) {
+            mn = min(mn, (unsigned)m);
+            mx = max(mx, (unsigned)m);
+        }
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+/* smem: the blur of a tile from the gray image */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_blur_smem_kernel(canny_args a, canny_taps taps)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    const fv_image none = {};
+    tile_load_gray<false>(t, none, a, x0, y0);
+    __syncthreads();
+    /* tile_blur makes the tile plus its apron; only the tile is kept */
+    tile_blur(t, a, taps, x0, y0);
+    __syncthreads(); /* other threads' blurred rows are read below */
+    for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+        const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (x < a.w && y < a.h) a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+    }
+}
+
+/* smem: Sobel and suppression of a tile from the blurred image */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_sobel_nms_smem_kernel(canny_args a)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    tile_load_blur(t, a.blur, a, x0, y0);
+    __syncthreads();
+    tile_sobel_nms(t, a, x0, y0, false);
+}
+
+/* ---- fast: gray, blur, Sobel and suppression of a 64x32 tile in one pass --------------------- */
+/* Shared memory of one fused tile for blur radius at most RS. Columns are handled in groups of
+ * four (a 32-bit word of bytes, two words of 16-bit sums, one int4 of magnitudes). Gray and the
+ * vertical sums are dead once the blurred rows are made, so the magnitudes take their place. */
+template <int RS>
+struct fused_smem {
+    static constexpr int HALO = APRON + RS;                    /* gray rows needed around the tile */
+    static constexpr int GX = (HALO + 3) & ~3;                 /* gray columns: the halo in whole words */
+    static constexpr int GQ = (FUSED_W + 2 * GX) / 4;          /* words of a gray row */
+    static constexpr int GH = FUSED_H + 2 * HALO;
+    static constexpr int BH = FUSED_H + 2 * APRON;             /* blurred rows: the tile and its apron */
+    static constexpr int BQ = (FUSED_W + 2 * APRON) / 4 + 1;   /* +1: a zero word the last Sobel group reads */
+    static constexpr int MH = FUSED_H + 2;                     /* magnitudes: the tile plus one */
+    static constexpr int MQ = (FUSED_W + 2 + 3) / 4;
+    static_assert(GQ % 2 == 0, "vs must start on 8 bytes");
+    union __align__(16) {
+        struct {
+            uint32_t gray[GH][GQ];     /* gray at clamp(x0 - GX + j), clamp(y0 - HALO + k) */
+            uint16_t vs[BH][4 * GQ];   /* vertical sums for blurred row k (centre row clamped) */
+        } g;
+        int mag[MH][4 * MQ];           /* magnitude << 2 | sector at (x0 - 1 + j, y0 - 1 + k); 0 outside */
+    } u;
+    uint32_t bl[BH][BQ];               /* blur at clamp(x0 - APRON + j), clamp(y0 - APRON + k) */
+};
+
+/* canny_gray by two byte dot products: each weight split as 256 * hi + lo, hi and lo < 256 */
+__device__ __forceinline__ uint32_t gray_dp4a(uint32_t px)
+{
+    const uint32_t hi = __dp4a(px, 0x000e4b26u, 0u);          /* 38, 75, 14: weights >> 8 */
+    const uint32_t lo = __dp4a(px, 0x00972346u, 1u << 14);    /* 70, 35, 151: weights & 255 */
+    return (hi * 256u + lo) >> 15;
+}
+
+__device__ __forceinline__ uint32_t pack_bytes(uint32_t b0, uint32_t b1, uint32_t b2, uint32_t b3)
+{
+    return b0 | b1 << 8 | b2 << 16 | b3 << 24;
+}
+
+/* Four bytes of a tile row to an image row from x on (word-sized when whole and aligned). */
+__device__ __forceinline__ void store_bytes4(uint8_t *row, int x, int w, uint32_t v)
+{
+    if (w % 4 == 0) { /* x is a multiple of 4: x + 3 < w, and the word is aligned */
+        *reinterpret_cast<uint32_t *>(row + x) = v;
+        return;
+    }
+    for (int o = 0; o < 4 && x + o < w; o++) row[x + o] = (uint8_t)(v >> 8 * o);
+}
+
+/* R: the blur radius, compiled in (taps from the constant bank, loops unrolled), 0..4 (sigma up to
+ * 1.33); wider blurs take canny_fused_wide_kernel. Writes what later kernels read: gray or blur when
+ * shown, magnitudes and sectors when shown or for auto thresholds, labels for manual thresholds. */
+template <int R>
+static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
+{
+    static_assert(R >= 0 && R <= FUSED_UNROLLED_RADIUS, "radii compiled one by one");
+    constexpr int RS = R;
+    typedef fused_smem<RS> S;
+    __shared__ S t;
+    const int r = R, tid = threadIdx.x;
+    const int x0 = blockIdx.x * FUSED_W, y0 = blockIdx.y * FUSED_H;
+    auto tap = [&](int k) -> uint32_t { return (uint32_t)taps.w[k]; };
+
+    /* gray of the region, four pixels a step: one 16-byte load where the row allows it */
+    const bool src_wide = ((uintptr_t)src.data | src.pitch) % 16 == 0;
+    for (int i = tid; i < S::GH * S::GQ; i += TILE_THREADS) {
+        const int k = i / S::GQ, q = i - k * S::GQ;
+        const int y = canny_clamp(y0 - S::HALO + k, a.h - 1), x = x0 - S::GX + 4 * q; /* x: a multiple of 4 */
+        const uint8_t *row = src.data + (size_t)y * src.pitch;
+        uint32_t px[4];
+        if (src_wide && x >= 0 && x + 3 < a.w) {
+            const uint4 v = __ldg(reinterpret_cast<const uint4 *>(row + 4 * (size_t)x));
+            px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) px[o] = __ldg(reinterpret_cast<const uint32_t *>(row) + canny_clamp(x + o, a.w - 1));
+        }
+        t.u.g.gray[k][q] = pack_bytes(gray_dp4a(px[0]), gray_dp4a(px[1]), gray_dp4a(px[2]), gray_dp4a(px[3]));
+    }
+    __syncthreads();
+    if (a.stage == CANNY_GRAY) {
+        for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+            const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+            if (x < a.w && y < a.h) store_bytes4(a.gray + (size_t)y * a.w, x, a.w, t.u.g.gray[k + S::HALO][b + S::GX / 4]);
+        }
+        return;
+    }
+
+    if (r == 0) {
+        /* no blur: the blurred rows are the gray ones, shifted by GX - APRON bytes */
+        for (int i = tid; i < S::BH * S::BQ; i += TILE_THREADS) {
+            const int k = i / S::BQ, b = i - k * S::BQ;
+            const uint32_t *g = t.u.g.gray[k + S::HALO - APRON] + b + (S::GX - APRON) / 4;
+            t.bl[k][b] = b < S::BQ - 1 ? __byte_perm(g[0], g[1], 0x5432) : 0u;
+        }
+    } else {
+        /* columns: for four columns at once, even and odd bytes in 16-bit lanes; a lane's sum is
+         * at most 255 * 256 (the taps sum to 256), so lanes never carry into each other */
+        for (int i = tid; i < S::BH * S::GQ; i += TILE_THREADS) {
+            const int k = i / S::GQ, q = i - k * S::GQ;
+            const int c = canny_clamp(y0 - APRON + k, a.h - 1) - (y0 - S::HALO); /* centre's gray row */
+            uint32_t even = 0, odd = 0;
+#pragma unroll
+            for (int p = -r; p <= r; p++) {
+                const uint32_t word = t.u.g.gray[c + p][q], wt = tap(r + p);
+                even += wt * (word & 0x00ff00ffu);
+                odd += wt * ((word >> 8) & 0x00ff00ffu);
+            }
+            *reinterpret_cast<uint2 *>(&t.u.g.vs[k][4 * q]) = make_uint2(__byte_perm(even, odd, 0x5410), __byte_perm(even, odd, 0x7632));
+        }
+        __syncthreads();
+        /* rows: four blurred pixels a step, rounded to bytes */
+        for (int i = tid; i < S::BH * S::BQ; i += TILE_THREADS) {
+            const int k = i / S::BQ, b = i - k * S::BQ;
+            const int xb = x0 - APRON + 4 * b; /* image column of the first of the four */
+            const uint16_t *vs = t.u.g.vs[k];
+            uint32_t acc[4] = {1u << 15, 1u << 15, 1u << 15, 1u << 15};
+            if (b == S::BQ - 1) {
+                acc[0] = acc[1] = acc[2] = acc[3] = 0;
+            } else if (xb >= 0 && xb + 3 < a.w) { /* centres inside: one window for the four */
+                const int c0 = 4 * b - APRON + S::GX - r;
+                uint32_t v[4 + 2 * RS];
+#pragma unroll
+                for (int e = 0; e < 4 + 2 * R; e++) v[e] = vs[c0 + e];
+#pragma unroll
+                for (int o = 0; o < 4; o++)
+#pragma unroll
+                    for (int q = 0; q <= 2 * R; q++) acc[o] += tap(q) * v[o + q];
+            } else { /* at a side of the image: each centre clamped */
+#pragma unroll
+                for (int o = 0; o < 4; o++) {
+                    const int c0 = canny_clamp(xb + o, a.w - 1) - (x0 - S::GX) - r;
+#pragma unroll
+                    for (int q = 0; q <= 2 * r; q++) acc[o] += tap(q) * vs[c0 + q];
+                }
+            }
+            t.bl[k][b] = pack_bytes(acc[0] >> 16, acc[1] >> 16, acc[2] >> 16, acc[3] >> 16);
+        }
+    }
+    __syncthreads();
+    if (a.stage == CANNY_BLUR) {
+        for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+            const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+            if (x < a.w && y < a.h)
+                store_bytes4(a.blur + (size_t)y * a.w, x, a.w, __byte_perm(t.bl[k + APRON][b], t.bl[k + APRON][b + 1], 0x5432));
+        }
+        return;
+    }
+
+    /* Sobel on the tile plus one, four pixels a step: column sums of the three rows first */
+    for (int i = tid; i < S::MH * S::MQ; i += TILE_THREADS) {
+        const int k = i / S::MQ, b = i - k * S::MQ, y = y0 - 1 + k, xf = x0 - 1 + 4 * b;
+        int cs[6], cd[6]; /* per column: r0 + 2 r1 + r2 (for dx), r2 - r0 (for dy) */
+        {
+            int v[3][6];
+#pragma unroll
+            for (int e = 0; e < 3; e++) {
+                const uint32_t lo = t.bl[k + e][b], hi = t.bl[k + e][b + 1];
+#pragma unroll
+                for (int o = 0; o < 6; o++) v[e][o] = (int)(((o < 4 ? lo : hi) >> 8 * (o & 3)) & 0xffu);
+            }
+#pragma unroll
+            for (int o = 0; o < 6; o++) {
+                cs[o] = v[0][o] + 2 * v[1][o] + v[2][o];
+                cd[o] = v[2][o] - v[0][o];
+            }
+        }
+        const bool row_in = y >= 0 && y < a.h;
+        int m[4];
+#pragma unroll
+        for (int o = 0; o < 4; o++) {
+            const int dx = cs[o + 2] - cs[o], dy = cd[o] + 2 * cd[o + 1] + cd[o + 2];
+            const int x = xf + o;
+            m[o] = row_in && x >= 0 && x < a.w ? canny_magnitude(dx, dy, a.l2) << 2 | canny_sector(dx, dy) : 0;
+        }
+        *reinterpret_cast<int4 *>(&t.u.mag[k][4 * b]) = make_int4(m[0], m[1], m[2], m[3]);
+    }
+    __syncthreads();
+
+    /* suppression of the tile's pixels, four a step, and what later kernels read */
+    const bool need_mag = a.stage <= CANNY_NMS || a.auto_thr, need_label = a.stage >= CANNY_THRESHOLD_MAP && !a.auto_thr;
+    unsigned mn = 0xffffffffu, mx = 0;
+    for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
+        const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
+        if (x >= a.w || y >= a.h) continue;
+        int mg[3][6], own[4]; /* magnitudes of rows y - 1 .. y + 1, columns x - 1 .. x + 4 */
+#pragma unroll
+        for (int e = 0; e < 3; e++) {
+            const int4 lo = *reinterpret_cast<const int4 *>(&t.u.mag[k + e][4 * b]);
+            const int2 hi = *reinterpret_cast<const int2 *>(&t.u.mag[k + e][4 * b + 4]);
+            const int v[6] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y};
+#pragma unroll
+            for (int o = 0; o < 6; o++) mg[e][o] = v[o] >> 2;
+            if (e == 1) own[0] = v[1], own[1] = v[2], own[2] = v[3], own[3] = v[4];
+        }
+        int mag4[4];
+        uint32_t sk4[4], lab4[4];
+#pragma unroll
+        for (int o = 0; o < 4; o++) {
+            const int s = own[o] & 3, mm = mg[1][o + 1], c = o + 1; /* see canny_neighbours */
+            const int ma = s == 0 ? mg[1][c - 1] : s == 1 ? mg[0][c] : s == 2 ? mg[0][c - 1] : mg[0][c + 1];
+            const int mb = s == 0 ? mg[1][c + 1] : s == 1 ? mg[2][c] : s == 2 ? mg[2][c + 1] : mg[2][c - 1];
+            const int keep = canny_nms_keeps(s, mm, ma, mb);
+            mag4[o] = mm;
+            sk4[o] = (uint32_t)(s | keep << 2);
+            lab4[o] = canny_classify(keep, mm, a.lowc, a.highc, a.cap);
+            if (keep && x + o < a.w) {
+                mn = min(mn, (unsigned)mm);
+                mx = max(mx, (unsigned)mm);
+            }
+        }
+        const size_t i0 = (size_t)y * a.w + x;
+        if (a.w % 4 == 0) { /* x + 3 < w, and i0 is a multiple of 4: whole vectors */
+            if (need_mag) {
+                *reinterpret_cast<int4 *>(a.mag + i0) = make_int4(mag4[0], mag4[1], mag4[2], mag4[3]);
+                *reinterpret_cast<uint32_t *>(a.sk + i0) = pack_bytes(sk4[0], sk4[1], sk4[2], sk4[3]);
+            }
+            if (need_label) *reinterpret_cast<uint2 *>(a.label + i0) = make_uint2(lab4[0] | lab4[1] << 16, lab4[2] | lab4[3] << 16);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) {
+                if (x + o >= a.w) break;
+                if (need_mag) {
+                    a.mag[i0 + o] = mag4[o];
+                    a.sk[i0 + o] = (uint8_t)sk4[o];
+                }
+                if (need_label) a.label[i0 + o] = (uint16_t)lab4[o];
+            }
+        }
+    }
+    if (a.auto_thr) block_minmax(a, mn, mx);
+}
+
+typedef void (*fused_kernel_fn)(fv_image, canny_args, canny_taps);
+
+/* Wider blurs (radius 5..12, sigma above 1.33): the same fused pass on 32x16 tiles with the radius
+ * read at run time (tile_smem, as smem's kernels use it), magnitudes and sectors always written. */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_wide_kernel(fv_image src, canny_args a, canny_taps taps)
+{
+    __shared__ tile_smem t;
+    const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
+    tile_load_gray<true>(t, src, a, x0, y0);
+    __syncthreads();
+    tile_blur(t, a, taps, x0, y0);
+    __syncthreads();
+    if (a.stage <= CANNY_BLUR) {
+        for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
+            const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+            if (x >= a.w || y >= a.h) continue;
+            a.gray[(size_t)y * a.w + x] = t.gray[k + APRON + a.radius][j + APRON + a.radius];
+            a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+        }
+        return;
+    }
+    tile_sobel_nms(t, a, x0, y0, !a.auto_thr);
+}
+
+/* radii 0..FUSED_UNROLLED_RADIUS compiled each; larger ones: canny_fused_wide_kernel */
+static fused_kernel_fn fused_kernel_for(int radius)
+{
+    static_assert(FUSED_UNROLLED_RADIUS == 4, "list one kernel a radius");
+    static const fused_kernel_fn unrolled[FUSED_UNROLLED_RADIUS + 1] = {
+        canny_fused_kernel<0>, canny_fused_kernel<1>, canny_fused_kernel<2>, canny_fused_kernel<3>, canny_fused_kernel<4>};
+    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius] : canny_fused_wide_kernel;
+}
+
+/* fast's output: a warp's 256 columns of a row, four pixels a lane twice (each access of the warp
+ * one contiguous run), labels read and pixels written four at a time where the rows allow */
+__device__ __forceinline__ uint32_t output_pixel(const canny_args &a, size_t i)
+{
+    switch (a.stage) {
+    case CANNY_GRAY: return canny_display_gray(a.gray[i]);
+    case CANNY_BLUR: return canny_display_gray(a.blur[i]);
+    case CANNY_MAGNITUDE: return canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2));
+    case CANNY_DIRECTION: return canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2);
+    case CANNY_NMS: return canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0);
+    case CANNY_THRESHOLD_MAP: return canny_display_threshold(a.label[i]);
+    default: return canny_display_edge(a.label[i], a.cap);
+    }
+}
+
+static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_output_fast_kernel(fv_image dst, canny_args a)
+{
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (y >= a.h) return;
+    const bool dst_wide = ((uintptr_t)dst.data | dst.pitch) % 16 == 0;
+    uint32_t *row = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch);
+#pragma unroll
+    for (int e = 0; e < OUTPUT_PX / 4; e++) {
+        const int x = blockIdx.x * (PIXEL_BLOCK_X * OUTPUT_PX) + e * (4 * PIXEL_BLOCK_X) + 4 * threadIdx.x;
+        if (x >= a.w) break;
+        const size_t i = (size_t)y * a.w + x;
+        uint32_t out[4];
+        if (a.w % 4 == 0 && a.stage >= CANNY_THRESHOLD_MAP) { /* x + 3 < w; 8-byte aligned labels */
+            const uint2 l = *reinterpret_cast<const uint2 *>(a.label + i);
+            const unsigned lab[4] = {l.x & 0xffffu, l.x >> 16, l.y & 0xffffu, l.y >> 16};
+#pragma unroll
+            for (int o = 0; o < 4; o++)
+                out[o] = a.stage == CANNY_THRESHOLD_MAP ? canny_display_threshold(lab[o]) : canny_display_edge(lab[o], a.cap);
+        } else if (a.w % 4 == 0 && a.stage <= CANNY_BLUR) {
+            const uint32_t g = *reinterpret_cast<const uint32_t *>((a.stage == CANNY_GRAY ? a.gray : a.blur) + i);
+#pragma unroll
+            for (int o = 0; o < 4; o++) out[o] = canny_display_gray((g >> 8 * o) & 0xffu);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++) out[o] = x + o < a.w ? output_pixel(a, i + o) : 0u;
+        }
+        if (dst_wide && x + 3 < a.w) {
+            *reinterpret_cast<uint4 *>(row + x) = make_uint4(out[0], out[1], out[2], out[3]);
+        } else {
+#pragma unroll
+            for (int o = 0; o < 4; o++)
+                if (x + o < a.w) row[x + o] = out[o];
+        }
+    }
+}
+
+static dim3 output_fast_grid(int w, int h)
+{
+    return dim3((w + PIXEL_BLOCK_X * OUTPUT_PX - 1) / (PIXEL_BLOCK_X * OUTPUT_PX), (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
+}
+
+/* ---- hysteresis on tiles: converge inside the tile in shared memory ------------------------- */
+/* Loads the tile's labels and a one-pixel ring (CANNY_NONE outside the image), relaxes in Jacobi
+ * steps (all read, barrier, all write) until nothing in the tile lowers, writes back what did.
+ * Returns (to every thread) whether anything changed. COHERENT: loads and stores through L2 only,
+ * for the cooperative kernel, whose other blocks write labels while it runs. */
+template <bool COHERENT>
+__device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
+{
+    __shared__ uint16_t lab[TILE_H + 2][TILE_W + 2];
+    for (int idx = threadIdx.x; idx < (TILE_H + 2) * (TILE_W + 2); idx += TILE_THREADS) {
+        const int k = idx / (TILE_W + 2), j = idx - k * (TILE_W + 2), x = x0 - 1 + j, y = y0 - 1 + k;
+        unsigned v = CANNY_NONE;
+        if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
+            const uint16_t *q = a.label + (size_t)y * a.w + x;
+            v = COHERENT ? __ldcg(q) : *q;
+        }
+        lab[k][j] = (uint16_t)v;
+    }
+    __syncthreads();
+    /* each thread owns 2 pixels: idx and idx + 256 */
+    unsigned start[2], mine[2];
+    for (int e = 0; e < 2; e++) {
+        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+        start[e] = mine[e] = lab[k + 1][j + 1];
+    }
+    bool more = true;
+    while (more) {
+        unsigned now[2];
+        bool lowered = false;
+        for (int e = 0; e < 2; e++) {
+            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+            now[e] = mine[e];
+            if (mine[e] == 0 || mine[e] == CANNY_NONE) continue;
+            unsigned least = CANNY_NONE;
+            for (int dy = 0; dy <= 2; dy++)
+                for (int dx = 0; dx <= 2; dx++)
+                    if (dy != 1 || dx != 1) least = min(least, (unsigned)lab[k + dy][j + dx]);
+            now[e] = canny_relax(mine[e], least, a.inc);
+            lowered |= now[e] < mine[e];
+        }
+        __syncthreads();
+        for (int e = 0; e < 2; e++) {
+            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
+            if (now[e] < mine[e]) lab[k + 1][j + 1] = (uint16_t)now[e];
+            mine[e] = now[e];
+        }
+        more = __syncthreads_or(lowered);
+    }
+    bool changed = false;
+    for (int e = 0; e < 2; e++) {
+        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
+        if (mine[e] == start[e] || x >= a.w || y >= a.h) continue; /* ring-less pixels outside never lower */
+        uint16_t *q = a.label + (size_t)y * a.w + x;
+        if (COHERENT) __stcg(q, (uint16_t)mine[e]);
+        else *q = (uint16_t)mine[e];
+        changed = true;
+    }
+    return __syncthreads_or(changed);
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a)
+{
+    if (tile_hysteresis<false>(a, blockIdx.x * TILE_W, blockIdx.y * TILE_H) && threadIdx.x == 0) a.misc[MISC_CHANGED] = 1;
+}
+
+static void relax_tile_launch(const canny_args *a, cudaStream_t stream)
+{
+    canny_hysteresis_tile_kernel<<<tile_grid(a->w, a->h), TILE_THREADS, 0, stream>>>(*a);
+}
+
+/* fast: every block walks its share of the tiles each round; a grid-wide barrier ends a round, and
+ * all blocks read the round's flag after it. Three flags rotate: round n sets flag n % 3, which
+ * was cleared during round n - 2 (after the barrier that ended the last reads of it), and nobody
+ * sets it again before round n + 3 begins. */
+static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int tiles_x = (a.w + TILE_W - 1) / TILE_W, tiles = tiles_x * ((a.h + TILE_H - 1) / TILE_H);
+    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
+    for (unsigned round = 0;; round++) {
+        bool changed = false;
+        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+            changed |= tile_hysteresis<true>(a, tx * TILE_W, ty * TILE_H);
+        }
+        if (changed && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
+        grid.sync();
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flags[(round + 2) % 3] = 0;
+            a.misc[MISC_ROUNDS] = round + 1; /* for the bench's note, read after the run */
+        }
+        if (__ldcg(&flags[round % 3]) == 0) return;
+    }
+}
+
+/* fast, full hysteresis (inc 0: a weak pixel is an edge when any chain joins it to a strong one):
+ * the labels as bit masks. A warp takes a BITS_W x BITS_H tile; lane k holds row y0 - 1 + k as two
+ * 64-bit masks over columns x0 - 1 .. x0 + 62 (bit j = column x0 - 1 + j): `cand` (weak or strong)
+ * and `strong`. The ring (lanes 0 and 31, bits 0 and 63) belongs to the neighbouring tiles and is
+ * only read. A step grows `strong` into the candidates next to it (8-neighbourhood: the rows
+ * above and below by shuffles, left and right by shifts), then along whole runs of candidates in a
+ * row at once (Kogge-Stone fills, six shift-and-mask steps a direction); steps repeat until the
+ * tile stops changing. Newly strong pixels are written back as label 0.
+ * Rounds: round 0 takes every tile, later rounds only the tiles whose ring a neighbour changed
+ * (dirty[round & 1], marked by that neighbour), with grid-wide barriers between rounds. The
+ * result is the same fixed point as every other order of growth: what is joined to a strong pixel. */
+__device__ __forceinline__ unsigned long long fill_up(unsigned long long gen, unsigned long long pro)
+{
+    gen |= pro & (gen << 1);  pro &= pro << 1;
+    gen |= pro & (gen << 2);  pro &= pro << 2;
+    gen |= pro & (gen << 4);  pro &= pro << 4;
+    gen |= pro & (gen << 8);  pro &= pro << 8;
+    gen |= pro & (gen << 16); pro &= pro << 16;
+    return gen | (pro & (gen << 32));
+}
+
+__device__ __forceinline__ unsigned long long fill_down(unsigned long long gen, unsigned long long pro)
+{
+    gen |= pro & (gen >> 1);  pro &= pro >> 1;
+    gen |= pro & (gen >> 2);  pro &= pro >> 2;
+    gen |= pro & (gen >> 4);  pro &= pro >> 4;
+    gen |= pro & (gen >> 8);  pro &= pro >> 8;
+    gen |= pro & (gen >> 16); pro &= pro >> 16;
+    return gen | (pro & (gen >> 32));
+}
+
+/* One tile by one warp; returns (to every lane) the sides whose pixels changed: bit 0 top, 1
+ * bottom, 2 left, 3 right, 4..7 the corners top-left, top-right, bottom-left, bottom-right. */
+__device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
+{
+    const unsigned lane = threadIdx.x & 31, all = 0xffffffffu;
+    unsigned long long cand = 0, strong = 0;
+    /* Row y0 - 1 + k: lane j reads columns x0 - 1 + j (v0) and x0 + 31 + j (v1). A batch's loads
+     * go out together, then its ballots: straight-line code, every load from a clamped address,
+     * what lies outside the image replaced by CANNY_NONE afterwards. */
+    const int xa = x0 - 1 + (int)lane, xb = xa + 32, y_c = canny_clamp(y0 - 1, a.h - 1);
+    const bool in_a = xa >= 0 && xa < a.w, in_b = xb < a.w;
+    const uint16_t *col_a = a.label + (size_t)y_c * a.w + canny_clamp(xa, a.w - 1);
+    const uint16_t *col_b = a.label + (size_t)y_c * a.w + canny_clamp(xb, a.w - 1);
+#pragma unroll
+    for (int k0 = 0; k0 < 32; k0 += BITS_BATCH) {
+        unsigned v0s[BITS_BATCH], v1s[BITS_BATCH];
+#pragma unroll
+        for (int k = 0; k < BITS_BATCH; k++) {
+            const unsigned row = (unsigned)(canny_clamp(y0 - 1 + k0 + k, a.h - 1) - y_c) * (unsigned)a.w; /* < 32 rows */
+            v0s[k] = __ldcg(col_a + row);
+            v1s[k] = __ldcg(col_b + row);
+        }
+#pragma unroll
+        for (int k = 0; k < BITS_BATCH; k++) {
+            const int y = y0 - 1 + k0 + k;
+            const bool row_in = y >= 0 && y < a.h;
+            const unsigned v0 = row_in && in_a ? v0s[k] : CANNY_NONE, v1 = row_in && in_b ? v1s[k] : CANNY_NONE;
+            const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
+            const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
+            if (lane == (unsigned)(k0 + k)) {
+                cand = c0 | (unsigned long long)c1 << 32;
+                strong = s0 | (unsigned long long)s1 << 32;
+            }
+        }
+    }
+    /* what may change: inner rows (lanes 1..30) and inner columns (bits 1..62) */
+    const unsigned long long inner = (lane >= 1 && lane <= BITS_H) ? 0x7ffffffffffffffeull : 0ull;
+    const unsigned long long grow_into = cand & ~strong & inner, before = strong;
+    if (!__any_sync(all, grow_into != 0) || !__any_sync(all, strong != 0)) return 0;
+    const unsigned long long runs = cand & inner; /* strong pixels carry growth along a run too */
+    for (;;) {
+        unsigned long long up = __shfl_up_sync(all, strong, 1), down = __shfl_down_sync(all, strong, 1);
+        if (lane == 0) up = 0;
+        if (lane == 31) down = 0;
+        unsigned long long near = strong | up | down;
+        near |= (near << 1) | (near >> 1);
+        unsigned long long grown = strong | (near & grow_into);
+        grown |= (fill_up(grown & runs, runs) | fill_down(grown & runs, runs)) & grow_into;
+        const bool changed = grown != strong;
+        strong = grown;
+        if (!__any_sync(all, changed)) break;
+    }
+    /* write the newly strong pixels back and say which sides of the tile changed */
+    unsigned long long fresh = strong & ~before;
+    const int y = y0 - 1 + (int)lane;
+    const unsigned long long left_bit = 2ull, right_bit = 1ull << BITS_W;
+    unsigned sides = 0;
+    if (fresh) {
+        if (lane == 1) sides |= 1u | (fresh & left_bit ? 16u : 0u) | (fresh & right_bit ? 32u : 0u);
+        if (lane == BITS_H) sides |= 2u | (fresh & left_bit ? 64u : 0u) | (fresh & right_bit ? 128u : 0u);
+        if (fresh & left_bit) sides |= 4u;
+        if (fresh & right_bit) sides |= 8u;
+    }
+    while (fresh) { /* fresh bits are inside the image: only candidates grow */
+        const int j = __ffsll((long long)fresh) - 1;
+        fresh &= fresh - 1;
+        __stcg(a.label + (size_t)y * a.w + (x0 - 1 + j), (uint16_t)0);
+    }
+    for (int offset = 16; offset > 0; offset >>= 1) sides |= __shfl_xor_sync(all, sides, offset);
+    return sides;
+}
+
+static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
+{
+    cg::grid_group grid = cg::this_grid();
+    const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H, tiles = tiles_x * tiles_y;
+    const int warp = (int)(blockIdx.x * (TILE_THREADS / 32) + threadIdx.x / 32), warps = (int)gridDim.x * (TILE_THREADS / 32);
+    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
+    for (unsigned round = 0;; round++) {
+        uint8_t *now = dirty + (size_t)(round & 1) * tiles, *next = dirty + (size_t)((round + 1) & 1) * tiles;
+        bool changed = false;
+        for (int tile = warp; tile < tiles; tile += warps) {
+            if (round > 0 && !__ldcg(now + tile)) continue;
+            if (round > 0 && (threadIdx.x & 31) == 0) __stcg(now + tile, (uint8_t)0);
+            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
+            const unsigned sides = bits_tile(a, tx * BITS_W, ty * BITS_H);
+            if (!sides || (threadIdx.x & 31) != 0) continue;
+            changed = true;
+            const int mark[8][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+            for (int k = 0; k < 8; k++) {
+                const int nx = tx + mark[k][0], ny = ty + mark[k][1];
+                if ((sides >> k & 1) && nx >= 0 && nx < tiles_x && ny >= 0 && ny < tiles_y)
+                    __stcg(next + ny * tiles_x + nx, (uint8_t)1);
+            }
+        }
+        if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
+        grid.sync();
+        if (blockIdx.x == 0 && threadIdx.x == 0) {
+            flags[(round + 2) % 3] = 0;
+            a.misc[MISC_ROUNDS] = round + 1;
+        }
+        if (__ldcg(&flags[round % 3]) == 0) return;
+    }
+}
+
+/* ---- smem ----------------------------------------------------------------------------------- */
+static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "smem", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), tiles = tile_grid(a.w, a.h);
+    FV_TRY(misc_reset(&a, stream));
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_BLUR && a.radius) {
+        canny_blur_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a, taps_of(&c));
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_MAGNITUDE) {
+        canny_sobel_nms_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_THRESHOLD_MAP) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_tile_launch, "rounds of tiles (each converged in shared memory)", stream));
+    canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    (void)p;
+    const int n = max < 3 ? max : 3;
+    const fv_kernel_info all[3] = {
+        {"canny_blur_smem_kernel", (const void *)canny_blur_smem_kernel, TILE_THREADS, 0},
+        {"canny_sobel_nms_smem_kernel", (const void *)canny_sobel_nms_smem_kernel, TILE_THREADS, 0},
+        {"canny_hysteresis_tile_kernel", (const void *)canny_hysteresis_tile_kernel, TILE_THREADS, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- fast ----------------------------------------------------------------------------------- */
+static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                                cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    FV_TRY(canny_prepare(src, dst, p, state, "fast", &c, &a));
+    canny_state *s = (canny_state *)state;
+    const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
+    if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
+        return fv_fail(FV_ERR_CUDA, "canny/fast: this device cannot launch the cooperative hysteresis kernel");
+    a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    FV_TRY(misc_reset(&a, stream));
+    const bool unrolled = a.radius <= FUSED_UNROLLED_RADIUS;
+    const dim3 tiles = unrolled ? dim3((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H) : tile_grid(a.w, a.h);
+    fused_kernel_for(a.radius)<<<tiles, TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
+    FV_CUDA_CHECK(cudaGetLastError());
+    if (a.stage >= CANNY_THRESHOLD_MAP && a.auto_thr) {
+        canny_classify_kernel<<<grid, block, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_EDGES && bits) {
+        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
+        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a.w, a.h), stream));
+        uint8_t *dirty = s->dirty;
+        void *args[] = {&a, &dirty};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel, dim3(s->bits_blocks),
+                                                  dim3(TILE_THREADS), args, 0, stream));
+    } else if (a.stage >= CANNY_EDGES) {
+        s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
+        void *args[] = {&a};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
+                                                  dim3(TILE_THREADS), args, 0, stream));
+    }
+    canny_output_fast_kernel<<<output_fast_grid(a.w, a.h), block, 0, stream>>>(*dst, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+{
+    canny_config c;
+    const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
+    const int n = max < 3 ? max : 3;
+    const fv_kernel_info all[3] = {
+        {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
+        bits ? fv_kernel_info{"canny_hysteresis_bits_kernel", (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
+             : fv_kernel_info{"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
+        {"canny_output_fast_kernel", (const void *)canny_output_fast_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+    for (int k = 0; k < n; k++) out[k] = all[k];
+    return n;
+}
+
+/* ---- npp: NPP's Canny on our gray image ----------------------------------------------------- */
+#ifdef FV_HAVE_NPP
+typedef struct canny_npp_state {
+    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
+    NppStreamContext ctx;
+    Npp8u *buffer;
+} canny_npp_state;
+
+static void canny_npp_state_destroy(void *state)
+{
+    canny_npp_state *s = (canny_npp_state *)state;
+    if (!s) return;
+    cudaFree(s->buffer);
+    cudaFree(s->base.gray);
+    cudaFree(s->base.blur);
+    free(s);
+}
+
+static size_t canny_npp_state_bytes(const fv_params *p, int width, int height)
+{
+    (void)p;
+    return 2 * (size_t)width * height;
+}
+
+static fv_status canny_npp_state_create(void **state, const fv_params *p, int width, int height)
+{
+    canny_config c;
+    FV_TRY(canny_config_make(p, "canny/npp", &c));
+    canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
+    s->base.width = width;
+    s->base.height = height;
+    int bytes = 0;
+    const NppiSize size = {width, height};
+    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
+        cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
+        cudaGetLastError();
+        canny_npp_state_destroy(s);
+        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
+    }
+    *state = s;
+    return FV_OK;
+}
+
+static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edges, int w, int h)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
+}
+
+static fv_status canny_npp_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                               cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    canny_npp_state *s = (canny_npp_state *)state;
+    FV_TRY(canny_prepare(src, dst, p, s ? &s->base : NULL, "npp", &c, &a));
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    const uint8_t *shown = s->base.gray;
+    if (a.stage != CANNY_GRAY) {
+        unsigned flags = 0;
+        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+        s->ctx.hStream = stream;
+        s->ctx.nStreamFlags = flags;
+        const NppiSize size = {a.w, a.h};
+        const NppiPoint origin = {0, 0};
+        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
+            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
+            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
+        if (st < NPP_SUCCESS)
+            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
+        shown = s->base.blur;
+    }
+    canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+#define CANNY_VARIANT_NPP                                                                          \
+    {.name = "npp",                                                                                \
+     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
+                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
+     .run = canny_npp_run,                                                                         \
+     .state_bytes = canny_npp_state_bytes,                                                         \
+     .state_create = canny_npp_state_create,                                                       \
+     .state_destroy = canny_npp_state_destroy,                                                     \
+     .peer = 1},
+#else
+#define CANNY_VARIANT_NPP
+#endif
+
+/* ---- the descriptor -------------------------------------------------------------------------- */
+static const fv_variant canny_variants[] = {
+    {.name = "naive",
+     .summary = "one kernel per stage, every tap from global memory; hysteresis sweeps the whole "
+                "image again and again, the host reading a changed-flag after each",
+     .run = canny_naive_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_naive_kernels,
+     .last_run_text = canny_last_run_text},
+    {.name = "smem",
+     .summary = "blur, then Sobel with suppression, from 32x16 tiles staged in shared memory; "
+                "hysteresis converges inside each tile in shared memory before each global round",
+     .run = canny_smem_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_smem_kernels,
+     .last_run_text = canny_last_run_text},
+    {.name = "fast",
+     .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
+                "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
+                "a 62x30 tile, whole runs a step): no host round trip per sweep",
+     .run = canny_fast_run,
+     .state_bytes = canny_state_bytes,
+     .state_create = canny_state_create,
+     .state_destroy = canny_state_destroy,
+     .kernels = canny_fast_kernels,
+     .last_run_text = canny_last_run_text},
+    CANNY_VARIANT_NPP
+    FV_VARIANT_CPU,
+};
+
+static const char *const canny_norms[] = {"l1", "l2"};
+static const char *const canny_threshold_modes[] = {"manual", "auto"};
+static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
+
+static const fv_param_desc canny_params[] = {
+    {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+     .type = FV_PARAM_CHOICE, .def = CANNY_EDGES, .choices = canny_stage_names, .n_choices = CANNY_N_STAGES},
+    {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+     .type = FV_PARAM_REAL, .min = 0, .max = FV_CANNY_MAX_SIGMA, .step = 0.2, .def = 0.6},
+    {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_norms, .n_choices = 2},
+    {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
+     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 50},
+    {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
+     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 150},
+    {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_threshold_modes, .n_choices = 2},
+    {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_hysteresis_modes, .n_choices = 2},
+    {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+     .type = FV_PARAM_INT, .min = 1, .max = FV_CANNY_MAX_SWEEPS, .step = 1, .def = 0, .auto_means = "until done"},
+};
+
+/* each stage, both norms, both hysteresis modes, auto thresholds, a few sweeps, blur off and wide */
+static const char *const canny_test_params[] = {
+    "stage=gray", "stage=blur", "stage=blur sigma=4", "stage=magnitude", "stage=magnitude norm=l2",
+    "stage=direction", "stage=direction norm=l2", "stage=nms", "stage=nms sigma=0", "stage=thresholds",
+    "stage=thresholds thresholds=auto", "stage=thresholds norm=l2 thresholds=auto", "sigma=0",
+    "sigma=0 norm=l2", "sigma=1.4", "norm=l2", "low=10 high=30", "low=200 high=20", "low=0 high=0",
+    "thresholds=auto", "thresholds=auto norm=l2", "hysteresis=one-pass", "hysteresis=one-pass norm=l2",
+    "sweeps=1", "sweeps=2", "sweeps=7", "sweeps=40 low=5 high=60", "sigma=0 low=5 high=400",
+    NULL};
+
+extern "C" const fv_filter fv_filter_canny = {
+    .name = "canny",
+    .summary = "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
+    .params = canny_params,
+    .n_params = (int)(sizeof canny_params / sizeof canny_params[0]),
+    .ref = canny_ref,
+    .variants = canny_variants,
+    .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),
+    .baseline = "naive",
+    .tolerance = {0, 0.0},
+    .traffic_bytes = fv_traffic_read_write,
+    .max_iterations = 1,
+    .test_params = canny_test_params,
+};

@@ -1,0 +1,287 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/conv/conv_kernels.c: the convolution's kernels from its parameters (plain C, shared by the
+ * reference and the GPU variants): the shapes, their quantisation to integers summing to 2^16,
+ * the `file` kernel set from an image, and the FFT's padded sizes.
+ *
+ * Shapes (weights before quantisation; each is symmetric under (di, dj) -> (-di, -dj), and the
+ * first three under mirroring too, because they are computed from |di|, |dj| only):
+ *   gaussian  exp(-(di^2 + dj^2) / (2 sigma^2)), radius ceil(3 sigma)
+ *   disk      the share of each pixel inside the circle of radius r + 1/2 (8x8 samples a pixel)
+ *   motion    an anti-aliased segment of `length` pixels through the centre at `angle` degrees
+ *             counter-clockwise from the +x axis (y up on screen), 1 - |distance| across it
+ *   box       (2r+1)^2 equal weights
+ *   file      the image set by fv_conv_set_kernel_image, or the built-in L
+ * Built-in shapes lose all-zero border rows and columns in symmetric pairs (the centre stays).
+ * Checked by tests/cpu/test_conv_ref.c (sums, symmetry, the motion angle, quantisation).
+ * ------------------------------------------------------------------------------------------------ */
+#include "conv.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DISK_SAMPLES 8             /* per pixel side: 64 samples a pixel */
+#define SAMPLE_W 9                 /* the built-in `file` sample: an L, 9 wide, 7 high */
+#define SAMPLE_H 7
+
+const char *const conv_stage_names[CONV_N_STAGES] = {"output", "kernel", "spectrum_image",
+                                                     "spectrum_kernel", "spectrum_product"};
+const char *const conv_shape_names[CONV_N_SHAPES] = {"gaussian", "disk", "motion", "box", "file"};
+
+/* the `file` kernel: weights 0..255, or none (the sample) */
+static double *file_weights;
+static int file_width, file_height;
+
+fv_status fv_conv_set_kernel_image(const fv_image *img)
+{
+    if (img->width > FV_CONV_MAX_SIZE || img->height > FV_CONV_MAX_SIZE)
+        return fv_fail(FV_ERR_SIZE, "kernel image %dx%d is larger than %dx%d", img->width, img->height,
+                       FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE);
+    if (img->width < 1 || img->height < 1)
+        return fv_fail(FV_ERR_SIZE, "kernel image %dx%d has no pixels", img->width, img->height);
+    double *f = malloc(sizeof *f * (size_t)img->width * (size_t)img->height);
+    if (!f) return fv_fail(FV_ERR_MEMORY, "out of host memory for the kernel image");
+    double sum = 0;
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            const uint8_t *px = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
+            f[y * img->width + x] = (px[0] + px[1] + px[2]) / 3.0;
+            sum += f[y * img->width + x];
+        }
+    if (sum <= 0) {
+        free(f);
+        return fv_fail(FV_ERR_FORMAT, "kernel image %dx%d is black everywhere: a kernel needs a weight above 0",
+                       img->width, img->height);
+    }
+    free(file_weights);
+    file_weights = f;
+    file_width = img->width;
+    file_height = img->height;
+    return FV_OK;
+}
+
+void fv_conv_clear_kernel_image(void)
+{
+    free(file_weights);
+    file_weights = NULL;
+    file_width = file_height = 0;
+}
+
+static fv_status check_values(const fv_params *p, const char *who)
+{
+    const double *v = p->value;
+    if (!(v[CONV_STAGE] >= 0 && v[CONV_STAGE] < CONV_N_STAGES) || v[CONV_STAGE] != (int)v[CONV_STAGE])
+        return fv_fail(FV_ERR_ARG, "%s: stage %g is not one of 0..%d", who, v[CONV_STAGE], CONV_N_STAGES - 1);
+    if (!(v[CONV_SHAPE] >= 0 && v[CONV_SHAPE] < CONV_N_SHAPES) || v[CONV_SHAPE] != (int)v[CONV_SHAPE])
+        return fv_fail(FV_ERR_ARG, "%s: shape %g is not one of 0..%d", who, v[CONV_SHAPE], CONV_N_SHAPES - 1);
+    if (!(v[CONV_SIGMA] >= FV_CONV_MIN_SIGMA && v[CONV_SIGMA] <= FV_CONV_MAX_SIGMA))
+        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not in %g..%g", who, v[CONV_SIGMA], FV_CONV_MIN_SIGMA,
+                       FV_CONV_MAX_SIGMA);
+    if (!(v[CONV_RADIUS] >= 1 && v[CONV_RADIUS] <= FV_CONV_MAX_RADIUS) || v[CONV_RADIUS] != (int)v[CONV_RADIUS])
+        return fv_fail(FV_ERR_ARG, "%s: radius %g is not an integer in 1..%d", who, v[CONV_RADIUS], FV_CONV_MAX_RADIUS);
+    if (!(v[CONV_LENGTH] >= 1 && v[CONV_LENGTH] <= FV_CONV_MAX_LENGTH) || v[CONV_LENGTH] != (int)v[CONV_LENGTH])
+        return fv_fail(FV_ERR_ARG, "%s: length %g is not an integer in 1..%d", who, v[CONV_LENGTH], FV_CONV_MAX_LENGTH);
+    if (!(v[CONV_ANGLE] >= 0 && v[CONV_ANGLE] <= 180))
+        return fv_fail(FV_ERR_ARG, "%s: angle %g is not in 0..180", who, v[CONV_ANGLE]);
+    return FV_OK;
+}
+
+fv_status conv_check(const fv_params *p) { return check_values(p, "conv"); }
+
+/* ---- quantisation ---- */
+typedef struct frac_entry {
+    double frac;
+    int index;
+} frac_entry;
+
+static int frac_descending(const void *a, const void *b)
+{
+    const frac_entry *x = a, *y = b;
+    if (x->frac != y->frac) return x->frac > y->frac ? -1 : 1;
+    return x->index - y->index;
+}
+
+fv_status conv_quantise(const double *f, int width, int height, conv_kernel *k)
+{
+    if (width < 1 || height < 1 || width > FV_CONV_MAX_SIZE || height > FV_CONV_MAX_SIZE)
+        return fv_fail(FV_ERR_SIZE, "conv: kernel %dx%d is not within 1x1..%dx%d", width, height,
+                       FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE);
+    const int n = width * height;
+    double sum = 0;
+    for (int i = 0; i < n; i++) {
+        if (!(f[i] >= 0)) return fv_fail(FV_ERR_ARG, "conv: kernel weight %g is negative", f[i]);
+        sum += f[i];
+    }
+    if (!(sum > 0)) return fv_fail(FV_ERR_ARG, "conv: the kernel's weights are all 0");
+    frac_entry *e = malloc(sizeof *e * (size_t)n);
+    if (!e) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
+    k->width = width;
+    k->height = height;
+    k->cx = width / 2;
+    k->cy = height / 2;
+    int64_t total = 0;
+    for (int i = 0; i < n; i++) {
+        const double scaled = f[i] * FV_CONV_WEIGHT_SUM / sum;
+        const double whole = floor(scaled);
+        k->w[i] = (int32_t)whole;
+        total += k->w[i];
+        e[i].frac = scaled - whole;
+        e[i].index = i;
+    }
+    int64_t left = FV_CONV_WEIGHT_SUM - total; /* 0 <= left < n */
+    qsort(e, (size_t)n, sizeof *e, frac_descending);
+    for (int g = 0; g < n && left > 0 && e[g].frac > 0;) {
+        int end = g;
+        while (end < n && e[end].frac == e[g].frac) end++;
+        if (end - g > left) break; /* the whole group or none of it: symmetry */
+        for (int i = g; i < end; i++) k->w[e[i].index]++;
+        left -= end - g;
+        g = end;
+    }
+    free(e);
+    int target = k->cy * width + k->cx;
+    if (k->w[target] == 0 || f[target] == 0) {
+        target = 0;
+        for (int i = 1; i < n; i++)
+            if (k->w[i] > k->w[target]) target = i;
+    }
+    k->w[target] += (int32_t)left;
+    k->taps = 0;
+    for (int i = 0; i < n; i++) k->taps += k->w[i] != 0;
+    return FV_OK;
+}
+
+/* Drops all-zero outer rows and columns in pairs (one each side), keeping the centre. */
+static void trim_symmetric(double *f, int *width, int *height)
+{
+    int w = *width, h = *height, top = 0, side = 0;
+    for (;;) { /* rows */
+        if (h - 2 * top < 3) break;
+        int zero = 1;
+        for (int j = 0; j < w && zero; j++) zero = f[top * w + j] == 0 && f[(h - 1 - top) * w + j] == 0;
+        if (!zero) break;
+        top++;
+    }
+    for (;;) { /* columns */
+        if (w - 2 * side < 3) break;
+        int zero = 1;
+        for (int i = 0; i < h && zero; i++) zero = f[i * w + side] == 0 && f[i * w + w - 1 - side] == 0;
+        if (!zero) break;
+        side++;
+    }
+    const int nw = w - 2 * side, nh = h - 2 * top;
+    for (int i = 0; i < nh; i++) memmove(f + i * nw, f + (i + top) * w + side, sizeof *f * (size_t)nw);
+    *width = nw;
+    *height = nh;
+}
+
+/* The raw weights of p's shape into f (FV_CONV_MAX_TAPS doubles); sets the size. */
+static void shape_weights(const fv_params *p, double *f, int *width, int *height)
+{
+    const int shape = (int)p->value[CONV_SHAPE];
+    if (shape == CONV_FILE) {
+        if (file_weights) {
+            *width = file_width;
+            *height = file_height;
+            memcpy(f, file_weights, sizeof *f * (size_t)file_width * (size_t)file_height);
+        } else { /* the L: a 2-pixel column on the left, a 2-pixel row at the bottom, a dot */
+            *width = SAMPLE_W;
+            *height = SAMPLE_H;
+            for (int i = 0; i < SAMPLE_H; i++)
+                for (int j = 0; j < SAMPLE_W; j++)
+                    f[i * SAMPLE_W + j] = (j < 2 || i >= SAMPLE_H - 2) ? 1.0 : (i == 1 && j == SAMPLE_W - 2 ? 4.0 : 0.0);
+        }
+        return;
+    }
+    int r = 0;
+    if (shape == CONV_GAUSSIAN) r = (int)ceil(3.0 * p->value[CONV_SIGMA]);
+    else if (shape == CONV_DISK || shape == CONV_BOX) r = (int)p->value[CONV_RADIUS];
+    else r = ((int)p->value[CONV_LENGTH]) / 2; /* motion: an odd square around the segment */
+    if (r > FV_CONV_MAX_SIZE / 2) r = FV_CONV_MAX_SIZE / 2;
+    if (r < 0) r = 0;
+    const int n = 2 * r + 1;
+    const double sigma = p->value[CONV_SIGMA], rr = (r + 0.5) * (r + 0.5);
+    const double angle = p->value[CONV_ANGLE] * 3.14159265358979323846 / 180.0;
+    double c = cos(angle), s = sin(angle);
+    if (fabs(c) < 1e-12) c = 0; /* 90 degrees: exactly vertical, no 1e-17 weights beside it */
+    if (fabs(s) < 1e-12) s = 0;
+    const double half = (p->value[CONV_LENGTH] - 1) / 2.0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            const int di = i - r, dj = j - r, ai = abs(di), aj = abs(dj);
+            double v = 0;
+            if (shape == CONV_GAUSSIAN) {
+                v = exp(-(double)(ai * ai + aj * aj) / (2.0 * sigma * sigma));
+            } else if (shape == CONV_DISK) {
+                int inside = 0;
+                for (int a = 0; a < DISK_SAMPLES; a++)
+                    for (int b = 0; b < DISK_SAMPLES; b++) {
+                        const double y = ai + (a + 0.5) / DISK_SAMPLES - 0.5, x = aj + (b + 0.5) / DISK_SAMPLES - 0.5;
+                        inside += x * x + y * y <= rr;
+                    }
+                v = inside;
+            } else if (shape == CONV_BOX) {
+                v = 1.0;
+            } else { /* motion: y up on screen is -di */
+                const double along = fabs(dj * c - di * s), across = fabs(dj * s + di * c);
+                const double a = half + 1.0 - along, b = 1.0 - across;
+                v = (a > 0 ? (a < 1 ? a : 1.0) : 0.0) * (b > 0 ? b : 0.0);
+            }
+            f[i * n + j] = v;
+        }
+    *width = *height = n;
+    trim_symmetric(f, width, height);
+}
+
+fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k)
+{
+    FV_TRY(check_values(p, who));
+    double *f = malloc(sizeof *f * FV_CONV_MAX_TAPS);
+    if (!f) return fv_fail(FV_ERR_MEMORY, "%s: out of host memory", who);
+    int width = 0, height = 0;
+    shape_weights(p, f, &width, &height);
+    fv_status st = conv_quantise(f, width, height, k);
+    free(f);
+    return st;
+}
+
+/* ---- FFT sizes ----
+ * cuFFT is fastest on powers of two, then on 2,3-smooth lengths, then 2,3,5-smooth ones; 7 and
+ * larger primes cost more again. Measured on an H200 (three R2C + C2R of the padded planes):
+ * 2250 x 4000 0.554 ms, 2250 x 4096 0.454 ms (2.4 % more points, 18 % less time); 6480 x 10240
+ * 4.25 ms, 6561 x 10240 3.86 ms (3^8 rows: 1.3 % more points, 9 % less time); 2240 = 2^6 5 7 rows
+ * 0.585 ms against 0.454 for 2250; fft_fast at 3840x2160 with a 9x9 kernel took 0.687 ms on a
+ * 3888 x 2187 grid, 0.624 with 31x31 on 4096 x 2250 (8 % more points). So a length is the smallest
+ * power of two if that is at most 10 % longer than the smallest 2,3,5-smooth length, else the
+ * smallest 2,3-smooth one if at most 2 % longer, else the smallest 2,3,5-smooth one. */
+static int smooth_over(int m, int largest_prime)
+{
+    static const int primes[3] = {2, 3, 5};
+    for (int i = 0; i < 3 && primes[i] <= largest_prime; i++)
+        while (m % primes[i] == 0) m /= primes[i];
+    return m == 1;
+}
+
+/* the smallest length >= n (even where asked) whose prime factors are at most largest_prime */
+static int smooth_at_least(int n, int even, int largest_prime)
+{
+    int m = n;
+    if (even && m % 2) m++;
+    while (!smooth_over(m, largest_prime)) m += even ? 2 : 1;
+    return m;
+}
+
+int conv_fft_size(int n, int even)
+{
+    if (n < 1) n = 1;
+    const int m5 = smooth_at_least(n, even, 5), m3 = smooth_at_least(n, even, 3), m2 = smooth_at_least(n, even, 2);
+    if ((double)m2 <= 1.10 * m5) return m2;
+    if ((double)m3 <= 1.02 * m5) return m3;
+    return m5;
+}
+
+void conv_fft_grid(const conv_kernel *k, int width, int height, int *P, int *Q)
+{
+    *P = conv_fft_size(width + k->width - 1, 1);
+    *Q = conv_fft_size(height + k->height - 1, 0);
+}

@@ -1,0 +1,222 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/core/params.c: everything that is derived from a filter's parameter table: defaults, strict
+ * parsing (plain decimal numbers, choices by name), range checks with one-line messages that name
+ * the allowed range, stepping (keys), and the text of parameters for messages, the HUD and file
+ * names. Nothing here knows any particular filter; no GPU needed.
+ * ------------------------------------------------------------------------------------------------ */
+#include "filter.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+fv_params fv_params_default(const fv_filter *f)
+{
+    fv_params p;
+    memset(&p, 0, sizeof p);
+    for (int i = 0; i < f->n_params && i < FV_MAX_PARAMS; i++) p.value[i] = f->params[i].def;
+    p.iterations = 1;
+    return p;
+}
+
+int fv_param_index(const fv_filter *f, const char *name)
+{
+    for (int i = 0; i < f->n_params; i++)
+        if (strcmp(f->params[i].name, name) == 0) return i;
+    return -1;
+}
+
+static double param_max(const fv_param_desc *d)
+{
+    return d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max;
+}
+
+static double param_min(const fv_param_desc *d)
+{
+    return d->type == FV_PARAM_CHOICE ? 0 : d->min;
+}
+
+/* "an odd integer 3..25", "a number 0.1..10.66", "one of l1, l2"; and ", or 0 for ..." */
+static void expectation(const fv_param_desc *d, char *buf, size_t size)
+{
+    size_t n = 0;
+    if (d->type == FV_PARAM_CHOICE) {
+        n = (size_t)snprintf(buf, size, "one of ");
+        for (int i = 0; i < d->n_choices && n < size; i++)
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", d->choices[i]);
+        return;
+    }
+    n = (size_t)snprintf(buf, size, "%s %g..%g",
+                         d->type == FV_PARAM_REAL ? "a number"
+                         : d->odd_only            ? "an odd integer"
+                                                  : "an integer",
+                         d->min, d->max);
+    if (d->auto_means && n < size) snprintf(buf + n, size - n, ", or 0 for %s", d->auto_means);
+}
+
+fv_status fv_param_check(const fv_filter *f, int index, double value, const char *flag)
+{
+    const fv_param_desc *d = &f->params[index];
+    int ok = isfinite(value) && value >= param_min(d) && value <= param_max(d);
+    if (d->type != FV_PARAM_REAL) ok = ok && value == floor(value);
+    if (d->odd_only) ok = ok && fmod(value, 2.0) != 0.0;
+    if (d->auto_means && value == 0.0) ok = 1;
+    if (ok) return FV_OK;
+    char want[160], got[32];
+    expectation(d, want, sizeof want);
+    fv_param_format(f, index, value, got, sizeof got);
+    return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", flag ? flag : d->name, want, got);
+}
+
+/* Plain decimal only: digits, one optional sign, one optional point, an optional exponent
+ * for reals; no hex, no inf/nan, no spaces. */
+static int plain_decimal(const char *s, int allow_fraction)
+{
+    const char *c = s;
+    if (*c == '-' || *c == '+') c++;
+    int digits = 0, point = 0;
+    for (; *c; c++) {
+        if (*c >= '0' && *c <= '9') digits++;
+        else if (*c == '.' && allow_fraction && !point) point = 1;
+        else if ((*c == 'e' || *c == 'E') && allow_fraction && digits) {
+            c++;
+            if (*c == '-' || *c == '+') c++;
+            if (!*c) return 0;
+            for (; *c; c++)
+                if (*c < '0' || *c > '9') return 0;
+            return 1;
+        } else {
+            return 0;
+        }
+    }
+    return digits > 0;
+}
+
+fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const char *flag,
+                         double *out)
+{
+    const fv_param_desc *d = &f->params[index];
+    char want[160];
+    expectation(d, want, sizeof want);
+    const char *name = flag ? flag : d->name;
+    if (!text || !*text)
+        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text ? text : "nothing");
+    if (d->type == FV_PARAM_CHOICE) {
+        for (int i = 0; i < d->n_choices; i++)
+            if (strcmp(d->choices[i], text) == 0) {
+                *out = i;
+                return FV_OK;
+            }
+        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text);
+    }
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(text, &end);
+    if (!plain_decimal(text, d->type == FV_PARAM_REAL) || errno || *end)
+        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text);
+    if (fv_param_check(f, index, v, flag) != FV_OK)
+        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text);
+    *out = v;
+    return FV_OK;
+}
+
+fv_status fv_params_check(const fv_filter *f, const fv_params *p)
+{
+    for (int i = 0; i < f->n_params; i++) FV_TRY(fv_param_check(f, i, p->value[i], NULL));
+    if (p->iterations < 1 || p->iterations > f->max_iterations)
+        return fv_fail(FV_ERR_ARG, "iterations: expected an integer 1..%d, got '%d'",
+                       f->max_iterations, p->iterations);
+    return f->check ? f->check(p) : FV_OK;
+}
+
+void fv_param_set(const fv_filter *f, fv_params *p, int index, double value)
+{
+    p->value[index] = value;
+    for (int i = 0; i < f->n_params; i++)
+        if (f->params[i].follows && strcmp(f->params[i].follows, f->params[index].name) == 0)
+            p->value[i] = 0.0;
+}
+
+int fv_param_step(const fv_filter *f, fv_params *p, int index, int steps)
+{
+    const fv_param_desc *d = &f->params[index];
+    double step = d->type == FV_PARAM_CHOICE ? 1.0 : d->step;
+    if (d->odd_only && step < 2) step = 2;
+    double old = p->value[index];
+    /* an auto value (0) steps from the value it stands for */
+    double from = (d->auto_means && old == 0.0) ? fv_params_resolved(f, p).value[index] : old;
+    double v = from + steps * step;
+    if (d->type == FV_PARAM_REAL) v = round(v / step) * step; /* no drift: 0.1 + 0.2 ... */
+    if (d->type == FV_PARAM_CHOICE) {
+        int n = d->n_choices;
+        v = fmod(fmod(v, n) + n, n); /* choices wrap around */
+    }
+    if (v < param_min(d)) v = param_min(d);
+    if (v > param_max(d)) v = param_max(d);
+    if (d->odd_only && fmod(v, 2.0) == 0.0) v += v + 1 <= param_max(d) ? 1 : -1;
+    if (v == old) return 0;
+    fv_param_set(f, p, index, v);
+    return 1;
+}
+
+void fv_param_format(const fv_filter *f, int index, double value, char *buf, size_t size)
+{
+    const fv_param_desc *d = &f->params[index];
+    if (d->type == FV_PARAM_CHOICE && value >= 0 && value < d->n_choices && value == floor(value))
+        snprintf(buf, size, "%s", d->choices[(int)value]);
+    else if (d->auto_means && value == 0.0)
+        snprintf(buf, size, "auto");
+    else
+        snprintf(buf, size, "%.6g", value);
+}
+
+fv_params fv_params_resolved(const fv_filter *f, const fv_params *p)
+{
+    fv_params r = *p;
+    if (f->resolve) f->resolve(&r);
+    return r;
+}
+
+/* "NAME<between>VALUE" for each parameter (derived values filled in), joined by `separator`;
+ * `none` for a filter without parameters */
+static void params_join(const fv_filter *f, const fv_params *p, const char *between,
+                        const char *separator, const char *none, char *buf, size_t size)
+{
+    fv_params r = fv_params_resolved(f, p);
+    size_t n = 0;
+    buf[0] = 0;
+    if (f->n_params == 0) snprintf(buf, size, "%s", none);
+    for (int i = 0; i < f->n_params && n < size; i++) {
+        char v[32];
+        fv_param_format(f, i, r.value[i], v, sizeof v);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", i ? separator : "", f->params[i].name,
+                              between, v);
+    }
+}
+
+void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size)
+{
+    params_join(f, p, " ", ", ", "no parameters", buf, size);
+}
+
+void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_t size)
+{
+    params_join(f, p, "", "-", "noparams", buf, size);
+}
+
+void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size)
+{
+    const fv_param_desc *d = &f->params[index];
+    char def[32], want[160];
+    fv_param_format(f, index, d->def, def, sizeof def);
+    expectation(d, want, sizeof want);
+    snprintf(buf, size, "%s; default %s", want, def);
+}
+
+double fv_traffic_read_write(const fv_params *p, int width, int height)
+{
+    (void)p;
+    return 8.0 * (double)width * (double)height;
+}

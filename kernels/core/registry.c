@@ -1,0 +1,187 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/core/registry.c: the registry of filters (built from filters.def by an X-macro), name
+ * look-ups, and the runner: a variant's iteration buffer and device state, made before any
+ * timing and reused by every run, driven by the one iteration driver (fv_iterate) on the host
+ * and the device alike. Nothing here knows any particular filter.
+ * ------------------------------------------------------------------------------------------------ */
+#include "cuda_check.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+
+#define FV_FILTER(name) extern const fv_filter fv_filter_##name;
+#include "filters.def"
+#undef FV_FILTER
+
+const fv_filter *const fv_filters[] = {
+#define FV_FILTER(name) &fv_filter_##name,
+#include "filters.def"
+#undef FV_FILTER
+};
+const int fv_n_filters = (int)(sizeof fv_filters / sizeof fv_filters[0]);
+
+const fv_filter *fv_filter_find(const char *name)
+{
+    for (int i = 0; i < fv_n_filters; i++)
+        if (strcmp(fv_filters[i]->name, name) == 0) return fv_filters[i];
+    return NULL;
+}
+
+int fv_filter_index(const fv_filter *f)
+{
+    for (int i = 0; i < fv_n_filters; i++)
+        if (fv_filters[i] == f) return i;
+    return -1;
+}
+
+const fv_variant *fv_variant_find(const fv_filter *f, const char *name)
+{
+    for (int i = 0; i < f->n_variants; i++)
+        if (strcmp(f->variants[i].name, name) == 0) return &f->variants[i];
+    return NULL;
+}
+
+int fv_variant_is_host(const fv_variant *v) { return v->run == NULL; }
+
+const fv_variant *fv_filter_baseline(const fv_filter *f)
+{
+    const fv_variant *v = f->baseline ? fv_variant_find(f, f->baseline) : NULL;
+    return v ? v : &f->variants[0];
+}
+
+const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v)
+{
+    return v->tolerance ? v->tolerance : &f->tolerance;
+}
+
+/* ---- the runner ---- */
+/* buffers and states fv_runner_prepare has made, process-wide (batch workers prepare in threads) */
+static atomic_ullong runner_allocations;
+
+unsigned long long fv_runner_allocations(void) { return atomic_load(&runner_allocations); }
+
+static void count_allocation(void) { atomic_fetch_add_explicit(&runner_allocations, 1, memory_order_relaxed); }
+
+static size_t image_bytes(int width, int height) { return (size_t)width * 4 * (size_t)height; }
+
+size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                              int width, int height)
+{
+    if (fv_variant_is_host(v)) return 0;
+    size_t bytes = f->max_iterations > 1 ? image_bytes(width, height) : 0;
+    if (v->state_bytes) bytes += v->state_bytes(p, width, height);
+    return bytes;
+}
+
+static void release_state(fv_runner *r)
+{
+    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->state);
+    r->state = NULL;
+}
+
+void fv_runner_release(fv_runner *r)
+{
+    release_state(r);
+    if (r->variant && fv_variant_is_host(r->variant)) fv_host_image_free(&r->ping);
+    else fv_device_image_free(&r->ping);
+    memset(r, 0, sizeof *r);
+}
+
+int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
+{
+    if (size) *text = '\0';
+    if (!r->prepared || !r->variant->last_run_text || !r->state) return 0;
+    return r->variant->last_run_text(r->state, text, size);
+}
+
+static int same_values(const fv_params *a, const fv_params *b)
+{
+    return memcmp(a->value, b->value, sizeof a->value) == 0;
+}
+
+fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
+                            const fv_params *p, int width, int height)
+{
+    FV_TRY(fv_params_check(f, p));
+    FV_TRY(fv_check_dimensions(width, height));
+    const int host = fv_variant_is_host(v);
+    if (r->prepared && r->filter == f && r->variant == v && r->width == width &&
+        r->height == height && (same_values(&r->params, p) || !v->state_create)) {
+        r->params = *p; /* iterations, or values a stateless variant reads at run time */
+        return FV_OK;
+    }
+    const int keep_ping = r->prepared && r->width == width && r->height == height &&
+                          r->variant && fv_variant_is_host(r->variant) == host;
+    if (keep_ping) {
+        release_state(r);
+    } else {
+        fv_runner_release(r);
+    }
+    r->prepared = 0;
+    r->filter = f;
+    r->variant = v;
+    r->params = *p;
+    r->width = width;
+    r->height = height;
+    if (host) {
+        if (f->max_iterations > 1 && !r->ping.data) {
+            count_allocation();
+            FV_TRY(fv_host_image_alloc(&r->ping, width, height));
+        }
+        r->prepared = 1;
+        return FV_OK;
+    }
+    char what[160];
+    snprintf(what, sizeof what, "%s/%s at %dx%d", f->name, v->name, width, height);
+    size_t need = (v->state_bytes ? v->state_bytes(p, width, height) : 0) +
+                  (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height) : 0);
+    FV_TRY(fv_device_check_fits(need, what));
+    if (f->max_iterations > 1 && !r->ping.data) {
+        count_allocation();
+        FV_TRY(fv_device_image_alloc(&r->ping, width, height));
+    }
+    if (v->state_create) {
+        count_allocation();
+        FV_TRY(v->state_create(&r->state, p, width, height));
+    }
+    r->device_bytes = fv_runner_device_bytes(f, v, p, width, height);
+    r->prepared = 1;
+    return FV_OK;
+}
+
+typedef struct device_pass {
+    const fv_runner *r;
+    cudaStream_t stream;
+} device_pass;
+
+static fv_status run_device_pass(void *context, const fv_image *in, fv_image *out)
+{
+    const device_pass *c = context;
+    return c->r->variant->run(in, out, &c->r->params, c->r->state, c->stream);
+}
+
+static fv_status run_host_pass(void *context, const fv_image *in, fv_image *out)
+{
+    const fv_runner *r = context;
+    return r->filter->ref(in, out, &r->params);
+}
+
+fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
+                        cudaStream_t stream)
+{
+    if (!r->prepared)
+        return fv_fail(FV_ERR_ARG, "fv_runner_run: the runner was not prepared");
+    if (src->width != r->width || src->height != r->height || dst->width != r->width ||
+        dst->height != r->height)
+        return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
+                       r->filter->name, r->variant->name, r->width, r->height, src->width,
+                       src->height, dst->width, dst->height);
+    if (r->params.iterations > 1 && r->filter->max_iterations <= 1)
+        return fv_fail(FV_ERR_ARG, "%s runs once per image", r->filter->name);
+    fv_image ping = r->ping;
+    if (fv_variant_is_host(r->variant))
+        return fv_iterate(run_host_pass, (void *)r, src, dst, &ping, r->params.iterations);
+    device_pass c = {r, stream};
+    return fv_iterate(run_device_pass, &c, src, dst, &ping, r->params.iterations);
+}

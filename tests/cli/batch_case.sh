@@ -1,0 +1,61 @@
+#!/bin/sh
+# tests/cli/batch_case.sh FILTERVIEW CHECK_SCREENSHOT FIXTURES OUT: many files into a folder.
+# The fixtures' batch/ holds three good images (PNG, JPEG, 16-bit PPM), two bad ones and a text
+# file. Checks: exit 1 with the two bad files reported in one line each, the summary, every good
+# output equal by content (RGB, read by stb) to a one-file run, nothing written for the bad ones,
+# no temporary file left; then files given by name (exit 0), and a folder that does not exist.
+#   batch_case.sh ... OUT gpu: the same folder through the GPU (gaussian fast, bit-exact against
+#   the cpu reference) with pinned buffers and two streams; exit 77 (skipped) without a device.
+fv=$1; check=$2; fx=$3; out=$4; mode=${5:-cpu}
+fail() { echo "FAIL: $*"; exit 1; }
+if [ "$mode" = gpu ]; then
+  "$fv" --info >/dev/null 2>&1 || { echo "skipped: no CUDA device"; exit 77; }
+  rm -rf "$out" && mkdir -p "$out/ref" "$out/all" || fail "cannot make $out"
+  for n in good1.png good2.jpg good3.ppm; do
+    "$fv" "$fx/batch/$n" -f gaussian --sigma 2 -v cpu -o "$out/ref/${n%.*}.png" >/dev/null || fail "cpu run of $n"
+  done
+  "$fv" "$fx/batch" "$fx/good.png" "$fx/deep.ppm" -f gaussian --sigma 2 -v fast -o "$out/all/" >"$out/log" 2>"$out/err"
+  code=$?
+  cat "$out/log" "$out/err"
+  [ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
+  grep -Eq "^filtered 5 of 7 images \(gaussian/fast, .*on the GPU, [0-9]+ threads; 2 failed$" "$out/log" || fail "no summary line"
+  for n in good1 good2 good3; do
+    "$check" single "$out/all/$n.png" "$out/ref/$n.png" >/dev/null || fail "$n.png (GPU) differs from the cpu reference"
+  done
+  ls -a "$out/all" | grep -q '\.tmp-' && fail "a temporary file was left"
+  echo "batch on the GPU: all checks passed"
+  exit 0
+fi
+rm -rf "$out" && mkdir -p "$out/ref" "$out/all" "$out/two" || fail "cannot make $out"
+for n in good1.png good2.jpg good3.ppm; do
+  "$fv" "$fx/batch/$n" -f invert -v cpu -o "$out/ref/${n%.*}.png" >/dev/null || fail "one-file run of $n"
+done
+"$fv" "$fx/batch" -f invert -v cpu -o "$out/all/" >"$out/log" 2>"$out/err"
+code=$?
+cat "$out/log" "$out/err"
+[ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
+grep -Eq "^filtered 3 of 5 images \(invert/cpu, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads; 2 failed$" "$out/log" ||
+  fail "no summary line"
+[ "$(wc -l <"$out/err")" = 2 ] || fail "expected two lines on stderr"
+grep -q "truncated.jpg' is corrupt or truncated (JPEG: .*) (skipped)$" "$out/err" || fail "truncated.jpg not reported"
+grep -q "bad.jpg' is corrupt or truncated (JPEG: .*) (skipped)$" "$out/err" || fail "bad.jpg not reported"
+for n in good1 good2 good3; do
+  "$check" single "$out/all/$n.png" "$out/ref/$n.png" >/dev/null || fail "$n.png differs from the one-file run"
+done
+[ -e "$out/all/truncated.png" ] || [ -e "$out/all/bad.png" ] && fail "an output was written for a bad file"
+[ -e "$out/all/notes.png" ] && fail "notes.txt was taken for an image"
+ls -a "$out/all" | grep -q '\.tmp-' && fail "a temporary file was left"
+"$fv" "$fx/batch/good1.png" "$fx/batch/good2.jpg" -f invert -v cpu -o "$out/two/" --png-level 9 >"$out/log2" 2>&1 ||
+  fail "two files by name: exit $? ($(cat "$out/log2"))"
+grep -q "filtered 2 of 2 images" "$out/log2" || fail "two files by name: no summary"
+"$check" single "$out/two/good2.png" "$out/ref/good2.png" >/dev/null || fail "two/good2.png differs"
+"$fv" "$fx/batch/good1.png" -v cpu -o "$out/missing/" >"$out/log3" 2>&1 && fail "a missing folder was accepted"
+grep -q "cannot write into '.*missing/': the folder does not exist" "$out/log3" || fail "missing folder: $(cat "$out/log3")"
+[ -e "$out/missing" ] && fail "the missing folder was made"
+# on a terminal (script(1) gives it one): a progress bar of files done, images/s and time left
+if command -v script >/dev/null 2>&1; then
+  mkdir -p "$out/tty"
+  script -qec "'$fv' '$fx/batch' -f invert -v cpu -o '$out/tty/'" /dev/null >"$out/tty.log" 2>&1 </dev/null
+  grep -Eq '\[[#.]+\] [0-9]+/5  [0-9.]+ images/s  ETA [0-9-]+:[0-9-]+' "$out/tty.log" || fail "no progress bar on a terminal"
+fi
+echo "batch: all checks passed"

@@ -1,0 +1,47 @@
+#!/bin/sh
+# tests/cli/cli_expect.sh: runs one filterview command line and checks what a user would see.
+#   cli_expect.sh [--gpu | --no-gpu] [--env VAR=VALUE] [--creates FILE] [--absent FILE]
+#                 EXIT REGEX PROGRAM ARGS...
+# Passes when PROGRAM exits with EXIT, its output (stdout + stderr) matches the extended REGEX,
+# a failing run printed exactly one line on stderr, --creates FILE is a PNG, and --absent FILE
+# (with any FILE.tmp-*) does not exist. --gpu / --no-gpu: exit 77 (skipped) unless the machine
+# has / lacks a usable CUDA device, asked through `PROGRAM --info`.
+need=""; creates=""; absent=""
+while :; do
+  case "$1" in
+    --gpu) need=gpu; shift ;;
+    --no-gpu) need=nogpu; shift ;;
+    --creates) creates="$2"; shift 2 ;;
+    --absent) absent="$2"; shift 2 ;;
+    --env) export "$2"; shift 2 ;;
+    *) break ;;
+  esac
+done
+want_exit="$1"; regex="$2"; shift 2
+program="$1"
+if [ -n "$need" ]; then
+  if "$program" --info >/dev/null 2>&1; then has=gpu; else has=nogpu; fi
+  if [ "$has" != "$need" ]; then echo "skipped: needs $need, this machine is $has"; exit 77; fi
+fi
+[ -n "$creates" ] && rm -f "$creates"
+out=$(mktemp); err=$(mktemp)
+"$@" >"$out" 2>"$err" </dev/null
+code=$?
+cat "$out" "$err"
+fail() { echo "FAIL: $*"; rm -f "$out" "$err"; exit 1; }
+[ "$code" = "$want_exit" ] || fail "exit status $code, expected $want_exit"
+cat "$out" "$err" | grep -Eq -- "$regex" || fail "output does not match /$regex/"
+if [ "$want_exit" != 0 ]; then
+  lines=$(wc -l <"$err")
+  [ "$lines" = 1 ] || fail "expected one line on stderr, got $lines"
+fi
+if [ -n "$creates" ]; then
+  [ -f "$creates" ] || fail "$creates was not written"
+  head -c 8 "$creates" | od -An -c | grep -q "P   N   G" || fail "$creates is not a PNG"
+fi
+if [ -n "$absent" ]; then
+  [ -e "$absent" ] && fail "$absent exists"
+  ls "$absent".tmp-* >/dev/null 2>&1 && fail "a temporary file $absent.tmp-* was left"
+fi
+rm -f "$out" "$err"
+exit 0

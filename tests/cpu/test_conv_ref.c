@@ -1,0 +1,392 @@
+/* ------------------------------------------------------------------------------------------------
+ * tests/cpu/test_conv_ref.c (label cpu): the large-kernel convolution's kernels (kernels/conv/conv_kernels.c)
+ * and reference (kernels/conv/conv_ref.c) on the host: quantisation (every shape sums to 2^16, the
+ * box's remainder on its centre), shapes (symmetry, sizes, the motion kernel's angle), the true
+ * convolution's orientation with one-tap kernels, hand-worked sums on tiny images, kernels larger
+ * than the image, no wrap-around (a bright pixel by the left border never reaches the right),
+ * pitches wider than the rows, the kernel and spectrum stages on images whose answers are known,
+ * and bad kernel images. Needs no GPU.
+ * ------------------------------------------------------------------------------------------------ */
+#include "conv/conv.h"
+#include "test_util.h"
+
+#define PAD_BYTES 12
+
+static test_counts t;
+static conv_kernel *kern; /* 64 KiB: not on the stack */
+
+static uint8_t *px(const fv_image *img, int x, int y) { return img->data + (size_t)y * img->pitch + 4 * (size_t)x; }
+
+static fv_params conv_params(int stage, int shape)
+{
+    fv_params p;
+    memset(&p, 0, sizeof p);
+    p.value[CONV_STAGE] = stage;
+    p.value[CONV_SHAPE] = shape;
+    p.value[CONV_SIGMA] = 3;
+    p.value[CONV_RADIUS] = 8;
+    p.value[CONV_LENGTH] = 31;
+    p.value[CONV_ANGLE] = 0;
+    p.iterations = 1;
+    return p;
+}
+
+static void fill(fv_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            uint8_t *q = px(img, x, y);
+            q[0] = r, q[1] = g, q[2] = b, q[3] = a;
+        }
+}
+
+/* A gray `file` kernel from a row-major list of levels. */
+static fv_status set_file_kernel(const uint8_t *levels, int width, int height)
+{
+    fv_image img = test_image_padded(width, height, PAD_BYTES);
+    for (int y = 0; y < height; y++)
+        for (int x = 0; x < width; x++) {
+            uint8_t *q = px(&img, x, y);
+            q[0] = q[1] = q[2] = levels[y * width + x];
+            q[3] = 255;
+        }
+    fv_status st = fv_conv_set_kernel_image(&img);
+    free(img.data);
+    return st;
+}
+
+static int kernel_sum_ok(const conv_kernel *k)
+{
+    int64_t s = 0;
+    for (int i = 0; i < k->width * k->height; i++) {
+        if (k->w[i] < 0) return 0;
+        s += k->w[i];
+    }
+    return s == FV_CONV_WEIGHT_SUM;
+}
+
+static int kernel_symmetric(const conv_kernel *k, int mirrors)
+{
+    const int w = k->width, h = k->height;
+    for (int i = 0; i < h; i++)
+        for (int j = 0; j < w; j++) {
+            const int32_t v = k->w[i * w + j];
+            if (v != k->w[(h - 1 - i) * w + (w - 1 - j)]) return 0;
+            if (mirrors && (v != k->w[(h - 1 - i) * w + j] || v != k->w[i * w + (w - 1 - j)])) return 0;
+            if (mirrors && w == h && v != k->w[j * w + i]) return 0;
+        }
+    return 1;
+}
+
+static int32_t tap(const conv_kernel *k, int di, int dj) { return k->w[(k->cy + di) * k->width + k->cx + dj]; }
+
+/* ---- shapes and quantisation ---- */
+static void test_shapes(void)
+{
+    struct {
+        int shape;
+        double sigma, radius, length, angle;
+        int size, mirrors;
+    } cases[] = {
+        {CONV_GAUSSIAN, 0.3, 1, 1, 0, 3, 1},    {CONV_GAUSSIAN, 1, 1, 1, 0, 7, 1},
+        {CONV_GAUSSIAN, 2.5, 1, 1, 0, 17, 1},   {CONV_GAUSSIAN, 20, 1, 1, 0, 121, 1},
+        {CONV_DISK, 1, 1, 1, 0, 3, 1},          {CONV_DISK, 1, 7, 1, 0, 15, 1},
+        {CONV_DISK, 1, 63, 1, 0, 127, 1},       {CONV_BOX, 1, 1, 1, 0, 3, 1},
+        {CONV_BOX, 1, 31, 1, 0, 63, 1},         {CONV_BOX, 1, 63, 1, 0, 127, 1},
+        {CONV_MOTION, 1, 1, 15, 30, 0, 0},      {CONV_MOTION, 1, 1, 127, 45, 91, 0},
+        {CONV_MOTION, 1, 1, 64, 100, 0, 0},     {CONV_MOTION, 1, 1, 1, 0, 1, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        fv_params p = conv_params(CONV_OUTPUT, cases[c].shape);
+        p.value[CONV_SIGMA] = cases[c].sigma;
+        p.value[CONV_RADIUS] = cases[c].radius;
+        p.value[CONV_LENGTH] = cases[c].length;
+        p.value[CONV_ANGLE] = cases[c].angle;
+        char what[160];
+        snprintf(what, sizeof what, "shape %s sigma %g radius %g length %g angle %g",
+                 conv_shape_names[cases[c].shape], cases[c].sigma, cases[c].radius, cases[c].length, cases[c].angle);
+        fv_status st = conv_kernel_make(&p, "conv", kern);
+        test_check(&t, st == FV_OK, what, fv_last_error());
+        if (st != FV_OK) continue;
+        char detail[200];
+        snprintf(detail, sizeof detail, "%s: %dx%d, %d taps", what, kern->width, kern->height, kern->taps);
+        test_check(&t, kernel_sum_ok(kern), "weights are >= 0 and sum to 2^16:", detail);
+        test_check(&t, kernel_symmetric(kern, cases[c].mirrors), "kernel symmetric:", detail);
+        test_check(&t, kern->width % 2 == 1 && kern->height % 2 == 1 && kern->width <= FV_CONV_MAX_SIZE &&
+                       kern->height <= FV_CONV_MAX_SIZE, "odd size within 127x127:", detail);
+        if (cases[c].size)
+            test_check(&t, kern->width == cases[c].size && kern->height == cases[c].size, "expected size:", detail);
+        int32_t wmax = 0;
+        for (int i = 0; i < kern->width * kern->height; i++) wmax = kern->w[i] > wmax ? kern->w[i] : wmax;
+        test_check(&t, tap(kern, 0, 0) == wmax, "the centre weighs most:", detail);
+    }
+    /* box radius 1: 65536 / 9 = 7281.78 each; the remainder 7 (less than the group of 9) goes
+     * to the centre */
+    fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
+    p.value[CONV_RADIUS] = 1;
+    conv_kernel_make(&p, "conv", kern);
+    int ok = tap(kern, 0, 0) == 7288;
+    for (int i = 0; i < 9; i++) ok &= i == 4 || kern->w[i] == 7281;
+    test_check(&t, ok, "box radius 1: eight taps 7281, centre 7288", NULL);
+    /* quantisation keeps equal weights equal: 4 x 1 of 1, 3, 3, 1 -> 8192, 24576, 24576, 8192 */
+    const double f[4] = {1, 3, 3, 1};
+    test_check(&t, conv_quantise(f, 4, 1, kern) == FV_OK && kern->w[0] == 8192 && kern->w[1] == 24576 &&
+                       kern->w[2] == 24576 && kern->w[3] == 8192, "quantise 1 3 3 1", NULL);
+    const double zeros[3] = {0, 0, 0};
+    test_check(&t, conv_quantise(zeros, 3, 1, kern) != FV_OK, "quantise refuses all zeros", NULL);
+}
+
+/* Motion: 0 degrees is the centre row, 90 the centre column, 45 runs up-right on screen (row
+ * above, column to the right) and 135 up-left. */
+static void test_motion_angle(void)
+{
+    fv_params p = conv_params(CONV_OUTPUT, CONV_MOTION);
+    p.value[CONV_LENGTH] = 9;
+    p.value[CONV_ANGLE] = 0;
+    conv_kernel_make(&p, "conv", kern);
+    int ok = kern->width == 9 && kern->height == 1;
+    for (int j = 0; ok && j < 9; j++) ok = kern->w[j] >= 7281 && kern->w[j] <= 7288;
+    test_check(&t, ok, "motion length 9 angle 0: one row of 9 equal taps", NULL);
+    p.value[CONV_ANGLE] = 90;
+    conv_kernel_make(&p, "conv", kern);
+    test_check(&t, kern->width == 1 && kern->height == 9 && kernel_sum_ok(kern), "motion angle 90: one column of 9", NULL);
+    p.value[CONV_ANGLE] = 45;
+    conv_kernel_make(&p, "conv", kern);
+    char detail[64];
+    snprintf(detail, sizeof detail, "%dx%d", kern->width, kern->height);
+    test_check(&t, kern->width == 9 && kern->height == 9 && tap(kern, -2, 2) > 0 && tap(kern, 2, -2) > 0 &&
+                       tap(kern, 2, 2) == 0 && tap(kern, -2, -2) == 0 && tap(kern, -3, 3) > 0,
+               "motion angle 45: up-right and down-left only", detail);
+    p.value[CONV_ANGLE] = 135;
+    conv_kernel_make(&p, "conv", kern);
+    test_check(&t, tap(kern, -2, -2) > 0 && tap(kern, 2, 2) > 0 && tap(kern, -2, 2) == 0,
+               "motion angle 135: up-left and down-right only", NULL);
+}
+
+/* ---- the reference's output ---- */
+static int run(const fv_image *src, fv_image *dst, const fv_params *p)
+{
+    fv_status st = conv_ref(src, dst, p);
+    if (st != FV_OK) printf("conv_ref: %s\n", fv_last_error());
+    return st == FV_OK;
+}
+
+/* 3x1, R = 0 90 180, box radius 1 (columns weigh 21843, 21850, 21843):
+ * x = 0: 90 * 21843 = 1965870 -> (1965870 + 32768) >> 16 = 30
+ * x = 1: 90 * 21850 + 180 * 21843 = 5898240 = 90 * 65536 -> 90
+ * x = 2: 90 * 21843 + 180 * (21850 + 21843) = 9830610 -> 150 */
+static void test_hand_sums(void)
+{
+    fv_image src = test_image_padded(3, 1, PAD_BYTES), dst = test_image_padded(3, 1, PAD_BYTES);
+    const uint8_t red[3] = {0, 90, 180};
+    for (int x = 0; x < 3; x++) {
+        px(&src, x, 0)[0] = red[x];
+        px(&src, x, 0)[1] = 7;
+        px(&src, x, 0)[2] = 255;
+        px(&src, x, 0)[3] = (uint8_t)(10 + x);
+    }
+    fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
+    p.value[CONV_RADIUS] = 1;
+    int ok = run(&src, &dst, &p);
+    ok = ok && px(&dst, 0, 0)[0] == 30 && px(&dst, 1, 0)[0] == 90 && px(&dst, 2, 0)[0] == 150;
+    test_check(&t, ok, "box radius 1 on R = 0 90 180 gives 30 90 150", NULL);
+    ok = 1;
+    for (int x = 0; x < 3; x++) ok &= px(&dst, x, 0)[1] == 7 && px(&dst, x, 0)[2] == 255 && px(&dst, x, 0)[3] == 10 + x;
+    test_check(&t, ok && test_padding_intact(&dst), "constant G and B stay, alpha kept, padding untouched", NULL);
+
+    /* a one-tap kernel at the left of a 3x1 file kernel: out(x) = S(x - (0 - 1)) = S(x + 1), the
+     * image moves left; at the right: S(x - 1) */
+    const uint8_t left[3] = {255, 0, 0}, right[3] = {0, 0, 9};
+    p = conv_params(CONV_OUTPUT, CONV_FILE);
+    ok = set_file_kernel(left, 3, 1) == FV_OK && run(&src, &dst, &p);
+    test_check(&t, ok && px(&dst, 0, 0)[0] == 90 && px(&dst, 1, 0)[0] == 180 && px(&dst, 2, 0)[0] == 180,
+               "file kernel [1 0 0]: a true convolution moves the image left", NULL);
+    ok = set_file_kernel(right, 3, 1) == FV_OK && run(&src, &dst, &p);
+    test_check(&t, ok && px(&dst, 0, 0)[0] == 0 && px(&dst, 1, 0)[0] == 0 && px(&dst, 2, 0)[0] == 90,
+               "file kernel [0 0 1]: moves it right", NULL);
+    /* an even 2x1 kernel [1 3]: centre 1, out(x) = (S(x + 1) + 3 S(x)) / 4 */
+    const uint8_t even[2] = {50, 150};
+    ok = set_file_kernel(even, 2, 1) == FV_OK && run(&src, &dst, &p);
+    test_check(&t, ok && px(&dst, 0, 0)[0] == 23 && px(&dst, 1, 0)[0] == 113 && px(&dst, 2, 0)[0] == 180,
+               "file kernel [1 3] (even width): 22.5 -> 23, 112.5 -> 113, 180", NULL);
+    fv_conv_clear_kernel_image();
+    free(src.data);
+    free(dst.data);
+}
+
+/* The definition, written out separately: every source position the kernel touches, clamped. */
+static void brute(const fv_image *src, fv_image *dst, const conv_kernel *k)
+{
+    for (int y = 0; y < src->height; y++)
+        for (int x = 0; x < src->width; x++) {
+            for (int c = 0; c < 3; c++) {
+                int64_t s = 0;
+                for (int dy = -k->cy; dy < k->height - k->cy; dy++)
+                    for (int dx = -k->cx; dx < k->width - k->cx; dx++) {
+                        int sx = x - dx, sy = y - dy;
+                        sx = sx < 0 ? 0 : (sx >= src->width ? src->width - 1 : sx);
+                        sy = sy < 0 ? 0 : (sy >= src->height ? src->height - 1 : sy);
+                        s += (int64_t)k->w[(dy + k->cy) * k->width + dx + k->cx] * px(src, sx, sy)[c];
+                    }
+                px(dst, x, y)[c] = (uint8_t)((s + 32768) / 65536);
+            }
+            px(dst, x, y)[3] = px(src, x, y)[3];
+        }
+}
+
+static void test_against_brute(uint32_t *seed)
+{
+    static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 1}, {1, 5}, {13, 11}, {31, 7}};
+    const uint8_t sample[6] = {0, 40, 255, 3, 0, 90}; /* 3x2: asymmetric */
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        fv_image src = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES), got = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES),
+                 want = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES);
+        test_fill_random(&src, seed);
+        for (int shape = 0; shape < CONV_N_SHAPES; shape++) {
+            fv_params p = conv_params(CONV_OUTPUT, shape);
+            p.value[CONV_RADIUS] = 6;  /* 13x13: larger than most of these images */
+            p.value[CONV_SIGMA] = 1.7;
+            p.value[CONV_LENGTH] = 20;
+            p.value[CONV_ANGLE] = 30;
+            if (shape == CONV_FILE && s % 2) set_file_kernel(sample, 3, 2);
+            int ok = conv_kernel_make(&p, "conv", kern) == FV_OK && run(&src, &got, &p);
+            brute(&src, &want, kern);
+            int fx, fy;
+            char what[96];
+            snprintf(what, sizeof what, "%dx%d shape %s", sizes[s][0], sizes[s][1], conv_shape_names[shape]);
+            test_check(&t, ok && test_max_abs_diff(&got, &want, 0, &fx, &fy) == 0 && test_padding_intact(&got),
+                       "reference equals the brute-force definition:", what);
+            fv_conv_clear_kernel_image();
+        }
+        free(src.data);
+        free(got.data);
+        free(want.data);
+    }
+    /* a kernel far larger than the image: a 1x1 image stays itself (every tap sees it) */
+    fv_image one = test_image_padded(1, 1, PAD_BYTES), out = test_image_padded(1, 1, PAD_BYTES);
+    fill(&one, 17, 200, 99, 5);
+    fv_params p = conv_params(CONV_OUTPUT, CONV_DISK);
+    p.value[CONV_RADIUS] = 63;
+    int ok = run(&one, &out, &p);
+    test_check(&t, ok && px(&out, 0, 0)[0] == 17 && px(&out, 0, 0)[1] == 200 && px(&out, 0, 0)[2] == 99 &&
+                       px(&out, 0, 0)[3] == 5, "1x1 image under a 127x127 disk stays itself", NULL);
+    free(one.data);
+    free(out.data);
+}
+
+/* A bright pixel at the left border, black elsewhere: replicated borders spread it left (and
+ * within reach), never to the right edge. */
+static void test_no_wrap(void)
+{
+    const int w = 40, h = 9;
+    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+    fill(&src, 0, 0, 0, 255);
+    px(&src, 0, 4)[0] = px(&src, 0, 4)[1] = px(&src, 0, 4)[2] = 255;
+    fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
+    p.value[CONV_RADIUS] = 3;
+    int ok = run(&src, &dst, &p), lit_left = 0, lit_right = 0;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) {
+            if (px(&dst, x, y)[0] && x > 3) lit_right = 1;
+            if (px(&dst, x, y)[0] && x <= 3) lit_left = 1;
+        }
+    test_check(&t, ok && lit_left && !lit_right, "a bright pixel by the left border stays within reach of it", NULL);
+    free(src.data);
+    free(dst.data);
+}
+
+/* ---- stages ---- */
+static void test_stages(void)
+{
+    const int w = 32, h = 20;
+    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+    fill(&src, 255, 255, 255, 7);
+    /* a constant image's spectrum is its DC alone: 255 at (w/2, h/2), 0 elsewhere; the same for
+     * the product with any kernel (its DC is 1) */
+    const int stages[2] = {CONV_SPECTRUM_IMAGE, CONV_SPECTRUM_PRODUCT};
+    for (int s = 0; s < 2; s++) {
+        fv_params p = conv_params(stages[s], CONV_DISK);
+        p.value[CONV_RADIUS] = 3;
+        int ok = run(&src, &dst, &p);
+        for (int y = 0; y < h && ok; y++)
+            for (int x = 0; x < w && ok; x++) {
+                const uint8_t want = x == w / 2 && y == h / 2 ? 255 : 0;
+                ok = px(&dst, x, y)[0] == want && px(&dst, x, y)[1] == want && px(&dst, x, y)[2] == want &&
+                     px(&dst, x, y)[3] == 255;
+            }
+        test_check(&t, ok && test_padding_intact(&dst), "constant image: its spectrum is one bright DC at the centre",
+                   conv_stage_names[stages[s]]);
+    }
+    /* a one-tap kernel's spectrum is 1 everywhere: all 255 */
+    const uint8_t one[1] = {200};
+    set_file_kernel(one, 1, 1);
+    fv_params p = conv_params(CONV_SPECTRUM_KERNEL, CONV_FILE);
+    int ok = run(&src, &dst, &p);
+    for (int y = 0; y < h && ok; y++)
+        for (int x = 0; x < w && ok; x++) ok = px(&dst, x, y)[0] == 255 && px(&dst, x, y)[2] == 255;
+    test_check(&t, ok, "a one-tap kernel's spectrum is flat (all 255)", NULL);
+    /* the kernel stage of the 3x1 [0 0 1] on 32x20: enlarged 32/3 times both ways (its shape
+     * kept), so a 32x10 band centred in rows 5..14 whose right third is white; black elsewhere */
+    const uint8_t right[3] = {0, 0, 9};
+    set_file_kernel(right, 3, 1);
+    p = conv_params(CONV_KERNEL, CONV_FILE);
+    ok = run(&src, &dst, &p);
+    for (int y = 0; y < h && ok; y++)
+        for (int x = 0; x < w && ok; x++)
+            ok = px(&dst, x, y)[0] == (y >= 5 && y < 15 && x * 3 / w == 2 ? 255 : 0) && px(&dst, x, y)[3] == 255;
+    test_check(&t, ok, "kernel stage: [0 0 1] enlarged with its shape kept, its right third white", NULL);
+    fv_conv_clear_kernel_image();
+    /* the Gaussian's spectrum is brightest at DC and falls off: centre 255, corner darker */
+    p = conv_params(CONV_SPECTRUM_KERNEL, CONV_GAUSSIAN);
+    ok = run(&src, &dst, &p);
+    test_check(&t, ok && px(&dst, w / 2, h / 2)[0] == 255 && px(&dst, 0, 0)[0] < 200,
+               "Gaussian's spectrum: 255 at DC, dark at the highest frequencies", NULL);
+    free(src.data);
+    free(dst.data);
+}
+
+static void test_bad_kernel_images(void)
+{
+    fv_image big = test_image_padded(128, 2, PAD_BYTES);
+    fill(&big, 9, 9, 9, 255);
+    test_check(&t, fv_conv_set_kernel_image(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
+               "a 128x2 kernel image is refused:", fv_last_error());
+    fv_image black = test_image_padded(5, 5, PAD_BYTES);
+    fill(&black, 0, 0, 0, 255);
+    test_check(&t, fv_conv_set_kernel_image(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
+               "an all-black kernel image is refused:", fv_last_error());
+    free(big.data);
+    free(black.data);
+    /* the built-in sample stands in until one is set: the L, asymmetric */
+    fv_params p = conv_params(CONV_OUTPUT, CONV_FILE);
+    test_check(&t, conv_kernel_make(&p, "conv", kern) == FV_OK && kern->width == 9 && kern->height == 7 &&
+                       kernel_sum_ok(kern) && !kernel_symmetric(kern, 0), "the built-in file kernel: a 9x7 L", NULL);
+}
+
+static void test_fft_sizes(void)
+{
+    /* powers of two where at most 10 % longer, 2,3-smooth where at most 2 %, else 2,3,5-smooth */
+    int ok = conv_fft_size(1, 0) == 1 && conv_fft_size(1, 1) == 2 && conv_fft_size(11, 0) == 12 &&
+             conv_fft_size(13, 1) == 16 && conv_fft_size(997, 0) == 1024 && conv_fft_size(2161, 1) == 2250 &&
+             conv_fft_size(3902, 1) == 4096 && conv_fft_size(2222, 0) == 2250 && conv_fft_size(6462, 0) == 6561 &&
+             conv_fft_size(10046, 1) == 10368 && conv_fft_size(1142, 0) == 1152 && conv_fft_size(101, 0) == 108 &&
+             conv_fft_size(3848, 1) == 4096 && conv_fft_size(1928, 1) == 2048 && conv_fft_size(2568, 1) == 2592;
+    test_check(&t, ok, "padded FFT sizes: powers of two, 2,3-smooth or 2,3,5-smooth lengths (even where asked)", NULL);
+}
+
+int main(void)
+{
+    uint32_t seed = test_seed();
+    kern = malloc(sizeof *kern);
+    if (!kern) return 1;
+    test_shapes();
+    test_motion_angle();
+    test_hand_sums();
+    test_against_brute(&seed);
+    test_no_wrap();
+    test_stages();
+    test_bad_kernel_images();
+    test_fft_sizes();
+    free(kern);
+    return test_finish(&t);
+}

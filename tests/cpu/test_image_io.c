@@ -1,0 +1,827 @@
+/* ------------------------------------------------------------------------------------------------
+ * tests/cpu/test_image_io.c: the image codecs and output files (viewer/imageio/image_io.c, codec_*.c).
+ *
+ * A corpus made here, at test time, from random pixels (seed printed): PNGs of every colour type
+ * and bit depth, plain and interlaced, written by hand with zlib so that the decoder under test
+ * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation);
+ * PNM text and binary, 8- and 16-bit; BMP. Each is checked by content after decoding. Then the
+ * bad files: truncations at many offsets of every format, bit flips, lying headers and bombs,
+ * control characters, each refused with one printable line within a time limit. Then output:
+ * PNG at every level and thread count read back exactly, JPEG quality, read-only and linked
+ * targets, long names, and the temporary file removed on SIGINT, SIGTERM and SIGHUP.
+ * ------------------------------------------------------------------------------------------------ */
+#include "test_util.h"
+
+#include "image_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <turbojpeg.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <stb_image_write.h>
+
+static test_counts T;
+static char dir[PATH_MAX];
+static uint32_t seed;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static void check(int ok, const char *what, const char *detail) { test_check(&T, ok, what, detail); }
+
+static void path_of(char *buf, const char *name)
+{
+    if ((size_t)snprintf(buf, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX) buf[0] = 0;
+}
+
+static int write_bytes(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    int ok = f && fwrite(data, 1, n, f) == n;
+    if (f && fclose(f) != 0) ok = 0;
+    return ok;
+}
+
+static uint8_t *read_bytes(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    rewind(f);
+    uint8_t *b = malloc((size_t)len + 1);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+/* one line, printable ASCII (escapes included), not empty */
+static int message_is_clean(const char *m)
+{
+    if (!*m) return 0;
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++)
+        if (*p < 0x20 || *p == 0x7f) return 0;
+    return 1;
+}
+
+static int load_bytes(const char *name, const void *data, size_t n, fv_image *out)
+{
+    char p[PATH_MAX];
+    path_of(p, name);
+    write_bytes(p, data, n);
+    return image_load(p, out);
+}
+
+/* ---- PNG by hand ---- */
+
+static void be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, size_t n)
+{
+    be32(out, (uint32_t)n);
+    memcpy(out + 4, type, 4);
+    if (n) memcpy(out + 8, data, n);
+    be32(out + 8 + n, (uint32_t)crc32(0, out + 4, (uInt)(n + 4)));
+    return n + 12;
+}
+
+typedef struct png_spec {
+    int w, h, colour, depth, interlace;
+    const uint16_t *samples;   /* channels per pixel, row-major */
+    const uint8_t *palette;    /* RGB x n_palette */
+    int n_palette;
+    const uint8_t *trns;       /* palette alpha, n_trns entries */
+    int n_trns;
+} png_spec;
+
+static int png_channels(int colour) { return colour == 0 || colour == 3 ? 1 : colour == 2 ? 3 : colour == 4 ? 2 : 4; }
+
+/* Packs the rows of a (sub)image x0 + k*dx, y0 + k*dy with filter 0 into raw; returns bytes. */
+static size_t png_pack_pass(const png_spec *s, int x0, int y0, int dx, int dy, uint8_t *raw)
+{
+    const int ch = png_channels(s->colour);
+    int pw = s->w > x0 ? (s->w - x0 + dx - 1) / dx : 0, ph = s->h > y0 ? (s->h - y0 + dy - 1) / dy : 0;
+    if (pw == 0 || ph == 0) return 0;
+    size_t row_bytes = ((size_t)pw * ch * s->depth + 7) / 8, n = 0;
+    for (int py = 0; py < ph; py++) {
+        raw[n++] = 0;
+        memset(raw + n, 0, row_bytes);
+        int bit = 0;
+        for (int px = 0; px < pw; px++)
+            for (int c = 0; c < ch; c++) {
+                uint16_t v = s->samples[((size_t)(y0 + py * dy) * s->w + (x0 + px * dx)) * ch + c];
+                if (s->depth == 16) {
+                    raw[n + bit / 8] = (uint8_t)(v >> 8);
+                    raw[n + bit / 8 + 1] = (uint8_t)v;
+                } else if (s->depth == 8) {
+                    raw[n + bit / 8] = (uint8_t)v;
+                } else {
+                    raw[n + bit / 8] |= (uint8_t)(v << (8 - s->depth - bit % 8));
+                }
+                bit += s->depth;
+            }
+        n += row_bytes;
+    }
+    return n;
+}
+
+static uint8_t *png_make(const png_spec *s, size_t *size)
+{
+    const size_t cap_raw = (size_t)s->h * 2 * (1 + ((size_t)s->w * 4 * 16 + 7) / 8) + 1024;
+    uint8_t *raw = malloc(cap_raw), *out = malloc(cap_raw * 2 + 4096);
+    size_t n_raw = 0;
+    if (s->interlace) {
+        static const int pass[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
+                                       {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
+        for (int p = 0; p < 7; p++) n_raw += png_pack_pass(s, pass[p][0], pass[p][1], pass[p][2], pass[p][3], raw + n_raw);
+    } else {
+        n_raw = png_pack_pass(s, 0, 0, 1, 1, raw);
+    }
+    uLongf zlen = compressBound(n_raw);
+    uint8_t *z = malloc(zlen);
+    compress2(z, &zlen, raw, n_raw, 6);
+    size_t n = 8;
+    memcpy(out, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13];
+    be32(ihdr, (uint32_t)s->w);
+    be32(ihdr + 4, (uint32_t)s->h);
+    ihdr[8] = (uint8_t)s->depth;
+    ihdr[9] = (uint8_t)s->colour;
+    ihdr[10] = ihdr[11] = 0;
+    ihdr[12] = (uint8_t)s->interlace;
+    n += chunk(out + n, "IHDR", ihdr, 13);
+    if (s->palette) n += chunk(out + n, "PLTE", s->palette, (size_t)s->n_palette * 3);
+    if (s->trns) n += chunk(out + n, "tRNS", s->trns, (size_t)s->n_trns);
+    n += chunk(out + n, "IDAT", z, zlen);
+    n += chunk(out + n, "IEND", NULL, 0);
+    free(raw);
+    free(z);
+    *size = n;
+    return out;
+}
+
+static uint8_t png_to8(uint16_t v, int depth)
+{
+    return depth == 16 ? (uint8_t)(v >> 8) : depth == 8 ? (uint8_t)v : (uint8_t)(v * 255 / ((1 << depth) - 1));
+}
+
+static void test_png_kinds(void)
+{
+    static const struct { int colour, depth; } kinds[] = {
+        {0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {2, 8}, {2, 16}, {3, 1}, {3, 2}, {3, 4}, {3, 8},
+        {4, 8}, {4, 16}, {6, 8}, {6, 16}};
+    const int w = 13, h = 11;
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int interlace = 0; interlace < 2; interlace++) {
+            const int colour = kinds[k].colour, depth = kinds[k].depth, ch = png_channels(colour);
+            uint16_t samples[13 * 11 * 4];
+            uint8_t palette[256 * 3], trns[256];
+            const int n_pal = colour == 3 ? 1 << depth : 0;
+            for (int i = 0; i < n_pal * 3; i++) palette[i] = (uint8_t)test_rand(&seed);
+            for (int i = 0; i < n_pal; i++) trns[i] = (uint8_t)test_rand(&seed);
+            for (int i = 0; i < w * h * ch; i++)
+                samples[i] = (uint16_t)(test_rand(&seed) & (depth == 16 ? 0xffff : (1u << depth) - 1));
+            png_spec s = {w, h, colour, depth, interlace, samples, n_pal ? palette : NULL, n_pal,
+                          n_pal ? trns : NULL, n_pal / 2};
+            size_t size = 0;
+            uint8_t *file = png_make(&s, &size);
+            fv_image img;
+            char what[96];
+            snprintf(what, sizeof what, "PNG colour %d depth %d%s", colour, depth, interlace ? " interlaced" : "");
+            fv_status st = load_bytes("kind.png", file, size, &img);
+            check(st == FV_OK, what, st == FV_OK ? NULL : fv_last_error());
+            if (st == FV_OK) {
+                int same = img.width == w && img.height == h;
+                for (int i = 0; same && i < w * h; i++) {
+                    const uint16_t *sp = samples + (size_t)i * ch;
+                    uint8_t want[4];
+                    if (colour == 0 || colour == 4) {
+                        want[0] = want[1] = want[2] = png_to8(sp[0], depth);
+                        want[3] = colour == 4 ? png_to8(sp[1], depth) : 255;
+                    } else if (colour == 3) {
+                        memcpy(want, palette + 3 * sp[0], 3);
+                        want[3] = sp[0] < n_pal / 2 ? trns[sp[0]] : 255;
+                    } else {
+                        for (int c = 0; c < 3; c++) want[c] = png_to8(sp[c], depth);
+                        want[3] = colour == 6 ? png_to8(sp[3], depth) : 255;
+                    }
+                    same = memcmp(img.data + 4 * (size_t)i, want, 4) == 0;
+                }
+                check(same, what, "pixels differ from what was written");
+                fv_host_image_free(&img);
+            }
+            free(file);
+        }
+}
+
+/* ---- JPEG ---- */
+
+/* A blocky image (flat 8x8-aligned blocks of random colours) that JPEG keeps nearly exact. */
+static void blocky(fv_image *img, int w, int h)
+{
+    fv_host_image_alloc(img, w, h);
+    uint32_t colours[64];
+    for (int i = 0; i < 64; i++) colours[i] = test_rand(&seed) | 0xff000000u;
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++) memcpy(img->data + (size_t)y * img->pitch + 4 * x, &colours[(y / 16 * 8 + x / 16) % 64], 4);
+}
+
+static uint8_t *jpeg_make(const fv_image *img, int pf, int samp, int quality, int flags, size_t *size)
+{
+    tjhandle tj = tjInitCompress();
+    unsigned char *buf = NULL;
+    unsigned long len = 0;
+    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len, samp, quality, flags) != 0)
+        printf("tjCompress2: %s\n", tjGetErrorStr2(tj));
+    tjDestroy(tj);
+    uint8_t *copy = malloc(len);
+    memcpy(copy, buf, len);
+    tjFree(buf);
+    *size = len;
+    return copy;
+}
+
+/* An APP1 EXIF segment with `orientation` inserted after SOI. */
+static uint8_t *jpeg_with_exif(const uint8_t *jpeg, size_t n, int orientation, int little, size_t *size)
+{
+    uint8_t app[2 + 2 + 6 + 8 + 2 + 12 + 4];
+    size_t k = 0;
+    app[k++] = 0xff;
+    app[k++] = 0xe1;
+    app[k++] = 0;
+    app[k++] = (uint8_t)(sizeof app - 2);
+    memcpy(app + k, "Exif\0\0", 6);
+    k += 6;
+    const uint8_t tiff_le[8] = {'I', 'I', 42, 0, 8, 0, 0, 0}, tiff_be[8] = {'M', 'M', 0, 42, 0, 0, 0, 8};
+    memcpy(app + k, little ? tiff_le : tiff_be, 8);
+    k += 8;
+#define P16(v) (little ? (app[k] = (uint8_t)(v), app[k + 1] = (uint8_t)((v) >> 8)) : (app[k] = (uint8_t)((v) >> 8), app[k + 1] = (uint8_t)(v))), k += 2
+    P16(1);
+    P16(0x0112);
+    P16(3);
+    if (little) {  /* count: 1 as 32 bits */
+        P16(1);
+        P16(0);
+    } else {
+        P16(0);
+        P16(1);
+    }
+    P16(orientation);
+    P16(0);
+    memset(app + k, 0, 4); /* next IFD: none */
+    k += 4;
+#undef P16
+    uint8_t *out = malloc(n + k);
+    memcpy(out, jpeg, 2);
+    memcpy(out + 2, app, k);
+    memcpy(out + 2 + k, jpeg + 2, n - 2);
+    *size = n + k;
+    return out;
+}
+
+static int max_diff(const fv_image *a, const fv_image *b)
+{
+    if (a->width != b->width || a->height != b->height) return 999;
+    int m = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width * 4; x++) {
+            int d = abs(a->data[(size_t)y * a->pitch + x] - b->data[(size_t)y * b->pitch + x]);
+            if (d > m) m = d;
+        }
+    return m;
+}
+
+static double mean_diff(const fv_image *a, const fv_image *b)
+{
+    if (a->width != b->width || a->height != b->height) return 999;
+    double sum = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width * 4; x++)
+            sum += abs(a->data[(size_t)y * a->pitch + x] - b->data[(size_t)y * b->pitch + x]);
+    return sum / (4.0 * a->width * a->height);
+}
+
+static void test_jpeg(void)
+{
+    fv_image ref;
+    blocky(&ref, 64, 48);
+    size_t n = 0;
+    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 98, 0, &n);
+    fv_image plain = {0};
+    fv_status st = load_bytes("plain.jpg", jpeg, n, &plain);
+    check(st == FV_OK && max_diff(&plain, &ref) <= 12, "JPEG baseline 4:4:4 by content", st ? fv_last_error() : NULL);
+
+    size_t np = 0;
+    uint8_t *prog = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 95, TJFLAG_PROGRESSIVE, &np);
+    size_t nb = 0;
+    uint8_t *base = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 95, 0, &nb);
+    fv_image img, base_img;
+    st = load_bytes("prog.jpg", prog, np, &img);
+    fv_status sb = load_bytes("base.jpg", base, nb, &base_img);
+    /* the same coefficients, sent in several scans: the same pixels as the baseline file */
+    check(st == FV_OK && sb == FV_OK && max_diff(&img, &base_img) == 0 && mean_diff(&img, &ref) < 6.0,
+          "JPEG progressive 4:2:0 decodes as its baseline twin", st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    if (sb == FV_OK) fv_host_image_free(&base_img);
+    free(base);
+
+    /* gray */
+    size_t ng = 0;
+    uint8_t *gray = jpeg_make(&ref, TJPF_RGBA, TJSAMP_GRAY, 95, 0, &ng);
+    st = load_bytes("gray.jpg", gray, ng, &img);
+    int gray_ok = st == FV_OK;
+    for (int i = 0; gray_ok && i < img.width * img.height; i++)
+        gray_ok = img.data[4 * i] == img.data[4 * i + 1] && img.data[4 * i] == img.data[4 * i + 2] && img.data[4 * i + 3] == 255;
+    check(gray_ok, "JPEG gray decodes to R = G = B, opaque", st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(gray);
+
+    /* every EXIF orientation, both byte orders: the plain decode, turned as EXIF says */
+    for (int o = 1; o <= 8 && plain.data; o++)
+        for (int le = 0; le < 2; le++) {
+            size_t ne = 0;
+            uint8_t *ex = jpeg_with_exif(jpeg, n, o, le, &ne);
+            char what[64];
+            snprintf(what, sizeof what, "JPEG EXIF orientation %d (%s)", o, le ? "II" : "MM");
+            st = load_bytes("exif.jpg", ex, ne, &img);
+            int ok = st == FV_OK;
+            const int w = plain.width, h = plain.height;
+            if (ok) ok = o >= 5 ? img.width == h && img.height == w : img.width == w && img.height == h;
+            for (int y = 0; ok && y < h; y++)
+                for (int x = 0; ok && x < w; x++) {
+                    /* where stored pixel (x, y) is shown */
+                    int dx = x, dy = y;
+                    if (o == 2) dx = w - 1 - x;
+                    if (o == 3) dx = w - 1 - x, dy = h - 1 - y;
+                    if (o == 4) dy = h - 1 - y;
+                    if (o == 5) dx = y, dy = x;
+                    if (o == 6) dx = h - 1 - y, dy = x;
+                    if (o == 7) dx = h - 1 - y, dy = w - 1 - x;
+                    if (o == 8) dx = y, dy = w - 1 - x;
+                    ok = memcmp(img.data + (size_t)dy * img.pitch + 4 * dx, plain.data + (size_t)y * plain.pitch + 4 * x, 4) == 0;
+                }
+            check(ok, what, st ? fv_last_error() : NULL);
+            if (st == FV_OK) fv_host_image_free(&img);
+            free(ex);
+        }
+
+    /* CMYK (Adobe, inverted as Photoshop stores it): C'=R M'=G Y'=B K'=k gives R*k/255 ... */
+    for (int k = 255; k >= 128; k -= 127) {
+        fv_image cmyk;
+        fv_host_image_alloc(&cmyk, ref.width, ref.height);
+        for (int i = 0; i < ref.width * ref.height; i++) {
+            memcpy(cmyk.data + 4 * i, ref.data + 4 * i, 3);
+            cmyk.data[4 * i + 3] = (uint8_t)k;
+        }
+        size_t nc = 0;
+        uint8_t *cj = jpeg_make(&cmyk, TJPF_CMYK, TJSAMP_444, 98, 0, &nc);
+        st = load_bytes("cmyk.jpg", cj, nc, &img);
+        fv_image want;
+        fv_host_image_alloc(&want, ref.width, ref.height);
+        for (int i = 0; i < ref.width * ref.height * 4; i++)
+            want.data[i] = i % 4 == 3 ? 255 : (uint8_t)((ref.data[i] * k + 127) / 255);
+        char what[64];
+        snprintf(what, sizeof what, "CMYK JPEG converted to RGB (K' = %d)", k);
+        check(st == FV_OK && max_diff(&img, &want) <= 12, what, st ? fv_last_error() : NULL);
+        if (st == FV_OK) fv_host_image_free(&img);
+        fv_host_image_free(&want);
+        fv_host_image_free(&cmyk);
+        free(cj);
+    }
+    fv_host_image_free(&plain);
+    fv_host_image_free(&ref);
+    free(jpeg);
+    free(prog);
+}
+
+/* ---- PNM, BMP ---- */
+
+static void test_pnm_bmp(void)
+{
+    const int w = 7, h = 5;
+    uint16_t v[7 * 5 * 3];
+    for (int i = 0; i < w * h * 3; i++) v[i] = (uint16_t)test_rand(&seed);
+    static const struct { int kind, maxval; } kinds[] = {{6, 255}, {6, 65535}, {6, 1000}, {5, 255}, {5, 65535}, {3, 255}, {2, 4095}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+        const int kind = kinds[k].kind, maxval = kinds[k].maxval, ch = kind == 3 || kind == 6 ? 3 : 1;
+        uint8_t file[4096];
+        size_t n = (size_t)snprintf((char *)file, sizeof file, "P%d\n# a comment\n%d %d\n%d\n", kind, w, h, maxval);
+        for (int i = 0; i < w * h * ch; i++) {
+            unsigned s = v[i] % (unsigned)(maxval + 1);
+            if (kind >= 5 && maxval > 255) {
+                file[n++] = (uint8_t)(s >> 8);
+                file[n++] = (uint8_t)s;
+            } else if (kind >= 5) {
+                file[n++] = (uint8_t)s;
+            } else {
+                n += (size_t)snprintf((char *)file + n, sizeof file - n, "%u%c", s, i % 9 == 8 ? '\n' : ' ');
+            }
+        }
+        fv_image img;
+        char what[64];
+        snprintf(what, sizeof what, "PNM P%d maxval %d by content", kind, maxval);
+        fv_status st = load_bytes("kind.pnm", file, n, &img);
+        int ok = st == FV_OK && img.width == w && img.height == h;
+        for (int i = 0; ok && i < w * h; i++)
+            for (int c = 0; c < 4; c++) {
+                unsigned s = v[i * ch + (ch == 3 ? (c < 3 ? c : 0) : 0)] % (unsigned)(maxval + 1);
+                unsigned want = c == 3 ? 255 : (s * 255 + (unsigned)maxval / 2) / (unsigned)maxval;
+                ok = ok && img.data[4 * i + c] == want;
+            }
+        check(ok, what, st ? fv_last_error() : NULL);
+        if (st == FV_OK) fv_host_image_free(&img);
+    }
+    /* BMP (stb_image_write: 24-bit) */
+    fv_image ref;
+    fv_host_image_alloc(&ref, 9, 6);
+    test_fill_random(&ref, &seed);
+    for (int i = 0; i < 9 * 6; i++) ref.data[4 * i + 3] = 255;
+    char p[PATH_MAX];
+    path_of(p, "kind.bmp");
+    stbi_write_bmp(p, 9, 6, 4, ref.data);
+    fv_image img;
+    fv_status st = image_load(p, &img);
+    check(st == FV_OK && max_diff(&img, &ref) == 0, "BMP by content", st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    fv_host_image_free(&ref);
+}
+
+/* ---- bad files ---- */
+
+/* Every truncation of `file` at `n_offsets` offsets spread over [0, limit) must fail cleanly. */
+static void truncations(const char *what, const uint8_t *file, size_t limit)
+{
+    int bad = 0, total = 0;
+    char first[600] = "";
+    double worst = 0;
+    for (size_t cut = 1; cut < limit; cut += cut < 64 ? 1 : 1 + limit / 97) {
+        fv_image img;
+        double t0 = now_s();
+        fv_status st = load_bytes("cut.bin", file, cut, &img);
+        double t = now_s() - t0;
+        if (t > worst) worst = t;
+        total++;
+        if (st == FV_OK) {
+            fv_host_image_free(&img);
+            if (!bad++) snprintf(first, sizeof first, "accepted when cut at %zu of %zu", cut, limit);
+        } else if (!message_is_clean(fv_last_error())) {
+            if (!bad++) snprintf(first, sizeof first, "unclean message at %zu", cut);
+        }
+    }
+    char name[128];
+    snprintf(name, sizeof name, "%s: %d truncations refused with one clean line", what, total);
+    check(bad == 0, name, first);
+    snprintf(name, sizeof name, "%s: truncations refused quickly", what);
+    snprintf(first, sizeof first, "slowest %.2f s", worst);
+    check(worst < 2.0, name, first);
+}
+
+static void expect_refused(const char *what, const char *file_name, const void *data, size_t n,
+                           const char *want_in_message)
+{
+    fv_image img;
+    double t0 = now_s();
+    fv_status st = load_bytes(file_name, data, n, &img);
+    double t = now_s() - t0;
+    if (st == FV_OK) fv_host_image_free(&img);
+    const char *m = fv_last_error();
+    int ok = st != FV_OK && message_is_clean(m) && strstr(m, want_in_message) && t < 2.0;
+    check(ok, what, st == FV_OK ? "accepted" : m);
+}
+
+static void test_bad_files(void)
+{
+    /* a photo-like PNG (random, so every truncation lands in data), JPEGs, PNM, BMP */
+    png_spec s;
+    uint16_t samples[40 * 30 * 4];
+    for (int i = 0; i < 40 * 30 * 4; i++) samples[i] = (uint16_t)(test_rand(&seed) & 0xff);
+    s = (png_spec){40, 30, 6, 8, 0, samples, NULL, 0, NULL, 0};
+    size_t n = 0;
+    uint8_t *png = png_make(&s, &n);
+    /* all but the last IDAT's CRC and IEND: the zlib stream, with its own Adler-32, ends there */
+    truncations("PNG", png, n - 16);
+    s.interlace = 1;
+    size_t ni = 0;
+    uint8_t *png_i = png_make(&s, &ni);
+    truncations("interlaced PNG", png_i, ni - 16);
+    /* bit flips in the image data: the CRC (or zlib's Adler-32) catches them. Not in the last
+     * IDAT's own CRC: the decoder stops when the zlib stream ends, and the pixels are intact */
+    uint8_t *flip = malloc(n);
+    int flips_ok = 1;
+    char flip_detail[400] = "";
+    for (int k = 0; k < 50; k++) {
+        memcpy(flip, png, n);
+        size_t at = 41 + test_rand(&seed) % (n - 41 - 16);
+        const int bit = (int)(test_rand(&seed) % 8);
+        flip[at] ^= (uint8_t)(1u << bit);
+        fv_image img;
+        fv_status st = load_bytes("flip.png", flip, n, &img);
+        if (st == FV_OK) fv_host_image_free(&img);
+        const int ok = st != FV_OK && message_is_clean(fv_last_error());
+        if (!ok && flips_ok)
+            snprintf(flip_detail, sizeof flip_detail, "byte %zu of %zu, bit %d: %s", at, n, bit,
+                     st == FV_OK ? "accepted" : fv_last_error());
+        flips_ok &= ok;
+    }
+    check(flips_ok, "PNG with a flipped bit in its data is refused cleanly", flip_detail);
+
+    fv_image ref;
+    blocky(&ref, 96, 64);
+    test_fill_random(&ref, &seed);
+    size_t nj = 0, njp = 0;
+    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 90, 0, &nj);
+    uint8_t *jpeg_p = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 90, TJFLAG_PROGRESSIVE, &njp);
+    truncations("JPEG", jpeg, nj);
+    truncations("progressive JPEG", jpeg_p, njp);
+    /* mutated JPEGs: decoded or refused cleanly, never a crash or a hang */
+    uint8_t *mut = malloc(nj);
+    int mut_ok = 1;
+    double t0 = now_s();
+    for (int k = 0; k < 300; k++) {
+        memcpy(mut, jpeg, nj);
+        for (int m = 0; m < 4; m++) mut[2 + test_rand(&seed) % (nj - 2)] = (uint8_t)test_rand(&seed);
+        fv_image img;
+        fv_status st = load_bytes("mut.jpg", mut, nj, &img);
+        if (st == FV_OK) fv_host_image_free(&img);
+        else mut_ok &= message_is_clean(fv_last_error());
+    }
+    check(mut_ok && now_s() - t0 < 30, "300 mutated JPEGs decoded or refused with a clean line", NULL);
+
+    uint8_t ppm[64 + 20 * 10 * 6];
+    size_t nh = (size_t)snprintf((char *)ppm, 64, "P6\n20 10\n65535\n");
+    for (size_t i = 0; i < 20 * 10 * 6; i++) ppm[nh + i] = (uint8_t)test_rand(&seed);
+    truncations("16-bit PPM", ppm, nh + 20 * 10 * 6);
+    char p[PATH_MAX];
+    path_of(p, "t.bmp");
+    stbi_write_bmp(p, ref.width, ref.height, 4, ref.data);
+    size_t nb = 0;
+    uint8_t *bmp = read_bytes(p, &nb);
+    truncations("BMP", bmp, nb);
+
+    /* lying headers: a small file claiming a big image is refused before any allocation */
+    uint8_t bomb[4096];
+    memcpy(bomb, png, n < sizeof bomb ? n : sizeof bomb);
+    be32(bomb + 16, 16000);
+    be32(bomb + 20, 16000);
+    be32(bomb + 29, (uint32_t)crc32(0, bomb + 12, 17));
+    expect_refused("PNG claiming 16000x16000 in a few KB", "bomb.png", bomb, n, "more than a file of");
+    be32(bomb + 16, 100000);
+    expect_refused("PNG claiming 100000 wide", "wide.png", bomb, n, "PNG header says 100000x16000: too large");
+    be32(bomb + 16, 0);
+    expect_refused("PNG claiming 0 wide", "zero.png", bomb, n, "at least one pixel");
+    uint8_t *jb = malloc(nj);
+    memcpy(jb, jpeg, nj);
+    for (size_t i = 2; i + 9 < nj; i++)
+        if (jb[i] == 0xff && jb[i + 1] == 0xc0) {
+            jb[i + 5] = 16000 >> 8; jb[i + 6] = 16000 & 0xff; jb[i + 7] = 16000 >> 8; jb[i + 8] = 16000 & 0xff;
+            break;
+        }
+    expect_refused("JPEG claiming 16000x16000 in a few KB", "bomb.jpg", jb, nj, "JPEG header says 16000x16000, more than a file of");
+    const char *pnm_bomb = "P6\n15000 15000\n255\n\x01\x02\x03";
+    expect_refused("PPM claiming 15000x15000", "bomb.ppm", pnm_bomb, strlen(pnm_bomb), "more than a file of");
+    const char *pnm_short = "P5\n100 100\n255\nabc";
+    expect_refused("PGM with too few bytes", "short.pgm", pnm_short, strlen(pnm_short), "corrupt or truncated");
+    uint8_t bmp_big[64];
+    memcpy(bmp_big, bmp, 64);
+    bmp_big[18] = 0xa0; bmp_big[19] = 0x86; bmp_big[20] = 0x01; bmp_big[21] = 0; /* 100000 wide */
+    /* the size message names the file once (it was "'x.bmp': 'x.bmp': ... is too large") */
+    fv_image img;
+    fv_status st = load_bytes("x.bmp", bmp_big, 64, &img);
+    const char *m = fv_last_error();
+    const char *first = strstr(m, "x.bmp");
+    check(st != FV_OK && first && !strstr(first + 1, "x.bmp") && strstr(m, "BMP header says 100000x64: too large"),
+          "BMP size error names the file once", m);
+    const char *hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 10 +X 10\n";
+    expect_refused("Radiance HDR (dropped: stb's reader hangs on truncated files)", "t.hdr", hdr, strlen(hdr), "does not read");
+    expect_refused("text", "notes.txt", "hello\n", 6, "not an image filterview can read");
+
+    /* control characters: from the name, and from a chunk type, never reach the message raw */
+    char evil[PATH_MAX];
+    path_of(evil, "evil\x1b[2J\x07name\x9b.png");
+    write_bytes(evil, "garbage", 7);
+    st = image_load(evil, &img);
+    m = fv_last_error();
+    check(st != FV_OK && message_is_clean(m) && strstr(m, "evil\\x1b[2J\\x07name\\x9b.png"),
+          "control characters in a file name are escaped", m);
+    uint8_t odd[256];
+    memcpy(odd, png, 33);
+    size_t no = 33 + chunk(odd + 33, "\x1b[2J", (const uint8_t *)"\x1b]0;x\x07", 6);
+    no += chunk(odd + no, "IEND", NULL, 0);
+    expect_refused("a chunk type of control characters", "odd.png", odd, no, "PNG");
+
+    fv_host_image_free(&ref);
+    free(png);
+    free(png_i);
+    free(flip);
+    free(jpeg);
+    free(jpeg_p);
+    free(mut);
+    free(bmp);
+    free(jb);
+}
+
+/* ---- output ---- */
+
+static void test_png_output(void)
+{
+    static const int sizes[][2] = {{1, 1}, {37, 23}, {300, 257}};
+    for (int k = 0; k < 3; k++)
+        for (int opaque = 0; opaque < 2; opaque++) {
+            fv_image img;
+            fv_host_image_alloc(&img, sizes[k][0], sizes[k][1]);
+            test_fill_random(&img, &seed);
+            /* smooth rows too, so that the filters and levels have something to do */
+            for (int y = 0; y < img.height / 2; y++)
+                for (int x = 0; x < img.width * 4; x++) img.data[(size_t)y * img.pitch + x] = (uint8_t)(x / 4 + y);
+            if (opaque)
+                for (int i = 0; i < img.width * img.height; i++) img.data[4 * i + 3] = 255;
+            for (int level = 0; level <= 9; level += 3)
+                for (int threads = 1; threads <= 8; threads *= 8) {
+                    char p[PATH_MAX], what[128];
+                    path_of(p, "out.png");
+                    image_save_options o = {.png_level = level, .jpeg_quality = 0, .threads = threads};
+                    fv_status st = image_save(p, &img, &o);
+                    fv_image back = {0};
+                    if (st == FV_OK) st = image_load(p, &back);
+                    snprintf(what, sizeof what, "PNG %dx%d %s level %d, %d threads read back exactly",
+                             img.width, img.height, opaque ? "opaque" : "RGBA", level, threads);
+                    check(st == FV_OK && max_diff(&back, &img) == 0, what, st ? fv_last_error() : NULL);
+                    if (back.data) fv_host_image_free(&back);
+                }
+            fv_host_image_free(&img);
+        }
+    /* levels trade size: 9 is smaller than 1 on a smooth image */
+    fv_image img;
+    fv_host_image_alloc(&img, 256, 256);
+    for (int i = 0; i < 256 * 256 * 4; i++) img.data[i] = (uint8_t)((i / 4) % 256 / 3 + (i / 1024) % 7);
+    char p1[PATH_MAX], p9[PATH_MAX];
+    path_of(p1, "l1.png");
+    path_of(p9, "l9.png");
+    image_save_options o1 = {.png_level = 1, .threads = 1}, o9 = {.png_level = 9, .threads = 1};
+    image_save(p1, &img, &o1);
+    image_save(p9, &img, &o9);
+    struct stat s1, s9;
+    check(stat(p1, &s1) == 0 && stat(p9, &s9) == 0 && s9.st_size < s1.st_size, "PNG level 9 is smaller than level 1", NULL);
+    /* JPEG out: close to the input; lower quality, smaller file */
+    fv_image ref;
+    blocky(&ref, 64, 48);
+    char j95[PATH_MAX], j30[PATH_MAX];
+    path_of(j95, "q95.jpg");
+    path_of(j30, "q30.JPEG");
+    image_save_options q95 = {.png_level = -1, .jpeg_quality = 95}, q30 = {.png_level = -1, .jpeg_quality = 30};
+    fv_status st = image_save(j95, &ref, &q95);
+    if (st == FV_OK) st = image_save(j30, &ref, &q30);
+    fv_image back = {0};
+    if (st == FV_OK) st = image_load(j95, &back);
+    check(st == FV_OK && mean_diff(&back, &ref) < 4.0, "JPEG written at quality 95 reads back close", st ? fv_last_error() : NULL);
+    check(stat(j95, &s1) == 0 && stat(j30, &s9) == 0 && s9.st_size < s1.st_size, "JPEG quality 30 is smaller than 95", NULL);
+    if (back.data) fv_host_image_free(&back);
+    fv_host_image_free(&ref);
+    fv_host_image_free(&img);
+}
+
+static int no_temp_left(void)
+{
+    char cmd[PATH_MAX + 64];
+    snprintf(cmd, sizeof cmd, "ls -a '%s' | grep -q '\\.tmp-'", dir);
+    return system(cmd) != 0;
+}
+
+static void test_output_files(void)
+{
+    fv_image img;
+    fv_host_image_alloc(&img, 5, 4);
+    test_fill_random(&img, &seed);
+    char p[PATH_MAX], target[PATH_MAX], link[PATH_MAX];
+    struct stat st;
+    size_t n0 = 0, n1 = 0;
+
+    /* read-only target: refused, untouched */
+    path_of(p, "readonly.png");
+    write_bytes(p, "old", 3);
+    chmod(p, 0444);
+    fv_status s = image_save_png(p, &img);
+    uint8_t *kept = read_bytes(p, &n0);
+    check(s == FV_ERR_IO && strstr(fv_last_error(), "read-only") && n0 == 3 && stat(p, &st) == 0 &&
+          (st.st_mode & 0777) == 0444, "a read-only target is refused and left as it was", fv_last_error());
+    free(kept);
+    chmod(p, 0644);
+
+    /* a replaced file keeps its mode */
+    path_of(p, "mode.png");
+    write_bytes(p, "old", 3);
+    chmod(p, 0640);
+    s = image_save_png(p, &img);
+    check(s == FV_OK && stat(p, &st) == 0 && (st.st_mode & 0777) == 0640 && st.st_size > 3,
+          "a replaced file keeps its permissions", fv_last_error());
+
+    /* a link is written through: it stays a link, its target gets the image */
+    path_of(target, "target.png");
+    path_of(link, "link.png");
+    write_bytes(target, "old", 3);
+    unlink(link);
+    if (symlink("target.png", link) != 0) printf("symlink: %s\n", strerror(errno));
+    s = image_save_png(link, &img);
+    fv_image back = {0};
+    int ok = s == FV_OK && lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && image_load(target, &back) == FV_OK &&
+             max_diff(&back, &img) == 0;
+    check(ok, "a symbolic link target is written through and stays a link", fv_last_error());
+    if (back.data) fv_host_image_free(&back);
+    path_of(link, "dangling.png");
+    unlink(link);
+    if (symlink("nowhere/none.png", link) != 0) printf("symlink: %s\n", strerror(errno));
+    s = image_save_png(link, &img);
+    check(s != FV_OK && strstr(fv_last_error(), "symbolic link to a missing") && lstat(link, &st) == 0 &&
+          S_ISLNK(st.st_mode), "a dangling link is refused and kept", fv_last_error());
+
+    /* the longest legal name: the temporary name must fit in NAME_MAX as well */
+    char name[NAME_MAX + 8];
+    memset(name, 'n', NAME_MAX);
+    memcpy(name + NAME_MAX - 4, ".png", 5);
+    path_of(p, name);
+    s = image_save_png(p, &img);
+    check(s == FV_OK && stat(p, &st) == 0 && no_temp_left(), "a 255-byte file name is written", fv_last_error());
+    unlink(p);
+    memset(name, 'n', NAME_MAX + 1);
+    memcpy(name + NAME_MAX - 3, ".png", 5);
+    path_of(p, name);
+    s = image_save_png(p, &img);
+    check(s == FV_ERR_IO && message_is_clean(fv_last_error()) && strstr(fv_last_error(), "longer than"),
+          "a 256-byte file name is refused with one line", fv_last_error());
+
+    /* directory, missing folder, bad ending */
+    path_of(p, "");
+    check(image_save_png(p, &img) != FV_OK, "a directory is refused", NULL);
+    path_of(p, "missing/x.png");
+    check(image_save_png(p, &img) == FV_ERR_IO && strstr(fv_last_error(), "does not exist"), "a missing folder is refused", fv_last_error());
+    path_of(p, "x.gif");
+    check(image_save_png(p, &img) == FV_ERR_ARG && strstr(fv_last_error(), "must end in .png, .jpg or .jpeg"),
+          "an unknown ending is refused", fv_last_error());
+    check(no_temp_left(), "no temporary file left by failed writes", NULL);
+
+    /* signals: the temporary file goes with the process */
+    static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
+    for (int k = 0; k < 3; k++) {
+        int pipefd[2];
+        if (pipe(pipefd) != 0) break;
+        path_of(p, "signalled.png");
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(pipefd[0]);
+            image_temp t;
+            if (image_temp_open(p, &t) != FV_OK) _exit(3);
+            (void)!write(pipefd[1], t.path, strlen(t.path) + 1);
+            for (;;) pause();
+        }
+        close(pipefd[1]);
+        char tmp[PATH_MAX] = "";
+        ssize_t got = read(pipefd[0], tmp, sizeof tmp - 1);
+        close(pipefd[0]);
+        int existed = got > 0 && access(tmp, F_OK) == 0;
+        kill(pid, sigs[k]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        char what[96];
+        snprintf(what, sizeof what, "the temporary file is removed on %s", strsignal(sigs[k]));
+        check(existed && access(tmp, F_OK) != 0 && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] &&
+              access(p, F_OK) != 0, what, tmp);
+    }
+    fv_host_image_free(&img);
+    (void)n1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_image_io SCRATCH_DIR\n");
+        return 2;
+    }
+    snprintf(dir, sizeof dir, "%s/image_io", argv[1]);
+    char cmd[2 * PATH_MAX + 32];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", dir, dir);
+    if (system(cmd) != 0) return 2;
+    seed = test_seed();
+    test_png_kinds();
+    test_jpeg();
+    test_pnm_bmp();
+    test_bad_files();
+    test_png_output();
+    test_output_files();
+    return test_finish(&T);
+}

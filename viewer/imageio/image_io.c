@@ -1,0 +1,400 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/imageio/image_io.c: image files in and out. Input: the file is read whole, told apart by its
+ * first bytes (missing, directory, empty, unknown format) and handed to its codec (codec.h).
+ * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
+ * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
+ * temporary file is removed when SIGINT, SIGTERM or SIGHUP arrive while it exists.
+ * Checked by tests/cpu/test_image_io.c and the CLI tests.
+ * ------------------------------------------------------------------------------------------------ */
+#include "image_io.h"
+
+#include "codec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_FILE_BYTES ((size_t)2 << 30)  /* no supported file of an allowed size is larger */
+
+/* ---- printable text ---- */
+
+/* Length of the valid UTF-8 sequence at s (at most `left` bytes) that is no C1 control; 0 if
+ * there is none. */
+static size_t utf8_printable_length(const unsigned char *s, size_t left)
+{
+    unsigned c = s[0];
+    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
+    if (n == 0 || n > left) return 0;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if (n == 2 && c == 0xc2 && s[1] < 0xa0) return 0;               /* U+0080..U+009F */
+    if (n == 3 && c == 0xe0 && s[1] < 0xa0) return 0;               /* overlong */
+    if (n == 3 && c == 0xed && s[1] >= 0xa0) return 0;              /* surrogates */
+    if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
+    return n;
+}
+
+void image_printable(const char *text, char *buf, size_t size)
+{
+    if (size == 0) return;
+    const unsigned char *s = (const unsigned char *)text;
+    size_t len = strlen(text), o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = s[i] >= 0x20 && s[i] < 0x7f ? 1 : s[i] >= 0x80 ? utf8_printable_length(s + i, len - i) : 0;
+        if (n) {
+            if (o + n >= size) break;
+            memcpy(buf + o, s + i, n);
+            o += n;
+            i += n;
+        } else {
+            if (o + 4 >= size) break;
+            snprintf(buf + o, 5, "\\x%02x", s[i]);
+            o += 4;
+            i++;
+        }
+    }
+    buf[o] = 0;
+}
+
+/* ---- input ---- */
+
+static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
+    }
+    fv_status s = FV_OK;
+    if (S_ISDIR(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
+    else if (!S_ISREG(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is not a regular file", name);
+    else if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
+    else if ((unsigned long long)st.st_size > MAX_FILE_BYTES)
+        s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads",
+                    name, (long long)st.st_size >> 20);
+    uint8_t *buf = s == FV_OK ? malloc((size_t)st.st_size) : NULL;
+    if (s == FV_OK && !buf) s = fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
+    size_t got = 0;
+    while (s == FV_OK && got < (size_t)st.st_size) {
+        ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) s = fv_fail(FV_ERR_IO, "cannot read '%s': %s", name, strerror(errno));
+        else if (n == 0) break; /* shrank while we read: the decoder sees a truncated file */
+        else got += (size_t)n;
+    }
+    close(fd);
+    if (s != FV_OK) {
+        free(buf);
+        return s;
+    }
+    *data = buf;
+    *size = got;
+    return FV_OK;
+}
+
+static int starts_with(const uint8_t *data, size_t size, const char *magic, size_t n)
+{
+    return size >= n && memcmp(data, magic, n) == 0;
+}
+
+fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out)
+{
+    memset(out, 0, sizeof *out);
+    char name[1024];
+    image_printable(path, name, sizeof name);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    FV_TRY(read_whole_file(path, name, &data, &size));
+    fv_status s;
+    if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8)) s = codec_png_decode(name, data, size, a, out);
+    else if (starts_with(data, size, "\xff\xd8\xff", 3)) s = codec_jpeg_decode(name, data, size, a, out);
+    else if (size >= 3 && data[0] == 'P' && strchr("2356", data[1]) && data[1] && strchr(" \t\r\n#", data[2]))
+        s = codec_pnm_decode(name, data, size, a, out);
+    else if (starts_with(data, size, "BM", 2)) s = codec_bmp_decode(name, data, size, a, out);
+    else if (starts_with(data, size, "GIF8", 4) || starts_with(data, size, "#?RADIANCE", 10) ||
+             starts_with(data, size, "#?RGBE", 6) || starts_with(data, size, "8BPS", 4))
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is a %s file, which filterview does not read: convert it to "
+                    "PNG", name, data[0] == 'G' ? "GIF" : data[0] == '8' ? "Photoshop" : "Radiance HDR");
+    else
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is not an image filterview can read (it reads PNG, JPEG, "
+                    "PNM and BMP)", name);
+    free(data);
+    return s;
+}
+
+fv_status image_load(const char *path, fv_image *out) { return image_load_with(path, NULL, out); }
+
+/* ---- output paths ---- */
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+static int is_jpeg_name(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 4 && strcasecmp(path + n - 4, ".jpg") == 0) ||
+           (n > 5 && strcasecmp(path + n - 5, ".jpeg") == 0);
+}
+
+/* The folder part of path ("." when none). */
+static void dir_name(const char *path, char *dir, size_t size)
+{
+    snprintf(dir, size, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == dir) dir[1] = 0;
+    else if (slash) *slash = 0;
+    else snprintf(dir, size, ".");
+}
+
+/* What rename() will replace: path itself, or the file a symbolic link points to. */
+static fv_status resolve_target(const char *path, const char *name, char *target, size_t size)
+{
+    struct stat st;
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        char resolved[PATH_MAX];
+        if (!realpath(path, resolved))
+            return fv_fail(FV_ERR_IO, "cannot write '%s': it is a symbolic link to a missing file "
+                           "or folder", name);
+        if ((size_t)snprintf(target, size, "%s", resolved) >= size)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
+        return FV_OK;
+    }
+    if ((size_t)snprintf(target, size, "%s", path) >= size)
+        return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
+    return FV_OK;
+}
+
+/* Checks of the final target (after links): no directory, no read-only file, a writable folder. */
+static fv_status check_target(const char *target, const char *name)
+{
+    struct stat st;
+    if (stat(target, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) return fv_fail(FV_ERR_IO, "cannot write '%s': it is a directory", name);
+        if (!S_ISREG(st.st_mode))
+            return fv_fail(FV_ERR_IO, "cannot write '%s': it is not a regular file", name);
+        /* root may write anything: a file nobody may write is still read-only */
+        if ((st.st_mode & 0222) == 0 || access(target, W_OK) != 0)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': it is read-only (filterview does not "
+                           "replace it)", name);
+    }
+    if (strlen(base_name(target)) > NAME_MAX)
+        return fv_fail(FV_ERR_IO, "cannot write '%s': the file name is longer than %d bytes", name,
+                       NAME_MAX);
+    char dir[PATH_MAX], dir_text[1024];
+    dir_name(target, dir, sizeof dir);
+    image_printable(dir, dir_text, sizeof dir_text);
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return fv_fail(FV_ERR_IO, "cannot write '%s': directory '%s' does not exist", name, dir_text);
+    if (access(dir, W_OK) != 0)
+        return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
+    return FV_OK;
+}
+
+fv_status image_check_output_path(const char *path)
+{
+    char name[1024];
+    image_printable(path, name, sizeof name);
+    size_t n = strlen(path);
+    const char *base = base_name(path);
+    int ok_ending = (n >= 4 && strcasecmp(path + n - 4, ".png") == 0) || is_jpeg_name(path);
+    if (!ok_ending || strlen(base) <= 4 || (is_jpeg_name(path) && strcasecmp(base, ".jpeg") == 0))
+        return fv_fail(FV_ERR_ARG, "output '%s' must end in .png, .jpg or .jpeg (after a name)", name);
+    char target[PATH_MAX];
+    FV_TRY(resolve_target(path, name, target, sizeof target));
+    return check_target(target, name);
+}
+
+/* ---- temporary files, removed on signals ---- */
+
+#define TEMP_SLOTS 128
+
+static char temp_paths[TEMP_SLOTS][PATH_MAX];
+static volatile sig_atomic_t temp_live[TEMP_SLOTS];
+static pthread_mutex_t temp_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
+static const int temp_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void temp_signal_handler(int sig)
+{
+    for (int i = 0; i < TEMP_SLOTS; i++)
+        if (temp_live[i]) unlink(temp_paths[i]);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void temp_install_handlers(void)
+{
+    for (int i = 0; i < 3; i++) {
+        struct sigaction old;
+        /* a signal that was ignored (nohup) stays ignored; one somebody else handles stays theirs */
+        if (sigaction(temp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = temp_signal_handler;
+        sigemptyset(&sa.sa_mask);
+        for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, temp_signals[k]);
+        sigaction(temp_signals[i], &sa, NULL);
+    }
+}
+
+/* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
+ * just not cleaned up on a signal). */
+static int temp_register(const char *path)
+{
+    pthread_once(&temp_once, temp_install_handlers);
+    pthread_mutex_lock(&temp_lock);
+    int slot = -1;
+    for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
+        if (!temp_live[i]) slot = i;
+    if (slot >= 0) {
+        snprintf(temp_paths[slot], PATH_MAX, "%s", path);
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+        temp_live[slot] = 1;
+    }
+    pthread_mutex_unlock(&temp_lock);
+    return slot;
+}
+
+static void temp_unregister(int slot)
+{
+    if (slot < 0) return;
+    pthread_mutex_lock(&temp_lock);
+    temp_live[slot] = 0;
+    pthread_mutex_unlock(&temp_lock);
+}
+
+fv_status image_temp_open(const char *path, image_temp *t)
+{
+    memset(t, 0, sizeof *t);
+    t->fd = -1;
+    t->slot = -1;
+    char name[1024];
+    image_printable(path, name, sizeof name);
+    FV_TRY(resolve_target(path, name, t->target, sizeof t->target));
+    FV_TRY(check_target(t->target, name));
+    struct stat st;
+    int existing = stat(t->target, &st) == 0;
+    char dir[PATH_MAX];
+    dir_name(t->target, dir, sizeof dir);
+    /* NAME.tmp-XXXXXX in the same folder, NAME cut so that the whole stays within NAME_MAX */
+    static const char suffix_form[] = ".tmp-";
+    const size_t suffix_len = sizeof suffix_form - 1 + 6;
+    const char *base = base_name(t->target);
+    int keep = (int)strlen(base);
+    if ((size_t)keep + suffix_len > NAME_MAX) keep = NAME_MAX - (int)suffix_len;
+    static unsigned long counter;
+    unsigned long mix = (unsigned long)getpid() * 2654435761u ^ (unsigned long)time(NULL);
+    for (int attempt = 0; attempt < 100; attempt++) {
+        unsigned long r = mix + __atomic_add_fetch(&counter, 7919, __ATOMIC_RELAXED) * 40503u;
+        char tag[7];
+        for (int i = 0; i < 6; i++, r /= 36) tag[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[r % 36];
+        tag[6] = 0;
+        const char *prefix = strchr(t->target, '/') == NULL ? "" : strcmp(dir, "/") ? dir : "";
+        int len = snprintf(t->path, sizeof t->path, "%s%s%.*s%s%s", prefix,
+                           strchr(t->target, '/') ? "/" : "", keep, base, suffix_form, tag);
+        if (len < 0 || (size_t)len >= sizeof t->path)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
+        /* registered once it is ours: the handler must never remove a file somebody else made */
+        t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (t->fd >= 0) {
+            t->slot = temp_register(t->path);
+            break;
+        }
+        if (errno != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
+    }
+    if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
+    if (existing) (void)fchmod(t->fd, st.st_mode & 07777); /* a replaced file keeps its mode */
+    return FV_OK;
+}
+
+void image_temp_discard(image_temp *t)
+{
+    if (t->fd >= 0) close(t->fd);
+    t->fd = -1;
+    if (t->path[0]) unlink(t->path);
+    temp_unregister(t->slot);
+    t->slot = -1;
+    t->path[0] = 0;
+}
+
+fv_status image_temp_commit(image_temp *t, const char *path)
+{
+    char name[1024];
+    image_printable(path, name, sizeof name);
+    int fd = t->fd;
+    t->fd = -1;
+    if (close(fd) != 0) {
+        int e = errno;
+        image_temp_discard(t);
+        return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(e));
+    }
+    if (rename(t->path, t->target) != 0) {
+        int e = errno;
+        image_temp_discard(t);
+        return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(e));
+    }
+    temp_unregister(t->slot);
+    t->slot = -1;
+    t->path[0] = 0;
+    return FV_OK;
+}
+
+/* ---- output ---- */
+
+fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
+{
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
+        p += w;
+        n -= (size_t)w;
+    }
+    return FV_OK;
+}
+
+fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt)
+{
+    image_save_options o = opt ? *opt : IMAGE_SAVE_DEFAULTS;
+    if (o.png_level < 0 || o.png_level > 9) o.png_level = IMAGE_PNG_LEVEL_DEFAULT;
+    if (o.jpeg_quality < 1 || o.jpeg_quality > 100) o.jpeg_quality = IMAGE_JPEG_QUALITY_DEFAULT;
+    if (o.threads <= 0) {
+        long n = sysconf(_SC_NPROCESSORS_ONLN);
+        o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
+    }
+    FV_TRY(image_check_output_path(path));
+    char name[1024];
+    image_printable(path, name, sizeof name);
+    image_temp t;
+    FV_TRY(image_temp_open(path, &t));
+    fv_status s = is_jpeg_name(path) ? codec_jpeg_encode(name, t.fd, img, o.jpeg_quality)
+                                     : codec_png_encode(name, t.fd, img, o.png_level, o.threads);
+    if (s != FV_OK) {
+        image_temp_discard(&t);
+        return s;
+    }
+    return image_temp_commit(&t, path);
+}
+
+fv_status image_save_png(const char *path, const fv_image *img)
+{
+    return image_save(path, img, NULL);
+}

@@ -1,0 +1,67 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/imageio/image_io.h: reading images (PNG, JPEG, PNM, BMP) as RGBA8, and writing PNG or JPEG
+ * atomically: a temporary name in the target's folder, then rename(), so a failure or a signal
+ * never leaves half a file. The codecs themselves are in codec_*.c (see codec.h).
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_IMAGE_IO_H
+#define FV_IMAGE_IO_H
+
+#include "filter.h"
+
+/* Where decoded pixels go: batch hands in pinned (page-locked) buffers for the GPU's copies.
+ * NULL everywhere means malloc/free. */
+typedef struct image_allocator {
+    uint8_t *(*alloc)(void *context, size_t bytes);  /* NULL: out of memory */
+    void (*release)(void *context, uint8_t *data);
+    void *context;
+} image_allocator;
+
+/* Loads `path` into a new host image (free with fv_host_image_free). Checks the file, the
+ * dimensions and what the file can hold before decoding; applies a JPEG's EXIF orientation.
+ * Every failure returns a status with a one-line message without control characters. */
+fv_status image_load(const char *path, fv_image *out);
+/* The same into storage from `a` (released through `a` on failure; the caller releases it
+ * through `a` after use). */
+fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out);
+
+#define IMAGE_PNG_LEVEL_DEFAULT 1     /* zlib level: 1 is fast, 9 is small */
+#define IMAGE_JPEG_QUALITY_DEFAULT 90
+
+typedef struct image_save_options {
+    int png_level;      /* 0..9; -1: IMAGE_PNG_LEVEL_DEFAULT */
+    int jpeg_quality;   /* 1..100; 0: IMAGE_JPEG_QUALITY_DEFAULT */
+    int threads;        /* PNG strips deflated at once; 0: every online CPU */
+} image_save_options;
+
+#define IMAGE_SAVE_DEFAULTS ((image_save_options){.png_level = -1, .jpeg_quality = 0, .threads = 0})
+
+/* Checks that `path` ends in .png, .jpg or .jpeg, is no directory, read-only file or link to
+ * nothing, and lies in a writable folder, without writing anything. */
+fv_status image_check_output_path(const char *path);
+
+/* Writes img to `path` (PNG, or JPEG for .jpg/.jpeg) through a temporary file and rename().
+ * A symbolic link is written through (its target is replaced); a read-only target is refused;
+ * a replaced file keeps its permissions. */
+fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt);
+/* image_save with the defaults (screenshots, charts) */
+fv_status image_save_png(const char *path, const fv_image *img);
+
+/* The temporary file behind image_save, exposed for tests: created next to the final target
+ * with a name within NAME_MAX, removed by SIGINT, SIGTERM and SIGHUP while it exists. */
+typedef struct image_temp {
+    int fd;
+    int slot;              /* in the signal handler's table; -1: none */
+    char path[4096];       /* the temporary file */
+    char target[4096];     /* what rename() replaces (a link's target, resolved) */
+} image_temp;
+
+fv_status image_temp_open(const char *path, image_temp *t);
+/* Closes and renames over the target; removes the temporary file if that fails. */
+fv_status image_temp_commit(image_temp *t, const char *path);
+void image_temp_discard(image_temp *t);
+
+/* Copies `text` into buf with control characters and invalid UTF-8 written as \xNN, so that a
+ * file name or a library message cannot reach the terminal raw. */
+void image_printable(const char *text, char *buf, size_t size);
+
+#endif

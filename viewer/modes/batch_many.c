@@ -1,0 +1,611 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/batch_many.c: filtering many files into a folder (-o DIR/ FILES-OR-FOLDERS...).
+ *
+ * Decoding and encoding run on a pool of CPU threads, one per core. With the cpu variant each
+ * thread takes a file through all three steps. With a GPU variant the threads decode into
+ * pinned (page-locked) buffers and encode from pinned buffers, while this thread feeds the GPU
+ * on two streams: image i+1 is uploaded while image i is filtered and downloaded, so the GPU is
+ * never what the files wait for. Tokens bound what is in flight (decoded images waiting for the
+ * GPU; filtered ones waiting for an encoder), and the threads take an encode before a new
+ * decode, so that memory stays bounded and nothing waits on itself. A failed file is reported
+ * in one line and skipped; outputs are written atomically (image_save). On a terminal a
+ * progress bar shows files done, images/s and the time left. Tested by the CLI batch cases.
+ * ------------------------------------------------------------------------------------------------ */
+#include "batch.h"
+
+#include "bench.h"
+#include "image_io.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define MAX_WORKERS 64
+#define GPU_SLOTS 2              /* streams: one uploads while the other filters */
+#define PROGRESS_INTERVAL_MS 100.0
+
+typedef struct job {
+    char *in, *out;
+    fv_image src, dst;
+    int failed;
+} job;
+
+/* pinned host buffers, reused: a token is taken before a buffer is asked for */
+typedef struct pinned_pool {
+    uint8_t *data[MAX_WORKERS * 2 + 8];
+    size_t cap[MAX_WORKERS * 2 + 8];
+    int pinned[MAX_WORKERS * 2 + 8];
+    int busy[MAX_WORKERS * 2 + 8];
+    int n;
+    pthread_mutex_t lock;
+} pinned_pool;
+
+typedef struct batch_run {
+    const cli_options *o;
+    const fv_filter *f;
+    const fv_variant *v;
+    const fv_params *p;
+    job *jobs;
+    int n_jobs;
+    int n_workers;
+    int host;                    /* the cpu variant: workers filter too */
+    image_save_options save;
+    pthread_mutex_t lock;
+    pthread_cond_t work;         /* for workers: an encode, a decode token or the end */
+    pthread_cond_t gpu;          /* for the GPU thread: a decoded image, or no more */
+    pthread_cond_t out_free;     /* for the GPU thread: an output token */
+    int next_decode, decodes_done, in_tokens, out_tokens, gpu_done;
+    int gpu_queue[4 * MAX_WORKERS + 16], gpu_head, gpu_tail;
+    int encode_queue[4 * MAX_WORKERS + 16], enc_head, enc_tail;
+    int done, failed;
+    double t0, last_draw;
+    int tty;
+    pinned_pool in_pool, out_pool;
+    image_allocator in_alloc;
+} batch_run;
+
+/* ---- inputs and outputs ---- */
+
+static int is_image_name(const char *name)
+{
+    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm", ".pnm", ".bmp"};
+    size_t n = strlen(name);
+    for (size_t k = 0; k < sizeof endings / sizeof endings[0]; k++) {
+        size_t e = strlen(endings[k]);
+        if (n > e && strcasecmp(name + n - e, endings[k]) == 0) return 1;
+    }
+    return 0;
+}
+
+static int compare_names(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    char *s = malloc(n + strlen(name) + 2);
+    if (s) sprintf(s, "%s%s%s", dir, n && dir[n - 1] == '/' ? "" : "/", name);
+    return s;
+}
+
+/* Files given, and each folder's images (sorted, hidden ones skipped). */
+static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
+{
+    int n = 0, cap = 64;
+    char **list = malloc((size_t)cap * sizeof *list);
+    fv_status s = list ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
+    for (int i = 0; i < o->n_inputs && s == FV_OK; i++) {
+        struct stat st;
+        DIR *d = stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(o->inputs[i]) : NULL;
+        if (!d && stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            char name[1024];
+            image_printable(o->inputs[i], name, sizeof name);
+            s = fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
+            break;
+        }
+        const int first = n;
+        for (struct dirent *e; s == FV_OK && (d ? (e = readdir(d)) != NULL : n == first);) {
+            if (d && (e->d_name[0] == '.' || !is_image_name(e->d_name))) continue;
+            if (n == cap) {
+                char **grown = realloc(list, (size_t)(cap *= 2) * sizeof *list);
+                if (!grown) {
+                    s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+                    break;
+                }
+                list = grown;
+            }
+            list[n] = d ? join(o->inputs[i], e->d_name) : strdup(o->inputs[i]);
+            if (!list[n]) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+            else n++;
+        }
+        if (d) {
+            closedir(d);
+            qsort(list + first, (size_t)(n - first), sizeof *list, compare_names);
+        }
+    }
+    *out = list;
+    *n_out = n;
+    return s;
+}
+
+/* OUTDIR/STEM.png for every input; two inputs that would write one file are refused. */
+static fv_status name_outputs(batch_run *b, const char *dir)
+{
+    for (int i = 0; i < b->n_jobs; i++) {
+        const char *base = strrchr(b->jobs[i].in, '/');
+        base = base ? base + 1 : b->jobs[i].in;
+        const char *dot = strrchr(base, '.');
+        size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+        char *name = malloc(stem + 5);
+        if (!name) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+        memcpy(name, base, stem);
+        memcpy(name + stem, ".png", 5);
+        b->jobs[i].out = join(dir, name);
+        free(name);
+        if (!b->jobs[i].out) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    }
+    /* sorted copies of the names find duplicates in n log n */
+    if (b->n_jobs < 2) return FV_OK;
+    char **sorted = malloc((size_t)(unsigned)b->n_jobs * sizeof *sorted);
+    if (!sorted) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    for (int i = 0; i < b->n_jobs; i++) sorted[i] = b->jobs[i].out;
+    qsort(sorted, (size_t)b->n_jobs, sizeof *sorted, compare_names);
+    fv_status s = FV_OK;
+    for (int i = 1; i < b->n_jobs && s == FV_OK; i++)
+        if (strcmp(sorted[i - 1], sorted[i]) == 0) {
+            const char *first = NULL, *second = NULL;
+            for (int k = 0; k < b->n_jobs; k++)
+                if (strcmp(b->jobs[k].out, sorted[i]) == 0) {
+                    if (!first) first = b->jobs[k].in;
+                    else if (!second) second = b->jobs[k].in;
+                }
+            char a[512], c[512], o[512];
+            image_printable(first, a, sizeof a);
+            image_printable(second, c, sizeof c);
+            image_printable(sorted[i], o, sizeof o);
+            s = fv_fail(FV_ERR_ARG, "'%s' and '%s' would both be written to '%s': rename one", a, c, o);
+        }
+    free(sorted);
+    return s;
+}
+
+/* ---- progress ---- */
+
+static void progress_draw(batch_run *b, int final)
+{
+    if (!b->tty) return;
+    double t = bench_now_ms();
+    if (!final && t - b->last_draw < PROGRESS_INTERVAL_MS) return;
+    b->last_draw = t;
+    if (final) {
+        fprintf(stderr, "\r\033[K");
+        return;
+    }
+    const double s = (t - b->t0) / 1000.0, rate = s > 0 ? b->done / s : 0;
+    const int width = 30, filled = b->n_jobs ? b->done * width / b->n_jobs : width;
+    char bar[64];
+    for (int i = 0; i < width; i++) bar[i] = i < filled ? '#' : '.';
+    bar[width] = 0;
+    char eta[32] = "--:--";
+    if (rate > 0) {
+        long left = (long)((b->n_jobs - b->done) / rate + 0.5);
+        snprintf(eta, sizeof eta, "%ld:%02ld", left / 60, left % 60);
+    }
+    fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s\033[K", bar, b->done, b->n_jobs, rate, eta);
+    fflush(stderr);
+}
+
+/* Called with b->lock held when job i is finished (written or failed). */
+static void job_finished(batch_run *b, int i, const char *error)
+{
+    b->done++;
+    if (error) {
+        b->failed++;
+        b->jobs[i].failed = 1;
+        if (b->tty) fprintf(stderr, "\r\033[K");
+        fprintf(stderr, "filterview: %s (skipped)\n", error);
+        b->last_draw = 0;
+    }
+    progress_draw(b, 0);
+}
+
+/* ---- pinned buffers ---- */
+
+static uint8_t *pool_alloc(void *context, size_t bytes)
+{
+    pinned_pool *p = context;
+    pthread_mutex_lock(&p->lock);
+    int pick = -1;
+    for (int i = 0; i < p->n; i++)
+        if (!p->busy[i] && p->cap[i] >= bytes && (pick < 0 || p->cap[i] < p->cap[pick])) pick = i;
+    if (pick < 0)
+        for (int i = 0; i < p->n && pick < 0; i++)
+            if (!p->busy[i]) pick = i;
+    if (pick < 0 && p->n < (int)(sizeof p->data / sizeof p->data[0])) pick = p->n++;
+    if (pick >= 0) p->busy[pick] = 1;
+    pthread_mutex_unlock(&p->lock);
+    if (pick < 0) return NULL;
+    if (p->cap[pick] < bytes) {
+        if (p->data[pick]) p->pinned[pick] ? (void)cudaFreeHost(p->data[pick]) : free(p->data[pick]);
+        p->data[pick] = NULL;
+        p->cap[pick] = 0;
+        void *d = NULL;
+        /* page-locked memory lets the copies run asynchronously at full speed; fall back to
+         * plain memory (correct, slower copies) when the driver refuses more */
+        if (cudaHostAlloc(&d, bytes, cudaHostAllocDefault) == cudaSuccess) {
+            p->pinned[pick] = 1;
+        } else {
+            cudaGetLastError();
+            d = malloc(bytes);
+            p->pinned[pick] = 0;
+        }
+        if (!d) {
+            pthread_mutex_lock(&p->lock);
+            p->busy[pick] = 0;
+            pthread_mutex_unlock(&p->lock);
+            return NULL;
+        }
+        p->data[pick] = d;
+        p->cap[pick] = bytes;
+    }
+    return p->data[pick];
+}
+
+static void pool_release(void *context, uint8_t *data)
+{
+    pinned_pool *p = context;
+    pthread_mutex_lock(&p->lock);
+    for (int i = 0; i < p->n; i++)
+        if (p->data[i] == data) p->busy[i] = 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void pool_destroy(pinned_pool *p)
+{
+    for (int i = 0; i < p->n; i++)
+        if (p->data[i]) p->pinned[i] ? (void)cudaFreeHost(p->data[i]) : free(p->data[i]);
+    pthread_mutex_destroy(&p->lock);
+}
+
+/* ---- the workers ---- */
+
+static void release_image(const image_allocator *a, fv_image *img)
+{
+    if (!img->data) return;
+    if (a) a->release(a->context, img->data);
+    else fv_host_image_free(img);
+    memset(img, 0, sizeof *img);
+}
+
+/* The cpu variant: one thread takes a file from decode to encode. */
+static void *host_worker(void *arg)
+{
+    batch_run *b = arg;
+    fv_runner runner = {0};
+    for (;;) {
+        pthread_mutex_lock(&b->lock);
+        int i = b->next_decode < b->n_jobs ? b->next_decode++ : -1;
+        pthread_mutex_unlock(&b->lock);
+        if (i < 0) break;
+        job *j = &b->jobs[i];
+        fv_status s = image_load(j->in, &j->src);
+        if (s == FV_OK) s = source_with_noise(b->o, &j->src);
+        if (s == FV_OK) s = fv_host_image_alloc(&j->dst, j->src.width, j->src.height);
+        if (s == FV_OK) s = fv_runner_prepare(&runner, b->f, b->v, b->p, j->src.width, j->src.height);
+        if (s == FV_OK) s = fv_runner_run(&runner, &j->src, &j->dst, 0);
+        release_image(NULL, &j->src);
+        if (s == FV_OK) s = image_save(j->out, &j->dst, &b->save);
+        release_image(NULL, &j->dst);
+        pthread_mutex_lock(&b->lock);
+        job_finished(b, i, s == FV_OK ? NULL : fv_last_error());
+        pthread_mutex_unlock(&b->lock);
+    }
+    fv_runner_release(&runner);
+    return NULL;
+}
+
+/* A GPU variant: the threads decode and encode; the GPU thread filters. */
+static void *device_worker(void *arg)
+{
+    batch_run *b = arg;
+    const image_allocator out_alloc = {pool_alloc, pool_release, &b->out_pool};
+    pthread_mutex_lock(&b->lock);
+    for (;;) {
+        if (b->enc_head != b->enc_tail) {  /* encodes first: they free buffers */
+            int i = b->encode_queue[b->enc_head++ % (int)(sizeof b->encode_queue / sizeof(int))];
+            pthread_mutex_unlock(&b->lock);
+            fv_status s = image_save(b->jobs[i].out, &b->jobs[i].dst, &b->save);
+            release_image(&out_alloc, &b->jobs[i].dst);
+            pthread_mutex_lock(&b->lock);
+            b->out_tokens++;
+            pthread_cond_signal(&b->out_free);
+            job_finished(b, i, s == FV_OK ? NULL : fv_last_error());
+            continue;
+        }
+        if (b->next_decode < b->n_jobs && b->in_tokens > 0) {
+            int i = b->next_decode++;
+            b->in_tokens--;
+            pthread_mutex_unlock(&b->lock);
+            fv_status s = image_load_with(b->jobs[i].in, &b->in_alloc, &b->jobs[i].src);
+            if (s == FV_OK && (s = source_with_noise(b->o, &b->jobs[i].src)) != FV_OK)
+                release_image(&b->in_alloc, &b->jobs[i].src);
+            pthread_mutex_lock(&b->lock);
+            if (s == FV_OK) {
+                b->gpu_queue[b->gpu_tail++ % (int)(sizeof b->gpu_queue / sizeof(int))] = i;
+            } else {
+                b->in_tokens++;
+                job_finished(b, i, fv_last_error());
+            }
+            b->decodes_done++;
+            pthread_cond_signal(&b->gpu);
+            continue;
+        }
+        if (b->next_decode >= b->n_jobs && b->gpu_done) break;
+        pthread_cond_wait(&b->work, &b->lock);
+    }
+    pthread_mutex_unlock(&b->lock);
+    return NULL;
+}
+
+/* ---- the GPU thread ---- */
+
+typedef struct gpu_slot {
+    cudaStream_t stream;
+    cudaEvent_t done;
+    fv_image d_src, d_dst;
+    fv_runner runner;
+    int job;                 /* in flight here; -1: none */
+} gpu_slot;
+
+static fv_status slot_ensure_size(batch_run *b, gpu_slot *g, int w, int h)
+{
+    if (g->d_src.data && g->d_src.width == w && g->d_src.height == h) return FV_OK;
+    fv_device_image_free(&g->d_src);
+    fv_device_image_free(&g->d_dst);
+    char what[96];
+    snprintf(what, sizeof what, "a %dx%d image", w, h);
+    const size_t image_bytes = (size_t)w * 4 * (size_t)h;
+    FV_TRY(fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(b->f, b->v, b->p, w, h), what));
+    FV_TRY(fv_device_image_alloc(&g->d_src, w, h));
+    return fv_device_image_alloc(&g->d_dst, w, h);
+}
+
+/* Waits for the slot's image and hands it to the encoders. */
+static void slot_finish(batch_run *b, gpu_slot *g)
+{
+    if (g->job < 0) return;
+    job *j = &b->jobs[g->job];
+    const image_allocator out_alloc = {pool_alloc, pool_release, &b->out_pool};
+    cudaError_t e = cudaEventSynchronize(g->done);
+    release_image(&b->in_alloc, &j->src);
+    pthread_mutex_lock(&b->lock);
+    b->in_tokens++;
+    if (e == cudaSuccess) {
+        b->encode_queue[b->enc_tail++ % (int)(sizeof b->encode_queue / sizeof(int))] = g->job;
+    } else {
+        char name[1024];
+        image_printable(j->in, name, sizeof name);
+        fv_fail(FV_ERR_CUDA, "filter %s/%s failed on '%s': %s", b->f->name, b->v->name, name,
+                cudaGetErrorString(e));
+        release_image(&out_alloc, &j->dst);
+        b->out_tokens++;
+        job_finished(b, g->job, fv_last_error());
+    }
+    pthread_cond_broadcast(&b->work);
+    pthread_mutex_unlock(&b->lock);
+    g->job = -1;
+}
+
+static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
+{
+    job *j = &b->jobs[i];
+    const image_allocator out_alloc = {pool_alloc, pool_release, &b->out_pool};
+    const int w = j->src.width, h = j->src.height;
+    FV_TRY(slot_ensure_size(b, g, w, h));
+    FV_TRY(fv_runner_prepare(&g->runner, b->f, b->v, b->p, w, h));
+    j->dst.data = pool_alloc(&b->out_pool, (size_t)w * 4 * (size_t)h);
+    if (!j->dst.data) return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", w, h);
+    j->dst.width = w;
+    j->dst.height = h;
+    j->dst.pitch = (size_t)w * 4;
+    fv_status s = FV_OK;
+    char name[1024];
+    image_printable(j->in, name, sizeof name);
+    if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4, (size_t)h,
+                          cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
+        s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
+    if (s == FV_OK) s = fv_runner_run(&g->runner, &g->d_src, &g->d_dst, g->stream);
+    if (s == FV_OK && cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, (size_t)w * 4,
+                                        (size_t)h, cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
+        s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
+    if (s == FV_OK && cudaEventRecord(g->done, g->stream) != cudaSuccess)
+        s = fv_fail(FV_ERR_CUDA, "cannot record a CUDA event: %s", cudaGetErrorString(cudaGetLastError()));
+    if (s != FV_OK) {
+        cudaStreamSynchronize(g->stream); /* nothing may still write the buffers we give back */
+        release_image(&out_alloc, &j->dst);
+    }
+    return s;
+}
+
+static void gpu_loop(batch_run *b)
+{
+    gpu_slot slot[GPU_SLOTS];
+    memset(slot, 0, sizeof slot);
+    fv_status setup = FV_OK;
+    for (int k = 0; k < GPU_SLOTS; k++) {
+        slot[k].job = -1;
+        if (cudaStreamCreateWithFlags(&slot[k].stream, cudaStreamNonBlocking) != cudaSuccess ||
+            cudaEventCreateWithFlags(&slot[k].done, cudaEventDisableTiming) != cudaSuccess)
+            setup = fv_fail(FV_ERR_CUDA, "cannot create CUDA streams: %s", cudaGetErrorString(cudaGetLastError()));
+    }
+    for (int k = 0;; k = (k + 1) % GPU_SLOTS) {
+        pthread_mutex_lock(&b->lock);
+        while (b->gpu_head == b->gpu_tail && b->decodes_done < b->n_jobs) {
+            /* nothing to start: hand what the GPU holds to the encoders rather than let it wait */
+            int busy = 0;
+            for (int q = 0; q < GPU_SLOTS; q++) busy |= slot[q].job >= 0;
+            if (busy) {
+                pthread_mutex_unlock(&b->lock);
+                for (int q = 0; q < GPU_SLOTS; q++) slot_finish(b, &slot[q]);
+                pthread_mutex_lock(&b->lock);
+                continue;
+            }
+            pthread_cond_wait(&b->gpu, &b->lock);
+        }
+        if (b->gpu_head == b->gpu_tail) {
+            pthread_mutex_unlock(&b->lock);
+            break;
+        }
+        int i = b->gpu_queue[b->gpu_head++ % (int)(sizeof b->gpu_queue / sizeof(int))];
+        pthread_mutex_unlock(&b->lock);
+        slot_finish(b, &slot[k]); /* this slot's previous image, which the stream has long done */
+        pthread_mutex_lock(&b->lock);
+        while (b->out_tokens == 0) pthread_cond_wait(&b->out_free, &b->lock);
+        b->out_tokens--;
+        pthread_mutex_unlock(&b->lock);
+        fv_status s = setup != FV_OK ? setup : slot_start(b, &slot[k], i);
+        if (s == FV_OK) {
+            slot[k].job = i;
+            continue;
+        }
+        char message[600];
+        snprintf(message, sizeof message, "%s", fv_last_error());
+        release_image(&b->in_alloc, &b->jobs[i].src);
+        pthread_mutex_lock(&b->lock);
+        b->in_tokens++;
+        b->out_tokens++;
+        job_finished(b, i, message);
+        pthread_cond_broadcast(&b->work);
+        pthread_mutex_unlock(&b->lock);
+    }
+    for (int k = 0; k < GPU_SLOTS; k++) slot_finish(b, &slot[k]);
+    pthread_mutex_lock(&b->lock);
+    b->gpu_done = 1;
+    pthread_cond_broadcast(&b->work);
+    pthread_mutex_unlock(&b->lock);
+    for (int k = 0; k < GPU_SLOTS; k++) {
+        fv_runner_release(&slot[k].runner);
+        fv_device_image_free(&slot[k].d_src);
+        fv_device_image_free(&slot[k].d_dst);
+        if (slot[k].stream) cudaStreamDestroy(slot[k].stream);
+        if (slot[k].done) cudaEventDestroy(slot[k].done);
+    }
+}
+
+/* ---- the run ---- */
+
+static int fail_line(void)
+{
+    fprintf(stderr, "filterview: %s\n", fv_last_error());
+    return 1;
+}
+
+int batch_many_main(const cli_options *o)
+{
+    batch_run b;
+    memset(&b, 0, sizeof b);
+    b.o = o;
+    b.f = o->filter;
+    b.v = o->variant;
+    b.p = cli_params(o, b.f);
+    b.host = fv_variant_is_host(b.v);
+    if (fv_params_check(b.f, b.p) != FV_OK) return fail_line();
+    if (!b.host && fv_device_check() != FV_OK) return fail_line();
+    /* the folder must exist, as a file's folder must (a typo makes no new folder) */
+    char dir_text[1024];
+    image_printable(o->output, dir_text, sizeof dir_text);
+    struct stat st;
+    if (stat(o->output, &st) != 0) {
+        fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
+                errno == ENOENT ? "the folder does not exist" : strerror(errno));
+        return fail_line();
+    }
+    if (!S_ISDIR(st.st_mode) || access(o->output, W_OK) != 0) {
+        fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
+                S_ISDIR(st.st_mode) ? strerror(errno) : "it is not a folder");
+        return fail_line();
+    }
+    char **inputs = NULL;
+    int n = 0;
+    int code = 0;
+    if (expand_inputs(o, &inputs, &n) != FV_OK) code = fail_line();
+    if (!code && n == 0) {
+        fv_fail(FV_ERR_IO, "no images (.png .jpg .jpeg .ppm .pgm .pnm .bmp) in the folders given");
+        code = fail_line();
+    }
+    b.jobs = code ? NULL : calloc((size_t)n, sizeof *b.jobs);
+    if (!code && !b.jobs) code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), fail_line());
+    for (int i = 0; !code && i < n; i++) b.jobs[i].in = inputs[i];
+    b.n_jobs = code ? 0 : n;
+    if (!code && name_outputs(&b, o->output) != FV_OK) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        code = 2;
+    }
+    if (!code) {
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        if (cores < 1) cores = 1;
+        b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
+        if (b.n_workers > n) b.n_workers = n;
+        /* few files on many cores: each PNG is deflated on several threads */
+        b.save = (image_save_options){.png_level = o->png_level, .jpeg_quality = o->jpeg_quality,
+                                      .threads = (int)(cores / b.n_workers)};
+        b.in_tokens = b.n_workers + GPU_SLOTS;
+        b.out_tokens = b.n_workers + GPU_SLOTS;
+        b.tty = isatty(STDERR_FILENO);
+        pthread_mutex_init(&b.lock, NULL);
+        pthread_cond_init(&b.work, NULL);
+        pthread_cond_init(&b.gpu, NULL);
+        pthread_cond_init(&b.out_free, NULL);
+        pthread_mutex_init(&b.in_pool.lock, NULL);
+        pthread_mutex_init(&b.out_pool.lock, NULL);
+        b.in_alloc = (image_allocator){pool_alloc, pool_release, &b.in_pool};
+        b.t0 = bench_now_ms();
+        pthread_t tid[MAX_WORKERS];
+        int started = 0;
+        for (int t = 0; t < b.n_workers; t++)
+            if (pthread_create(&tid[started], NULL, b.host ? host_worker : device_worker, &b) == 0) started++;
+        if (started == 0) {
+            /* no threads at all: this one does the work */
+            if (b.host) host_worker(&b);
+            else {
+                fv_fail(FV_ERR_MEMORY, "cannot start worker threads");
+                code = fail_line();
+            }
+        }
+        if (!b.host && started > 0) gpu_loop(&b);
+        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
+        progress_draw(&b, 1);
+        const double seconds = (bench_now_ms() - b.t0) / 1000.0;
+        if (!code) {
+            char params[192];
+            describe_params(b.f, b.p, params, sizeof params);
+            printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
+                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, dir_text,
+                   seconds, seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
+                   b.host ? "on the CPU" : "on the GPU", started ? started : 1);
+            if (b.failed) printf("; %d failed", b.failed);
+            printf("\n");
+            if (fflush(stdout) != 0 || ferror(stdout)) code = 1;
+            if (b.failed) code = 1;
+        }
+        pool_destroy(&b.in_pool);
+        pool_destroy(&b.out_pool);
+        pthread_mutex_destroy(&b.lock);
+        pthread_cond_destroy(&b.work);
+        pthread_cond_destroy(&b.gpu);
+        pthread_cond_destroy(&b.out_free);
+    }
+    for (int i = 0; i < b.n_jobs; i++) free(b.jobs[i].out);
+    for (int i = 0; i < n; i++) free(inputs[i]);
+    free(inputs);
+    free(b.jobs);
+    return code;
+}

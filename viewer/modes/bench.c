@@ -1,0 +1,531 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/bench.c: `filterview --bench`. For each image size (random content, seeded) and each
+ * filter x GPU variant: warm-up, then the median of N runs timed with CUDA events, rotating
+ * among enough buffer sets to defeat the L2 cache. Reported against the device-to-device copy
+ * bandwidth measured at the start of the same run (bytes read + written), as seed 000's chart
+ * plus the figures that explain it: ms, Mpixel/s, effective GB/s (the filter's traffic model),
+ * share of copy bandwidth, speedup over the filter's baseline variant, the largest difference
+ * from the baseline's output (peers such as NPP are not exact), the CPU reference (where it
+ * takes < 2 s), and each variant's kernel resources in the CSV. Any parameter can be swept
+ * (-p radius=1,2,4); --chart draws the table as a PNG. --image FILE benches on a photo resized to
+ * each size instead (Canny's hysteresis on random noise is not what a photo asks of it); variants
+ * with something to say about their last run (Canny: hysteresis rounds) get a note under the table.
+ * ------------------------------------------------------------------------------------------------ */
+#include "bench.h"
+
+#include "chart.h"
+#include "image_io.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BENCH_WARMUP 3
+#define BENCH_MAX_SETS 16
+#define BENCH_CPU_BUDGET_MS 2000.0
+#define BENCH_COPY_BYTES ((size_t)256 << 20)
+
+static const int default_sizes[][2] = {{512, 512},   {1856, 1376}, {2048, 2048}, {3840, 2160},
+                                       {6304, 4192}, {7360, 4832}, {9984, 6400}};
+
+static int compare_doubles(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double bench_median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, compare_doubles);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double bench_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, int runs,
+                        double *median_ms)
+{
+    cudaEvent_t *ev = calloc((size_t)runs * 2, sizeof *ev);
+    double *ms = calloc((size_t)runs, sizeof *ms);
+    fv_status st = (ev && ms) ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
+    for (int i = 0; st == FV_OK && i < 2 * runs; i++)
+        if (cudaEventCreate(&ev[i]) != cudaSuccess) st = fv_fail(FV_ERR_CUDA, "cudaEventCreate failed");
+    for (int i = 0; st == FV_OK && i < warmup; i++) st = op(context, i % n_sets);
+    for (int i = 0; st == FV_OK && i < runs; i++) {
+        cudaEventRecord(ev[2 * i], 0);
+        st = op(context, i % n_sets);
+        cudaEventRecord(ev[2 * i + 1], 0);
+    }
+    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = fv_fail(FV_ERR_CUDA, "benchmark run failed: %s", cudaGetErrorString(cudaGetLastError()));
+    for (int i = 0; st == FV_OK && i < runs; i++) {
+        float t = 0;
+        cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
+        ms[i] = t;
+    }
+    if (st == FV_OK) {
+        *median_ms = bench_median(ms, runs);
+    }
+    for (int i = 0; ev && i < 2 * runs; i++)
+        if (ev[i]) cudaEventDestroy(ev[i]);
+    free(ev);
+    free(ms);
+    return st;
+}
+
+/* ---- what one benchmark cell runs ---- */
+typedef struct bench_sets {
+    int n;
+    fv_image src[BENCH_MAX_SETS], dst[BENCH_MAX_SETS];
+} bench_sets;
+
+typedef struct variant_op {
+    const fv_runner *runner;
+    bench_sets *sets;
+} variant_op;
+
+static fv_status variant_op_run(void *context, int set)
+{
+    variant_op *c = context;
+    return fv_runner_run(c->runner, &c->sets->src[set], &c->sets->dst[set], 0);
+}
+
+typedef struct copy_op {
+    void *a, *b;
+    size_t bytes;
+} copy_op;
+
+static fv_status copy_op_run(void *context, int set)
+{
+    copy_op *c = context;
+    (void)set;
+    if (cudaMemcpyAsync(c->b, c->a, c->bytes, cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaMemcpyAsync: %s", cudaGetErrorString(cudaGetLastError()));
+    return FV_OK;
+}
+
+fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
+{
+    copy_op c = {NULL, NULL, bytes};
+    fv_status st = FV_OK;
+    if (cudaMalloc(&c.a, c.bytes) != cudaSuccess || cudaMalloc(&c.b, c.bytes) != cudaSuccess)
+        st = fv_fail(FV_ERR_MEMORY, "cannot allocate 2 x %zu MiB to measure copy bandwidth",
+                     c.bytes >> 20);
+    if (st == FV_OK) st = cudaMemset(c.a, 0x5a, c.bytes) == cudaSuccess ? FV_OK
+                          : fv_fail(FV_ERR_CUDA, "cudaMemset failed");
+    double ms = 0;
+    if (st == FV_OK) st = bench_time_op(copy_op_run, &c, 1, BENCH_WARMUP, runs, &ms);
+    if (st == FV_OK) *gbps = 2.0 * (double)c.bytes / (ms * 1e6);
+    cudaFree(c.a);
+    cudaFree(c.b);
+    cudaGetLastError();
+    return st;
+}
+
+static void free_sets(bench_sets *sets)
+{
+    for (int i = 0; i < sets->n; i++) {
+        fv_device_image_free(&sets->src[i]);
+        fv_device_image_free(&sets->dst[i]);
+    }
+    sets->n = 0;
+}
+
+static fv_status alloc_sets(bench_sets *sets, const fv_image *host, int n)
+{
+    sets->n = 0;
+    for (int i = 0; i < n; i++) {
+        FV_TRY(fv_device_image_alloc(&sets->src[i], host->width, host->height));
+        sets->n = i + 1;
+        FV_TRY(fv_device_image_alloc(&sets->dst[i], host->width, host->height));
+        FV_TRY(fv_image_upload(&sets->src[i], host));
+    }
+    return FV_OK;
+}
+
+typedef struct bench_row {
+    int width, height;
+    const fv_filter *filter;
+    const fv_variant *variant;
+    char params[160];
+    int sweep_index;            /* which value of the swept parameter (0 without a sweep) */
+    double ms, mpix_s, gb_s, share, speedup; /* speedup < 0: no baseline to compare with */
+    int max_diff;               /* largest |difference| from the baseline's output; -1: not compared */
+    double share_differing;     /* share of pixels that differ from the baseline's */
+    char resources[512];
+    char note[128];             /* the variant's note on its last run ("" without one) */
+} bench_row;
+
+typedef struct bench_table {
+    bench_row *rows;
+    int n, capacity;
+} bench_table;
+
+static fv_status table_add(bench_table *t, const bench_row *r)
+{
+    if (t->n == t->capacity) {
+        int capacity = t->capacity ? 2 * t->capacity : 64;
+        bench_row *rows = realloc(t->rows, sizeof *rows * (size_t)capacity);
+        if (!rows) return fv_fail(FV_ERR_MEMORY, "out of host memory for the benchmark table");
+        t->rows = rows;
+        t->capacity = capacity;
+    }
+    t->rows[t->n++] = *r;
+    return FV_OK;
+}
+
+static void print_row(FILE *out, const bench_row *r, int csv)
+{
+    char size[32], speed[32], diff[48];
+    snprintf(size, sizeof size, "%dx%d", r->width, r->height);
+    if (r->speedup > 0) snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
+    else snprintf(speed, sizeof speed, csv ? "" : "-");
+    if (r->max_diff < 0) snprintf(diff, sizeof diff, csv ? "" : "-");
+    else if (csv) snprintf(diff, sizeof diff, "%d,%.6f", r->max_diff, r->share_differing);
+    else if (r->max_diff == 0) snprintf(diff, sizeof diff, "0");
+    else snprintf(diff, sizeof diff, "%d (%.1f%%)", r->max_diff, 100.0 * r->share_differing);
+    if (csv) {
+        char resources[600];
+        snprintf(resources, sizeof resources, "\"%s\"", r->resources);
+        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width, r->height,
+                r->filter->name, r->params, r->variant->name, r->variant->peer ? "peer" : "ours", r->ms,
+                r->mpix_s, r->gb_s, r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
+    } else {
+        fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",
+                size, r->filter->name, r->params, r->variant->name, r->ms, r->mpix_s, r->gb_s,
+                100.0 * r->share, speed, diff);
+    }
+}
+
+/* The bench's chart: lines over the swept parameter for one size, else bars over the sizes. */
+static fv_status bench_chart(const cli_options *o, const bench_table *t, const char *device,
+                             double copy_gbps, int sizes[][2], int n_sizes)
+{
+    enum { MAX_SERIES = 64, MAX_X = CLI_MAX_SWEEP > CLI_MAX_SIZES ? CLI_MAX_SWEEP : CLI_MAX_SIZES };
+    static char labels[MAX_X][32], names[MAX_SERIES][48];
+    static double values[MAX_SERIES][MAX_X];
+    const char *ticks[MAX_X];
+    chart_series series[MAX_SERIES];
+    const int sweep = o->n_sweep > 0;
+    int n_x = sweep ? o->n_sweep : n_sizes;
+    for (int x = 0; x < n_x; x++) {
+        if (sweep) snprintf(labels[x], sizeof labels[x], "%s", o->sweep_text[x]);
+        else snprintf(labels[x], sizeof labels[x], "%dx%d", sizes[x][0], sizes[x][1]);
+        ticks[x] = labels[x];
+    }
+    int n_series = 0;
+    for (int i = 0; i < t->n; i++) {
+        const bench_row *r = &t->rows[i];
+        char name[48], size[32];
+        snprintf(size, sizeof size, "%dx%d", r->width, r->height);
+        /* a sweep over several sizes: one line per variant and size */
+        if (sweep && n_sizes > 1) snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
+        else snprintf(name, sizeof name, "%s/%s", r->filter->name, r->variant->name);
+        int s = 0;
+        while (s < n_series && strcmp(names[s], name) != 0) s++;
+        if (s == n_series) {
+            if (n_series == MAX_SERIES) continue;
+            snprintf(names[s], sizeof names[s], "%s", name);
+            for (int x = 0; x < MAX_X; x++) values[s][x] = 0;
+            n_series++;
+        }
+        int x = sweep ? r->sweep_index : 0;
+        while (!sweep && x < n_x && strcmp(size, labels[x]) != 0) x++;
+        if (x < n_x) values[s][x] = r->ms;
+    }
+    for (int s = 0; s < n_series; s++) series[s] = (chart_series){names[s], values[s]};
+    char title[256], subtitle[256];
+    if (sweep && n_sizes > 1)
+        snprintf(title, sizeof title, "filterview --bench: ms per run over %s", o->sweep_name);
+    else if (sweep)
+        snprintf(title, sizeof title, "filterview --bench: ms per run over %s at %dx%d", o->sweep_name,
+                 sizes[0][0], sizes[0][1]);
+    else
+        snprintf(title, sizeof title, "filterview --bench: ms per run over image sizes");
+    snprintf(subtitle, sizeof subtitle, "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device,
+             copy_gbps, o->runs);
+    chart_desc c = {
+        .title = title, .subtitle = subtitle, .x_label = sweep ? o->sweep_name : "image size",
+        .y_label = "ms per run (log scale)", .x_ticks = ticks, .n_x = n_x, .series = series,
+        .n_series = n_series, .lines = sweep, .log_y = 1,
+    };
+    return chart_write_png(o->chart, &c);
+}
+
+/* the sweep value k of the swept parameter for filter f (the given parameters otherwise) */
+static int sweep_params(const cli_options *o, const fv_filter *f, int k, fv_params *p)
+{
+    *p = *cli_params(o, f);
+    if (!o->n_sweep) return 1;
+    int index = fv_param_index(f, o->sweep_name);
+    if (index < 0) return k == 0; /* a filter without it runs once, at column 0 */
+    double value = 0;
+    if (fv_param_parse(f, index, o->sweep_text[k], o->sweep_name, &value) != FV_OK) return 0;
+    fv_param_set(f, p, index, value);
+    return 1;
+}
+
+typedef struct bench_cell {
+    const cli_options *o;
+    const fv_filter *f;
+    const fv_params *p;
+    const fv_image *host;
+    bench_sets *sets;
+    fv_image reference;         /* the baseline's output (device) */
+    void *diff_work;
+    double baseline_ms;
+    double copy_gbps;
+    double *cpu_ms_per_pixel;
+} bench_cell;
+
+static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
+{
+    const fv_filter *f = c->f;
+    const int w = c->host->width, h = c->host->height;
+    const fv_params *p = c->p;
+    r->max_diff = -1;
+    if (fv_variant_is_host(v)) {
+        double predicted = *c->cpu_ms_per_pixel * (double)w * h * p->iterations;
+        if (predicted > BENCH_CPU_BUDGET_MS) return FV_ERR_ARG; /* skipped: would take too long */
+        fv_image dst = {0};
+        fv_runner runner = {0};
+        fv_status st = fv_host_image_alloc(&dst, w, h);
+        if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, w, h);
+        double t0 = bench_now_ms();
+        if (st == FV_OK) st = fv_runner_run(&runner, c->host, &dst, 0);
+        r->ms = bench_now_ms() - t0;
+        *c->cpu_ms_per_pixel = r->ms / ((double)w * h * p->iterations);
+        fv_runner_release(&runner);
+        fv_host_image_free(&dst);
+        snprintf(r->resources, sizeof r->resources, "runs on the host");
+        return st;
+    }
+    fv_runner runner = {0};
+    fv_status st = fv_runner_prepare(&runner, f, v, p, w, h); /* state made before any timing */
+    variant_op op = {&runner, c->sets};
+    if (st == FV_OK) st = bench_time_op(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
+    if (st == FV_OK) { /* how far from the baseline's bytes (exact variants: 0) */
+        st = fv_runner_run(&runner, &c->sets->src[0], &c->sets->dst[0], 0);
+        fv_diff_stats d;
+        if (st == FV_OK && c->reference.data && (st = fv_diff(&c->sets->dst[0], &c->reference, &d, c->diff_work, 0)) == FV_OK) {
+            r->max_diff = d.max_abs;
+            r->share_differing = (double)d.n_differing / ((double)w * h);
+        }
+    }
+    fv_variant_resources_text(v, p, r->resources, sizeof r->resources);
+    if (st == FV_OK) fv_runner_last_run_text(&runner, r->note, sizeof r->note);
+    fv_runner_release(&runner);
+    return st;
+}
+
+/* `to` from `from` by bilinear interpolation (pixel centres aligned; a plain copy at the same size) */
+static void resample_bilinear(const fv_image *from, fv_image *to)
+{
+    const double sx = (double)from->width / to->width, sy = (double)from->height / to->height;
+    for (int y = 0; y < to->height; y++) {
+        double fy = (y + 0.5) * sy - 0.5;
+        fy = fy < 0 ? 0 : fy;
+        const int y0 = (int)fy, y1 = y0 + 1 < from->height ? y0 + 1 : y0;
+        const double wy = fy - y0;
+        const uint8_t *r0 = from->data + (size_t)y0 * from->pitch, *r1 = from->data + (size_t)y1 * from->pitch;
+        uint8_t *out = to->data + (size_t)y * to->pitch;
+        for (int x = 0; x < to->width; x++) {
+            double fx = (x + 0.5) * sx - 0.5;
+            fx = fx < 0 ? 0 : fx;
+            const int x0 = (int)fx, x1 = x0 + 1 < from->width ? x0 + 1 : x0;
+            const double wx = fx - x0;
+            for (int c = 0; c < 4; c++) {
+                const double top = r0[4 * x0 + c] * (1 - wx) + r0[4 * x1 + c] * wx;
+                const double bottom = r1[4 * x0 + c] * (1 - wx) + r1[4 * x1 + c] * wx;
+                out[4 * x + c] = (uint8_t)lround(top * (1 - wy) + bottom * wy);
+            }
+        }
+    }
+}
+
+int bench_main(const cli_options *o)
+{
+    if (fv_device_check() != FV_OK) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        return 1;
+    }
+    int device = 0;
+    struct cudaDeviceProp prop;
+    cudaGetDevice(&device);
+    cudaGetDeviceProperties(&prop, device);
+    fv_image photo = {0};
+    if (o->bench_image && image_load(o->bench_image, &photo) != FV_OK) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        return 1;
+    }
+    /* --sizes, else the photo as it is, else the default sizes */
+    int sizes[CLI_MAX_SIZES][2], n_sizes = 0;
+    const int n_default = (int)(sizeof default_sizes / sizeof default_sizes[0]);
+    for (; n_sizes < (o->n_sizes ? o->n_sizes : photo.data ? 1 : n_default); n_sizes++) {
+        sizes[n_sizes][0] = o->n_sizes ? o->sizes[n_sizes][0] : photo.data ? photo.width : default_sizes[n_sizes][0];
+        sizes[n_sizes][1] = o->n_sizes ? o->sizes[n_sizes][1] : photo.data ? photo.height : default_sizes[n_sizes][1];
+    }
+    if (o->chart && image_check_output_path(o->chart) != FV_OK) {
+        fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+        return 1;
+    }
+    FILE *csv = NULL;
+    if (o->csv && !(csv = fopen(o->csv, "w"))) {
+        fprintf(stderr, "filterview: cannot write '%s': %s\n", o->csv, strerror(errno));
+        return 1;
+    }
+    double copy_gbps = 0;
+    if (bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
+        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        if (csv) fclose(csv), remove(o->csv);
+        fv_host_image_free(&photo);
+        return 1;
+    }
+    printf("# filterview benchmark: %s (%d SMs, L2 %d MiB), %d timed runs per cell (median), "
+           "seed %u\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
+    printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n", copy_gbps,
+           BENCH_COPY_BYTES >> 20);
+    if (o->bench_image) printf("# source: %s (%dx%d), resized to each size\n\n", o->bench_image, photo.width, photo.height);
+    else printf("# source: random images (seed %u + size index)\n\n", o->seed);
+    printf("| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
+    printf("|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
+
+    bench_table table = {0};
+    int failed = 0;
+    void *diff_work = NULL;
+    if (cudaMalloc(&diff_work, fv_diff_work_bytes()) != cudaSuccess) {
+        fprintf(stderr, "filterview: cannot allocate the comparison buffer\n");
+        failed = 1;
+    }
+    double cpu_ms_per_pixel[FV_MAX_FILTERS] = {0}; /* per filter: last measured CPU time per pixel */
+    const int n_values = o->n_sweep ? o->n_sweep : 1;
+    for (int si = 0; si < n_sizes && !failed; si++) {
+        const int w = sizes[si][0], h = sizes[si][1];
+        size_t bytes = (size_t)w * 4 * (size_t)h;
+        int n_sets = (int)((2 * (size_t)prop.l2CacheSize) / (2 * bytes)) + 1;
+        if (n_sets > BENCH_MAX_SETS) n_sets = BENCH_MAX_SETS;
+        fv_image host = {0}, reference = {0};
+        bench_sets sets = {0};
+        char what[64];
+        snprintf(what, sizeof what, "benchmark size %dx%d", w, h);
+        fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 2), what);
+        if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
+        if (st == FV_OK) {
+            if (photo.data) resample_bilinear(&photo, &host);
+            else fv_image_fill_random(&host, o->seed + (unsigned)si);
+            st = alloc_sets(&sets, &host, n_sets);
+        }
+        if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
+        if (st != FV_OK) {
+            fprintf(stderr, "filterview: %s\n", fv_last_error());
+            failed = 1;
+        }
+        for (int fi = 0; fi < fv_n_filters && !failed; fi++) {
+            const fv_filter *f = fv_filters[fi];
+            if (o->filter_given && f != o->filter) continue;
+            for (int k = 0; k < n_values && !failed; k++) {
+                fv_params p;
+                if (!sweep_params(o, f, k, &p)) continue;
+                if (fv_params_check(f, &p) != FV_OK) {
+                    fprintf(stderr, "filterview: %s: %s\n", f->name, fv_last_error());
+                    failed = 1;
+                    break;
+                }
+                bench_cell cell = {o, f, &p, &host, &sets, reference, diff_work, -1, copy_gbps,
+                                   &cpu_ms_per_pixel[fi]};
+                /* the baseline first: its output is what every variant is compared with */
+                const fv_variant *base = fv_filter_baseline(f);
+                int order[64], n_order = 0;
+                order[n_order++] = (int)(base - f->variants);
+                for (int vi = 0; vi < f->n_variants && n_order < 64; vi++)
+                    if (&f->variants[vi] != base) order[n_order++] = vi;
+                cell.reference.data = NULL;
+                for (int oi = 0; oi < n_order && !failed; oi++) {
+                    const fv_variant *v = &f->variants[order[oi]];
+                    if (o->variant_given && v != o->variant) continue; /* -v: that variant alone */
+                    bench_row r;
+                    memset(&r, 0, sizeof r);
+                    r.width = w;
+                    r.height = h;
+                    r.filter = f;
+                    r.variant = v;
+                    r.sweep_index = k;
+                    fv_params_describe(f, &p, r.params, sizeof r.params);
+                    fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1, n_sizes, w, h,
+                            f->name, v->name, r.params);
+                    st = bench_variant(&cell, v, &r);
+                    fprintf(stderr, "\r%100s\r", "");
+                    if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
+                    if (st != FV_OK) {
+                        fprintf(stderr, "filterview: %s/%s: %s\n", f->name, v->name, fv_last_error());
+                        failed = 1;
+                        break;
+                    }
+                    if (v == base) {
+                        cell.baseline_ms = r.ms;
+                        if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data, sets.dst[0].pitch,
+                                         (size_t)w * 4, (size_t)h, cudaMemcpyDeviceToDevice) == cudaSuccess)
+                            cell.reference = reference;
+                        r.max_diff = 0;
+                    }
+                    r.mpix_s = (double)w * h * p.iterations / (r.ms * 1e3);
+                    r.gb_s = f->traffic_bytes(&p, w, h) * p.iterations / (r.ms * 1e6);
+                    r.share = r.gb_s / copy_gbps;
+                    r.speedup = cell.baseline_ms > 0 ? cell.baseline_ms / r.ms : -1;
+                    print_row(stdout, &r, 0);
+                    fflush(stdout);
+                    if (table_add(&table, &r) != FV_OK) {
+                        fprintf(stderr, "filterview: %s\n", fv_last_error());
+                        failed = 1;
+                    }
+                }
+            }
+        }
+        free_sets(&sets);
+        fv_device_image_free(&reference);
+        fv_host_image_free(&host);
+    }
+    if (diff_work) cudaFree(diff_work);
+    fv_host_image_free(&photo);
+    int notes = 0;
+    for (int i = 0; i < table.n; i++) {
+        const bench_row *r = &table.rows[i];
+        if (!r->note[0]) continue;
+        if (!notes++) printf("\n# what the last run of each needed:\n");
+        printf("#   %dx%d %s/%s (%s): %s\n", r->width, r->height, r->filter->name, r->variant->name, r->params, r->note);
+    }
+    printf("\n# %d iteration(s) per run; GB/s counts the bytes one pass must read and write (the filter's "
+           "traffic model); %% copy = GB/s / copy GB/s; vs base = the baseline variant's time / this one's; "
+           "|d| base = largest difference from the baseline's output (share of pixels differing)\n",
+           cli_params(o, o->filter)->iterations);
+    if (csv) {
+        fprintf(csv, "size,width,height,filter,parameters,variant,kind,ms,mpix_s,gb_s,share_of_copy,"
+                     "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
+        for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1);
+        if (fclose(csv) != 0 || failed) {
+            fprintf(stderr, "filterview: %s not written\n", o->csv);
+            remove(o->csv);
+            failed = 1;
+        } else {
+            printf("# wrote %s\n", o->csv);
+        }
+    }
+    if (o->chart && !failed) {
+        if (bench_chart(o, &table, prop.name, copy_gbps, sizes, n_sizes) == FV_OK) {
+            printf("# wrote %s\n", o->chart);
+        } else {
+            fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+            failed = 1;
+        }
+    }
+    free(table.rows);
+    return failed ? 1 : 0;
+}

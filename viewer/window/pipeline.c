@@ -1,0 +1,619 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/window/pipeline.c: the viewer's compute side. The source image is uploaded once; each time
+ * something changed (or every frame when animating) both panes are run through the registry
+ * (each pane's fv_runner, prepared when something changes: the viewer launches no kernel itself):
+ *   interop  --interop buffer (the default): map both GL buffers (write-discard), run the
+ *            variant from the device source straight into them, diff on the GPU, unmap; the
+ *            shader samples the buffers as buffer textures, so nothing is copied at all.
+ *            --interop texture: the same into a device buffer, then a device -> array copy into
+ *            the registered 2D texture. --interop pbo (seed 004's way): kernels write the pixel
+ *            buffers, GL copies them into the textures (0.83 ms at 3840x2160 on the H200).
+ *   staging  registration was refused (Mesa, WSL2, hybrid laptops), or --interop staging: the
+ *            same into plain device buffers, then device -> host -> the GL buffers (2D textures
+ *            with --interop texture or pbo). Said in the HUD.
+ *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
+ * The diff statistics and the kernel times come back asynchronously (pipeline_collect), so the
+ * frame loop never waits for the GPU. Nothing is allocated and no plan is made per frame;
+ * buffers change only when the image does.
+ * ------------------------------------------------------------------------------------------------ */
+#include "app.h"
+
+#include "batch.h"
+#include "bench.h"
+#include "image_io.h"
+
+#include <cuda_gl_interop.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHART_RUNS 5
+#define CHART_CPU_MAX_PIXELS (4 << 20)
+
+const fv_filter *pane_filter(const app *a, int p)
+{
+    return fv_filters[a->panes[a->linked ? 0 : p].filter];
+}
+
+fv_params *pane_params(app *a, int p)
+{
+    const int owner = a->linked ? 0 : p;
+    return &a->params[owner][a->panes[owner].filter];
+}
+
+const fv_filter *edit_filter(const app *a) { return pane_filter(a, a->edit_pane); }
+
+const char *pane_name(const app *a, int p)
+{
+    int v = a->panes[p].variant;
+    return v == PANE_ORIGINAL ? "original" : pane_filter(a, p)->variants[v].name;
+}
+
+void pane_label(const app *a, int p, char *buf, size_t size)
+{
+    if (a->panes[p].variant == PANE_ORIGINAL && fv_noise_is_on(&a->noise))
+        snprintf(buf, size, "%s + noise", pane_name(a, p));
+    else if (pane_filter(a, 0) == pane_filter(a, 1) || a->panes[p].variant == PANE_ORIGINAL)
+        snprintf(buf, size, "%s", pane_name(a, p));
+    else
+        snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
+}
+
+int pane_variant_available(const app *a, int p, int variant)
+{
+    if (variant == PANE_ORIGINAL) return 1;
+    return a->compute != FV_COMPUTE_CPU || fv_variant_is_host(&pane_filter(a, p)->variants[variant]);
+}
+
+void describe_pane_params(app *a, int p, char *buf, size_t size)
+{
+    describe_params(pane_filter(a, p), pane_params(a, p), buf, size);
+}
+
+double pane_gbps(const app *a, int p)
+{
+    const pane *pn = &a->panes[p];
+    if (pn->variant == PANE_ORIGINAL || pn->kernel_ms <= 0) return 0;
+    const fv_params *params = pane_params((app *)a, p);
+    return pane_filter(a, p)->traffic_bytes(params, a->host_src.width, a->host_src.height) *
+           params->iterations / (pn->kernel_ms * 1e6);
+}
+
+/* dst = src, row by row (same size; pitches may differ) */
+static void copy_host_image(fv_image *dst, const fv_image *src)
+{
+    for (int y = 0; y < src->height; y++)
+        memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch, (size_t)src->width * 4);
+}
+
+/* host_src = host_clean with the noise drawn on the host (a copy where the noise is off) */
+static fv_status source_on_host(app *a)
+{
+    copy_host_image(&a->host_src, &a->host_clean);
+    return fv_noise_apply_host(&a->host_src, &a->noise);
+}
+
+fv_status app_load_image(app *a)
+{
+    fv_image img = {0};
+    if (a->path) {
+        FV_TRY(image_load(a->path, &img));
+    } else {
+        FV_TRY(fv_host_image_alloc(&img, a->random_w, a->random_h));
+        fv_image_fill_random(&img, a->seed);
+    }
+    if (a->gl.max_texture_size > 0 &&
+        (img.width > a->gl.max_texture_size || img.height > a->gl.max_texture_size)) {
+        int max = a->gl.max_texture_size;
+        fv_host_image_free(&img);
+        return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit "
+                       "(%dx%d): use the batch mode (-o) for it", img.width, img.height, max, max);
+    }
+    fv_host_image_free(&a->host_clean);
+    a->host_clean = img;
+    a->allocations++;
+    /* what the panes see: a copy with the noise (on the host here: the device buffers follow) */
+    if (a->host_src.width != img.width || a->host_src.height != img.height) {
+        fv_host_image_free(&a->host_src);
+        FV_TRY(fv_host_image_alloc(&a->host_src, img.width, img.height));
+    }
+    return source_on_host(a);
+}
+
+/* New noise on the source: the clean image goes up once and the noise is drawn on the GPU, then
+ * the noisy source comes back for what the host shows (the original pane, cpu panes, the pixel
+ * probe); without a GPU it is drawn on the host. Never per frame. */
+fv_status pipeline_set_noise(app *a, const fv_noise *noise)
+{
+    fv_noise_q check;
+    FV_TRY(fv_noise_prepare(noise, &check));
+    a->noise = *noise;
+    if (!a->host_src.data) return FV_OK;
+    if (a->compute == FV_COMPUTE_CPU || !a->device_src.data) {
+        FV_TRY(source_on_host(a));
+    } else { /* in place, the noise kernel launches only where the noise is on */
+        FV_TRY(fv_image_upload(&a->device_src, &a->host_clean));
+        FV_TRY(fv_noise_apply(&a->device_src, &a->device_src, noise, 0));
+        FV_TRY(fv_image_download(&a->host_src, &a->device_src));
+    }
+    render_resize_textures(a); /* re-uploads the original */
+    FV_TRY(pipeline_prepare(a));
+    a->dirty = 1;
+    return FV_OK;
+}
+
+static void unregister_panes(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->resource) cudaGraphicsUnregisterResource(pn->resource);
+        if (pn->texture_resource) cudaGraphicsUnregisterResource(pn->texture_resource);
+        pn->resource = pn->texture_resource = NULL;
+    }
+}
+
+static void release_buffers(app *a)
+{
+    unregister_panes(a);
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->buffer_texture) glDeleteTextures(1, &pn->buffer_texture);
+        pn->buffer_texture = 0;
+        if (pn->pbo) glDeleteBuffers(1, &pn->pbo);
+        pn->pbo = 0;
+        fv_device_image_free(&pn->device_out);
+        fv_host_image_free(&pn->host_out);
+        fv_runner_release(&pn->runner);
+    }
+    fv_device_image_free(&a->device_src);
+    if (a->diff_work) cudaFree(a->diff_work);
+    a->diff_work = NULL;
+    if (a->diff_host_totals) cudaFreeHost(a->diff_host_totals);
+    a->diff_host_totals = NULL;
+    a->results_pending = 0;
+}
+
+static const char *interop_note(fv_interop_path how)
+{
+    return how == FV_INTEROP_BUFFER ? "CUDA-GL interop: kernels write the GL buffers the shader samples"
+         : how == FV_INTEROP_TEXTURE ? "CUDA-GL interop: device copy into the textures"
+                                     : "CUDA-GL interop: kernels write the pixel buffers";
+}
+
+/* Registers both panes' GL objects with CUDA; on refusal unregisters what was done and returns
+ * the CUDA error. */
+static cudaError_t register_panes(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        cudaError_t err = a->interop == FV_INTEROP_TEXTURE
+            ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
+                                          cudaGraphicsRegisterFlagsWriteDiscard)
+            : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
+        if (err == cudaSuccess) continue;
+        cudaGetLastError();
+        unregister_panes(a);
+        return err;
+    }
+    return cudaSuccess;
+}
+
+/* Buffers for the current image size; decides between interop and staging on first use. */
+static fv_status alloc_buffers(app *a)
+{
+    const int w = a->host_src.width, h = a->host_src.height;
+    const size_t bytes = (size_t)w * 4 * (size_t)h;
+    if (a->interop == FV_INTEROP_BUFFER && (double)w * h > (double)a->gl.max_buffer_texels) {
+        fprintf(stderr, "filterview: %dx%d is more than this OpenGL's buffer texture limit (%d texels): "
+                "device copy into textures instead\n", w, h, a->gl.max_buffer_texels);
+        a->interop = FV_INTEROP_TEXTURE;
+        if (a->compute == FV_COMPUTE_INTEROP)
+            snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
+    }
+    a->allocations++;
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));
+        glGenBuffers(1, &pn->pbo);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+        /* buffer path: written by CUDA, read by the shader, never by the host */
+        glBufferData(GL_PIXEL_UNPACK_BUFFER, (GLsizeiptr)bytes, NULL,
+                     a->interop == FV_INTEROP_BUFFER ? GL_DYNAMIC_COPY : GL_STREAM_DRAW);
+        glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        if (a->interop != FV_INTEROP_BUFFER) continue;
+        glGenTextures(1, &pn->buffer_texture); /* the shader reads the pixel buffer in place */
+        glBindTexture(GL_TEXTURE_BUFFER, pn->buffer_texture);
+        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, pn->pbo);
+        glBindTexture(GL_TEXTURE_BUFFER, 0);
+    }
+    if (glGetError() != GL_NO_ERROR) return fv_fail(FV_ERR_GL, "cannot make the panes' pixel buffers");
+    if (a->compute == FV_COMPUTE_CPU) return FV_OK;
+    char what[64];
+    snprintf(what, sizeof what, "a %dx%d image in the viewer", w, h);
+    FV_TRY(fv_device_check_fits(bytes * 5, what));
+    FV_TRY(fv_device_image_alloc(&a->device_src, w, h));
+    FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess ||
+        cudaMallocHost(&a->diff_host_totals, fv_diff_work_bytes()) != cudaSuccess)
+        return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffers");
+    for (int p = 0; p < 2; p++) /* staging target, chart runs, the texture path's kernel output */
+        FV_TRY(fv_device_image_alloc(&a->panes[p].device_out, w, h));
+    if (a->compute != FV_COMPUTE_INTEROP) return FV_OK;
+    if (a->force_staging) {
+        a->compute = FV_COMPUTE_STAGING;
+        snprintf(a->compute_note, sizeof a->compute_note, "no interop (--interop staging): staging copy");
+        return FV_OK;
+    }
+    cudaError_t err = register_panes(a);
+    if (err != cudaSuccess) {
+        a->compute = FV_COMPUTE_STAGING;
+        snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
+                 (int)err);
+        fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
+                a->interop == FV_INTEROP_TEXTURE ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
+                (int)err, cudaGetErrorString(err));
+    }
+    return FV_OK;
+}
+
+fv_status pipeline_init(app *a)
+{
+    a->compute = FV_COMPUTE_INTEROP;
+    snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
+    if (fv_device_check() != FV_OK) {
+        a->compute = FV_COMPUTE_CPU;
+        snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
+        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n", fv_last_error());
+    }
+    for (int p = 0; p < 2; p++)
+        if (a->compute != FV_COMPUTE_CPU &&
+            (cudaEventCreate(&a->panes[p].start) != cudaSuccess ||
+             cudaEventCreate(&a->panes[p].stop) != cudaSuccess))
+            return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    if (a->compute != FV_COMPUTE_CPU &&
+        cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    if (a->compute != FV_COMPUTE_CPU) {
+        size_t bytes = (size_t)a->host_src.width * 4 * a->host_src.height;
+        if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
+        if (bench_copy_bandwidth(bytes, 10, &a->copy_gbps) != FV_OK) a->copy_gbps = 0;
+    }
+    /* pick pane variants this mode can run */
+    for (int p = 0; p < 2; p++) {
+        const fv_filter *f = pane_filter(a, p);
+        if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, p, a->panes[p].variant))
+            a->panes[p].variant = p == 0 ? f->n_variants - 1 : PANE_ORIGINAL; /* cpu, original */
+    }
+    fv_status st = alloc_buffers(a);
+    if (st == FV_OK) st = pipeline_prepare(a);
+    a->dirty = 1;
+    return st;
+}
+
+void pipeline_release(app *a)
+{
+    release_buffers(a);
+    for (int p = 0; p < 2; p++) {
+        if (a->panes[p].start) cudaEventDestroy(a->panes[p].start);
+        if (a->panes[p].stop) cudaEventDestroy(a->panes[p].stop);
+        a->panes[p].start = a->panes[p].stop = NULL;
+    }
+    if (a->results_ready) cudaEventDestroy(a->results_ready);
+    a->results_ready = NULL;
+    fv_host_image_free(&a->host_src);
+    fv_host_image_free(&a->host_clean);
+}
+
+/* Reload: the same path again; buffers and textures follow a size change. */
+fv_status pipeline_reload(app *a)
+{
+    int w = a->host_src.width, h = a->host_src.height;
+    FV_TRY(app_load_image(a));
+    if (a->host_src.width != w || a->host_src.height != h || a->interop == FV_INTEROP_TEXTURE) {
+        /* new texture storage invalidates registrations: unregister, re-create, register */
+        release_buffers(a);
+        render_resize_textures(a);
+        if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* try again */
+        FV_TRY(alloc_buffers(a));
+        view_fit(a);
+    } else {
+        render_resize_textures(a); /* re-uploads the original */
+        if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    }
+    FV_TRY(pipeline_prepare(a));
+    a->dirty = 1;
+    return FV_OK;
+}
+
+static fv_image packed_view(void *ptr, int w, int h)
+{
+    fv_image v = {(uint8_t *)ptr, w, h, (size_t)w * 4};
+    return v;
+}
+
+fv_status pipeline_prepare(app *a)
+{
+    if (!a->host_src.data) return FV_OK;
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) continue;
+        const fv_filter *f = pane_filter(a, p);
+        const fv_variant *v = &f->variants[pn->variant];
+        const int remake = !pn->runner.prepared || pn->runner.variant != v;
+        FV_TRY(fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width, a->host_src.height));
+        if (remake || v->state_create) {
+            if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
+                snprintf(pn->resources, sizeof pn->resources, "-");
+            else
+                fv_variant_resources_text(v, pane_params(a, p), pn->resources, sizeof pn->resources);
+        }
+    }
+    return FV_OK;
+}
+
+static fv_status run_pane(app *a, int p, fv_image *out)
+{
+    pane *pn = &a->panes[p];
+    const fv_variant *v = &pane_filter(a, p)->variants[pn->variant];
+    if (fv_variant_is_host(v)) {
+        double t0 = bench_now_ms();
+        FV_TRY(fv_runner_run(&pn->runner, &a->host_src, &pn->host_out, 0));
+        pn->kernel_ms = bench_now_ms() - t0;
+        if (a->compute == FV_COMPUTE_CPU) return FV_OK;
+        if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
+                         (size_t)out->width * 4, (size_t)out->height, cudaMemcpyHostToDevice) != cudaSuccess)
+            return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
+        return FV_OK;
+    }
+    cudaEventRecord(pn->start, 0);
+    fv_status st = fv_runner_run(&pn->runner, &a->device_src, out, 0);
+    cudaEventRecord(pn->stop, 0);
+    return st;
+}
+
+/* Charges the host time since *t to `stage`; with a->profile (--bench-frames' synchronised
+ * pass) the stage's GPU work is drained first. */
+static void end_stage(app *a, frame_stage stage, double *t)
+{
+    if (a->profile) {
+        if (stage == STAGE_TEXTURE || stage == STAGE_DRAW) glFinish();
+        else if (a->compute != FV_COMPUTE_CPU) cudaDeviceSynchronize();
+    }
+    double now = bench_now_ms();
+    a->stage_ms[stage] = now - *t;
+    *t = now;
+}
+
+int pipeline_collect(app *a, int wait)
+{
+    if (!a->results_pending) return 1;
+    cudaError_t done = wait ? cudaEventSynchronize(a->results_ready) : cudaEventQuery(a->results_ready);
+    if (done == cudaErrorNotReady) {
+        cudaGetLastError(); /* "not ready" is an answer, not an error for the next launch check */
+        return 0;
+    }
+    a->results_pending = 0;
+    if (done != cudaSuccess) {
+        snprintf(a->error, sizeof a->error, "the frame's GPU work failed: %s", cudaGetErrorString(done));
+        a->diff_valid = 0;
+        return 1;
+    }
+    fv_diff_totals_read(a->diff_host_totals, a->host_src.width, a->host_src.height, &a->diff);
+    a->diff_valid = 1;
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+            continue; /* host clock, already set */
+        float ms = 0;
+        if (cudaEventElapsedTime(&ms, pn->start, pn->stop) == cudaSuccess) pn->kernel_ms = ms;
+    }
+    return 1;
+}
+
+/* The mapped pointer (buffer and pbo paths) or the device buffer that pane p's kernel writes. */
+static fv_status pane_target(app *a, int p, fv_image *out)
+{
+    pane *pn = &a->panes[p];
+    *out = a->compute == FV_COMPUTE_CPU ? pn->host_out : pn->device_out;
+    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_TEXTURE) return FV_OK;
+    void *ptr = NULL;
+    size_t size = 0;
+    if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsResourceGetMappedPointer failed");
+    *out = packed_view(ptr, a->host_src.width, a->host_src.height);
+    return FV_OK;
+}
+
+static fv_status copy_into_texture(pane *pn, const fv_image *from)
+{
+    cudaArray_t array = NULL;
+    if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
+        cudaMemcpy2DToArrayAsync(array, 0, 0, from->data, from->pitch, (size_t)from->width * 4,
+                                 (size_t)from->height, cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s", cudaGetErrorString(cudaGetLastError()));
+    return FV_OK;
+}
+
+/* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
+static fv_status compute_panes(app *a, fv_image outs[2])
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) {
+            outs[p] = a->compute == FV_COMPUTE_CPU ? a->host_src : a->device_src;
+            pn->kernel_ms = 0;
+            continue;
+        }
+        FV_TRY(pane_target(a, p, &outs[p]));
+        FV_TRY(run_pane(a, p, &outs[p]));
+        if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE)
+            FV_TRY(copy_into_texture(pn, &outs[p]));
+    }
+    if (a->compute == FV_COMPUTE_CPU) {
+        fv_diff_host(&outs[0], &outs[1], &a->diff);
+        a->diff_valid = 1;
+        return FV_OK;
+    }
+    FV_TRY(fv_diff_enqueue(&outs[0], &outs[1], a->diff_work, a->diff_host_totals, 0));
+    if (cudaEventRecord(a->results_ready, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaEventRecord failed");
+    a->results_pending = 1;
+    return FV_OK;
+}
+
+/* pbo, staging and cpu paths: into what the shader samples (the 2D textures, or the pixel
+ * buffers with --interop buffer), from the pixel buffers or from host memory */
+static fv_status upload_to_gl(app *a)
+{
+    const int w = a->host_src.width, h = a->host_src.height;
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant == PANE_ORIGINAL) continue;
+        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+            FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
+        glBindTexture(GL_TEXTURE_2D, pn->texture);
+        if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        } else if (pn->buffer_texture) {
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
+            glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)pn->host_out.pitch * h, pn->host_out.data);
+            glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
+        } else {
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pn->host_out.data);
+        }
+    }
+    glBindTexture(GL_TEXTURE_2D, 0);
+    return FV_OK;
+}
+
+fv_status pipeline_compute(app *a)
+{
+    double t = bench_now_ms();
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant != PANE_ORIGINAL) FV_TRY(fv_params_check(pane_filter(a, p), pane_params(a, p)));
+    /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
+    if (a->results_pending) pipeline_collect(a, 1);
+    struct cudaGraphicsResource *mapped[2];
+    int n_mapped = 0;
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
+            mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource
+                                                                   : a->panes[p].resource;
+    if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
+    end_stage(a, STAGE_MAP, &t);
+    fv_image outs[2];
+    fv_status st = compute_panes(a, outs);
+    end_stage(a, STAGE_COMPUTE, &t);
+    if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
+    end_stage(a, STAGE_UNMAP, &t);
+    if (st != FV_OK) {
+        a->results_pending = 0;
+        return st;
+    }
+    if (a->compute != FV_COMPUTE_INTEROP || a->interop == FV_INTEROP_PBO) st = upload_to_gl(a);
+    end_stage(a, STAGE_TEXTURE, &t);
+    return st;
+}
+
+/* --bench-frames' hand-over floor: the smallest CUDA work there is (a 4-byte memset), waited for */
+void pipeline_cuda_tick(app *a)
+{
+    if (a->compute == FV_COMPUTE_CPU) return;
+    cudaMemsetAsync(a->diff_work, 0, 4, 0);
+    cudaStreamSynchronize(0);
+}
+
+typedef struct chart_op {
+    app *a;
+    const fv_runner *runner;
+} chart_op;
+
+static fv_status chart_op_run(void *context, int set)
+{
+    chart_op *c = context;
+    (void)set;
+    return fv_runner_run(c->runner, &c->a->device_src, &c->a->panes[0].device_out, 0);
+}
+
+/* `t`: every variant of the edited pane's filter with its parameters, each prepared before it
+ * is timed (a user's request, so its buffers are made here, not in the frame loop) */
+void pipeline_time_all_variants(app *a)
+{
+    const fv_filter *f = edit_filter(a);
+    const fv_params *params = pane_params(a, a->edit_pane);
+    bar_chart *c = &a->chart;
+    c->n = 0;
+    c->stale = 0;
+    if (fv_params_check(f, params) != FV_OK) return;
+    for (int i = 0; i < f->n_variants && c->n < CHART_MAX_VARIANTS; i++) {
+        const fv_variant *v = &f->variants[i];
+        double ms = 0;
+        fv_runner runner = {0};
+        fv_status st = FV_OK;
+        if (fv_variant_is_host(v)) {
+            if ((size_t)a->host_src.width * a->host_src.height * params->iterations > CHART_CPU_MAX_PIXELS)
+                continue;
+            st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
+            double t0 = bench_now_ms();
+            if (st == FV_OK) st = fv_runner_run(&runner, &a->host_src, &a->panes[0].host_out, 0);
+            ms = bench_now_ms() - t0;
+        } else {
+            if (a->compute == FV_COMPUTE_CPU) continue;
+            st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
+            chart_op op = {a, &runner};
+            if (st == FV_OK) st = bench_time_op(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);
+        }
+        fv_runner_release(&runner);
+        if (st != FV_OK) {
+            snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+            continue;
+        }
+        c->names[c->n] = v->name;
+        c->ms[c->n] = ms;
+        c->n++;
+    }
+    a->dirty = 1; /* panes[0].host_out may have been used: refresh what is shown */
+}
+
+fv_status pane_download(app *a, int p, fv_image *host)
+{
+    const pane *pn = &a->panes[p];
+    const fv_filter *f = pane_filter(a, p);
+    const fv_image *from = NULL;
+    if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
+    else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
+        from = &pn->host_out;
+    if (!from && a->interop == FV_INTEROP_TEXTURE) return fv_image_download(host, &pn->device_out);
+    if (from) {
+        for (int y = 0; y < host->height; y++)
+            memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
+                   (size_t)host->width * 4);
+        return FV_OK;
+    }
+    glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo);
+    glGetBufferSubData(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)host->pitch * host->height, host->data);
+    glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    return glGetError() == GL_NO_ERROR ? FV_OK : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
+}
+
+int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
+{
+    if (x < 0 || y < 0 || x >= a->host_src.width || y >= a->host_src.height) return 0;
+    const pane *pn = &a->panes[p];
+    const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
+    if (pn->variant == PANE_ORIGINAL) {
+        memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
+    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant])) {
+        memcpy(rgba, pn->host_out.data + offset, 4);
+    } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
+        cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,
+                   cudaMemcpyDeviceToHost);
+    } else {
+        glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo); /* 4 bytes, only while the cursor moves */
+        glGetBufferSubData(GL_COPY_READ_BUFFER, (GLintptr)offset, 4, rgba);
+        glBindBuffer(GL_COPY_READ_BUFFER, 0);
+    }
+    return 1;
+}
