@@ -126,8 +126,19 @@ typedef struct fv_kernel_info {
 
 #define FV_MAX_KERNELS 4
 
+/* What a variant is for: the menus, the benchmark, the tests and the library pick by role, never
+ * by name or position. */
+typedef enum fv_variant_role {
+    FV_ROLE_TEACHING = 0,      /* a step of the lesson (naive, shared memory, ...): held to ref */
+    FV_ROLE_FASTEST,           /* the one to use when nobody asks for another: held to ref */
+    FV_ROLE_PEER,              /* another library's implementation (NPP): its difference from the
+                                  reference is reported, not held to a tolerance */
+    FV_ROLE_REFERENCE          /* the plain-C reference on the host: the test oracle */
+} fv_variant_role;
+
 typedef struct fv_variant {
     const char *name;
+    fv_variant_role role;
     const char *summary;       /* one line a student would understand */
     fv_run_fn run;             /* NULL: the `cpu` variant, i.e. the filter's reference */
     /* Optional device state with a lifetime: made by fv_runner_prepare when the image size or a
@@ -141,8 +152,6 @@ typedef struct fv_variant {
      * read from the state after the run has finished (not timed); returns 0 with nothing to say. */
     int (*last_run_text)(const void *state, char *text, size_t size);
     const fv_tolerance *tolerance; /* NULL: the filter's */
-    int peer;                  /* another library's implementation (NPP): its difference from the
-                                  reference is reported, not held to a tolerance */
 } fv_variant;
 
 typedef struct fv_filter {
@@ -170,7 +179,9 @@ typedef struct fv_filter {
 double fv_traffic_read_write(const fv_params *p, int width, int height);
 
 #define FV_VARIANT_CPU                                                                             \
-    { .name = "cpu", .summary = "plain-C reference on the host: the test oracle" }
+    {.name = "cpu",                                                                                \
+     .role = FV_ROLE_REFERENCE,                                                                    \
+     .summary = "plain-C reference on the host: the test oracle"}
 
 extern const fv_filter *const fv_filters[];
 extern const int fv_n_filters;
@@ -179,7 +190,11 @@ extern const int fv_n_filters;
 const fv_filter *fv_filter_find(const char *name);
 int fv_filter_index(const fv_filter *f);
 const fv_variant *fv_variant_find(const fv_filter *f, const char *name);
-int fv_variant_is_host(const fv_variant *v);
+int fv_variant_is_host(const fv_variant *v);   /* the reference: runs on host images */
+int fv_variant_is_peer(const fv_variant *v);
+/* The filter's variant of that role (the first, where several share it); NULL when none has it. */
+const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role role);
+int fv_variant_index(const fv_filter *f, const fv_variant *v);
 const fv_variant *fv_filter_baseline(const fv_filter *f);
 const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v);
 

@@ -380,6 +380,7 @@ static const fv_variant box_variants[] = {
      .state_destroy = box_tex_state_destroy,
      .kernels = box_tex_kernels},
     {.name = "fast",
+     .role = FV_ROLE_FASTEST,
      .summary = box_fast_summary,
      .run = box_fast_run,
      .state_bytes = box_fast_state_bytes,

@@ -1309,13 +1309,13 @@ static fv_status canny_npp_run(const fv_image *src, fv_image *dst, const fv_para
 
 #define CANNY_VARIANT_NPP                                                                          \
     {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
      .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
                 "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
      .run = canny_npp_run,                                                                         \
      .state_bytes = canny_npp_state_bytes,                                                         \
      .state_create = canny_npp_state_create,                                                       \
-     .state_destroy = canny_npp_state_destroy,                                                     \
-     .peer = 1},
+     .state_destroy = canny_npp_state_destroy},
 #else
 #define CANNY_VARIANT_NPP
 #endif
@@ -1341,6 +1341,7 @@ static const fv_variant canny_variants[] = {
      .kernels = canny_smem_kernels,
      .last_run_text = canny_last_run_text},
     {.name = "fast",
+     .role = FV_ROLE_FASTEST,
      .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
                 "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
                 "a 62x30 tile, whole runs a step): no host round trip per sweep",

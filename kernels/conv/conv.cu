@@ -484,6 +484,7 @@ static const fv_variant conv_variants[] = {
      .kernels = conv_fft_fast_kernels,
      .tolerance = &conv_fft_tolerance},
     {.name = "auto",
+     .role = FV_ROLE_FASTEST,
      .summary = "direct_smem for small kernels, fft_fast for large ones, by a cost model of both "
                 "(taps x pixels against padded points x log2), timing both on this GPU where it is close",
      .run = conv_run,

@@ -116,7 +116,7 @@ void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *bu
         return;
     }
     if (n == 0) {
-        snprintf(buf, size, v->peer ? "a library's kernels: resources not reported" : "no kernel info");
+        snprintf(buf, size, fv_variant_is_peer(v) ? "a library's kernels: resources not reported" : "no kernel info");
         return;
     }
     size_t len = 0;

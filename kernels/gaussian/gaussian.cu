@@ -470,6 +470,7 @@ static const fv_variant gaussian_variants[] = {
      .run = gaussian_smem_mwpt_run,
      .kernels = gaussian_smem_mwpt_kernels},
     {.name = "fast",
+     .role = FV_ROLE_FASTEST,
      .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows; "
                 "wide radii: both passes as band-matrix products on int8 tensor cores",
      .run = gaussian_fast_run,

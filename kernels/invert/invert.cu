@@ -40,6 +40,7 @@ static fv_status invert_naive_run(const fv_image *src, fv_image *dst, const fv_p
 
 static const fv_variant invert_variants[] = {
     {.name = "naive",
+     .role = FV_ROLE_FASTEST,
      .summary = "one thread per pixel: 255 - value is an XOR of the colour bytes",
      .run = invert_naive_run,
      .kernels = invert_naive_kernels},

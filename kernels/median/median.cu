@@ -294,6 +294,7 @@ static const fv_variant median_variants[] = {
      .run = median_smem_ppt4_run,
      .kernels = median_smem_ppt4_kernels},
     {.name = "fast",
+     .role = FV_ROLE_FASTEST,
      .summary = median_fast_summary,
      .run = median_fast_run,
      .kernels = median_fast_kernels},

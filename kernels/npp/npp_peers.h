@@ -40,41 +40,41 @@ fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, v
 
 #define FV_VARIANT_NPP_GAUSSIAN                                                                    \
     {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
      .summary = "NVIDIA NPP's nppiFilterGaussAdvancedBorder_8u_C4R with our taps as floats: the peer", \
      .run = npp_gaussian_run,                                                                      \
      .state_create = npp_gaussian_state_create,                                                    \
-     .state_destroy = npp_state_destroy,                                                           \
-     .peer = 1},
+     .state_destroy = npp_state_destroy},
 #define FV_VARIANT_NPP_BOX                                                                         \
     {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
      .summary = "NVIDIA NPP's nppiFilterBoxBorder_8u_C4R, replicated border: the field's peer",    \
      .run = npp_box_run,                                                                           \
      .state_create = npp_box_state_create,                                                         \
-     .state_destroy = npp_state_destroy,                                                           \
-     .peer = 1},
+     .state_destroy = npp_state_destroy},
 /* NPP's median reads k/2 pixels beyond the ROI on every side and leaves providing them to the
  * caller: each run first copies the source into a padded image with replicated borders (the
  * variant's state), and that copy is part of its time. */
 #define FV_VARIANT_NPP_MEDIAN                                                                      \
     {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
      .summary = "NVIDIA NPP's nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 "      \
                 "replicated pixels (NPP reads beyond the ROI; the copy is timed too): the peer",   \
      .run = npp_median_run,                                                                        \
      .state_bytes = npp_median_state_bytes,                                                        \
      .state_create = npp_median_state_create,                                                      \
-     .state_destroy = npp_median_state_destroy,                                                    \
-     .peer = 1},
+     .state_destroy = npp_median_state_destroy},
 /* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16; output
  * stage only (other stages are refused when the state is made). */
 #define FV_VARIANT_NPP_CONV                                                                        \
     {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
      .summary = "NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights, divisor 2^16, "    \
                 "replicated border: the peer (output stage only)",                                 \
      .run = npp_conv_run,                                                                          \
      .state_bytes = npp_conv_state_bytes,                                                          \
      .state_create = npp_conv_state_create,                                                        \
-     .state_destroy = npp_state_destroy,                                                           \
-     .peer = 1},
+     .state_destroy = npp_state_destroy},
 #else
 #define FV_VARIANT_NPP_CONV
 #define FV_VARIANT_NPP_GAUSSIAN

@@ -191,7 +191,7 @@ static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_
     cudaMemset2D(dst.data, dst.pitch, 0xA5, (size_t)w * 4, (size_t)h); /* poison */
     fv_runner runner = {0};
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h);
-    peer_worst *declining = v->peer && st == FV_ERR_ARG ? peer_entry(f, v) : NULL;
+    peer_worst *declining = fv_variant_is_peer(v) && st == FV_ERR_ARG ? peer_entry(f, v) : NULL;
     if (declining) { /* a peer need not offer every parameter set: counted and reported, not failed */
         if (!declining->declined++) snprintf(declining->why, sizeof declining->why, "%s", fv_last_error());
         st = FV_ERR_ARG;
@@ -210,7 +210,7 @@ static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_
         snprintf(detail, sizeof detail, "%s: max abs error %d (allowed %d), %lld pixels differ (allowed %.4g%%), "
                  "first beyond the tolerance at (%d, %d)", what, d.max_abs, tol->max_abs, d.n_differing,
                  100.0 * tol->max_share, fx, fy);
-        if (v->peer) { /* peers may filter alpha too (NPP does): report R, G, B */
+        if (fv_variant_is_peer(v)) { /* peers may filter alpha too (NPP does): report R, G, B */
             fv_image rgb_got = got, rgb_expected;
             fv_host_image_alloc(&rgb_expected, w, h);
             for (int y = 0; y < h; y++)
@@ -272,7 +272,7 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
             }
             if (case_number++ % shard_count != shard_index) continue; /* another shard's case */
             fv_runner host = {0};
-            const fv_variant *cpu = fv_variant_find(f, "cpu");
+            const fv_variant *cpu = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
             fv_status st = fv_runner_prepare(&host, f, cpu, &cases[pi], src.width, src.height);
             if (st == FV_OK) st = fv_runner_run(&host, &src, &expected, 0);
             fv_runner_release(&host);

@@ -196,7 +196,7 @@ static void print_row(FILE *out, const bench_row *r, int csv)
         char resources[600];
         snprintf(resources, sizeof resources, "\"%s\"", r->resources);
         fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width, r->height,
-                r->filter->name, r->params, r->variant->name, r->variant->peer ? "peer" : "ours", r->ms,
+                r->filter->name, r->params, r->variant->name, fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms,
                 r->mpix_s, r->gb_s, r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
     } else {
         fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",

@@ -93,6 +93,7 @@ typedef struct renderer {
 typedef struct bar_chart {
     int visible, stale, n;
     const char *names[CHART_MAX_VARIANTS];
+    int on_host[CHART_MAX_VARIANTS];     /* the reference: drawn apart, may run off the scale */
     double ms[CHART_MAX_VARIANTS];
 } bar_chart;
 

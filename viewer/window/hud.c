@@ -221,7 +221,7 @@ static void chart_panel(app *a, float scale)
     /* scale to the GPU variants; a CPU time far beyond them is drawn clipped, its number says it */
     double max_ms = 0, max_all = 0;
     for (int i = 0; i < c->n; i++) {
-        if (strcmp(c->names[i], "cpu") != 0 && c->ms[i] > max_ms) max_ms = c->ms[i];
+        if (!c->on_host[i] && c->ms[i] > max_ms) max_ms = c->ms[i];
         if (c->ms[i] > max_all) max_all = c->ms[i];
     }
     if (max_ms <= 0) max_ms = max_all;
@@ -229,7 +229,7 @@ static void chart_panel(app *a, float scale)
         float ly = y + pad + (i + 1) * line_h;
         text(r, x + pad, ly, scale, WHITE, c->names[i]);
         float len = max_ms > 0 ? (float)fmin(c->ms[i] / max_ms, 1.15) * bar_max : 0;
-        int is_cpu = strcmp(c->names[i], "cpu") == 0;
+        int is_cpu = c->on_host[i];
         rect(r, x + pad + label_w, ly, len < 1 ? 1 : len, line_h - 3 * scale, is_cpu ? BAR_CPU : BAR_A);
         char ms[32];
         snprintf(ms, sizeof ms, c->ms[i] > 1.15 * max_ms ? "%.4f ms (off scale)" : "%.4f ms", c->ms[i]);

@@ -76,7 +76,12 @@ static void select_filter(app *a, int index)
 {
     if (index < 0 || index >= fv_n_filters) return;
     const int p = a->edit_pane;
-    int old_variants = pane_filter(a, p)->n_variants;
+    /* whether each pane showed its filter's reference, before the filter changes */
+    int was_reference[2];
+    for (int q = 0; q < 2; q++)
+        was_reference[q] = a->panes[q].variant >= 0 &&
+                           a->panes[q].variant < pane_filter(a, q)->n_variants &&
+                           fv_variant_is_host(&pane_filter(a, q)->variants[a->panes[q].variant]);
     a->panes[a->linked ? 0 : p].filter = index;
     if (a->picked_param >= pane_filter(a, p)->n_params) a->picked_param = 0;
     /* keep each pane's variant by position where it exists, else fall back to one that runs */
@@ -84,9 +89,10 @@ static void select_filter(app *a, int index)
         if (!a->linked && q != p) continue;
         pane *pn = &a->panes[q];
         const fv_filter *f = pane_filter(a, q);
-        if (pn->variant == old_variants - 1) pn->variant = f->n_variants - 1; /* cpu stays cpu */
+        const int reference = fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE));
+        if (was_reference[q]) pn->variant = reference; /* the reference stays the reference */
         if (pn->variant >= f->n_variants || !pane_variant_available(a, q, pn->variant))
-            pn->variant = f->n_variants - 1;
+            pn->variant = reference;
     }
     changed(a);
 }

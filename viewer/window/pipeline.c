@@ -281,7 +281,8 @@ fv_status pipeline_init(app *a)
     for (int p = 0; p < 2; p++) {
         const fv_filter *f = pane_filter(a, p);
         if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, p, a->panes[p].variant))
-            a->panes[p].variant = p == 0 ? f->n_variants - 1 : PANE_ORIGINAL; /* cpu, original */
+            a->panes[p].variant = p == 0 ? fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE))
+                                         : PANE_ORIGINAL;
     }
     fv_status st = alloc_buffers(a);
     if (st == FV_OK) st = pipeline_prepare(a);
@@ -571,6 +572,7 @@ void pipeline_time_all_variants(app *a)
             continue;
         }
         c->names[c->n] = v->name;
+        c->on_host[c->n] = fv_variant_is_host(v);
         c->ms[c->n] = ms;
         c->n++;
     }
