@@ -31,7 +31,8 @@ typedef enum fv_status {
     FV_ERR_NO_DEVICE,  /* no usable CUDA device */
     FV_ERR_MEMORY,     /* not enough host or device memory */
     FV_ERR_CUDA,       /* a CUDA (or NPP) call failed */
-    FV_ERR_GL          /* OpenGL, EGL or window system failure */
+    FV_ERR_GL,         /* OpenGL, EGL or window system failure */
+    FV_ERR_UNSUPPORTED /* a peer declines this case (its `supports` says why) */
 } fv_status;
 
 /* Records a printf-style message for fv_last_error() and returns `status`. */
@@ -51,10 +52,19 @@ const char *fv_status_name(fv_status status);
     } while (0)
 
 /* ---- images ---- */
+/* Where an image's pixels live. The allocators set it; an image made by hand (a mapped GL buffer)
+ * may leave it unknown, and the runner then trusts the caller. */
+typedef enum fv_memory {
+    FV_MEMORY_UNKNOWN = 0,
+    FV_MEMORY_HOST,
+    FV_MEMORY_DEVICE
+} fv_memory;
+
 typedef struct fv_image {
-    uint8_t *data;      /* RGBA8, host or device memory depending on who holds it */
+    uint8_t *data;      /* RGBA8, in `memory` */
     int width, height;
     size_t pitch;       /* bytes between rows, >= 4 * width */
+    fv_memory memory;
 } fv_image;
 
 #define FV_MAX_DIMENSION 32768                 /* per side */
@@ -74,7 +84,9 @@ fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src);
 typedef enum fv_param_type {
     FV_PARAM_INT,     /* plain decimal integer */
     FV_PARAM_REAL,    /* plain decimal number */
-    FV_PARAM_CHOICE   /* one of `choices` by name; the value is its index */
+    FV_PARAM_CHOICE,  /* one of `choices` by name; the value is its index */
+    FV_PARAM_IMAGE    /* a host image the caller loads and owns (conv's kernel from a file); its
+                         value is 1 when one is given, 0 for the filter's built-in default */
 } fv_param_type;
 
 typedef struct fv_param_desc {
@@ -97,6 +109,8 @@ typedef struct fv_param_desc {
 /* Values in the order of the filter's parameter table, plus the iteration count. */
 typedef struct fv_params {
     double value[FV_MAX_PARAMS];
+    const fv_image *image[FV_MAX_PARAMS]; /* FV_PARAM_IMAGE: the image, NULL for the default; the
+                                             caller keeps it alive while a runner uses it */
     int iterations;            /* the filter is applied this many times (1..f->max_iterations) */
 } fv_params;
 
@@ -152,6 +166,11 @@ typedef struct fv_variant {
      * read from the state after the run has finished (not timed); returns 0 with nothing to say. */
     int (*last_run_text)(const void *state, char *text, size_t size);
     const fv_tolerance *tolerance; /* NULL: the filter's */
+    /* Peers: whether this case is one they can do (NPP's Canny has no blur, its conv only the
+     * output stage). Returns 1, or 0 with a one-line reason in `why`; fv_runner_prepare then fails
+     * with FV_ERR_UNSUPPORTED before making anything. NULL: every case. */
+    int (*supports)(const struct fv_variant *v, const fv_params *p, int width, int height,
+                    char *why, size_t why_size);
 } fv_variant;
 
 typedef struct fv_filter {

@@ -27,7 +27,7 @@ const char *fv_status_name(fv_status status)
 {
     static const char *const names[] = {"ok", "bad argument", "i/o error", "bad image data",
                                         "bad image size", "no CUDA device", "out of memory",
-                                        "CUDA error", "OpenGL error"};
+                                        "CUDA error", "OpenGL error", "not supported"};
     return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "unknown status";
 }
 
@@ -55,6 +55,7 @@ fv_status fv_host_image_alloc(fv_image *img, int width, int height)
     img->width = width;
     img->height = height;
     img->pitch = pitch;
+    img->memory = FV_MEMORY_HOST;
     return FV_OK;
 }
 

@@ -60,6 +60,7 @@ fv_status fv_device_image_alloc(fv_image *img, int width, int height)
     img->width = width;
     img->height = height;
     img->pitch = pitch;
+    img->memory = FV_MEMORY_DEVICE;
     return FV_OK;
 }
 

@@ -111,7 +111,8 @@ int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
 
 static int same_values(const fv_params *a, const fv_params *b)
 {
-    return memcmp(a->value, b->value, sizeof a->value) == 0;
+    return memcmp(a->value, b->value, sizeof a->value) == 0 &&
+           memcmp(a->image, b->image, sizeof a->image) == 0;
 }
 
 fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
@@ -119,6 +120,9 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
 {
     FV_TRY(fv_params_check(f, p));
     FV_TRY(fv_check_dimensions(width, height));
+    char why[200] = "";
+    if (v->supports && !v->supports(v, p, width, height, why, sizeof why))
+        return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s: %s", f->name, v->name, why[0] ? why : "not supported");
     const int host = fv_variant_is_host(v);
     if (r->prepared && r->filter == f && r->variant == v && r->width == width &&
         r->height == height && (same_values(&r->params, p) || !v->state_create)) {
@@ -193,6 +197,10 @@ fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
                        src->height, dst->width, dst->height);
     if (r->params.iterations > 1 && r->filter->max_iterations <= 1)
         return fv_fail(FV_ERR_ARG, "%s runs once per image", r->filter->name);
+    const fv_memory want = fv_variant_is_host(r->variant) ? FV_MEMORY_HOST : FV_MEMORY_DEVICE;
+    if ((src->memory && src->memory != want) || (dst->memory && dst->memory != want))
+        return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s runs on %s images", r->filter->name,
+                       r->variant->name, want == FV_MEMORY_HOST ? "host" : "device");
     fv_image ping = r->ping;
     if (fv_variant_is_host(r->variant))
         return fv_iterate(run_host_pass, (void *)r, src, dst, &ping, r->params.iterations);
