@@ -1,10 +1,12 @@
 /* ------------------------------------------------------------------------------------------------
- * tests/cpu/test_image_io.c: the image codecs and output files (viewer/imageio/image_io.c, codec_*.c).
+ * tests/cpu/test_image_io.c: the image codecs and output files (viewer/imageio/image_io.c, the
+ * codecs beside it, imageio/bmp.c).
  *
  * A corpus made here, at test time, from random pixels (seed printed): PNGs of every colour type
  * and bit depth, plain and interlaced, written by hand with zlib so that the decoder under test
  * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation);
- * PNM text and binary, 8- and 16-bit; BMP. Each is checked by content after decoding. Then the
+ * PNM text and binary, 8- and 16-bit; BMPs of every header, depth, palette and bit-field layout,
+ * written here byte by byte (a few worked by hand). Each is checked by content. Then the
  * bad files: truncations at many offsets of every format, bit flips, lying headers and bombs,
  * control characters, each refused with one printable line within a time limit. Then output:
  * PNG at every level and thread count read back exactly, JPEG quality, read-only and linked
@@ -447,7 +449,7 @@ static void test_pnm_bmp(void)
         check(ok, what, st ? fv_last_error() : NULL);
         if (st == FV_OK) fv_host_image_free(&img);
     }
-    /* BMP (stb_image_write: 24-bit) */
+    /* BMP (stb_image_write: 32-bit, V4 header, bit fields) */
     fv_image ref;
     fv_host_image_alloc(&ref, 9, 6);
     test_fill_random(&ref, &seed);
@@ -464,13 +466,14 @@ static void test_pnm_bmp(void)
 
 /* ---- bad files ---- */
 
-/* Every truncation of `file` at `n_offsets` offsets spread over [0, limit) must fail cleanly. */
+/* Every truncation of `file` at offsets spread over [0, limit) must fail cleanly: every byte of
+ * the first 64 and of a small file (up to 512 bytes), about a hundred cuts of a larger one. */
 static void truncations(const char *what, const uint8_t *file, size_t limit)
 {
     int bad = 0, total = 0;
     char first[600] = "";
     double worst = 0;
-    for (size_t cut = 1; cut < limit; cut += cut < 64 ? 1 : 1 + limit / 97) {
+    for (size_t cut = 1; cut < limit; cut += cut < 64 || limit <= 512 ? 1 : 1 + limit / 97) {
         fv_image img;
         double t0 = now_s();
         fv_status st = load_bytes("cut.bin", file, cut, &img);
@@ -634,6 +637,328 @@ static void test_bad_files(void)
     free(mut);
     free(bmp);
     free(jb);
+}
+
+/* ---- BMP by hand (viewer/imageio/bmp.c) ---- */
+
+static void le16_put(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+}
+
+static void le32_put(uint8_t *p, uint32_t v)
+{
+    le16_put(p, v);
+    le16_put(p + 2, v >> 16);
+}
+
+typedef struct bmp_spec {
+    int header;                 /* info header bytes: 12, 16, 40, 52, 56, 64, 108 or 124 */
+    int w, h, bpp, top_down;
+    uint32_t compression, colours_used;
+    const uint8_t *palette;     /* RGB triples, n_palette of them */
+    int n_palette;
+    uint32_t masks[4];          /* R, G, B, A: in a header of 52 bytes or more, else n_after */
+    int n_after;                /* masks written after a 40-byte header */
+    const uint8_t *rows;        /* top row first, (w * bpp + 7) / 8 bytes a row, no padding */
+} bmp_spec;
+
+static uint8_t *bmp_make(const bmp_spec *s, size_t *size)
+{
+    const size_t packed = ((size_t)s->w * s->bpp + 7) / 8, row = ((size_t)s->w * s->bpp + 31) / 32 * 4;
+    const size_t entry = s->header == 12 ? 3 : 4;
+    const size_t off = 14 + (size_t)s->header + 4 * (size_t)s->n_after + entry * (size_t)s->n_palette;
+    const size_t n = off + row * (size_t)s->h;
+    uint8_t *f = calloc(n, 1), *info = f + 14;
+    f[0] = 'B';
+    f[1] = 'M';
+    le32_put(f + 2, (uint32_t)n);
+    le32_put(f + 10, (uint32_t)off);
+    le32_put(info, (uint32_t)s->header);
+    if (s->header == 12) {
+        le16_put(info + 4, (uint32_t)s->w);
+        le16_put(info + 6, (uint32_t)s->h);
+        le16_put(info + 8, 1);
+        le16_put(info + 10, (uint32_t)s->bpp);
+    } else {
+        le32_put(info + 4, (uint32_t)s->w);
+        le32_put(info + 8, s->top_down ? (uint32_t)-s->h : (uint32_t)s->h);
+        le16_put(info + 12, 1);
+        le16_put(info + 14, (uint32_t)s->bpp);
+    }
+    if (s->header >= 40) {
+        le32_put(info + 16, s->compression);
+        le32_put(info + 20, (uint32_t)(row * (size_t)s->h));
+        le32_put(info + 32, s->colours_used);
+    }
+    for (int k = 0; s->header >= 52 && k < (s->header == 52 ? 3 : 4); k++) le32_put(info + 40 + 4 * k, s->masks[k]);
+    if (s->header >= 108) le32_put(info + 56, 0x73524742); /* LCS_sRGB */
+    for (int k = 0; k < s->n_after; k++) le32_put(info + s->header + 4 * k, s->masks[k]);
+    uint8_t *pal = info + s->header + 4 * s->n_after;
+    for (int i = 0; i < s->n_palette; i++) {
+        pal[entry * i] = s->palette[3 * i + 2];
+        pal[entry * i + 1] = s->palette[3 * i + 1];
+        pal[entry * i + 2] = s->palette[3 * i];
+    }
+    for (int y = 0; y < s->h; y++)
+        memcpy(f + off + row * (size_t)(s->top_down ? y : s->h - 1 - y), s->rows + packed * y, packed);
+    *size = n;
+    return f;
+}
+
+/* The file of `s` decodes to `want` (RGBA, top row first). */
+static void bmp_expect(const char *what, const bmp_spec *s, const uint8_t *want)
+{
+    size_t n = 0;
+    uint8_t *f = bmp_make(s, &n);
+    fv_image img;
+    fv_status st = load_bytes("kind.bmp", f, n, &img);
+    int differ = 0;
+    const int ok = st == FV_OK && img.width == s->w && img.height == s->h;
+    for (int y = 0; ok && y < s->h; y++)
+        for (int x = 0; x < s->w; x++)
+            differ += memcmp(img.data + (size_t)y * img.pitch + 4 * (size_t)x, want + 4 * ((size_t)y * s->w + x), 4) != 0;
+    char detail[96];
+    snprintf(detail, sizeof detail, "%d of %d pixels differ", differ, s->w * s->h);
+    check(ok && !differ, what, st != FV_OK ? fv_last_error() : detail);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(f);
+}
+
+/* A mask's field scaled to 8 bits: n < 8 bits repeated (abcde -> abcdeabc), wider ones cut. */
+static uint8_t bmp_field(uint32_t v, uint32_t mask)
+{
+    if (!mask) return 255;
+    int low = 0, bits = 0;
+    while (!(mask >> low & 1)) low++;
+    while (low + bits < 32 && (mask >> (low + bits) & 1)) bits++;
+    const uint32_t f = (v & mask) >> low;
+    if (bits >= 8) return (uint8_t)(f >> (bits - 8));
+    uint32_t r = 0;
+    int filled = 0;
+    for (; filled < 8; filled += bits) r = r << bits | f;
+    return (uint8_t)(r >> (filled - 8));
+}
+
+static void test_bmp(void)
+{
+    fv_image img;
+    /* OS/2 1.x (12-byte header, RGB triples), worked by hand: 2 colours, 5x2; 16 colours, 3x2 */
+    static const uint8_t pal2[] = {200, 10, 20, 5, 250, 60};
+    static const uint8_t rows2[] = {0xb0, 0x48}; /* 1 0 1 1 0 / 0 1 0 0 1 */
+    static const uint8_t want2[] = {5, 250, 60, 255, 200, 10, 20, 255, 5, 250, 60, 255, 5, 250, 60, 255, 200, 10, 20, 255,
+                                    200, 10, 20, 255, 5, 250, 60, 255, 200, 10, 20, 255, 200, 10, 20, 255, 5, 250, 60, 255};
+    bmp_spec os2 = {.header = 12, .w = 5, .h = 2, .bpp = 1, .palette = pal2, .n_palette = 2, .rows = rows2};
+    bmp_expect("BMP OS/2 1.x, 2 colours, by hand", &os2, want2);
+    uint8_t pal16[16 * 3];
+    for (int k = 0; k < 16; k++) pal16[3 * k] = (uint8_t)(16 * k), pal16[3 * k + 1] = (uint8_t)(255 - 16 * k), pal16[3 * k + 2] = (uint8_t)k;
+    static const uint8_t rows16[] = {0x3f, 0xa0, 0x01, 0x20}; /* 3 15 10 / 0 1 2 */
+    static const uint8_t want16[] = {48, 207, 3, 255, 240, 15, 15, 255, 160, 95, 10, 255,
+                                     0, 255, 0, 255, 16, 239, 1, 255, 32, 223, 2, 255};
+    bmp_spec os2_16 = {.header = 12, .w = 3, .h = 2, .bpp = 4, .palette = pal16, .n_palette = 16, .rows = rows16};
+    bmp_expect("BMP OS/2 1.x, 16 colours, by hand", &os2_16, want16);
+    /* bit fields by hand: 5-6-5 and the default 5-5-5 */
+    static const uint8_t rows565[] = {0x1f, 0xf8, 0xef, 0x7b}; /* 0xf81f, 0x7bef */
+    static const uint8_t want565[] = {255, 0, 255, 255, 123, 125, 123, 255};
+    bmp_spec bf = {.header = 40, .w = 2, .h = 1, .bpp = 16, .compression = 3, .masks = {0xf800, 0x07e0, 0x001f}, .n_after = 3, .rows = rows565};
+    bmp_expect("BMP 5-6-5 bit fields, by hand", &bf, want565);
+    static const uint8_t rows555[] = {0xff, 0x7f, 0x10, 0x42}; /* 0x7fff, 0x4210 */
+    static const uint8_t want555[] = {255, 255, 255, 255, 132, 132, 132, 255};
+    bmp_spec d555 = {.header = 40, .w = 2, .h = 1, .bpp = 16, .rows = rows555};
+    bmp_expect("BMP 16-bit default 5-5-5, by hand", &d555, want555);
+
+    /* every kind by content, random, widths 1..17 (every row padding), both row orders */
+    static const struct {
+        const char *what;
+        int header, bpp;
+        uint32_t compression, colours_used, masks[4];
+        int n_after, alpha_rule; /* 1: the fourth byte unless all are 0 */
+    } kinds[] = {
+        {"1-bit", 40, 1, 0, 0, {0}, 0, 0},
+        {"4-bit", 40, 4, 0, 0, {0}, 0, 0},
+        {"4-bit, 3 colours", 40, 4, 0, 3, {0}, 0, 0},
+        {"8-bit", 40, 8, 0, 0, {0}, 0, 0},
+        {"8-bit, 3 colours, V5", 124, 8, 0, 3, {0}, 0, 0},
+        {"8-bit OS/2 1.x", 12, 8, 0, 0, {0}, 0, 0},
+        {"4-bit OS/2 2.x (16)", 16, 4, 0, 0, {0}, 0, 0},
+        {"8-bit OS/2 2.x (64)", 64, 8, 0, 0, {0}, 0, 0},
+        {"16-bit 5-5-5", 40, 16, 0, 0, {0x7c00, 0x3e0, 0x1f}, 0, 0},
+        {"16-bit 5-6-5 bit fields", 40, 16, 3, 0, {0xf800, 0x7e0, 0x1f}, 3, 0},
+        {"16-bit 4-4-4-4 V4", 108, 16, 3, 0, {0xf00, 0xf0, 0xf, 0xf000}, 0, 0},
+        {"16-bit 5-6-5 V3", 56, 16, 3, 0, {0xf800, 0x7e0, 0x1f, 0}, 0, 0},
+        {"24-bit", 40, 24, 0, 0, {0}, 0, 0},
+        {"24-bit OS/2 1.x", 12, 24, 0, 0, {0}, 0, 0},
+        {"32-bit BI_RGB", 40, 32, 0, 0, {0xff0000, 0xff00, 0xff, 0xff000000u}, 0, 1},
+        {"32-bit 8-8-8-8 V5", 124, 32, 3, 0, {0xff0000, 0xff00, 0xff, 0xff000000u}, 0, 0},
+        {"32-bit R-G-B-A V4", 108, 32, 3, 0, {0xff, 0xff00, 0xff0000, 0xff000000u}, 0, 0},
+        {"32-bit 8-8-8 bit fields", 40, 32, 3, 0, {0xff0000, 0xff00, 0xff}, 3, 0},
+        {"32-bit BI_ALPHABITFIELDS", 40, 32, 6, 0, {0xff00, 0xff0000, 0xff000000u, 0xff}, 4, 0},
+        {"32-bit 10-10-10-2 V5", 124, 32, 3, 0, {0x3ff00000, 0xffc00, 0x3ff, 0xc0000000u}, 0, 0},
+    };
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        for (int top_down = 0; top_down < 2; top_down++) {
+            if (top_down && kinds[k].header == 12) continue; /* OS/2 1.x sides are unsigned */
+            int all_ok = 1;
+            char first[160] = "";
+            for (int w = 1; w <= 17; w++)
+                for (int zero_alpha = 0; zero_alpha <= kinds[k].alpha_rule; zero_alpha++) {
+                    const int h = 1 + w % 4, bpp = kinds[k].bpp;
+                    const int n_pal = bpp <= 8 ? (kinds[k].colours_used ? (int)kinds[k].colours_used : 1 << bpp) : 0;
+                    uint8_t pal[256 * 3], rows[17 * 4 * 4], want[17 * 4 * 4];
+                    for (int i = 0; i < n_pal * 3; i++) pal[i] = (uint8_t)test_rand(&seed);
+                    const size_t packed = ((size_t)w * bpp + 7) / 8;
+                    memset(rows, 0, sizeof rows);
+                    for (int y = 0; y < h; y++)
+                        for (int x = 0; x < w; x++) {
+                            uint8_t *px = want + 4 * ((size_t)y * w + x), *r = rows + packed * y;
+                            if (bpp <= 8) {
+                                const unsigned v = test_rand(&seed) % (unsigned)n_pal;
+                                r[x * bpp / 8] |= (uint8_t)(v << (8 - bpp - x * bpp % 8));
+                                memcpy(px, pal + 3 * v, 3);
+                                px[3] = 255;
+                            } else if (bpp == 24) {
+                                for (int c = 0; c < 3; c++) px[c] = r[3 * x + 2 - c] = (uint8_t)test_rand(&seed);
+                                px[3] = 255;
+                            } else {
+                                uint32_t v = test_rand(&seed);
+                                if (bpp == 16) v &= 0xffff;
+                                if (zero_alpha) v &= 0xffffff;
+                                else if (x == 0 && y == 0) v |= 0x01000000; /* not all 0 */
+                                for (int b = 0; b < bpp / 8; b++) r[bpp / 8 * x + b] = (uint8_t)(v >> 8 * b);
+                                for (int c = 0; c < 4; c++) px[c] = bmp_field(v, kinds[k].masks[c]);
+                                if (zero_alpha) px[3] = 255;
+                            }
+                        }
+                    bmp_spec s = {kinds[k].header, w, h, bpp, top_down, kinds[k].compression, kinds[k].colours_used,
+                                  pal, n_pal, {kinds[k].masks[0], kinds[k].masks[1], kinds[k].masks[2], kinds[k].masks[3]},
+                                  kinds[k].n_after, rows};
+                    size_t n = 0;
+                    uint8_t *f = bmp_make(&s, &n);
+                    fv_status st = load_bytes("kind.bmp", f, n, &img);
+                    int ok = st == FV_OK && img.width == w && img.height == h;
+                    for (int i = 0; ok && i < w * h; i++) ok = memcmp(img.data + 4 * (size_t)i, want + 4 * (size_t)i, 4) == 0;
+                    if (!ok && all_ok)
+                        snprintf(first, sizeof first, "width %d%s: %s", w, zero_alpha ? ", alpha 0" : "",
+                                 st != FV_OK ? fv_last_error() : "pixels differ");
+                    all_ok &= ok;
+                    if (st == FV_OK) fv_host_image_free(&img);
+                    free(f);
+                }
+            char what[96];
+            snprintf(what, sizeof what, "BMP %s %s by content", kinds[k].what, top_down ? "top-down" : "bottom-up");
+            check(all_ok, what, first);
+        }
+
+    /* issue 32: one palette entry, indices 0..255. stb_image showed its stack for 255 pixels */
+    uint8_t ramp[256], one[3] = {10, 20, 30};
+    for (int i = 0; i < 256; i++) ramp[i] = (uint8_t)i;
+    bmp_spec one_entry = {.header = 40, .w = 256, .h = 1, .bpp = 8, .colours_used = 1, .palette = one, .n_palette = 1, .rows = ramp};
+    size_t n = 0;
+    uint8_t *f = bmp_make(&one_entry, &n);
+    expect_refused("BMP 256x1 with a palette of one colour and indices 0..255 is refused", "one.bmp", f, n,
+                   "one.bmp' is corrupt (BMP: pixel index 1 past a palette of 1 colour)");
+    free(f);
+    static const uint8_t idx5[] = {0x12, 0x50}; /* 1 2 5 */
+    bmp_spec past = {.header = 40, .w = 3, .h = 1, .bpp = 4, .colours_used = 3, .palette = pal16, .n_palette = 3, .rows = idx5};
+    f = bmp_make(&past, &n);
+    expect_refused("BMP pixel index past the palette is refused", "past.bmp", f, n, "pixel index 5 past a palette of 3 colours");
+    free(f);
+    /* a palette cut short by the pixel offset: only what lies before the pixels counts */
+    bmp_spec cut = {.header = 40, .w = 3, .h = 1, .bpp = 4, .colours_used = 16, .palette = pal16, .n_palette = 3, .rows = idx5};
+    f = bmp_make(&cut, &n);
+    expect_refused("BMP palette bounded by the pixel offset", "cut.bmp", f, n, "pixel index 5 past a palette of 3 colours");
+    free(f);
+
+    /* truncations at every byte of small files of several kinds */
+    uint8_t some[13 * 9 * 4];
+    for (size_t i = 0; i < sizeof some; i++) some[i] = (uint8_t)(test_rand(&seed) & 0x01); /* index 0 or 1 */
+    const bmp_spec cuts[] = {
+        {.header = 12, .w = 13, .h = 9, .bpp = 1, .palette = pal2, .n_palette = 2, .rows = some},
+        {.header = 12, .w = 13, .h = 9, .bpp = 4, .palette = pal16, .n_palette = 16, .rows = some},
+        {.header = 124, .w = 7, .h = 3, .bpp = 8, .top_down = 1, .colours_used = 2, .palette = pal16, .n_palette = 2, .rows = some},
+        {.header = 40, .w = 9, .h = 4, .bpp = 16, .compression = 3, .masks = {0xf800, 0x7e0, 0x1f}, .n_after = 3, .rows = some},
+        {.header = 108, .w = 5, .h = 3, .bpp = 32, .compression = 3, .masks = {0xff0000, 0xff00, 0xff, 0xff000000u}, .rows = some},
+        {.header = 40, .w = 5, .h = 3, .bpp = 24, .rows = some},
+    };
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        f = bmp_make(&cuts[k], &n);
+        fv_status st = load_bytes("whole.bmp", f, n, &img);
+        char what[64];
+        snprintf(what, sizeof what, "BMP %d-bit, %d-byte header, whole", cuts[k].bpp, cuts[k].header);
+        check(st == FV_OK, what, st != FV_OK ? fv_last_error() : NULL);
+        if (st == FV_OK) fv_host_image_free(&img);
+        snprintf(what, sizeof what, "BMP %d-bit, %d-byte header", cuts[k].bpp, cuts[k].header);
+        truncations(what, f, n);
+        free(f);
+    }
+
+    /* absurd headers: each refused with its reason */
+    static const uint8_t four[] = {0x01, 0x20, 0x10, 0x21}; /* 4x2, 4-bit, 3 colours */
+    const bmp_spec base = {.header = 40, .w = 4, .h = 2, .bpp = 4, .colours_used = 3, .palette = pal16, .n_palette = 3, .rows = four};
+    f = bmp_make(&base, &n);
+    fv_status st = load_bytes("base.bmp", f, n, &img);
+    check(st == FV_OK, "BMP base of the absurd headers decodes", st != FV_OK ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    uint8_t *bad = malloc(n + 64);
+    static const struct { const char *what; size_t at; int bytes; uint32_t value; const char *message; } lies[] = {
+        {"a huge biClrUsed", 46, 4, 0xffffffffu, "a palette of 4294967295 colours"},
+        {"biClrUsed 257", 46, 4, 257, "a palette of 257 colours"},
+        {"the pixel offset past the end", 10, 4, 0x7fffffff, "past the end of a file of"},
+        {"the pixel offset inside the header", 10, 4, 20, "inside the 54 bytes of headers"},
+        {"the pixel offset on the palette's start", 10, 4, 54, "no room for a palette"},
+        {"a negative width", 18, 4, (uint32_t)-4, "BMP header says -4x2: an image needs at least one pixel"},
+        {"a zero height", 22, 4, 0, "BMP header says 4x0: an image needs at least one pixel"},
+        {"a height of -2^31", 22, 4, 0x80000000u, "BMP header says 4x2147483648: too large"},
+        {"zero planes", 26, 2, 0, "0 colour planes, not 1"},
+        {"bpp 0", 28, 2, 0, "(BMP: 0 bits per pixel)"},
+        {"bpp 2", 28, 2, 2, "(BMP: 2 bits per pixel)"},
+        {"bpp 64", 28, 2, 64, "(BMP: 64 bits per pixel)"},
+        {"a header of 41 bytes", 14, 4, 41, "unknown header of 41 bytes"},
+        {"a header of 2^32-1 bytes", 14, 4, 0xffffffffu, "unknown header of 4294967295 bytes"},
+        {"RLE8", 30, 4, 1, "compressed BMP (method 1) is not supported: convert it to PNG"},
+        {"RLE4", 30, 4, 2, "compressed BMP (method 2) is not supported: convert it to PNG"},
+        {"JPEG", 30, 4, 4, "compressed BMP (method 4) is not supported"},
+        {"PNG", 30, 4, 5, "compressed BMP (method 5) is not supported"},
+        {"bit fields on 4-bit pixels", 30, 4, 3, "bit-field masks on 4-bit pixels"},
+    };
+    for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++) {
+        memcpy(bad, f, n);
+        if (lies[k].bytes == 2) le16_put(bad + lies[k].at, lies[k].value);
+        else le32_put(bad + lies[k].at, lies[k].value);
+        char what[96];
+        snprintf(what, sizeof what, "BMP with %s is refused", lies[k].what);
+        expect_refused(what, "lie.bmp", bad, n, lies[k].message);
+    }
+    free(bad);
+    free(f);
+    expect_refused("BMP of 17 bytes is refused", "short.bmp", "BM\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17, "no complete header");
+    /* masks: empty, not one run, overlapping, wider than the pixel; OS/2 2.x method 3 (Huffman) */
+    static const struct { const char *what; int bpp; uint32_t masks[3]; const char *message; } masks[] = {
+        {"an empty red mask", 16, {0, 0x7e0, 0x1f}, "the red mask is empty"},
+        {"a mask in two runs", 16, {0xf0f0, 0x0f00, 0x000f}, "the red mask 0x0000f0f0 is not one run of bits"},
+        {"overlapping masks", 16, {0xf800, 0xfc00, 0x1f}, "the green mask 0x0000fc00 overlaps another"},
+        {"a mask wider than 16 bits", 16, {0x1f0000, 0x7e0, 0x1f}, "wider than a 16-bit pixel"},
+        {"equal masks", 32, {0xff, 0xff, 0xff}, "overlaps another"},
+    };
+    uint8_t zeros[64] = {0};
+    for (size_t k = 0; k < sizeof masks / sizeof masks[0]; k++) {
+        bmp_spec s = {.header = 40, .w = 3, .h = 2, .bpp = masks[k].bpp, .compression = 3,
+                      .masks = {masks[k].masks[0], masks[k].masks[1], masks[k].masks[2]}, .n_after = 3, .rows = zeros};
+        f = bmp_make(&s, &n);
+        char what[96];
+        snprintf(what, sizeof what, "BMP with %s is refused", masks[k].what);
+        expect_refused(what, "mask.bmp", f, n, masks[k].message);
+        free(f);
+    }
+    bmp_spec huff = {.header = 64, .w = 3, .h = 2, .bpp = 8, .compression = 3, .palette = pal16, .n_palette = 2, .rows = zeros};
+    f = bmp_make(&huff, &n);
+    expect_refused("BMP OS/2 2.x Huffman (method 3 there) is refused", "huff.bmp", f, n, "compressed BMP (method 3)");
+    free(f);
+    bmp_spec core32 = {.header = 12, .w = 3, .h = 2, .bpp = 32, .rows = zeros};
+    f = bmp_make(&core32, &n);
+    expect_refused("BMP OS/2 1.x with 32-bit pixels is refused", "core32.bmp", f, n, "(BMP: 32 bits per pixel)");
+    free(f);
 }
 
 /* ---- output ---- */
@@ -821,6 +1146,7 @@ int main(int argc, char **argv)
     test_jpeg();
     test_pnm_bmp();
     test_bad_files();
+    test_bmp();
     test_png_output();
     test_output_files();
     return test_finish(&T);

@@ -6,7 +6,8 @@
  *   JPEG  in: libjpeg-turbo (TurboJPEG API), EXIF orientation applied, CMYK/YCCK converted
  *         out: libjpeg-turbo
  *   PNM   in: our own reader (P2, P3, P5, P6; 8- and 16-bit)
- *   BMP   in: stb_image, after its header has been checked here
+ *   BMP   in: our own reader (imageio/bmp.c: OS/2 and Windows headers, palettes, bit fields;
+ *         no compression, no pixel index past the palette)
  *
  * Every decoder checks the dimensions and what the file can hold before it allocates anything,
  * and reports failures through fv_fail with `name` (already made printable) and no bytes of the
