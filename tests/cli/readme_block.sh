@@ -5,6 +5,7 @@ readme="$1" heading="$2"
 shift 2
 [ "$1" = "--" ] && shift
 block=$(awk -v h="$heading" '$0 == h { found = 1; next } found && /^```/ { if (inside) exit; inside = 1; next } inside { print }' "$readme")
+[ -n "$block" ] || { echo "FAIL: no \`\`\` block after a line '$heading' in $readme"; exit 1; }
 printed=$("$@") || { echo "FAIL: $* exited non-zero"; exit 1; }
 if [ "$block" != "$printed" ]; then
   echo "FAIL: the block after '$heading' in $readme differs from what '$*' prints:"

@@ -15,6 +15,10 @@ except ImportError as e:
     print(f"skipped: {e}")
     sys.exit(77)
 
+if len(sys.argv) < 2:  # no case compared is no evidence
+    print("FAIL: no case files given")
+    sys.exit(1)
+
 failed = 0
 border_total = 0
 for path in sys.argv[1:]:

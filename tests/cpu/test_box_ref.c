@@ -5,27 +5,14 @@
  * against plain integer division at every multiple boundary of every radius. Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box.h"
-#include "test_util.h"
-
-#define PAD_BYTES 12 /* extra bytes at the end of each row of the padded test images */
-
-static test_counts t;
-
-static uint8_t *px(const fv_image *img, int x, int y)
-{
-    return img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-}
+#include "test_skeleton.h"
 
 static fv_params box_params(int radius)
 {
-    fv_params p;
-    memset(&p, 0, sizeof p);
+    fv_params p = test_params_blank();
     p.value[BOX_RADIUS] = radius;
-    p.iterations = 1;
     return p;
 }
-
-static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 /* The definition: each of R, G, B is (sum over the clamped (2r+1)^2 window + area / 2) / area
  * with a plain division; alpha is the centre pixel's. */
@@ -50,19 +37,10 @@ static void box_brute(const fv_image *src, fv_image *dst, int r)
 
 static int run_ref(const fv_image *src, fv_image *dst, int r)
 {
-    fv_params p = box_params(r);
-    fv_status st = box_ref(src, dst, &p);
-    if (st != FV_OK) printf("box_ref radius %d: %s\n", r, fv_last_error());
-    return st == FV_OK;
-}
-
-/* Channel c of every pixel, row by row, against want[] */
-static int channel_is(const fv_image *img, int c, const uint8_t *want)
-{
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++)
-            if (px(img, x, y)[c] != want[y * img->width + x]) return 0;
-    return 1;
+    const fv_params p = box_params(r);
+    char what[48];
+    snprintf(what, sizeof what, "box_ref radius %d", r);
+    return test_ref_runs(box_ref, src, dst, &p, what);
 }
 
 /* 3x3, r = 1. R = 10 20 30 / 40 50 60 / 70 80 90. Row sums with the edge pixel counted twice:
@@ -79,7 +57,7 @@ static void test_3x3_by_hand(void)
     static const uint8_t want_green[9] = {200, 200, 200, 200, 200, 200, 200, 200, 200};
     static const uint8_t want_blue[9] = {28, 28, 28, 28, 28, 28, 28, 28, 28};
     static const uint8_t alpha[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    fv_image src = test_image_padded(3, 3, PAD_BYTES), dst = test_image_padded(3, 3, PAD_BYTES);
+    fv_image src = test_image_padded(3, 3, TEST_PAD_BYTES), dst = test_image_padded(3, 3, TEST_PAD_BYTES);
     for (int k = 0; k < 9; k++) {
         uint8_t *q = px(&src, k % 3, k / 3);
         q[0] = red[k];
@@ -104,7 +82,7 @@ static void test_constant(void)
     static const int sizes[][2] = {{1, 1}, {5, 3}, {1, 9}, {9, 1}, {17, 11}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
         int ok = 1;
         for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++) {
             const uint8_t colour[3] = {(uint8_t)(r * 7), (uint8_t)(255 - r), (uint8_t)(r % 2 ? 255 : 0)};
@@ -155,7 +133,7 @@ static void test_bright_pixel(void)
  * (2, 0) 3 x 1: (765 + 12) / 25 = 31; (2, 1) 2 x 1: (510 + 12) / 25 = 20; (2, 2) once: 10. */
 static void test_corner(void)
 {
-    fv_image src = test_image_padded(4, 4, PAD_BYTES), dst = test_image_padded(4, 4, PAD_BYTES);
+    fv_image src = test_image_padded(4, 4, TEST_PAD_BYTES), dst = test_image_padded(4, 4, TEST_PAD_BYTES);
     for (int y = 0; y < 4; y++) memset(px(&src, 0, y), 0, 16);
     px(&src, 0, 0)[0] = 255;
     static const uint8_t want1[16] = {113, 57, 0, 0, 57, 28, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
@@ -189,8 +167,8 @@ static void test_larger_than_image(void)
     free(src.data);
     free(dst.data);
 
-    src = test_image_padded(2, 3, PAD_BYTES);
-    dst = test_image_padded(2, 3, PAD_BYTES);
+    src = test_image_padded(2, 3, TEST_PAD_BYTES);
+    dst = test_image_padded(2, 3, TEST_PAD_BYTES);
     for (int y = 0; y < 3; y++) memset(px(&src, 0, y), 0, 8);
     px(&src, 0, 0)[0] = 100;
     px(&src, 1, 2)[0] = 200;
@@ -211,28 +189,22 @@ static void test_larger_than_image(void)
 
 /* Against the definition on random images: awkward sizes, padded and tight pitches, radii from
  * 1 to the maximum (windows far larger than the image included). */
+static const int brute_radii[] = {1, 2, 3, 7, 20, 128};
+
+static int box_against_brute(test_case *c)
+{
+    const int r = brute_radii[c->set];
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu radius %d", c->src.width, c->src.height, c->got.pitch, r);
+    const int ran = run_ref(&c->src, &c->got, r);
+    box_brute(&c->src, &c->want, r);
+    return ran;
+}
+
 static void test_against_brute(uint32_t *seed)
 {
     static const int sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 3}, {3, 2}, {7, 13}, {13, 7}, {17, 5}, {31, 29}, {64, 3}};
-    static const int radii[] = {1, 2, 3, 7, 20, 128};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (size_t k = 0; k < sizeof radii / sizeof radii[0]; k++) {
-            const int w = sizes[s][0], h = sizes[s][1], r = radii[k];
-            const size_t pad = (s + k) % 2 ? PAD_BYTES : 0;
-            fv_image src = test_image_padded(w, h, pad), dst = test_image_padded(w, h, pad), want = test_image_padded(w, h, 0);
-            test_fill_random(&src, seed);
-            int ok = run_ref(&src, &dst, r);
-            box_brute(&src, &want, r);
-            int fx = -1, fy = -1;
-            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && test_padding_intact(&dst);
-            char what[96];
-            snprintf(what, sizeof what, "%dx%d pitch %zu radius %d (first difference at %d,%d)", w, h,
-                     src.pitch, r, fx, fy);
-            test_check(&t, ok, "box_ref equals the direct 2-D sum:", what);
-            free(src.data);
-            free(dst.data);
-            free(want.data);
-        }
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], (int)(sizeof brute_radii / sizeof brute_radii[0]),
+                            box_against_brute, seed, "box_ref equals the direct 2-D sum:");
 }
 
 /* The size the viewer runs at, at the largest radius (about a second with -O2), sampled
@@ -345,18 +317,13 @@ static void test_box_quotient(void)
     printf("box_quotient: %lld values checked\n", checks);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    uint32_t seed = test_seed();
-    test_3x3_by_hand();
-    test_constant();
-    test_bright_pixel();
-    test_corner();
-    test_larger_than_image();
-    test_against_brute(&seed);
-    test_full_hd(&seed);
-    test_bad_radius();
-    test_box_mean();
-    test_box_quotient();
-    return test_finish(&t);
+    static const test_group groups[] = {
+        TEST_GROUP(test_3x3_by_hand),  TEST_GROUP(test_constant),     TEST_GROUP(test_bright_pixel),
+        TEST_GROUP(test_corner),       TEST_GROUP(test_larger_than_image), TEST_SEEDED(test_against_brute),
+        TEST_SEEDED(test_full_hd),     TEST_GROUP(test_bad_radius),   TEST_GROUP(test_box_mean),
+        TEST_GROUP(test_box_quotient),
+    };
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
 }

@@ -10,21 +10,9 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "canny/canny.h"
 #include "image_io.h"
-#include "test_util.h"
+#include "test_skeleton.h"
 
-#include <sys/wait.h>
-
-#define PAD_BYTES 8
-
-static test_counts t;
-
-static uint8_t *px(const fv_image *img, int x, int y) { return img->data + (size_t)y * img->pitch + 4 * (size_t)x; }
-
-static uint32_t px32(const fv_image *img, int x, int y)
-{
-    const uint8_t *q = px(img, x, y);
-    return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
-}
+#define PAD_BYTES 8 /* this test's row padding (two pixels' worth), narrower than TEST_PAD_BYTES */
 
 typedef struct canny_args {
     int stage;
@@ -34,8 +22,7 @@ typedef struct canny_args {
 
 static fv_params params_of(canny_args a)
 {
-    fv_params p;
-    memset(&p, 0, sizeof p);
+    fv_params p = test_params_blank();
     p.value[CANNY_STAGE] = a.stage;
     p.value[CANNY_SIGMA] = a.sigma;
     p.value[CANNY_NORM] = a.l2;
@@ -44,16 +31,13 @@ static fv_params params_of(canny_args a)
     p.value[CANNY_THRESHOLDS] = a.auto_thr;
     p.value[CANNY_HYSTERESIS] = a.one_pass;
     p.value[CANNY_SWEEPS] = a.sweeps;
-    p.iterations = 1;
     return p;
 }
 
 static int run_ref(const fv_image *src, fv_image *dst, canny_args a)
 {
-    fv_params p = params_of(a);
-    fv_status st = canny_ref(src, dst, &p);
-    if (st != FV_OK) printf("canny_ref: %s\n", fv_last_error());
-    return st == FV_OK;
+    const fv_params p = params_of(a);
+    return test_ref_runs(canny_ref, src, dst, &p, "canny_ref");
 }
 
 static void fill_gray(fv_image *img, int x, int y, int v) { memcpy(px(img, x, y), (uint8_t[]){(uint8_t)v, (uint8_t)v, (uint8_t)v, 255}, 4); }
@@ -333,22 +317,16 @@ static void test_table(void)
                "ranges: sweeps 0 (until done) .. 10000, low <= 2040, sigma <= 4", NULL);
     /* every test_params entry gives a valid configuration */
     for (const char *const *e = f->test_params; e && *e; e++) {
-        fv_params q = fv_params_default(f);
-        char text[128];
-        snprintf(text, sizeof text, "%s", *e);
-        int good = 1;
-        for (char *item = strtok(text, " "); item; item = strtok(NULL, " ")) {
-            char *eq = strchr(item, '=');
-            const int i = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-            good = good && i >= 0 && fv_param_parse(f, i, eq + 1, item, &q.value[i]) == FV_OK;
-        }
-        test_check(&t, good && fv_params_check(f, &q) == FV_OK && canny_config_make(&q, "canny", &c) == FV_OK, "test_params entry valid:", *e);
+        fv_params q;
+        char why[200];
+        const int good = test_param_entry(f, *e, &q, why, sizeof why);
+        test_check(&t, good && fv_params_check(f, &q) == FV_OK && canny_config_make(&q, "canny", &c) == FV_OK,
+                   "test_params entry valid:", *e);
     }
 }
 
 /* ---- against OpenCV --------------------------------------------------------------------------- */
-static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2, char *files, size_t *len,
-                      size_t size)
+static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2, char *files, size_t size)
 {
     const int w = src->width, h = src->height;
     fv_image gray = test_image_padded(w, h, 0), edges = test_image_padded(w, h, 0);
@@ -367,17 +345,19 @@ static int write_case(const char *dir, int index, const fv_image *src, int low, 
         for (int x = 0; ok && x < w; x++) ok = fputc(px(&edges, x, y)[0], f) != EOF;
     if (f) ok = fclose(f) == 0 && ok;
     test_check(&t, ok, "case file written:", path);
-    if (ok && *len + strlen(path) + 4 < size) *len += (size_t)snprintf(files + *len, size - *len, " '%s'", path);
+    if (ok) test_files_add(files, size, path);
     free(gray.data);
     free(edges.data);
     return ok;
 }
 
-static int test_opencv(const char *script, const char *dir, char **photos, int n_photos, uint32_t *seed)
+static int test_opencv(int argc, char **argv, uint32_t *seed)
 {
+    const char *script = argv[0], *dir = argv[1];
+    char **photos = argv + 2;
+    const int n_photos = argc - 2;
     static const int thresholds[][3] = {{50, 150, 0}, {100, 200, 1}, {20, 60, 0}, {150, 90, 1}, {0, 0, 0}};
     char files[8192] = "";
-    size_t len = 0;
     int index = 0;
     for (int i = 0; i < n_photos; i++) {
         fv_image img;
@@ -387,7 +367,7 @@ static int test_opencv(const char *script, const char *dir, char **photos, int n
             continue;
         }
         for (int k = 0; k < 4; k++)
-            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, &len, sizeof files);
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, sizeof files);
         fv_host_image_free(&img);
     }
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {2, 2}, {130, 100}};
@@ -398,31 +378,22 @@ static int test_opencv(const char *script, const char *dir, char **photos, int n
             for (int y = 0; y < img.height; y++)
                 for (int x = 0; x < img.width; x++) px(&img, x, y)[0] = (uint8_t)(x * 3 + (y / 10) * 40 + px(&img, x, y)[0] / 16);
         for (int k = 0; k < 5; k++)
-            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, &len, sizeof files);
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, sizeof files);
         free(img.data);
     }
-    char cmd[9300];
-    snprintf(cmd, sizeof cmd, "/usr/bin/python3 '%s'%s", script, files);
-    fflush(stdout);
-    const int rc = system(cmd);
-    if (rc == -1 || !WIFEXITED(rc)) {
-        printf("FAIL: cannot run %s\n", script);
-        return 1;
-    }
-    if (WEXITSTATUS(rc) == 77) return 77;
-    test_check(&t, WEXITSTATUS(rc) == 0, "the reference agrees with OpenCV", NULL);
+    const int code = test_python(script, files);
+    if (code == 77) return 77;
+    test_check(&t, code == 0, "the reference agrees with OpenCV", NULL);
     return test_finish(&t);
 }
 
 int main(int argc, char **argv)
 {
-    uint32_t seed = test_seed();
-    if (argc >= 4 && strcmp(argv[1], "--opencv") == 0) return test_opencv(argv[2], argv[3], argv + 4, argc - 4, &seed);
-    test_step_edge();
-    test_chain();
-    test_sweeps_literal(&seed);
-    test_sizes(&seed);
-    test_config();
-    test_table();
-    return test_finish(&t);
+    static const test_group groups[] = {
+        TEST_GROUP(test_step_edge), TEST_GROUP(test_chain),  TEST_SEEDED(test_sweeps_literal),
+        TEST_SEEDED(test_sizes),    TEST_GROUP(test_config), TEST_GROUP(test_table),
+    };
+    static const test_mode modes[] = {
+        {"--opencv", 2, "SCRIPT DIR [PHOTO...]: the reference against OpenCV", test_opencv}};
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 1);
 }

@@ -8,26 +8,19 @@
  * and bad kernel images. Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv/conv.h"
-#include "test_util.h"
+#include "test_skeleton.h"
 
-#define PAD_BYTES 12
-
-static test_counts t;
 static conv_kernel *kern; /* 64 KiB: not on the stack */
-
-static uint8_t *px(const fv_image *img, int x, int y) { return img->data + (size_t)y * img->pitch + 4 * (size_t)x; }
 
 static fv_params conv_params(int stage, int shape)
 {
-    fv_params p;
-    memset(&p, 0, sizeof p);
+    fv_params p = test_params_blank();
     p.value[CONV_STAGE] = stage;
     p.value[CONV_SHAPE] = shape;
     p.value[CONV_SIGMA] = 3;
     p.value[CONV_RADIUS] = 8;
     p.value[CONV_LENGTH] = 31;
     p.value[CONV_ANGLE] = 0;
-    p.iterations = 1;
     return p;
 }
 
@@ -43,7 +36,7 @@ static void fill(fv_image *img, uint8_t r, uint8_t g, uint8_t b, uint8_t a)
 /* A gray `file` kernel from a row-major list of levels. */
 static fv_status set_file_kernel(const uint8_t *levels, int width, int height)
 {
-    fv_image img = test_image_padded(width, height, PAD_BYTES);
+    fv_image img = test_image_padded(width, height, TEST_PAD_BYTES);
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) {
             uint8_t *q = px(&img, x, y);
@@ -166,9 +159,7 @@ static void test_motion_angle(void)
 /* ---- the reference's output ---- */
 static int run(const fv_image *src, fv_image *dst, const fv_params *p)
 {
-    fv_status st = conv_ref(src, dst, p);
-    if (st != FV_OK) printf("conv_ref: %s\n", fv_last_error());
-    return st == FV_OK;
+    return test_ref_runs(conv_ref, src, dst, p, "conv_ref");
 }
 
 /* 3x1, R = 0 90 180, box radius 1 (columns weigh 21843, 21850, 21843):
@@ -177,7 +168,7 @@ static int run(const fv_image *src, fv_image *dst, const fv_params *p)
  * x = 2: 90 * 21843 + 180 * (21850 + 21843) = 9830610 -> 150 */
 static void test_hand_sums(void)
 {
-    fv_image src = test_image_padded(3, 1, PAD_BYTES), dst = test_image_padded(3, 1, PAD_BYTES);
+    fv_image src = test_image_padded(3, 1, TEST_PAD_BYTES), dst = test_image_padded(3, 1, TEST_PAD_BYTES);
     const uint8_t red[3] = {0, 90, 180};
     for (int x = 0; x < 3; x++) {
         px(&src, x, 0)[0] = red[x];
@@ -234,36 +225,33 @@ static void brute(const fv_image *src, fv_image *dst, const conv_kernel *k)
         }
 }
 
+/* every shape on each size; the file kernel is the built-in sample, or on every other size a 3x2
+ * asymmetric one */
+static int conv_against_brute(test_case *c)
+{
+    static const uint8_t sample[6] = {0, 40, 255, 3, 0, 90};
+    const int shape = c->set;
+    fv_params p = conv_params(CONV_OUTPUT, shape);
+    p.value[CONV_RADIUS] = 6; /* 13x13: larger than most of these images */
+    p.value[CONV_SIGMA] = 1.7;
+    p.value[CONV_LENGTH] = 20;
+    p.value[CONV_ANGLE] = 30;
+    if (shape == CONV_FILE && c->size % 2) set_file_kernel(sample, 3, 2);
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu shape %s", c->src.width, c->src.height, c->got.pitch,
+             conv_shape_names[shape]);
+    const int ran = conv_kernel_make(&p, "conv", kern) == FV_OK && run(&c->src, &c->got, &p);
+    brute(&c->src, &c->want, kern);
+    fv_conv_clear_kernel_image();
+    return ran;
+}
+
 static void test_against_brute(uint32_t *seed)
 {
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 1}, {1, 5}, {13, 11}, {31, 7}};
-    const uint8_t sample[6] = {0, 40, 255, 3, 0, 90}; /* 3x2: asymmetric */
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
-        fv_image src = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES), got = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES),
-                 want = test_image_padded(sizes[s][0], sizes[s][1], PAD_BYTES);
-        test_fill_random(&src, seed);
-        for (int shape = 0; shape < CONV_N_SHAPES; shape++) {
-            fv_params p = conv_params(CONV_OUTPUT, shape);
-            p.value[CONV_RADIUS] = 6;  /* 13x13: larger than most of these images */
-            p.value[CONV_SIGMA] = 1.7;
-            p.value[CONV_LENGTH] = 20;
-            p.value[CONV_ANGLE] = 30;
-            if (shape == CONV_FILE && s % 2) set_file_kernel(sample, 3, 2);
-            int ok = conv_kernel_make(&p, "conv", kern) == FV_OK && run(&src, &got, &p);
-            brute(&src, &want, kern);
-            int fx, fy;
-            char what[96];
-            snprintf(what, sizeof what, "%dx%d shape %s", sizes[s][0], sizes[s][1], conv_shape_names[shape]);
-            test_check(&t, ok && test_max_abs_diff(&got, &want, 0, &fx, &fy) == 0 && test_padding_intact(&got),
-                       "reference equals the brute-force definition:", what);
-            fv_conv_clear_kernel_image();
-        }
-        free(src.data);
-        free(got.data);
-        free(want.data);
-    }
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], CONV_N_SHAPES, conv_against_brute, seed,
+                            "reference equals the brute-force definition:");
     /* a kernel far larger than the image: a 1x1 image stays itself (every tap sees it) */
-    fv_image one = test_image_padded(1, 1, PAD_BYTES), out = test_image_padded(1, 1, PAD_BYTES);
+    fv_image one = test_image_padded(1, 1, TEST_PAD_BYTES), out = test_image_padded(1, 1, TEST_PAD_BYTES);
     fill(&one, 17, 200, 99, 5);
     fv_params p = conv_params(CONV_OUTPUT, CONV_DISK);
     p.value[CONV_RADIUS] = 63;
@@ -279,7 +267,7 @@ static void test_against_brute(uint32_t *seed)
 static void test_no_wrap(void)
 {
     const int w = 40, h = 9;
-    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
     fill(&src, 0, 0, 0, 255);
     px(&src, 0, 4)[0] = px(&src, 0, 4)[1] = px(&src, 0, 4)[2] = 255;
     fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
@@ -299,7 +287,7 @@ static void test_no_wrap(void)
 static void test_stages(void)
 {
     const int w = 32, h = 20;
-    fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
     fill(&src, 255, 255, 255, 7);
     /* a constant image's spectrum is its DC alone: 255 at (w/2, h/2), 0 elsewhere; the same for
      * the product with any kernel (its DC is 1) */
@@ -347,11 +335,11 @@ static void test_stages(void)
 
 static void test_bad_kernel_images(void)
 {
-    fv_image big = test_image_padded(128, 2, PAD_BYTES);
+    fv_image big = test_image_padded(128, 2, TEST_PAD_BYTES);
     fill(&big, 9, 9, 9, 255);
     test_check(&t, fv_conv_set_kernel_image(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
                "a 128x2 kernel image is refused:", fv_last_error());
-    fv_image black = test_image_padded(5, 5, PAD_BYTES);
+    fv_image black = test_image_padded(5, 5, TEST_PAD_BYTES);
     fill(&black, 0, 0, 0, 255);
     test_check(&t, fv_conv_set_kernel_image(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
                "an all-black kernel image is refused:", fv_last_error());
@@ -374,19 +362,16 @@ static void test_fft_sizes(void)
     test_check(&t, ok, "padded FFT sizes: powers of two, 2,3-smooth or 2,3,5-smooth lengths (even where asked)", NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    uint32_t seed = test_seed();
+    static const test_group groups[] = {
+        TEST_GROUP(test_shapes), TEST_GROUP(test_motion_angle),       TEST_GROUP(test_hand_sums),
+        TEST_SEEDED(test_against_brute), TEST_GROUP(test_no_wrap),     TEST_GROUP(test_stages),
+        TEST_GROUP(test_bad_kernel_images), TEST_GROUP(test_fft_sizes),
+    };
     kern = malloc(sizeof *kern);
     if (!kern) return 1;
-    test_shapes();
-    test_motion_angle();
-    test_hand_sums();
-    test_against_brute(&seed);
-    test_no_wrap();
-    test_stages();
-    test_bad_kernel_images();
-    test_fft_sizes();
+    const int code = test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
     free(kern);
-    return test_finish(&t);
+    return code;
 }

@@ -10,43 +10,24 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "median/median.h"
 #include "noise.h"
-#include "test_util.h"
+#include "test_skeleton.h"
 
 #include <math.h>
-#include <sys/wait.h>
-
-#define PAD_BYTES 12
-
-static test_counts t;
-
-static uint8_t *px(const fv_image *img, int x, int y) { return img->data + (size_t)y * img->pitch + 4 * (size_t)x; }
 
 static fv_params median_params(int size)
 {
-    fv_params p;
-    memset(&p, 0, sizeof p);
+    fv_params p = test_params_blank();
     p.value[MEDIAN_SIZE] = size;
-    p.iterations = 1;
     return p;
 }
 
 static int run_ref(const fv_image *src, fv_image *dst, int size)
 {
-    fv_params p = median_params(size);
-    fv_status st = median_ref(src, dst, &p);
-    if (st != FV_OK) printf("median_ref size %d: %s\n", size, fv_last_error());
-    return st == FV_OK;
+    const fv_params p = median_params(size);
+    char what[48];
+    snprintf(what, sizeof what, "median_ref size %d", size);
+    return test_ref_runs(median_ref, src, dst, &p, what);
 }
-
-static int channel_is(const fv_image *img, int c, const uint8_t *want)
-{
-    for (int y = 0; y < img->height; y++)
-        for (int x = 0; x < img->width; x++)
-            if (px(img, x, y)[c] != want[y * img->width + x]) return 0;
-    return 1;
-}
-
-static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
 static int cmp_u8(const void *a, const void *b) { return *(const uint8_t *)a - *(const uint8_t *)b; }
 
@@ -73,7 +54,7 @@ static void median_brute(const fv_image *src, fv_image *dst, int k)
  * x = 0 sees 5 5 5 -> 5; x = 1 sees 5 5 9: six 5s, three 9s -> 5; x = 2 sees 5 9 9 -> 9. */
 static void test_ties(void)
 {
-    fv_image src = test_image_padded(3, 1, PAD_BYTES), dst = test_image_padded(3, 1, PAD_BYTES);
+    fv_image src = test_image_padded(3, 1, TEST_PAD_BYTES), dst = test_image_padded(3, 1, TEST_PAD_BYTES);
     static const uint8_t red[3] = {5, 5, 9}, want[3] = {5, 5, 9};
     for (int x = 0; x < 3; x++) {
         px(&src, x, 0)[0] = red[x];
@@ -94,7 +75,7 @@ static void test_constant(void)
     static const int sizes[][2] = {{1, 1}, {5, 3}, {1, 9}, {9, 1}, {17, 11}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = test_image_padded(w, h, PAD_BYTES), dst = test_image_padded(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
         int ok = 1;
         for (int k = FV_MEDIAN_MIN_SIZE; k <= FV_MEDIAN_MAX_SIZE; k += 2) {
             const uint8_t colour[3] = {(uint8_t)(k * 7), (uint8_t)(255 - k), (uint8_t)(k % 4 ? 255 : 0)};
@@ -156,8 +137,8 @@ static void test_larger_than_image(void)
     free(src.data);
     free(dst.data);
 
-    src = test_image_padded(2, 2, PAD_BYTES);
-    dst = test_image_padded(2, 2, PAD_BYTES);
+    src = test_image_padded(2, 2, TEST_PAD_BYTES);
+    dst = test_image_padded(2, 2, TEST_PAD_BYTES);
     static const uint8_t red[4] = {0, 100, 200, 50}, want[4] = {50, 100, 100, 50};
     for (int k = 0; k < 4; k++) {
         memset(px(&src, k % 2, k / 2), 0, 4);
@@ -181,31 +162,26 @@ static void test_larger_than_image(void)
     free(dst.data);
 }
 
-/* Against sorting, on random images (some noisy: many equal extremes) of awkward sizes. */
+/* Against sorting, on random images (some noisy: many equal extremes) of awkward sizes, every
+ * window size. */
+static int median_against_brute(test_case *c)
+{
+    const int k = FV_MEDIAN_MIN_SIZE + 2 * c->set;
+    if (k % 4 == 1) {
+        const fv_noise noise = {.density = 0.3, .sigma = 0, .seed = *c->seed};
+        fv_noise_apply_host(&c->src, &noise);
+    }
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu size %d", c->src.width, c->src.height, c->got.pitch, k);
+    const int ran = run_ref(&c->src, &c->got, k);
+    median_brute(&c->src, &c->want, k);
+    return ran;
+}
+
 static void test_against_brute(uint32_t *seed)
 {
     static const int sizes[][2] = {{1, 1}, {1, 6}, {6, 1}, {2, 3}, {7, 13}, {13, 7}, {31, 29}, {64, 3}};
-    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-        for (int k = FV_MEDIAN_MIN_SIZE; k <= FV_MEDIAN_MAX_SIZE; k += 2) {
-            const int w = sizes[s][0], h = sizes[s][1];
-            const size_t pad = (s + (size_t)k) % 2 ? PAD_BYTES : 0;
-            fv_image src = test_image_padded(w, h, pad), dst = test_image_padded(w, h, pad), want = test_image_padded(w, h, 0);
-            test_fill_random(&src, seed);
-            if (k % 4 == 1) {
-                const fv_noise noise = {.density = 0.3, .sigma = 0, .seed = *seed};
-                fv_noise_apply_host(&src, &noise);
-            }
-            int ok = run_ref(&src, &dst, k);
-            median_brute(&src, &want, k);
-            int fx = -1, fy = -1;
-            ok = ok && test_max_abs_diff(&dst, &want, 0, &fx, &fy) == 0 && test_padding_intact(&dst);
-            char what[96];
-            snprintf(what, sizeof what, "%dx%d pitch %zu size %d (first difference at %d,%d)", w, h, src.pitch, k, fx, fy);
-            test_check(&t, ok, "median_ref equals sorting each window:", what);
-            free(src.data);
-            free(dst.data);
-            free(want.data);
-        }
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], (FV_MEDIAN_MAX_SIZE - FV_MEDIAN_MIN_SIZE) / 2 + 1,
+                            median_against_brute, seed, "median_ref equals sorting each window:");
 }
 
 /* ---- the fast variant's networks, on the CPU: bytes of a 32-bit word as lanes --------------- */
@@ -303,7 +279,7 @@ static void test_noise(uint32_t *seed)
 {
     const int w = 509, h = 401; /* 204109 pixels */
     const double n = (double)w * h;
-    fv_image a = test_image_padded(w, h, PAD_BYTES), b = test_image_padded(w, h, PAD_BYTES), orig = test_image_padded(w, h, PAD_BYTES);
+    fv_image a = test_image_padded(w, h, TEST_PAD_BYTES), b = test_image_padded(w, h, TEST_PAD_BYTES), orig = test_image_padded(w, h, TEST_PAD_BYTES);
     test_fill_random(&orig, seed);
     static const double densities[] = {0.0, 0.01, 0.1, 0.25, 0.5};
     for (size_t di = 0; di < sizeof densities / sizeof densities[0]; di++) {
@@ -377,11 +353,12 @@ static void test_noise(uint32_t *seed)
 }
 
 /* ---- against scipy -------------------------------------------------------------------------- */
-static int test_scipy(const char *script, const char *dir, uint32_t *seed)
+static int test_scipy(int argc, char **argv, uint32_t *seed)
 {
+    const char *script = argv[0], *dir = argv[1];
+    (void)argc;
     static const int cases[][3] = {{37, 23, 3}, {64, 48, 5}, {1, 9, 7}, {9, 1, 9}, {50, 41, 15}, {31, 33, 25}, {2, 3, 25}};
     char files[3072] = "";
-    size_t len = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const int w = cases[i][0], h = cases[i][1], k = cases[i][2];
         fv_image src = test_image_padded(w, h, 0), dst = test_image_padded(w, h, 0);
@@ -397,22 +374,13 @@ static int test_scipy(const char *script, const char *dir, uint32_t *seed)
         ok = ok && f && fprintf(f, "%d %d %d\n", w, h, k) > 0 && fwrite(src.data, 4, (size_t)w * h, f) == (size_t)w * h &&
              fwrite(dst.data, 4, (size_t)w * h, f) == (size_t)w * h;
         if (f) ok = fclose(f) == 0 && ok;
-        test_check(&t, ok, "case file written:", path);
-        len += (size_t)snprintf(files + len, sizeof files - len, " '%s'", path);
+        test_check(&t, ok && test_files_add(files, sizeof files, path), "case file written:", path);
         free(src.data);
         free(dst.data);
     }
     if (t.failed) return test_finish(&t);
-    /* the python3 first on PATH may lack scipy where the system's has it (a version manager) */
-    static const char *const pythons[] = {"python3", "/usr/bin/python3"};
-    int code = 127;
-    for (size_t i = 0; i < sizeof pythons / sizeof pythons[0] && (code == 77 || code == 127); i++) {
-        char command[4096];
-        snprintf(command, sizeof command, "%s '%s'%s", pythons[i], script, files);
-        const int status = system(command);
-        code = status == -1 ? 127 : (WIFEXITED(status) ? WEXITSTATUS(status) : 1);
-    }
-    if (code == 77 || code == 127) {
+    const int code = test_python(script, files);
+    if (code == 77) {
         printf("skipped: python3 with numpy and scipy is needed\n");
         return 77;
     }
@@ -422,15 +390,11 @@ static int test_scipy(const char *script, const char *dir, uint32_t *seed)
 
 int main(int argc, char **argv)
 {
-    uint32_t seed = test_seed();
-    if (argc == 4 && strcmp(argv[1], "--scipy") == 0) return test_scipy(argv[2], argv[3], &seed);
-    test_ties();
-    test_constant();
-    test_outlier();
-    test_larger_than_image();
-    test_against_brute(&seed);
-    test_networks(&seed);
-    test_params();
-    test_noise(&seed);
-    return test_finish(&t);
+    static const test_group groups[] = {
+        TEST_GROUP(test_ties),    TEST_GROUP(test_constant),   TEST_GROUP(test_outlier),
+        TEST_GROUP(test_larger_than_image), TEST_SEEDED(test_against_brute), TEST_SEEDED(test_networks),
+        TEST_GROUP(test_params),  TEST_SEEDED(test_noise),
+    };
+    static const test_mode modes[] = {{"--scipy", 2, "SCRIPT DIR: the reference against scipy", test_scipy}};
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 1);
 }

@@ -5,21 +5,13 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian/gaussian_taps.h"
 #include "invert/invert.h"
-#include "test_util.h"
+#include "test_skeleton.h"
 
 #include <math.h>
 
-static test_counts t;
-
-static uint8_t *px(const fv_image *img, int x, int y)
-{
-    return img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-}
-
 static fv_params gaussian_params(double sigma, int radius, int iterations)
 {
-    fv_params p;
-    memset(&p, 0, sizeof p);
+    fv_params p = test_params_blank();
     p.value[GAUSSIAN_SIGMA] = sigma;
     p.value[GAUSSIAN_RADIUS] = radius;
     p.iterations = iterations;
@@ -224,31 +216,23 @@ static void test_gaussian_hand_computed(void)
     fv_host_image_free(&dst);
 }
 
+/* the separable reference against the 2-D sum, on random images of awkward sizes */
+static int gaussian_against_2d(test_case *c)
+{
+    static const double sets[][2] = {{1.0, 2}, {0.5, 0}, {2.0, 0}, {1.0, 1}, {5.0, 0}}; /* sigma, radius */
+    const fv_params p = gaussian_params(sets[c->set][0], (int)sets[c->set][1], 1);
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu sigma %g radius %g", c->src.width, c->src.height, c->got.pitch,
+             p.value[GAUSSIAN_SIGMA], p.value[GAUSSIAN_RADIUS]);
+    const int ran = test_ref_runs(gaussian_ref, &c->src, &c->got, &p, "gaussian_ref");
+    gaussian_brute_2d(&c->src, &c->want, &p);
+    return ran;
+}
+
 static void test_gaussian_matches_2d_definition(uint32_t *seed)
 {
-    const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {13, 11}, {40, 7}, {31, 17}};
-    const fv_params params[] = {gaussian_params(1.0f, 2, 1), gaussian_params(0.5f, 0, 1),
-                                gaussian_params(2.0f, 0, 1), gaussian_params(1.0f, 1, 1),
-                                gaussian_params(5.0f, 0, 1)};
-    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++)
-        for (size_t pi = 0; pi < sizeof params / sizeof params[0]; pi++) {
-            fv_image src, a, b;
-            fv_host_image_alloc(&src, sizes[si][0], sizes[si][1]);
-            fv_host_image_alloc(&a, sizes[si][0], sizes[si][1]);
-            fv_host_image_alloc(&b, sizes[si][0], sizes[si][1]);
-            test_fill_random(&src, seed);
-            gaussian_ref(&src, &a, &params[pi]);
-            gaussian_brute_2d(&src, &b, &params[pi]);
-            int fx, fy;
-            char what[96];
-            snprintf(what, sizeof what, "%dx%d sigma %g radius %g", sizes[si][0], sizes[si][1],
-                     params[pi].value[GAUSSIAN_SIGMA], params[pi].value[GAUSSIAN_RADIUS]);
-            test_check(&t, test_max_abs_diff(&a, &b, 0, &fx, &fy) == 0,
-                       "separable reference equals the 2-D definition:", what);
-            fv_host_image_free(&src);
-            fv_host_image_free(&a);
-            fv_host_image_free(&b);
-        }
+    static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {13, 11}, {40, 7}, {31, 17}};
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], 5, gaussian_against_2d, seed,
+                            "separable reference equals the 2-D definition:");
 }
 
 static fv_status gaussian_pass(void *context, const fv_image *in, fv_image *out)
@@ -309,14 +293,15 @@ static void test_dimensions(void)
                "1x1 and 9984x6400 accepted", NULL);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    uint32_t seed = test_seed();
-    test_taps();
-    test_param_tables();
-    test_gaussian_hand_computed();
-    test_gaussian_matches_2d_definition(&seed);
-    test_invert_and_iterations(&seed);
-    test_dimensions();
-    return test_finish(&t);
+    static const test_group groups[] = {
+        TEST_GROUP(test_taps),
+        TEST_GROUP(test_param_tables),
+        TEST_GROUP(test_gaussian_hand_computed),
+        TEST_SEEDED(test_gaussian_matches_2d_definition),
+        TEST_SEEDED(test_invert_and_iterations),
+        TEST_GROUP(test_dimensions),
+    };
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
 }

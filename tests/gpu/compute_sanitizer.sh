@@ -32,6 +32,8 @@ image="$build/tests/fixtures/good.png" # 37x23: no block size divides it
 variants=$("$fv" --list | awk '/^[a-z]/ { f = $1; it[f] = 1 } /^  --iters/ { it[f] = 2 }
   /^  [a-z]/ && $1 != "cpu" { v[++n] = f " " $1 } END { for (i = 1; i <= n; i++) { split(v[i], a, " "); print v[i], it[a[1]] } }')
 printf '%s\n' "$variants" >"$out/variants.txt"
+# no variant listed (a --list that failed or changed its form) would check nothing and pass
+[ -n "$variants" ] || { echo "compute_sanitizer.sh: no GPU variants in '$fv --list'"; exit 1; }
 count() { # name, exit code: counts one finished run and its log's errors
   name="$1" code="$2"
   log="$out/$tool-$name.log"

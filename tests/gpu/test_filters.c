@@ -7,7 +7,11 @@
  * include 1x1, 1xN, Nx1, primes and sizes that are multiples of no block; images are random
  * (seed printed), destinations are poisoned first, and both a 16-byte-aligned pitched layout
  * and a tightly packed odd pitch (like a viewer's pixel buffer) are exercised. Also checks
- * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device.
+ * fv_diff against a host count. Exits 77 (skipped) where there is no CUDA device, but only after
+ * the selection below has been checked against the registry: a name that selects nothing fails
+ * everywhere, a GPU or not. Every selected variant must run on at least one case: a peer that
+ * declines every parameter set (its prepare refuses it) fails by name, as does a run that tests
+ * nothing at all.
  * FV_TEST_QUICK=1 drops the largest cases (for compute-sanitizer runs), FV_TEST_QUICK=2 keeps only
  * the sizes of at most SMALL_CASE_PIXELS (for the slowest tools, racecheck and initcheck, whose
  * cost grows with every shared-memory access: wide windows on 121x67 took most of their time);
@@ -22,6 +26,7 @@
 #include "test_util.h"
 
 #include <cuda_runtime_api.h>
+#include <stdarg.h>
 
 static test_counts t;
 static int shard_index, shard_count = 1; /* FV_TEST_SHARD=I/N */
@@ -44,21 +49,145 @@ static const size_case sizes[] = {
  * does not parse) */
 static void parse_param_entry(const fv_filter *f, const char *entry, fv_params *out)
 {
-    *out = fv_params_default(f);
-    char text[128];
-    snprintf(text, sizeof text, "%s", entry);
-    int index[FV_MAX_PARAMS], n_set = 0;
-    double value[FV_MAX_PARAMS];
-    for (char *item = strtok(text, " "); item && n_set < FV_MAX_PARAMS; item = strtok(NULL, " ")) {
-        char *eq = strchr(item, '=');
-        index[n_set] = eq ? (*eq = 0, fv_param_index(f, item)) : -1;
-        int ok = index[n_set] >= 0 && fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) == FV_OK;
-        test_check(&t, ok, "test parameter entry parses:", entry);
-        if (ok) n_set++;
+    char why[200], what[400];
+    const int ok = test_param_entry(f, entry, out, why, sizeof why);
+    snprintf(what, sizeof what, "%s '%s': %s", f->name, entry, why);
+    test_check(&t, ok, "test parameter entry parses:", what);
+}
+
+/* ---- the selection: FV_TEST_FILTER, FV_TEST_VARIANT, FV_TEST_PARAMS, FV_TEST_SIZE, FV_TEST_SHARD,
+ * checked against the registry before the device is looked for ---- */
+/* an entry of FV_TEST_PARAMS that names nothing: empty, or spaces alone */
+static int blank(const char *text) { return text[strspn(text, " ")] == 0; }
+
+static const char *env_text(const char *name)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : NULL;
+}
+
+/* One line on stderr per selection that names nothing; counted as a failure. */
+#ifdef __GNUC__
+__attribute__((format(printf, 1, 2)))
+#endif
+static void selection_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "test_filters: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+    t.failed++;
+}
+
+/* Appends `name` to the list "a, b, c" unless it is there already. */
+static void list_add(char *list, size_t size, const char *name)
+{
+    for (const char *p = list; (p = strstr(p, name)) != NULL; p++)
+        if ((p == list || p[-1] == ' ') && (p[strlen(name)] == ',' || p[strlen(name)] == 0)) return;
+    const size_t len = strlen(list);
+    snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+static int selected_filter(const fv_filter *f)
+{
+    const char *only = env_text("FV_TEST_FILTER");
+    return !only || strcmp(only, f->name) == 0;
+}
+
+/* a variant the run compares with the reference: not the reference itself, and FV_TEST_VARIANT's */
+static int selected_variant(const fv_variant *v)
+{
+    const char *only = env_text("FV_TEST_VARIANT");
+    return !fv_variant_is_host(v) && (!only || strcmp(only, v->name) == 0);
+}
+
+/* FV_TEST_SIZE=WxH; 0 where unset, -1 where it is not a size */
+static int only_size(size_case *out)
+{
+    const char *text = env_text("FV_TEST_SIZE");
+    if (!text) return 0;
+    char end = 0;
+    *out = (size_case){0, 0, 0};
+    if (sscanf(text, "%dx%d%c", &out->width, &out->height, &end) != 2 || out->width <= 0 || out->height <= 0)
+        return -1;
+    return 1;
+}
+
+static int quick_level(void)
+{
+    const char *q = getenv("FV_TEST_QUICK");
+    return q && *q >= '1' && *q <= '9' ? *q - '0' : 0; /* 0, 1 or 2 (see above) */
+}
+
+/* 0 when every name given selects something; otherwise the errors are on stderr and counted */
+static int check_selection(void)
+{
+    const int before = t.failed;
+    char names[512] = "";
+    const char *filter = env_text("FV_TEST_FILTER");
+    if (filter && !fv_filter_find(filter)) {
+        for (int i = 0; i < fv_n_filters; i++) list_add(names, sizeof names, fv_filters[i]->name);
+        selection_error("FV_TEST_FILTER='%s' names no filter (there are %s)", filter, names);
+        return 1;
     }
-    for (int k = 0; k < n_set; k++) fv_param_set(f, out, index[k], value[k]);
-    /* a later NAME=VALUE of a parameter that follows an earlier one keeps its value */
-    for (int k = 0; k < n_set; k++) out->value[index[k]] = value[k];
+    const char *variant = env_text("FV_TEST_VARIANT");
+    if (variant) {
+        int found = 0, reference = 0;
+        for (int i = 0; i < fv_n_filters; i++)
+            for (int k = 0; selected_filter(fv_filters[i]) && k < fv_filters[i]->n_variants; k++) {
+                const fv_variant *v = &fv_filters[i]->variants[k];
+                if (fv_variant_is_host(v)) {
+                    reference += strcmp(variant, v->name) == 0;
+                    continue;
+                }
+                found += strcmp(variant, v->name) == 0;
+                list_add(names, sizeof names, v->name);
+            }
+        if (!found)
+            selection_error("FV_TEST_VARIANT='%s' names no variant%s%s tested against the reference%s (there are %s)",
+                            variant, filter ? " of " : "", filter ? filter : "",
+                            reference ? ": it is the reference itself" : "", names);
+    }
+    const char *params = env_text("FV_TEST_PARAMS");
+    if (params) {
+        char list[512];
+        int n_entries = 0;
+        snprintf(list, sizeof list, "%s", params);
+        if (strlen(params) >= sizeof list) selection_error("FV_TEST_PARAMS is longer than %zu characters", sizeof list - 1);
+        for (char *entry = list; entry;) {
+            char *next = strchr(entry, ';');
+            if (next) *next++ = 0;
+            for (int i = 0; !blank(entry) && i < fv_n_filters; i++) {
+                fv_params p;
+                char why[200];
+                if (selected_filter(fv_filters[i]) && !test_param_entry(fv_filters[i], entry, &p, why, sizeof why))
+                    selection_error("FV_TEST_PARAMS entry '%s' selects nothing for %s: %s", entry, fv_filters[i]->name, why);
+            }
+            n_entries += !blank(entry);
+            entry = next;
+        }
+        if (n_entries == 0) selection_error("FV_TEST_PARAMS='%s' holds no parameter set", params);
+        if (n_entries > MAX_CASES) selection_error("FV_TEST_PARAMS holds %d parameter sets, a run takes %d", n_entries, MAX_CASES);
+    }
+    size_case size;
+    const int sized = only_size(&size);
+    if (sized < 0) selection_error("FV_TEST_SIZE='%s' is not a size WxH of at least 1x1", env_text("FV_TEST_SIZE"));
+    if (sized > 0 && quick_level() >= 2 && (long long)size.width * size.height > SMALL_CASE_PIXELS)
+        selection_error("FV_TEST_SIZE='%s' is larger than FV_TEST_QUICK=2 runs (%d pixels at most)",
+                        env_text("FV_TEST_SIZE"), SMALL_CASE_PIXELS);
+    const char *shard = env_text("FV_TEST_SHARD");
+    if (shard) {
+        char end = 0;
+        if (sscanf(shard, "%d/%d%c", &shard_index, &shard_count, &end) != 2 || shard_count < 1 || shard_index < 0 ||
+            shard_index >= shard_count) {
+            selection_error("FV_TEST_SHARD: expected I/N with 0 <= I < N, got '%s'", shard);
+            shard_index = 0;
+            shard_count = 1;
+        }
+    }
+    return t.failed != before;
 }
 
 /* The parameter sets a filter is tested with, all derived from its table: the defaults, each
@@ -67,14 +196,14 @@ static void parse_param_entry(const fv_filter *f, const char *entry, fv_params *
 static int param_cases(const fv_filter *f, fv_params *out, int *big)
 {
     int n = 0;
-    const char *only = getenv("FV_TEST_PARAMS"); /* "entry;entry;...": those sets alone */
-    if (only && *only) {
+    const char *only = env_text("FV_TEST_PARAMS"); /* "entry;entry;...": those sets alone */
+    if (only) {
         char list[512];
         snprintf(list, sizeof list, "%s", only);
         for (char *entry = list; entry && n < MAX_CASES;) {
             char *next = strchr(entry, ';');
             if (next) *next++ = 0;
-            if (*entry) {
+            if (!blank(entry)) {
                 parse_param_entry(f, entry, &out[n]);
                 big[n++] = 1;
             }
@@ -93,7 +222,11 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
             fv_param_set(f, &out[n], i, v);
             big[n++] = end == 1 && i == 0;
         }
-    for (const char *const *entry = f->test_params; entry && *entry && n < MAX_CASES - 1; entry++) {
+    for (const char *const *entry = f->test_params; entry && *entry; entry++) {
+        if (n == MAX_CASES - 2) { /* room for the iteration cases below */
+            test_check(&t, 0, "every test parameter set fits in MAX_CASES:", f->name);
+            break;
+        }
         parse_param_entry(f, *entry, &out[n]);
         big[n++] = entry == f->test_params;
     }
@@ -135,7 +268,7 @@ typedef struct peer_worst {
     const fv_variant *v;
     int max_abs;
     double share;
-    int declined;       /* parameter sets it does not offer (e.g. a stage NPP cannot make) */
+    int declined;       /* cases it does not offer (e.g. a stage NPP cannot make) */
     char why[160];      /* the first refusal's message */
 } peer_worst;
 static peer_worst peers[16];
@@ -162,6 +295,20 @@ static void peer_report(const fv_filter *f, const fv_variant *v, const fv_diff_s
     if (share > peers[i].share) peers[i].share = share;
 }
 
+/* A peer declines a parameter set it does not offer by refusing it at prepare: FV_ERR_ARG from its
+ * state setup today, FV_ERR_UNSUPPORTED where the library has that status. Any status beyond the
+ * ones that name a real failure is taken as such a refusal, so that this reads both. */
+static int peer_declines(fv_status st)
+{
+    switch (st) {
+    case FV_OK: case FV_ERR_IO: case FV_ERR_FORMAT: case FV_ERR_SIZE: case FV_ERR_NO_DEVICE:
+    case FV_ERR_MEMORY: case FV_ERR_CUDA: case FV_ERR_GL:
+        return 0;
+    default:
+        return 1;
+    }
+}
+
 static int check_cuda(const char *what)
 {
     cudaError_t e = cudaDeviceSynchronize();
@@ -170,8 +317,10 @@ static int check_cuda(const char *what)
     return e == cudaSuccess;
 }
 
-static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_image *host_src,
-                              const fv_image *expected, const fv_params *p, int packed)
+/* One variant on one case; returns 1 when it ran (prepared and run, whatever its result), 0 when it
+ * failed to or (a peer) declined the case. */
+static int test_variant_case(const fv_filter *f, const fv_variant *v, const fv_image *host_src,
+                             const fv_image *expected, const fv_params *p, int packed)
 {
     const int w = host_src->width, h = host_src->height;
     char what[240], params[160];
@@ -191,15 +340,15 @@ static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_
     cudaMemset2D(dst.data, dst.pitch, 0xA5, (size_t)w * 4, (size_t)h); /* poison */
     fv_runner runner = {0};
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h);
-    peer_worst *declining = fv_variant_is_peer(v) && st == FV_ERR_ARG ? peer_entry(f, v) : NULL;
-    if (declining) { /* a peer need not offer every parameter set: counted and reported, not failed */
+    peer_worst *declining = fv_variant_is_peer(v) && peer_declines(st) ? peer_entry(f, v) : NULL;
+    if (declining) { /* a peer need not offer every case: counted and reported (all of them: failed) */
         if (!declining->declined++) snprintf(declining->why, sizeof declining->why, "%s", fv_last_error());
-        st = FV_ERR_ARG;
     } else {
         if (st == FV_OK) st = fv_runner_run(&runner, &src, &dst, 0);
         test_check(&t, st == FV_OK, what, fv_last_error());
     }
-    if (st == FV_OK && check_cuda(what)) {
+    const int ran = !declining && st == FV_OK;
+    if (ran && check_cuda(what)) {
         fv_image_download(&got, &dst);
         fv_diff_stats d;
         fv_diff_host(&got, expected, &d);
@@ -236,27 +385,58 @@ static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_
         fv_device_image_free(&dst);
     }
     fv_host_image_free(&got);
+    return ran;
 }
 
-static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
+/* A variant that ran on no case tested nothing, and fails by name. Where the run is narrowed
+ * (FV_TEST_PARAMS, FV_TEST_SIZE, FV_TEST_QUICK, FV_TEST_SHARD) a peer that declined every case it
+ * met, not named by FV_TEST_VARIANT, is reported instead: the narrowed set may hold only what it
+ * does not offer. A shard that met none of this filter's cases has nothing to say about it. */
+static void check_every_variant_ran(const fv_filter *f, const int *ran, long long cases_met, int narrowed)
+{
+    if (shard_count > 1 && cases_met == 0) return;
+    for (int vi = 0; vi < f->n_variants; vi++) {
+        const fv_variant *v = &f->variants[vi];
+        if (!selected_variant(v) || ran[vi] > 0) continue;
+        const peer_worst *pw = NULL;
+        for (int i = 0; i < n_peers; i++)
+            if (peers[i].f == f && peers[i].v == v) pw = &peers[i];
+        char what[300];
+        snprintf(what, sizeof what, "%s/%s%s%s%s", f->name, v->name, pw && pw->declined ? " (declined every case: " : "",
+                 pw && pw->declined ? pw->why : "", pw && pw->declined ? ")" : "");
+        if (pw && pw->declined && narrowed && !env_text("FV_TEST_VARIANT"))
+            printf("note: peer %s declined every case of this narrowed run\n", what);
+        else
+            test_check(&t, 0, "a variant ran on no case, so it was not tested:", what);
+    }
+}
+
+static int n_selected_variants(const fv_filter *f)
+{
+    int n = 0;
+    for (int vi = 0; vi < f->n_variants; vi++) n += selected_variant(&f->variants[vi]);
+    return n;
+}
+
+/* Every selected variant of f on every (size, parameter set) case; returns the variant runs made. */
+static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
 {
     fv_params cases[MAX_CASES];
     int big[MAX_CASES];
     const int n_cases = param_cases(f, cases, big);
     const size_case *list = sizes;
     size_t n_sizes = sizeof sizes / sizeof sizes[0];
-    size_case only_size = {0, 0, 0};
-    const char *size_text = getenv("FV_TEST_SIZE"); /* WxH: that size alone */
-    if (size_text && *size_text) {
-        char end = 0;
-        test_check(&t, sscanf(size_text, "%dx%d%c", &only_size.width, &only_size.height, &end) == 2 &&
-                           only_size.width > 0 && only_size.height > 0,
-                   "FV_TEST_SIZE is WxH:", size_text);
-        if (only_size.width <= 0 || only_size.height <= 0) return;
-        list = &only_size;
+    size_case only = {0, 0, 0};
+    if (only_size(&only) > 0) { /* FV_TEST_SIZE=WxH: that size alone (checked in check_selection) */
+        list = &only;
         n_sizes = 1;
     }
-    const char *only_variant = getenv("FV_TEST_VARIANT"); /* that variant alone */
+    int *ran = calloc((size_t)f->n_variants, sizeof *ran);
+    if (!ran) {
+        test_check(&t, 0, "out of host memory for the variant counts of", f->name);
+        return 0;
+    }
+    long long runs = 0, cases_met = 0;
     for (size_t si = 0; si < n_sizes; si++) {
         if (quick && list[si].big) continue;
         if (quick >= 2 && list[si].width * list[si].height > SMALL_CASE_PIXELS) continue;
@@ -271,21 +451,28 @@ static void test_filter(const fv_filter *f, uint32_t *seed, int quick)
                 fv_noise_apply_host(&src, &noise);
             }
             if (case_number++ % shard_count != shard_index) continue; /* another shard's case */
+            cases_met++;
             fv_runner host = {0};
             const fv_variant *cpu = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
-            fv_status st = fv_runner_prepare(&host, f, cpu, &cases[pi], src.width, src.height);
+            fv_status st = cpu ? fv_runner_prepare(&host, f, cpu, &cases[pi], src.width, src.height)
+                               : fv_fail(FV_ERR_ARG, "%s has no reference variant", f->name);
             if (st == FV_OK) st = fv_runner_run(&host, &src, &expected, 0);
             fv_runner_release(&host);
             test_check(&t, st == FV_OK, "the reference runs:", fv_last_error());
             for (int vi = 0; vi < f->n_variants && st == FV_OK; vi++) {
-                if (fv_variant_is_host(&f->variants[vi])) continue;
-                if (only_variant && *only_variant && strcmp(only_variant, f->variants[vi].name) != 0) continue;
-                test_variant_case(f, &f->variants[vi], &src, &expected, &cases[pi], (int)((si + pi) % 2));
+                if (!selected_variant(&f->variants[vi])) continue;
+                const int r = test_variant_case(f, &f->variants[vi], &src, &expected, &cases[pi], (int)((si + pi) % 2));
+                ran[vi] += r;
+                runs += r;
             }
         }
         fv_host_image_free(&src);
         fv_host_image_free(&expected);
     }
+    const int narrowed = env_text("FV_TEST_PARAMS") || env_text("FV_TEST_SIZE") || quick || shard_count > 1;
+    check_every_variant_ran(f, ran, cases_met, narrowed);
+    free(ran);
+    return runs;
 }
 
 static void test_diff(uint32_t *seed)
@@ -366,29 +553,29 @@ static void test_noise_device(uint32_t *seed)
 
 int main(void)
 {
-    const char *shard = getenv("FV_TEST_SHARD");
-    if (shard && *shard) {
-        char end = 0;
-        if (sscanf(shard, "%d/%d%c", &shard_index, &shard_count, &end) != 2 || shard_count < 1 ||
-            shard_index < 0 || shard_index >= shard_count) {
-            fprintf(stderr, "test_filters: FV_TEST_SHARD: expected I/N with 0 <= I < N, got '%s'\n", shard);
-            return 2;
-        }
-    }
+    /* the names first: a selection that names nothing fails here, with or without a device */
+    if (check_selection()) return test_finish(&t);
     if (fv_device_check() != FV_OK) {
         printf("skipped: %s\n", fv_last_error());
         return 77;
     }
-    const char *q = getenv("FV_TEST_QUICK");
-    const int quick = q && *q >= '1' && *q <= '9' ? *q - '0' : 0; /* 0, 1 or 2 (see above) */
-    const char *only = getenv("FV_TEST_FILTER"); /* one filter's name: test only that one */
+    const int quick = quick_level();
     uint32_t seed = test_seed();
+    long long runs = 0;
     for (int i = 0; i < fv_n_filters; i++) {
-        if (only && *only && strcmp(only, fv_filters[i]->name) != 0) continue;
-        int before = t.failed;
-        test_filter(fv_filters[i], &seed, quick);
-        printf("%s: %s\n", fv_filters[i]->name, t.failed == before ? "all variants match" : "MISMATCH");
+        if (!selected_filter(fv_filters[i])) continue;
+        if (!n_selected_variants(fv_filters[i])) { /* FV_TEST_VARIANT names another filter's variant */
+            printf("%s: no variant selected\n", fv_filters[i]->name);
+            continue;
+        }
+        const int before = t.failed;
+        const long long filter_runs = test_filter(fv_filters[i], &seed, quick);
+        runs += filter_runs;
+        if (t.failed != before) printf("%s: MISMATCH\n", fv_filters[i]->name);
+        else if (filter_runs == 0) printf("%s: no variant ran on a case of this run\n", fv_filters[i]->name);
+        else printf("%s: all variants match\n", fv_filters[i]->name);
     }
+    test_check(&t, runs > 0, "the selection ran at least one variant on one case", NULL);
     for (int i = 0; i < n_peers; i++) {
         printf("peer %s/%s (not held to the tolerance): largest R, G, B difference from the reference %d, "
                "at most %.2f%% of the pixels of a case differ\n", peers[i].f->name, peers[i].v->name,

@@ -4,11 +4,16 @@
  *   check_screenshot single SHOT A.png          the shot is pane A's image
  *   check_screenshot wipe   SHOT A.png B.png    left half is A, right half is B
  *   check_screenshot side   SHOT A.png B.png    left half of the window is A, right half B
- *   check_screenshot uniform SHOT               every pixel the same (a difference of equals)
+ *   check_screenshot uniform SHOT IMAGE.png     the difference view of two equal panes at 1:1 in a
+ *                                               window larger than the image: a black rectangle
+ *                                               (|A-B| = 0 is the heat map's black) of IMAGE's
+ *                                               size, and around it one other colour (the clear
+ *                                               colour): a frame of one colour fails
  *   check_screenshot drawn SHOT                 a HUD screenshot: several colours, not one
  *   check_screenshot near SHOT OTHER.png        the same picture drawn another way (zoomed out,
  *                                               so filtered): no channel differs by more than 2
- * Ends with "N passed, N failed".
+ * No mode passes a blank frame: every shot, and every picture it is compared with, must show more
+ * than one colour (a blank reference would make a blank frame pass). Ends with "N passed, N failed".
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
 
@@ -49,6 +54,65 @@ static void same_region(const fv_image *shot, int x0, const fv_image *ref, int r
     test_check(&t, bad == 0 && shot->height == ref->height, "screenshot region equals its pane:", detail);
 }
 
+static int same_rgb(const fv_image *img, int x, int y, const uint8_t rgb[3])
+{
+    return memcmp(img->data + (size_t)y * img->pitch + 4 * (size_t)x, rgb, 3) == 0;
+}
+
+/* 1 when the picture shows more than one colour (RGB) */
+static int not_blank(const fv_image *img)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            if (!same_rgb(img, x, y, img->data)) return 1;
+    return 0;
+}
+
+static void check_not_blank(const fv_image *img, const char *path)
+{
+    test_check(&t, not_blank(img), "shows more than one colour (not a blank frame):", path);
+}
+
+/* The difference view of equal panes: the image's rectangle black (image.frag's heat(0)), the
+ * rest of the window one other colour. */
+static void check_uniform(const fv_image *shot, const fv_image *image)
+{
+    static const uint8_t black[3] = {0, 0, 0};
+    int x0 = shot->width, y0 = shot->height, x1 = -1, y1 = -1;
+    for (int y = 0; y < shot->height; y++)
+        for (int x = 0; x < shot->width; x++)
+            if (same_rgb(shot, x, y, black)) {
+                x0 = x < x0 ? x : x0;
+                y0 = y < y0 ? y : y0;
+                x1 = x > x1 ? x : x1;
+                y1 = y > y1 ? y : y1;
+            }
+    char detail[200];
+    snprintf(detail, sizeof detail, "black from (%d, %d) to (%d, %d) in a %dx%d shot, the image %dx%d", x0, y0, x1, y1,
+             shot->width, shot->height, image->width, image->height);
+    /* the pixels around the rectangle are not black: it holds every black one */
+    test_check(&t, x1 - x0 + 1 == image->width && y1 - y0 + 1 == image->height,
+               "the difference |A-B| = 0 is a black rectangle of the image's size:", detail);
+    test_check(&t, shot->width > image->width || shot->height > image->height,
+               "the window is larger than the image (so that the view is told from a blank frame):", detail);
+    long inside_other = 0, outside_other = 0, outside = 0;
+    const uint8_t *around = NULL;
+    for (int y = 0; y < shot->height; y++)
+        for (int x = 0; x < shot->width; x++) {
+            if (x >= x0 && x <= x1 && y >= y0 && y <= y1) {
+                inside_other += !same_rgb(shot, x, y, black);
+                continue;
+            }
+            outside++;
+            if (!around) around = shot->data + (size_t)y * shot->pitch + 4 * (size_t)x;
+            outside_other += !same_rgb(shot, x, y, around);
+        }
+    snprintf(detail, sizeof detail, "%ld pixels of the image's rectangle are not black; %ld of the %ld around it "
+             "differ from the first of them", inside_other, outside_other, outside);
+    test_check(&t, inside_other == 0 && outside > 0 && outside_other == 0,
+               "|A-B| = 0 everywhere, framed by one other colour:", detail);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -59,6 +123,11 @@ int main(int argc, char **argv)
     fv_image shot = {0}, a = {0}, b = {0};
     if (!load(argv[2], &shot) || (argc > 3 && !load(argv[3], &a)) || (argc > 4 && !load(argv[4], &b)))
         goto done;
+    if (strcmp(mode, "uniform") != 0) { /* uniform's IMAGE gives its size alone */
+        check_not_blank(&shot, argv[2]);
+        if (a.data) check_not_blank(&a, argv[3]);
+        if (b.data) check_not_blank(&b, argv[4]);
+    }
     if (!strcmp(mode, "single") && a.data) {
         test_check(&t, shot.width == a.width, "shot as wide as A", NULL);
         same_region(&shot, 0, &a, 0, a.width, "whole window vs A");
@@ -95,14 +164,8 @@ int main(int argc, char **argv)
                  differing);
         test_check(&t, max_diff <= 2, "the two renderings agree within 2 levels:", detail);
         printf("near: %s\n", detail);
-    } else if (!strcmp(mode, "uniform")) {
-        long bad = 0;
-        for (int y = 0; y < shot.height; y++)
-            for (int x = 0; x < shot.width; x++)
-                bad += memcmp(shot.data + (size_t)y * shot.pitch + 4 * (size_t)x, shot.data, 3) != 0;
-        char detail[64];
-        snprintf(detail, sizeof detail, "%ld pixels differ from the first", bad);
-        test_check(&t, bad == 0, "uniform screenshot (|A-B| = 0 everywhere):", detail);
+    } else if (!strcmp(mode, "uniform") && a.data) {
+        check_uniform(&shot, &a);
     } else {
         fprintf(stderr, "check_screenshot: bad mode or missing images\n");
         return 2;
