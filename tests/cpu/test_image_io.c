@@ -636,6 +636,54 @@ static void test_bad_files(void)
     free(jb);
 }
 
+/* ---- files that are no regular files ---- */
+
+static void alarm_fail(int sig)
+{
+    (void)sig;
+    static const char m[] = "FAIL: a load hung (alarm)\n";
+    (void)!write(2, m, sizeof m - 1);
+    _exit(1);
+}
+
+/* A FIFO blocks open() until a writer comes and read() until it writes: the loader must refuse
+ * it at once (the alarm turns a hang into a failure rather than a stuck CI job). */
+static void test_special_files(void)
+{
+    char p[PATH_MAX];
+    path_of(p, "fifo.png");
+    unlink(p);
+    if (mkfifo(p, 0600) != 0) {
+        check(0, "mkfifo", strerror(errno));
+        return;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = alarm_fail;
+    sigaction(SIGALRM, &sa, &old);
+    fflush(stdout); /* what was found so far is kept if the alarm ends the run */
+    alarm(10);
+    fv_image img;
+    double t0 = now_s();
+    fv_status st = image_load(p, &img);
+    double t = now_s() - t0;
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    const char *m = fv_last_error();
+    check(st == FV_ERR_IO && t < 2.0 && message_is_clean(m) && strstr(m, "fifo.png': not a regular file (a FIFO)"),
+          "a FIFO is refused at once, by name", st == FV_OK ? "accepted" : m);
+    unlink(p);
+    st = image_load("/dev/null", &img);
+    m = fv_last_error();
+    check(st == FV_ERR_IO && strstr(m, "'/dev/null': not a regular file (a character device)"),
+          "a character device is refused by name", st == FV_OK ? "accepted" : m);
+    path_of(p, "");
+    st = image_load(p, &img);
+    check(st == FV_ERR_IO && strstr(fv_last_error(), "is a directory, not an image"),
+          "a directory keeps its message", fv_last_error());
+}
+
 /* ---- output ---- */
 
 static void test_png_output(void)
@@ -821,6 +869,7 @@ int main(int argc, char **argv)
     test_jpeg();
     test_pnm_bmp();
     test_bad_files();
+    test_special_files();
     test_png_output();
     test_output_files();
     return test_finish(&T);

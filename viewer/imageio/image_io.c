@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/imageio/image_io.c: image files in and out. Input: the file is read whole, told apart by its
- * first bytes (missing, directory, empty, unknown format) and handed to its codec (codec.h).
+ * viewer/imageio/image_io.c: image files in and out. Input: the file is opened without blocking
+ * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
+ * directory, empty, unknown format) and handed to its codec (codec.h).
  * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
  * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
  * temporary file is removed when SIGINT, SIGTERM or SIGHUP arrive while it exists.
@@ -67,22 +68,52 @@ void image_printable(const char *text, char *buf, size_t size)
 
 /* ---- input ---- */
 
-static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+/* What a path that is no regular file is, for the message. */
+static const char *file_kind(mode_t mode)
 {
-    *data = NULL;
-    *size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+         : S_ISSOCK(mode) ? "a socket" : "of an unknown kind";
+}
+
+/* Opens an input without blocking: open() of a FIFO waits for a writer and its read() for data,
+ * and a device may never end, so only regular files are read (and directories named as such).
+ * Standard input ("-"), when it is supported, is opened here: it is a pipe to be read to its end,
+ * not a file whose size fstat() tells. */
+static fv_status open_input(const char *path, const char *name, int *fd_out, struct stat *st)
+{
+    *fd_out = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENXIO && stat(path, st) == 0 && !S_ISREG(st->st_mode)) /* a socket */
+            return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
+        return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
+    }
+    if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
         return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
     }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        if (S_ISDIR(st->st_mode)) return fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
+        return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    *fd_out = fd;
+    return FV_OK;
+}
+
+static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd;
+    struct stat st;
+    FV_TRY(open_input(path, name, &fd, &st));
     fv_status s = FV_OK;
-    if (S_ISDIR(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
-    else if (!S_ISREG(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is not a regular file", name);
-    else if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
+    if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
     else if ((unsigned long long)st.st_size > MAX_FILE_BYTES)
         s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads",
                     name, (long long)st.st_size >> 20);

@@ -1,0 +1,28 @@
+#!/bin/sh
+# tests/cli/bad_input_case.sh FILTERVIEW FIXTURES OUT CASE: bad input that needs a shell around the
+# run (a FIFO, a file size limit, a closed pipe), each through tests/cli/cli_expect.sh where one
+# run is checked. Every run has a time limit, so that a hang fails instead of blocking CI.
+#   fifo    a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
+fv=$1; fx=$2; out=$3; what=$4
+here=$(dirname "$0")
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$out" && mkdir -p "$out" || fail "cannot make $out"
+case "$what" in
+fifo)
+  mkdir -p "$out/in" "$out/batch" && mkfifo "$out/in/f.png" || fail "mkfifo"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 1 "f.png': not a regular file \(a FIFO\)$" \
+    "$fv" "$out/in/f.png" -v cpu -o "$out/x.png" || fail "FIFO as input"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/y.png" 2 "--kernel-file: '.*f.png': not a regular file \(a FIFO\)$" \
+    "$fv" "$fx/good.png" -f conv -v cpu --shape file --kernel-file "$out/in/f.png" -o "$out/y.png" ||
+    fail "FIFO as --kernel-file"
+  cp "$fx/good.png" "$out/in/g.png" || fail "cp"
+  timeout 20 "$fv" "$out/in" -v cpu -o "$out/batch/" >"$out/log" 2>"$out/err" </dev/null
+  code=$?
+  cat "$out/log" "$out/err"
+  [ "$code" = 1 ] || fail "folder with a FIFO: exit status $code, expected 1"
+  grep -q "f.png': not a regular file (a FIFO) (skipped)$" "$out/err" || fail "folder: the FIFO is not reported"
+  [ -f "$out/batch/g.png" ] || fail "folder: the good image was not written"
+  ;;
+*) fail "unknown case '$what'" ;;
+esac
+echo "$what: all checks passed"
