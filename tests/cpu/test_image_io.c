@@ -514,20 +514,27 @@ static void test_bad_files(void)
     s = (png_spec){40, 30, 6, 8, 0, samples, NULL, 0, NULL, 0};
     size_t n = 0;
     uint8_t *png = png_make(&s, &n);
-    /* all but the last IDAT's CRC and IEND: the zlib stream, with its own Adler-32, ends there */
-    truncations("PNG", png, n - 16);
+    /* every cut, up to the last byte of IEND: libpng reads to IEND, and so must we */
+    truncations("PNG", png, n);
     s.interlace = 1;
     size_t ni = 0;
     uint8_t *png_i = png_make(&s, &ni);
-    truncations("interlaced PNG", png_i, ni - 16);
-    /* bit flips in the image data: the CRC (or zlib's Adler-32) catches them. Not in the last
-     * IDAT's own CRC: the decoder stops when the zlib stream ends, and the pixels are intact */
+    truncations("interlaced PNG", png_i, ni);
+    /* the three cuts and the checksum past the pixels, each by name */
+    expect_refused("PNG cut inside the last IDAT's CRC", "cut_crc.png", png, n - 14, "corrupt or truncated (PNG: ");
+    expect_refused("PNG cut inside IEND", "cut_iend.png", png, n - 5, "corrupt or truncated (PNG: ");
+    expect_refused("PNG without IEND", "no_iend.png", png, n - 12, "corrupt or truncated (PNG: the file ends before IEND)");
+    /* bit flips after IHDR, the checksums of the last IDAT and of IEND included: the CRC (or
+     * zlib's Adler-32) catches them */
     uint8_t *flip = malloc(n);
+    memcpy(flip, png, n);
+    flip[n - 13] ^= 0x10;
+    expect_refused("PNG with a bad CRC on its IDAT", "bad_crc.png", flip, n, "corrupt or truncated (PNG: invalid chunk checksum)");
     int flips_ok = 1;
     char flip_detail[400] = "";
     for (int k = 0; k < 50; k++) {
         memcpy(flip, png, n);
-        size_t at = 41 + test_rand(&seed) % (n - 41 - 16);
+        size_t at = 41 + test_rand(&seed) % (n - 41);
         const int bit = (int)(test_rand(&seed) % 8);
         flip[at] ^= (uint8_t)(1u << bit);
         fv_image img;
