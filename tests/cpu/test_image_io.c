@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <turbojpeg.h>
+#include <jpeglib.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -408,6 +409,183 @@ static void test_jpeg(void)
     fv_host_image_free(&ref);
     free(jpeg);
     free(prog);
+}
+
+/* ---- JPEG written through libjpeg: any sampling factors, scan scripts, arithmetic coding ---- */
+
+/* From img's RGBA (3 components, YCbCr) or its red channel (1, gray); h/v: sampling factors per
+ * component; scans: a scan script (NULL: sequential). */
+static uint8_t *jpeg_lib_make(const fv_image *img, int comps, const int *h, const int *v,
+                              const jpeg_scan_info *scans, int n_scans, int arith, size_t *size)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr e;
+    c.err = jpeg_std_error(&e);
+    jpeg_create_compress(&c);
+    unsigned char *buf = NULL;
+    unsigned long len = 0;
+    jpeg_mem_dest(&c, &buf, &len);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = comps == 1 ? 1 : 4;
+    c.in_color_space = comps == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 100, TRUE);
+    for (int i = 0; i < c.num_components; i++) {
+        c.comp_info[i].h_samp_factor = h[i];
+        c.comp_info[i].v_samp_factor = v[i];
+    }
+    if (scans) {
+        c.scan_info = scans;
+        c.num_scans = n_scans;
+    }
+    c.arith_code = arith ? TRUE : FALSE;
+    jpeg_start_compress(&c, TRUE);
+    uint8_t *row = malloc((size_t)img->width * 4);
+    while (c.next_scanline < c.image_height) {
+        const uint8_t *src = img->data + (size_t)c.next_scanline * img->pitch;
+        for (int x = 0; x < img->width; x++)
+            if (comps == 1) row[x] = src[4 * x];
+            else memcpy(row + 4 * x, src + 4 * x, 4);
+        JSAMPROW r = row;
+        jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    free(row);
+    uint8_t *copy = malloc(len);
+    memcpy(copy, buf, len);
+    free(buf);
+    *size = len;
+    return copy;
+}
+
+/* TurboJPEG's own decoder (the one filterview used before): an oracle, and whether it declines. */
+static int tj_decode(const uint8_t *data, size_t n, fv_image *out)
+{
+    tjhandle tj = tjInitDecompress();
+    int w = 0, h = 0, ss = 0, cs = 0;
+    int ok = tjDecompressHeader3(tj, data, (unsigned long)n, &w, &h, &ss, &cs) == 0 && w > 0 && h > 0;
+    if (ok) {
+        fv_host_image_alloc(out, w, h);
+        ok = tjDecompress2(tj, data, (unsigned long)n, out->data, w, (int)out->pitch, h, TJPF_RGBA, 0) == 0;
+        if (!ok) fv_host_image_free(out);
+    }
+    tjDestroy(tj);
+    return ok;
+}
+
+/* Offset of the SOF0 marker's 0xc0 byte; 0 when none. */
+static size_t jpeg_sof_at(const uint8_t *d, size_t n)
+{
+    for (size_t i = 2; i + 9 < n; i++)
+        if (d[i] == 0xff && d[i + 1] == 0xc0) return i + 1;
+    return 0;
+}
+
+static void expect_refused(const char *what, const char *file_name, const void *data, size_t n,
+                           const char *want_in_message);
+
+static void test_jpeg_lib(void)
+{
+    /* sampling factors TurboJPEG has no name for. Gray content (Cb = Cr = 128 everywhere) with the
+     * luma at full size: the same luma blocks as the 4:4:4 twin, so exactly its pixels as
+     * TurboJPEG decodes it; colour content: flat 16x16 blocks come back within rounding */
+    static const struct { const char *name; int h[3], v[3]; } samp[] = {
+        {"2x2,1x2,2x1", {2, 1, 2}, {2, 2, 1}}, {"2x2,2x2,1x1", {2, 2, 1}, {2, 2, 1}},
+        {"3x1,1x1,1x1", {3, 1, 1}, {1, 1, 1}}, {"4x2,1x1,1x1", {4, 1, 1}, {2, 1, 1}}};
+    static const int one[3] = {1, 1, 1};
+    fv_image gray, colour;
+    blocky(&gray, 37, 29);
+    for (int i = 0; i < 37 * 29; i++) gray.data[4 * i + 1] = gray.data[4 * i + 2] = gray.data[4 * i];
+    blocky(&colour, 64, 48);
+    size_t n444 = 0;
+    uint8_t *twin = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 0, &n444);
+    fv_image want;
+    int have_want = tj_decode(twin, n444, &want);
+    for (size_t k = 0; k < sizeof samp / sizeof samp[0]; k++)
+        for (int prog = 0; prog < 2; prog++) {
+            size_t n = 0;
+            uint8_t *f = jpeg_lib_make(&gray, 3, samp[k].h, samp[k].v, NULL, 0, 0, &n);
+            if (prog) {
+                free(f);
+                /* jpeg_simple_progression's script through a compressor of the same factors */
+                struct jpeg_compress_struct c;
+                struct jpeg_error_mgr e;
+                c.err = jpeg_std_error(&e);
+                jpeg_create_compress(&c);
+                c.num_components = 3;
+                c.input_components = 3;
+                c.in_color_space = JCS_RGB;
+                jpeg_set_defaults(&c);
+                jpeg_simple_progression(&c);
+                jpeg_scan_info script[16];
+                int ns = c.num_scans < 16 ? c.num_scans : 16;
+                memcpy(script, c.scan_info, (size_t)ns * sizeof *script);
+                jpeg_destroy_compress(&c);
+                f = jpeg_lib_make(&gray, 3, samp[k].h, samp[k].v, script, ns, 0, &n);
+            }
+            fv_image tj_img, img;
+            const int tj_declines = !tj_decode(f, n, &tj_img);
+            if (!tj_declines) fv_host_image_free(&tj_img);
+            fv_status st = load_bytes("sampling.jpg", f, n, &img);
+            char what[128];
+            snprintf(what, sizeof what, "JPEG sampled %s%s (TurboJPEG declines it) decodes as its 4:4:4 twin",
+                     samp[k].name, prog ? ", progressive" : "");
+            check(tj_declines && st == FV_OK && have_want && max_diff(&img, &want) == 0, what,
+                  st ? fv_last_error() : tj_declines ? "pixels differ" : "TurboJPEG decodes it");
+            if (st == FV_OK) fv_host_image_free(&img);
+            free(f);
+            f = jpeg_lib_make(&colour, 3, samp[k].h, samp[k].v, NULL, 0, 0, &n);
+            st = load_bytes("sampling_colour.jpg", f, n, &img);
+            int worst = st == FV_OK ? 0 : 999;
+            /* inside each flat block, a pixel from its edges: upsampling blends across them */
+            for (int y = 0; st == FV_OK && y < colour.height; y++)
+                for (int x = 0; x < colour.width; x++) {
+                    if (x % 16 < 3 || x % 16 > 12 || y % 16 < 3 || y % 16 > 12) continue;
+                    for (int c = 0; c < 3; c++) {
+                        int d = abs(img.data[(size_t)y * img.pitch + 4 * x + c] -
+                                    colour.data[(size_t)y * colour.pitch + 4 * x + c]);
+                        if (d > worst) worst = d;
+                    }
+                }
+            snprintf(what, sizeof what, "JPEG sampled %s: colour blocks within 3", samp[k].name);
+            check(worst <= 3, what, st ? fv_last_error() : NULL);
+            if (st == FV_OK) fv_host_image_free(&img);
+            free(f);
+        }
+
+    /* arithmetic coding: the same coefficients as the Huffman twin, so the same pixels */
+    size_t na = 0;
+    uint8_t *arith = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 1, &na);
+    fv_image img;
+    fv_status st = load_bytes("arith.jpg", arith, na, &img);
+    check(st == FV_OK && have_want && max_diff(&img, &want) == 0, "arithmetic-coded JPEG decodes as its Huffman twin",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(arith);
+
+    /* valid files of kinds not decoded here are called unsupported, by name, not corrupt */
+    size_t at = jpeg_sof_at(twin, n444);
+    static const struct { int offset; uint8_t value; const char *name, *want; } kinds[] = {
+        {0, 0xc3, "lossless", "lossless JPEG is not supported"},
+        {0, 0xc5, "hierarchical", "hierarchical JPEG is not supported"},
+        {3, 12, "12-bit", "12-bit JPEG is not supported"}};
+    for (size_t k = 0; at && k < sizeof kinds / sizeof kinds[0]; k++) {
+        uint8_t *f = malloc(n444);
+        memcpy(f, twin, n444);
+        f[at + kinds[k].offset] = kinds[k].value;
+        char what[96];
+        snprintf(what, sizeof what, "%s JPEG is called unsupported, not corrupt", kinds[k].name);
+        expect_refused(what, "kind.jpg", f, n444, kinds[k].want);
+        check(!strstr(fv_last_error(), "corrupt"), what, fv_last_error());
+        free(f);
+    }
+
+    if (have_want) fv_host_image_free(&want);
+    free(twin);
+    fv_host_image_free(&gray);
+    fv_host_image_free(&colour);
 }
 
 /* ---- PNM, BMP ---- */
@@ -874,6 +1052,7 @@ int main(int argc, char **argv)
     seed = test_seed();
     test_png_kinds();
     test_jpeg();
+    test_jpeg_lib();
     test_pnm_bmp();
     test_bad_files();
     test_special_files();
