@@ -483,6 +483,19 @@ static size_t jpeg_sof_at(const uint8_t *d, size_t n)
     return 0;
 }
 
+/* A gray progressive script that ends with every coefficient exact: the DC at half precision and
+ * its refinement, each AC coefficient alone, the first `refined` of them at half precision and
+ * then refined: 65 + refined scans. */
+static int many_scans(jpeg_scan_info *s, int refined)
+{
+    int n = 0;
+    s[n++] = (jpeg_scan_info){1, {0}, 0, 0, 0, 1};
+    s[n++] = (jpeg_scan_info){1, {0}, 0, 0, 1, 0};
+    for (int k = 1; k <= 63; k++) s[n++] = (jpeg_scan_info){1, {0}, k, k, 0, k <= refined ? 1 : 0};
+    for (int k = 1; k <= refined; k++) s[n++] = (jpeg_scan_info){1, {0}, k, k, 1, 0};
+    return n;
+}
+
 static void expect_refused(const char *what, const char *file_name, const void *data, size_t n,
                            const char *want_in_message);
 
@@ -582,8 +595,41 @@ static void test_jpeg_lib(void)
         free(f);
     }
 
+    /* scans: a file's work grows with them, so past 100 it is refused before decoding; at 100
+     * it decodes, as its baseline twin */
+    fv_image small;
+    blocky(&small, 8, 8);
+    test_fill_random(&small, &seed);
+    jpeg_scan_info script[128];
+    static const int g[1] = {1};
+    size_t nb = 0, n100 = 0, n127 = 0;
+    uint8_t *base = jpeg_lib_make(&small, 1, g, g, NULL, 0, 0, &nb);
+    uint8_t *s100 = jpeg_lib_make(&small, 1, g, g, script, many_scans(script, 35), 0, &n100);
+    uint8_t *s127 = jpeg_lib_make(&small, 1, g, g, script, many_scans(script, 62), 0, &n127);
+    fv_image base_img;
+    int have_base = tj_decode(base, nb, &base_img);
+    st = load_bytes("scans100.jpg", s100, n100, &img);
+    check(st == FV_OK && have_base && max_diff(&img, &base_img) == 0, "progressive JPEG of 100 scans decodes as its baseline twin",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    expect_refused("progressive JPEG of 127 scans", "scans127.jpg", s127, n127,
+                   "scans127.jpg': progressive JPEG with 127 scans, more than the 100 filterview accepts");
+    at = 0;
+    for (size_t i = 2; i + 9 < n127 && !at; i++)
+        if (s127[i] == 0xff && s127[i + 1] == 0xc2) at = i + 1;
+    if (at) {
+        s127[at + 4] = s127[at + 6] = 0x40; /* 16384x16384 */
+        s127[at + 5] = s127[at + 7] = 0;
+    }
+    expect_refused("16384x16384 progressive JPEG of 127 scans (a bomb by scans)", "scan_bomb.jpg", s127, n127,
+                   "progressive JPEG with 127 scans");
+    if (have_base) fv_host_image_free(&base_img);
     if (have_want) fv_host_image_free(&want);
+    free(base);
+    free(s100);
+    free(s127);
     free(twin);
+    fv_host_image_free(&small);
     fv_host_image_free(&gray);
     fv_host_image_free(&colour);
 }

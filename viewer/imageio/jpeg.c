@@ -4,8 +4,9 @@
  * In: the markers are walked here first, for the EXIF orientation (APP1, IFD0 tag 0x0112), which
  * is applied so that a portrait photo shows upright, for Adobe's APP14, which says CMYK samples
  * are stored inverted (Photoshop's way), for the frame type (SOFn: lossless, hierarchical and
- * 12-bit files are refused as unsupported, by name). Progressive files with an absurd number of
- * scans are refused (past 500, as TurboJPEG's TJFLAG_LIMITSCANS did). Every valid
+ * 12-bit files are refused as unsupported, by name) and for the number of scans: a progressive
+ * file's work grows with its scans, not its size, so more than JPEG_MAX_SCANS are refused before
+ * anything is decoded, and libjpeg's memory is capped by what the image's size needs. Every valid
  * 8-bit file is decoded, whatever its sampling factors (TurboJPEG's own decoder refuses those it
  * has no name for, such as 2x2,1x2,2x1); the settings are TurboJPEG's (accurate integer IDCT,
  * fancy upsampling), so its files decode to the same pixels. CMYK and YCCK images are decoded as
@@ -22,13 +23,18 @@
 #include <string.h>
 
 #include <jpeglib.h>
+#include <jerror.h>
 #include <turbojpeg.h>
 
 /* Huffman coding needs at least a bit per 8x8 block in the DC scan: about 512 pixels a byte at
  * the very best. Arithmetic-coded flat images may do better; past this they are refused. */
 #define JPEG_MAX_PIXELS_PER_BYTE 1024.0
 #define ORIENT_TILE 64
-#define JPEG_MAX_SCANS 500
+/* scans in one file: jpeg_simple_progression writes 10, optimisers a few dozen; libjpeg-turbo
+ * advises a limit for untrusted files (djpeg -maxscan), as each scan may touch every block */
+#define JPEG_MAX_SCANS 100
+/* libjpeg's own tables and row buffers, beyond the whole-image coefficients of a multi-scan file */
+#define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
     int orientation;   /* EXIF 1..8; 1 when absent (before the first scan) */
@@ -36,7 +42,7 @@ typedef struct jpeg_markers {
     unsigned sof;      /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
     int precision;     /* its bits per sample */
     int hierarchical;  /* a DHP marker */
-    int scans;         /* SOS markers so far */
+    int scans;         /* SOS markers up to EOI */
 } jpeg_markers;
 
 static unsigned get16(const uint8_t *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
@@ -212,7 +218,7 @@ static void jpeg_on_message(j_common_ptr c, int level)
     if (level < 0) jpeg_on_error(c);
 }
 
-/* TurboJPEG's TJFLAG_LIMITSCANS: an absurd number of scans stops the decoder. */
+/* A second guard on the number of scans, should libjpeg count one the marker walk did not. */
 static void jpeg_on_progress(j_common_ptr c)
 {
     jpeg_failure *f = (jpeg_failure *)c->err;
@@ -220,6 +226,26 @@ static void jpeg_on_progress(j_common_ptr c)
         f->too_many_scans = 1;
         longjmp(f->jump, 1);
     }
+}
+
+static fv_status jpeg_too_many_scans(const char *name, int progressive, int scans)
+{
+    if (scans > JPEG_MAX_SCANS)
+        return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with %d scans, more than the %d filterview accepts",
+                       name, progressive ? "progressive " : "", scans, JPEG_MAX_SCANS);
+    return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with more than the %d scans filterview accepts",
+                   name, progressive ? "progressive " : "", JPEG_MAX_SCANS);
+}
+
+/* The whole-image coefficients a multi-scan file keeps (2 bytes each, every component padded by
+ * up to an MCU) and libjpeg's buffers: what an image of this size justifies. */
+static long jpeg_memory_limit(const struct jpeg_decompress_struct *d)
+{
+    double coefficients = 0;
+    for (int c = 0; c < d->num_components; c++)
+        coefficients += ((double)d->image_width + 64) * ((double)d->image_height + 64);
+    double limit = (double)JPEG_MEMORY_SLACK + 2.0 * coefficients;
+    return limit > (double)(LONG_MAX / 2) ? LONG_MAX / 2 : (long)limit;
 }
 
 /* Decodes into `out` (allocated here through `a`); the volatile locals outlive a longjmp. */
@@ -235,9 +261,12 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     volatile fv_status s = FV_OK;
     volatile int allocated = 0;
     if (setjmp(f.jump)) {
-        if (f.too_many_scans)
-            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: Progressive JPEG image has "
-                        "more than %d scans)", name, JPEG_MAX_SCANS);
+        if (f.too_many_scans) s = jpeg_too_many_scans(name, d.progressive_mode, 0);
+        else if (f.pub.msg_code == JERR_NO_BACKING_STORE) /* past jpeg_memory_limit */
+            s = fv_fail(FV_ERR_FORMAT, "'%s': JPEG needs more memory than a %ux%u image justifies "
+                        "(forged)", name, d.image_width, d.image_height);
+        else if (f.pub.msg_code == JERR_OUT_OF_MEMORY)
+            s = fv_fail(FV_ERR_MEMORY, "out of host memory decoding '%s'", name);
         else {
             char why[JMSG_LENGTH_MAX];
             image_printable(f.why, why, sizeof why);
@@ -263,6 +292,7 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     }
     allocated = 1;
     d.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+    d.mem->max_memory_to_use = jpeg_memory_limit(&d);
     jpeg_start_decompress(&d);
     while (d.output_scanline < d.output_height) {
         JSAMPROW row = out->data + (size_t)d.output_scanline * out->pitch;
@@ -283,6 +313,8 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
     char buf[64];
     const char *unsupported = jpeg_unsupported(&m, buf, sizeof buf);
     if (unsupported) return fv_fail(FV_ERR_FORMAT, "'%s': %s: convert it to PNG", name, unsupported);
+    if (m.scans > JPEG_MAX_SCANS)
+        return jpeg_too_many_scans(name, m.sof == 0xc2 || m.sof == 0xca, m.scans);
     int cmyk = 0;
     FV_TRY(jpeg_decompress(name, data, size, a, out, &cmyk));
     if (cmyk) cmyk_to_rgba(out, m.adobe);
