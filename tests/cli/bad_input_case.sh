@@ -2,7 +2,8 @@
 # tests/cli/bad_input_case.sh FILTERVIEW FIXTURES OUT CASE: bad input that needs a shell around the
 # run (a FIFO, a file size limit, a closed pipe), each through tests/cli/cli_expect.sh where one
 # run is checked. Every run has a time limit, so that a hang fails instead of blocking CI.
-#   fifo    a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
+#   fifo         a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
+#   kernel_bomb  a 32 KB PNG of 16384x16384 as --kernel-file: refused from its header, in a second
 fv=$1; fx=$2; out=$3; what=$4
 here=$(dirname "$0")
 fail() { echo "FAIL: $*"; exit 1; }
@@ -22,6 +23,22 @@ fifo)
   [ "$code" = 1 ] || fail "folder with a FIFO: exit status $code, expected 1"
   grep -q "f.png': not a regular file (a FIFO) (skipped)$" "$out/err" || fail "folder: the FIFO is not reported"
   [ -f "$out/batch/g.png" ] || fail "folder: the good image was not written"
+  ;;
+kernel_bomb)
+  # 1-bit gray, every row zero: 32 MiB of filtered rows deflate to about 32 KB
+  python3 -c "
+import struct, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+side = 16384
+rows = zlib.compress(bytes(side * (1 + side // 8)), 9)
+png = b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', side, side, 1, 0, 0, 0, 0))
+open('$out/k.png', 'wb').write(png + chunk(b'IDAT', rows) + chunk(b'IEND', b''))
+" || fail "cannot write the PNG"
+  start=$(date +%s)
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 2 \
+    "--kernel-file: '.*k.png': PNG header says 16384x16384: larger than 127x127$" \
+    "$fv" "$fx/good.png" -f conv -v cpu --shape file --kernel-file "$out/k.png" -o "$out/x.png" || fail "refused"
+  [ $(($(date +%s) - start)) -le 2 ] || fail "took $(($(date +%s) - start)) s: decoded before it was refused"
   ;;
 *) fail "unknown case '$what'" ;;
 esac

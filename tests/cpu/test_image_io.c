@@ -915,6 +915,74 @@ static void test_special_files(void)
           "a directory keeps its message", fv_last_error());
 }
 
+/* ---- loads with a size limit (conv's kernel file) ---- */
+
+static void test_load_limited(void)
+{
+    /* a 1-bit 16384x16384 PNG of zeros: about 32 KB that decode to 1 GiB of RGBA */
+    const int side = 16384;
+    const size_t raw_len = (size_t)side * (1 + side / 8);
+    uint8_t *raw = calloc(raw_len, 1);
+    uLongf zlen = compressBound(raw_len);
+    uint8_t *z = malloc(zlen), *file = malloc(zlen + 64);
+    compress2(z, &zlen, raw, raw_len, 9);
+    size_t n = 8;
+    memcpy(file, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13] = {0};
+    be32(ihdr, (uint32_t)side);
+    be32(ihdr + 4, (uint32_t)side);
+    ihdr[8] = 1;
+    n += chunk(file + n, "IHDR", ihdr, 13);
+    n += chunk(file + n, "IDAT", z, zlen);
+    n += chunk(file + n, "IEND", NULL, 0);
+    char p[PATH_MAX];
+    path_of(p, "kernel_bomb.png");
+    write_bytes(p, file, n);
+    fv_image img;
+    double t0 = now_s();
+    fv_status st = image_load_limited(p, 127, 127, &img);
+    double t = now_s() - t0;
+    if (st == FV_OK) fv_host_image_free(&img);
+    char what[128];
+    snprintf(what, sizeof what, "a %zu KB PNG of 16384x16384 over a 127x127 limit is refused from its header", n >> 10);
+    check(st == FV_ERR_SIZE && t < 0.5 && strstr(fv_last_error(), "kernel_bomb.png': PNG header says 16384x16384: larger than 127x127"),
+          what, st == FV_OK ? "accepted" : fv_last_error());
+    free(raw);
+    free(z);
+    free(file);
+
+    /* JPEG: the header's size either way round passes (EXIF turns it later); the image as shown
+     * must fit. 40x20 stored, orientation 6: shown 20x40 */
+    fv_image ref;
+    blocky(&ref, 40, 20);
+    size_t nj = 0, ne = 0;
+    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 90, 0, &nj);
+    uint8_t *turned = jpeg_with_exif(jpeg, nj, 6, 1, &ne);
+    path_of(p, "turned.jpg");
+    write_bytes(p, turned, ne);
+    st = image_load_limited(p, 20, 40, &img);
+    check(st == FV_OK && img.width == 20 && img.height == 40, "a JPEG turned upright within its limit loads",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    st = image_load_limited(p, 40, 20, &img);
+    check(st == FV_ERR_SIZE && strstr(fv_last_error(), "turned.jpg' is 20x40: larger than 40x20"),
+          "a JPEG that fits only before EXIF turns it is refused as shown", st == FV_OK ? "accepted" : fv_last_error());
+    if (st == FV_OK) fv_host_image_free(&img);
+    path_of(p, "wide.pgm");
+    write_bytes(p, "P5\n128 1\n255\n", 13);
+    st = image_load_limited(p, 127, 127, &img);
+    check(st == FV_ERR_SIZE && strstr(fv_last_error(), "wide.pgm': PNM header says 128x1: larger than 127x127"),
+          "a PNM one pixel too wide is refused from its header", st == FV_OK ? "accepted" : fv_last_error());
+    /* the limit is for that load only */
+    path_of(p, "turned.jpg");
+    st = image_load(p, &img);
+    check(st == FV_OK && img.width == 20, "a load after a limited one has no limit", st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(jpeg);
+    free(turned);
+    fv_host_image_free(&ref);
+}
+
 /* ---- output ---- */
 
 static void test_png_output(void)
@@ -1102,6 +1170,7 @@ int main(int argc, char **argv)
     test_pnm_bmp();
     test_bad_files();
     test_special_files();
+    test_load_limited();
     test_png_output();
     test_output_files();
     return test_finish(&T);

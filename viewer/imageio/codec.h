@@ -20,10 +20,14 @@
 /* Pixels any file may claim whatever its size: a small image never needs a big file. */
 #define CODEC_SMALL_PIXELS ((size_t)1 << 22)
 
-/* Dimensions against FV_MAX_* and the pixels claimed against what `file_bytes` can hold at
- * `pixels_per_byte`; `format` names the header in the message ("PNG header says ..."). */
+/* Dimensions against FV_MAX_* and the caller's limit (image_load_limited), and the pixels
+ * claimed against what `file_bytes` can hold at `pixels_per_byte`; `format` names the header in
+ * the message ("PNG header says ..."). Every decoder calls it as soon as it has the header. */
 fv_status codec_check_claim(const char *name, const char *format, long width, long height,
                             size_t file_bytes, double pixels_per_byte);
+/* The limit codec_check_claim applies on this thread (0, 0: none): set by image_load_limited
+ * around one load. Either way round, as a header's size comes before EXIF orientation. */
+void codec_set_limit(int max_width, int max_height);
 /* RGBA8 storage for a width x height image through the allocator (malloc when NULL). */
 fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out);
 void codec_free_image(const image_allocator *a, fv_image *img);

@@ -169,6 +169,21 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
 
 fv_status image_load(const char *path, fv_image *out) { return image_load_with(path, NULL, out); }
 
+fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out)
+{
+    codec_set_limit(max_width, max_height);
+    fv_status s = image_load_with(path, NULL, out);
+    codec_set_limit(0, 0);
+    if (s == FV_OK && (out->width > max_width || out->height > max_height)) {
+        char name[1024];
+        image_printable(path, name, sizeof name);
+        s = fv_fail(FV_ERR_SIZE, "'%s' is %dx%d: larger than %dx%d", name, out->width, out->height,
+                    max_width, max_height);
+        fv_host_image_free(out);
+    }
+    return s;
+}
+
 /* ---- output paths ---- */
 
 static const char *base_name(const char *path)
