@@ -4,6 +4,8 @@
 # run is checked. Every run has a time limit, so that a hang fails instead of blocking CI.
 #   fifo         a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
 #   kernel_bomb  a 32 KB PNG of 16384x16384 as --kernel-file: refused from its header, in a second
+#   file_limit   output past `ulimit -f`: exit 1 with one line, no output and no temporary file
+#   stderr_closed  a folder batch whose stderr is a closed pipe leaves no temporary file
 fv=$1; fx=$2; out=$3; what=$4
 here=$(dirname "$0")
 fail() { echo "FAIL: $*"; exit 1; }
@@ -39,6 +41,32 @@ open('$out/k.png', 'wb').write(png + chunk(b'IDAT', rows) + chunk(b'IEND', b''))
     "--kernel-file: '.*k.png': PNG header says 16384x16384: larger than 127x127$" \
     "$fv" "$fx/good.png" -f conv -v cpu --shape file --kernel-file "$out/k.png" -o "$out/x.png" || fail "refused"
   [ $(($(date +%s) - start)) -le 2 ] || fail "took $(($(date +%s) - start)) s: decoded before it was refused"
+  ;;
+file_limit)
+  # 1 block (512 or 1024 bytes): the 37x23 output is larger, the messages are not
+  (ulimit -f 1 && timeout 20 sh "$here/cli_expect.sh" --absent "$out/o.png" 1 \
+    "cannot write '.*o.png': File too large \(past the file size limit, ulimit -f\)$" \
+    "$fv" "$fx/good.png" -v cpu -o "$out/o.png") || fail "write past the limit"
+  ls -a "$out" | grep -q '\.tmp-' && fail "a temporary file was left"
+  ;;
+stderr_closed)
+  # large good images, then bad ones: their errors are printed while outputs are being written
+  mkdir -p "$out/in" "$out/o" || fail "mkdir"
+  python3 -c "
+import os, struct, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+w, h = 1200, 900
+rows = b''.join(b'\\0' + os.urandom(3 * w) for _ in range(h))
+png = b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+open('$out/big.png', 'wb').write(png + chunk(b'IDAT', zlib.compress(rows, 0)) + chunk(b'IEND', b''))
+" || fail "cannot write the PNG"
+  for i in 1 2 3 4 5 6 7 8; do
+    cp "$out/big.png" "$out/in/a$i.png" && printf 'not an image' >"$out/in/z$i.png" || fail "cp"
+  done
+  for i in 1 2 3 4 5; do
+    timeout 60 "$fv" "$out/in" -f invert -v cpu -o "$out/o/" 2>&1 >/dev/null </dev/null | true
+    ls -a "$out/o" | grep -q '\.tmp-' && fail "run $i left a temporary file: $(ls "$out/o" | tr "\n" " ")"
+  done
   ;;
 *) fail "unknown case '$what'" ;;
 esac

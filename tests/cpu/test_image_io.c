@@ -3,12 +3,16 @@
  *
  * A corpus made here, at test time, from random pixels (seed printed): PNGs of every colour type
  * and bit depth, plain and interlaced, written by hand with zlib so that the decoder under test
- * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation);
- * PNM text and binary, 8- and 16-bit; BMP. Each is checked by content after decoding. Then the
- * bad files: truncations at many offsets of every format, bit flips, lying headers and bombs,
- * control characters, each refused with one printable line within a time limit. Then output:
- * PNG at every level and thread count read back exactly, JPEG quality, read-only and linked
- * targets, long names, and the temporary file removed on SIGINT, SIGTERM and SIGHUP.
+ * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation,
+ * and through libjpeg's own API: unusual sampling factors, arithmetic coding, scan scripts);
+ * PNM text and binary, 8- and 16-bit; BMP. Each is checked by content after decoding, against
+ * TurboJPEG's decode of a twin where one exists. Then the bad files: truncations at many offsets
+ * of every format, bit flips and bad checksums, lying headers and bombs (by size, by scans),
+ * unsupported JPEG kinds, a FIFO, control characters, each refused with one printable line
+ * within a time limit; loads with a size limit. Then output: PNG at every level and thread
+ * count read back exactly, JPEG quality, read-only and linked targets, long names, the temporary
+ * file removed by every signal that ends the process (mid-write too), and writes past the file
+ * size limit or to a closed pipe failing instead of killing the process.
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
 
@@ -18,6 +22,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <turbojpeg.h>
@@ -1122,15 +1127,17 @@ static void test_output_files(void)
           "an unknown ending is refused", fv_last_error());
     check(no_temp_left(), "no temporary file left by failed writes", NULL);
 
-    /* signals: the temporary file goes with the process */
-    static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int k = 0; k < 3; k++) {
+    /* signals: the temporary file goes with the process, whichever signal ends it */
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                        SIGXCPU, SIGRTMIN};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
         int pipefd[2];
         if (pipe(pipefd) != 0) break;
         path_of(p, "signalled.png");
         pid_t pid = fork();
         if (pid == 0) {
             close(pipefd[0]);
+            setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* SIGQUIT and SIGXCPU dump core */
             image_temp t;
             if (image_temp_open(p, &t) != FV_OK) _exit(3);
             (void)!write(pipefd[1], t.path, strlen(t.path) + 1);
@@ -1153,6 +1160,91 @@ static void test_output_files(void)
     (void)n1;
 }
 
+/* Runs `child` in a forked process (no core files); its exit status, or 128 + the signal. */
+static int in_child(int (*child)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+        _exit(child());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static char child_path[PATH_MAX];
+
+/* Past `ulimit -f`: the write fails (SIGXFSZ is ignored) with a message, nothing is left. */
+static int save_over_file_limit(void)
+{
+    fv_image img;
+    fv_host_image_alloc(&img, 200, 200);
+    test_fill_random(&img, &seed);
+    setrlimit(RLIMIT_FSIZE, &(struct rlimit){4096, 4096});
+    fv_status s = image_save_png(child_path, &img);
+    if (s == FV_OK) return 1;
+    printf("  (child) %s\n", fv_last_error());
+    fflush(stdout);
+    return s == FV_ERR_IO && strstr(fv_last_error(), "File too large") && message_is_clean(fv_last_error()) ? 0 : 2;
+}
+
+/* After a temporary file: a write to a closed pipe fails with EPIPE instead of ending the run. */
+static int write_to_closed_pipe(void)
+{
+    image_temp t;
+    if (image_temp_open(child_path, &t) != FV_OK) return 3;
+    image_temp_discard(&t);
+    int fd[2];
+    if (pipe(fd) != 0) return 4;
+    close(fd[0]);
+    return write(fd[1], "x", 1) < 0 && errno == EPIPE ? 0 : 5;
+}
+
+/* A large image written slowly (level 9, one thread), to be signalled mid-write. */
+static int save_slowly(void)
+{
+    fv_image img;
+    fv_host_image_alloc(&img, 3000, 2000);
+    test_fill_random(&img, &seed);
+    image_save_options o = {.png_level = 9, .jpeg_quality = 0, .threads = 1};
+    return image_save(child_path, &img, &o) == FV_OK ? 0 : 1;
+}
+
+static void test_write_failures(void)
+{
+    path_of(child_path, "limited.png");
+    int code = in_child(save_over_file_limit);
+    check(code == 0 && access(child_path, F_OK) != 0 && no_temp_left(),
+          "a write past the file size limit fails with a message and leaves nothing", code > 128 ? strsignal(code - 128) : NULL);
+    code = in_child(write_to_closed_pipe);
+    check(code == 0, "SIGPIPE is ignored once a temporary file was made", code > 128 ? strsignal(code - 128) : NULL);
+    /* a signal during a real write: wait for the temporary file, then send it */
+    const int sigs[] = {SIGQUIT, SIGUSR1};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        path_of(child_path, "slow.png");
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+            _exit(save_slowly());
+        }
+        int seen = 0;
+        for (int i = 0; i < 2000 && !seen; i++) {
+            seen = !no_temp_left();
+            if (!seen) usleep(5000);
+        }
+        kill(pid, sigs[k]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        char what[96];
+        snprintf(what, sizeof what, "%s during a write leaves no file", strsignal(sigs[k]));
+        check(seen && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] && no_temp_left() && access(child_path, F_OK) != 0,
+              what, seen ? NULL : "no temporary file seen");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1173,5 +1265,6 @@ int main(int argc, char **argv)
     test_load_limited();
     test_png_output();
     test_output_files();
+    test_write_failures();
     return test_finish(&T);
 }

@@ -4,7 +4,8 @@
  * directory, empty, unknown format) and handed to its codec (codec.h).
  * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
  * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
- * temporary file is removed when SIGINT, SIGTERM or SIGHUP arrive while it exists.
+ * temporary file is removed by any signal that ends the process while it exists (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
@@ -275,29 +276,55 @@ static char temp_paths[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_live[TEMP_SLOTS];
 static pthread_mutex_t temp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
-static const int temp_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+/* Signals whose default action ends the process without a fault: each removes the temporary
+ * files, then ends the process as it would have (the default action, re-raised). Faults (SIGSEGV,
+ * SIGBUS, SIGABRT ...) are left alone: memory may be corrupt, and a garbled path must never be
+ * removed. SIGPIPE and SIGXFSZ are ignored instead, so that a write to a closed pipe or past the
+ * file size limit (ulimit -f) fails with EPIPE or EFBIG and is reported like any failed write. */
+static const int temp_signals[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+static const int temp_ignored[] = {SIGPIPE, SIGXFSZ};
 
 static void temp_signal_handler(int sig)
 {
     for (int i = 0; i < TEMP_SLOTS; i++)
         if (temp_live[i]) unlink(temp_paths[i]);
+    /* delivered with its default action once this handler returns and unblocks it */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
+/* A handler for `sig` unless somebody else already handles or ignores it (nohup stays nohup). */
+static void temp_take_signal(int sig, void (*handler)(int))
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigfillset(&sa.sa_mask); /* one handler at a time, every file removed before the end */
+    sigaction(sig, &sa, NULL);
+}
+
 static void temp_install_handlers(void)
 {
-    for (int i = 0; i < 3; i++) {
-        struct sigaction old;
-        /* a signal that was ignored (nohup) stays ignored; one somebody else handles stays theirs */
-        if (sigaction(temp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = temp_signal_handler;
-        sigemptyset(&sa.sa_mask);
-        for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, temp_signals[k]);
-        sigaction(temp_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+        temp_take_signal(temp_signals[i], temp_signal_handler);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) temp_take_signal(sig, temp_signal_handler);
+#endif
+    for (size_t i = 0; i < sizeof temp_ignored / sizeof temp_ignored[0]; i++)
+        temp_take_signal(temp_ignored[i], SIG_IGN);
 }
 
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
@@ -410,6 +437,9 @@ fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EFBIG)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': %s (past the file size limit, ulimit -f)", name,
+                           strerror(EFBIG));
         if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
         p += w;
         n -= (size_t)w;

@@ -52,7 +52,10 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
 fv_status image_save_png(const char *path, const fv_image *img);
 
 /* The temporary file behind image_save, exposed for tests: created next to the final target
- * with a name within NAME_MAX, removed by SIGINT, SIGTERM and SIGHUP while it exists. */
+ * with a name within NAME_MAX, removed while it exists by every signal that ends the process
+ * without a fault (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, real-time
+ * signals ...), each then re-raised with its default action. From the first one on, SIGPIPE and
+ * SIGXFSZ are ignored (where nobody handles them): such writes fail with a message instead. */
 typedef struct image_temp {
     int fd;
     int slot;              /* in the signal handler's table; -1: none */
