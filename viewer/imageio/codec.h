@@ -3,14 +3,16 @@
  *
  *   PNG   in: libspng (8/16-bit, gray, gray+alpha, palette, RGB, RGBA, interlaced, tRNS)
  *         out: our own writer on zlib: rows filtered, strips deflated in parallel (as pigz does)
- *   JPEG  in: libjpeg-turbo (TurboJPEG API), EXIF orientation applied, CMYK/YCCK converted
- *         out: libjpeg-turbo
+ *   JPEG  in: libjpeg-turbo (libjpeg API: any sampling factors), EXIF orientation applied,
+ *             CMYK/YCCK converted; scans and memory bounded; lossless, hierarchical and 12-bit
+ *             files refused by name
+ *         out: libjpeg-turbo (TurboJPEG API)
  *   PNM   in: our own reader (P2, P3, P5, P6; 8- and 16-bit)
  *   BMP   in: stb_image, after its header has been checked here
  *
- * Every decoder checks the dimensions and what the file can hold before it allocates anything,
- * and reports failures through fv_fail with `name` (already made printable) and no bytes of the
- * file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
+ * Every decoder checks the dimensions (codec_check_claim: the caller's limit included) and what
+ * the file can hold before it allocates or decodes anything, and reports failures through fv_fail
+ * with `name` (already made printable) and no bytes of the file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CODEC_H
 #define FV_CODEC_H

@@ -26,7 +26,7 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
 
 /* image_load for small inputs (conv's kernel file): an image larger than max_width x max_height
  * is refused as soon as its header is read, before anything is decoded (a 32 KB PNG may claim
- * 16384x16384), and after decoding once more as shown, EXIF orientation applied. */
+ * 16384x16384), and after decoding once more as shown, EXIF orientation applied. Both sides >= 1. */
 fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out);
 
 #define IMAGE_PNG_LEVEL_DEFAULT 1     /* zlib level: 1 is fast, 9 is small */
