@@ -35,7 +35,7 @@ int main(int argc, char **argv)
     if (!cli_parse(argc, argv, &o)) return 2;
     if (o.kernel_file) { /* conv's `file` kernel: a bad one is a bad command line */
         fv_image k = {0};
-        fv_status st = image_load(o.kernel_file, &k);
+        fv_status st = image_load_limited(o.kernel_file, FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE, &k);
         if (st == FV_OK) st = fv_conv_set_kernel_image(&k);
         fv_host_image_free(&k);
         if (st != FV_OK) {

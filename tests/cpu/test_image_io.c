@@ -4,13 +4,17 @@
  *
  * A corpus made here, at test time, from random pixels (seed printed): PNGs of every colour type
  * and bit depth, plain and interlaced, written by hand with zlib so that the decoder under test
- * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation);
- * PNM text and binary, 8- and 16-bit; BMPs of every header, depth, palette and bit-field layout,
- * written here byte by byte (a few worked by hand). Each is checked by content. Then the
- * bad files: truncations at many offsets of every format, bit flips, lying headers and bombs,
- * control characters, each refused with one printable line within a time limit. Then output:
- * PNG at every level and thread count read back exactly, JPEG quality, read-only and linked
- * targets, long names, and the temporary file removed on SIGINT, SIGTERM and SIGHUP.
+ * is not also their author; JPEGs (baseline, progressive, gray, CMYK, every EXIF orientation,
+ * and through libjpeg's own API: unusual sampling factors, arithmetic coding, scan scripts);
+ * PNM text and binary, 8- and 16-bit; BMPs of every header, depth, palette and bit-field
+ * layout, written here byte by byte (a few worked by hand). Each is checked by content after
+ * decoding, against TurboJPEG's decode of a twin where one exists. Then the bad files: truncations at many offsets
+ * of every format, bit flips and bad checksums, lying headers and bombs (by size, by scans),
+ * unsupported JPEG kinds, a FIFO, control characters, each refused with one printable line
+ * within a time limit; loads with a size limit. Then output: PNG at every level and thread
+ * count read back exactly, JPEG quality, read-only and linked targets, long names, the temporary
+ * file removed by every signal that ends the process (mid-write too), and writes past the file
+ * size limit or to a closed pipe failing instead of killing the process.
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
 
@@ -20,9 +24,11 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <turbojpeg.h>
+#include <jpeglib.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -412,6 +418,229 @@ static void test_jpeg(void)
     free(prog);
 }
 
+/* ---- JPEG written through libjpeg: any sampling factors, scan scripts, arithmetic coding ---- */
+
+/* From img's RGBA (3 components, YCbCr) or its red channel (1, gray); h/v: sampling factors per
+ * component; scans: a scan script (NULL: sequential). */
+static uint8_t *jpeg_lib_make(const fv_image *img, int comps, const int *h, const int *v,
+                              const jpeg_scan_info *scans, int n_scans, int arith, size_t *size)
+{
+    struct jpeg_compress_struct c;
+    struct jpeg_error_mgr e;
+    c.err = jpeg_std_error(&e);
+    jpeg_create_compress(&c);
+    unsigned char *buf = NULL;
+    unsigned long len = 0;
+    jpeg_mem_dest(&c, &buf, &len);
+    c.image_width = (JDIMENSION)img->width;
+    c.image_height = (JDIMENSION)img->height;
+    c.input_components = comps == 1 ? 1 : 4;
+    c.in_color_space = comps == 1 ? JCS_GRAYSCALE : JCS_EXT_RGBA;
+    jpeg_set_defaults(&c);
+    jpeg_set_quality(&c, 100, TRUE);
+    for (int i = 0; i < c.num_components; i++) {
+        c.comp_info[i].h_samp_factor = h[i];
+        c.comp_info[i].v_samp_factor = v[i];
+    }
+    if (scans) {
+        c.scan_info = scans;
+        c.num_scans = n_scans;
+    }
+    c.arith_code = arith ? TRUE : FALSE;
+    jpeg_start_compress(&c, TRUE);
+    uint8_t *row = malloc((size_t)img->width * 4);
+    while (c.next_scanline < c.image_height) {
+        const uint8_t *src = img->data + (size_t)c.next_scanline * img->pitch;
+        for (int x = 0; x < img->width; x++)
+            if (comps == 1) row[x] = src[4 * x];
+            else memcpy(row + 4 * x, src + 4 * x, 4);
+        JSAMPROW r = row;
+        jpeg_write_scanlines(&c, &r, 1);
+    }
+    jpeg_finish_compress(&c);
+    jpeg_destroy_compress(&c);
+    free(row);
+    uint8_t *copy = malloc(len);
+    memcpy(copy, buf, len);
+    free(buf);
+    *size = len;
+    return copy;
+}
+
+/* TurboJPEG's own decoder (the one filterview used before): an oracle, and whether it declines. */
+static int tj_decode(const uint8_t *data, size_t n, fv_image *out)
+{
+    tjhandle tj = tjInitDecompress();
+    int w = 0, h = 0, ss = 0, cs = 0;
+    int ok = tjDecompressHeader3(tj, data, (unsigned long)n, &w, &h, &ss, &cs) == 0 && w > 0 && h > 0;
+    if (ok) {
+        fv_host_image_alloc(out, w, h);
+        ok = tjDecompress2(tj, data, (unsigned long)n, out->data, w, (int)out->pitch, h, TJPF_RGBA, 0) == 0;
+        if (!ok) fv_host_image_free(out);
+    }
+    tjDestroy(tj);
+    return ok;
+}
+
+/* Offset of the SOF0 marker's 0xc0 byte; 0 when none. */
+static size_t jpeg_sof_at(const uint8_t *d, size_t n)
+{
+    for (size_t i = 2; i + 9 < n; i++)
+        if (d[i] == 0xff && d[i + 1] == 0xc0) return i + 1;
+    return 0;
+}
+
+/* A gray progressive script that ends with every coefficient exact: the DC at half precision and
+ * its refinement, each AC coefficient alone, the first `refined` of them at half precision and
+ * then refined: 65 + refined scans. */
+static int many_scans(jpeg_scan_info *s, int refined)
+{
+    int n = 0;
+    s[n++] = (jpeg_scan_info){1, {0}, 0, 0, 0, 1};
+    s[n++] = (jpeg_scan_info){1, {0}, 0, 0, 1, 0};
+    for (int k = 1; k <= 63; k++) s[n++] = (jpeg_scan_info){1, {0}, k, k, 0, k <= refined ? 1 : 0};
+    for (int k = 1; k <= refined; k++) s[n++] = (jpeg_scan_info){1, {0}, k, k, 1, 0};
+    return n;
+}
+
+static void expect_refused(const char *what, const char *file_name, const void *data, size_t n,
+                           const char *want_in_message);
+
+static void test_jpeg_lib(void)
+{
+    /* sampling factors TurboJPEG has no name for. Gray content (Cb = Cr = 128 everywhere) with the
+     * luma at full size: the same luma blocks as the 4:4:4 twin, so exactly its pixels as
+     * TurboJPEG decodes it; colour content: flat 16x16 blocks come back within rounding */
+    static const struct { const char *name; int h[3], v[3]; } samp[] = {
+        {"2x2,1x2,2x1", {2, 1, 2}, {2, 2, 1}}, {"2x2,2x2,1x1", {2, 2, 1}, {2, 2, 1}},
+        {"3x1,1x1,1x1", {3, 1, 1}, {1, 1, 1}}, {"4x2,1x1,1x1", {4, 1, 1}, {2, 1, 1}}};
+    static const int one[3] = {1, 1, 1};
+    fv_image gray, colour;
+    blocky(&gray, 37, 29);
+    for (int i = 0; i < 37 * 29; i++) gray.data[4 * i + 1] = gray.data[4 * i + 2] = gray.data[4 * i];
+    blocky(&colour, 64, 48);
+    size_t n444 = 0;
+    uint8_t *twin = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 0, &n444);
+    fv_image want;
+    int have_want = tj_decode(twin, n444, &want);
+    for (size_t k = 0; k < sizeof samp / sizeof samp[0]; k++)
+        for (int prog = 0; prog < 2; prog++) {
+            size_t n = 0;
+            uint8_t *f = jpeg_lib_make(&gray, 3, samp[k].h, samp[k].v, NULL, 0, 0, &n);
+            if (prog) {
+                free(f);
+                /* jpeg_simple_progression's script through a compressor of the same factors */
+                struct jpeg_compress_struct c;
+                struct jpeg_error_mgr e;
+                c.err = jpeg_std_error(&e);
+                jpeg_create_compress(&c);
+                c.num_components = 3;
+                c.input_components = 3;
+                c.in_color_space = JCS_RGB;
+                jpeg_set_defaults(&c);
+                jpeg_simple_progression(&c);
+                jpeg_scan_info script[16];
+                int ns = c.num_scans < 16 ? c.num_scans : 16;
+                memcpy(script, c.scan_info, (size_t)ns * sizeof *script);
+                jpeg_destroy_compress(&c);
+                f = jpeg_lib_make(&gray, 3, samp[k].h, samp[k].v, script, ns, 0, &n);
+            }
+            fv_image tj_img, img;
+            const int tj_declines = !tj_decode(f, n, &tj_img);
+            if (!tj_declines) fv_host_image_free(&tj_img);
+            fv_status st = load_bytes("sampling.jpg", f, n, &img);
+            char what[128];
+            snprintf(what, sizeof what, "JPEG sampled %s%s (TurboJPEG declines it) decodes as its 4:4:4 twin",
+                     samp[k].name, prog ? ", progressive" : "");
+            check(tj_declines && st == FV_OK && have_want && max_diff(&img, &want) == 0, what,
+                  st ? fv_last_error() : tj_declines ? "pixels differ" : "TurboJPEG decodes it");
+            if (st == FV_OK) fv_host_image_free(&img);
+            free(f);
+            f = jpeg_lib_make(&colour, 3, samp[k].h, samp[k].v, NULL, 0, 0, &n);
+            st = load_bytes("sampling_colour.jpg", f, n, &img);
+            int worst = st == FV_OK ? 0 : 999;
+            /* inside each flat block, a pixel from its edges: upsampling blends across them */
+            for (int y = 0; st == FV_OK && y < colour.height; y++)
+                for (int x = 0; x < colour.width; x++) {
+                    if (x % 16 < 3 || x % 16 > 12 || y % 16 < 3 || y % 16 > 12) continue;
+                    for (int c = 0; c < 3; c++) {
+                        int d = abs(img.data[(size_t)y * img.pitch + 4 * x + c] -
+                                    colour.data[(size_t)y * colour.pitch + 4 * x + c]);
+                        if (d > worst) worst = d;
+                    }
+                }
+            snprintf(what, sizeof what, "JPEG sampled %s: colour blocks within 3", samp[k].name);
+            check(worst <= 3, what, st ? fv_last_error() : NULL);
+            if (st == FV_OK) fv_host_image_free(&img);
+            free(f);
+        }
+
+    /* arithmetic coding: the same coefficients as the Huffman twin, so the same pixels */
+    size_t na = 0;
+    uint8_t *arith = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 1, &na);
+    fv_image img;
+    fv_status st = load_bytes("arith.jpg", arith, na, &img);
+    check(st == FV_OK && have_want && max_diff(&img, &want) == 0, "arithmetic-coded JPEG decodes as its Huffman twin",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(arith);
+
+    /* valid files of kinds not decoded here are called unsupported, by name, not corrupt */
+    size_t at = jpeg_sof_at(twin, n444);
+    static const struct { int offset; uint8_t value; const char *name, *want; } kinds[] = {
+        {0, 0xc3, "lossless", "lossless JPEG is not supported"},
+        {0, 0xc5, "hierarchical", "hierarchical JPEG is not supported"},
+        {3, 12, "12-bit", "12-bit JPEG is not supported"}};
+    for (size_t k = 0; at && k < sizeof kinds / sizeof kinds[0]; k++) {
+        uint8_t *f = malloc(n444);
+        memcpy(f, twin, n444);
+        f[at + kinds[k].offset] = kinds[k].value;
+        char what[96];
+        snprintf(what, sizeof what, "%s JPEG is called unsupported, not corrupt", kinds[k].name);
+        expect_refused(what, "kind.jpg", f, n444, kinds[k].want);
+        check(!strstr(fv_last_error(), "corrupt"), what, fv_last_error());
+        free(f);
+    }
+
+    /* scans: a file's work grows with them, so past 100 it is refused before decoding; at 100
+     * it decodes, as its baseline twin */
+    fv_image small;
+    blocky(&small, 8, 8);
+    test_fill_random(&small, &seed);
+    jpeg_scan_info script[128];
+    static const int g[1] = {1};
+    size_t nb = 0, n100 = 0, n127 = 0;
+    uint8_t *base = jpeg_lib_make(&small, 1, g, g, NULL, 0, 0, &nb);
+    uint8_t *s100 = jpeg_lib_make(&small, 1, g, g, script, many_scans(script, 35), 0, &n100);
+    uint8_t *s127 = jpeg_lib_make(&small, 1, g, g, script, many_scans(script, 62), 0, &n127);
+    fv_image base_img;
+    int have_base = tj_decode(base, nb, &base_img);
+    st = load_bytes("scans100.jpg", s100, n100, &img);
+    check(st == FV_OK && have_base && max_diff(&img, &base_img) == 0, "progressive JPEG of 100 scans decodes as its baseline twin",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    expect_refused("progressive JPEG of 127 scans", "scans127.jpg", s127, n127,
+                   "scans127.jpg': progressive JPEG with 127 scans, more than the 100 filterview accepts");
+    at = 0;
+    for (size_t i = 2; i + 9 < n127 && !at; i++)
+        if (s127[i] == 0xff && s127[i + 1] == 0xc2) at = i + 1;
+    if (at) {
+        s127[at + 4] = s127[at + 6] = 0x40; /* 16384x16384 */
+        s127[at + 5] = s127[at + 7] = 0;
+    }
+    expect_refused("16384x16384 progressive JPEG of 127 scans (a bomb by scans)", "scan_bomb.jpg", s127, n127,
+                   "progressive JPEG with 127 scans");
+    if (have_base) fv_host_image_free(&base_img);
+    if (have_want) fv_host_image_free(&want);
+    free(base);
+    free(s100);
+    free(s127);
+    free(twin);
+    fv_host_image_free(&small);
+    fv_host_image_free(&gray);
+    fv_host_image_free(&colour);
+}
+
 /* ---- PNM, BMP ---- */
 
 static void test_pnm_bmp(void)
@@ -517,20 +746,27 @@ static void test_bad_files(void)
     s = (png_spec){40, 30, 6, 8, 0, samples, NULL, 0, NULL, 0};
     size_t n = 0;
     uint8_t *png = png_make(&s, &n);
-    /* all but the last IDAT's CRC and IEND: the zlib stream, with its own Adler-32, ends there */
-    truncations("PNG", png, n - 16);
+    /* every cut, up to the last byte of IEND: libpng reads to IEND, and so must we */
+    truncations("PNG", png, n);
     s.interlace = 1;
     size_t ni = 0;
     uint8_t *png_i = png_make(&s, &ni);
-    truncations("interlaced PNG", png_i, ni - 16);
-    /* bit flips in the image data: the CRC (or zlib's Adler-32) catches them. Not in the last
-     * IDAT's own CRC: the decoder stops when the zlib stream ends, and the pixels are intact */
+    truncations("interlaced PNG", png_i, ni);
+    /* the three cuts and the checksum past the pixels, each by name */
+    expect_refused("PNG cut inside the last IDAT's CRC", "cut_crc.png", png, n - 14, "corrupt or truncated (PNG: ");
+    expect_refused("PNG cut inside IEND", "cut_iend.png", png, n - 5, "corrupt or truncated (PNG: ");
+    expect_refused("PNG without IEND", "no_iend.png", png, n - 12, "corrupt or truncated (PNG: the file ends before IEND)");
+    /* bit flips after IHDR, the checksums of the last IDAT and of IEND included: the CRC (or
+     * zlib's Adler-32) catches them */
     uint8_t *flip = malloc(n);
+    memcpy(flip, png, n);
+    flip[n - 13] ^= 0x10;
+    expect_refused("PNG with a bad CRC on its IDAT", "bad_crc.png", flip, n, "corrupt or truncated (PNG: invalid chunk checksum)");
     int flips_ok = 1;
     char flip_detail[400] = "";
     for (int k = 0; k < 50; k++) {
         memcpy(flip, png, n);
-        size_t at = 41 + test_rand(&seed) % (n - 41 - 16);
+        size_t at = 41 + test_rand(&seed) % (n - 41);
         const int bit = (int)(test_rand(&seed) % 8);
         flip[at] ^= (uint8_t)(1u << bit);
         fv_image img;
@@ -959,6 +1195,121 @@ static void test_bmp(void)
     f = bmp_make(&core32, &n);
     expect_refused("BMP OS/2 1.x with 32-bit pixels is refused", "core32.bmp", f, n, "(BMP: 32 bits per pixel)");
     free(f);
+
+/* ---- files that are no regular files ---- */
+
+static void alarm_fail(int sig)
+{
+    (void)sig;
+    static const char m[] = "FAIL: a load hung (alarm)\n";
+    (void)!write(2, m, sizeof m - 1);
+    _exit(1);
+}
+
+/* A FIFO blocks open() until a writer comes and read() until it writes: the loader must refuse
+ * it at once (the alarm turns a hang into a failure rather than a stuck CI job). */
+static void test_special_files(void)
+{
+    char p[PATH_MAX];
+    path_of(p, "fifo.png");
+    unlink(p);
+    if (mkfifo(p, 0600) != 0) {
+        check(0, "mkfifo", strerror(errno));
+        return;
+    }
+    struct sigaction sa, old;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = alarm_fail;
+    sigaction(SIGALRM, &sa, &old);
+    fflush(stdout); /* what was found so far is kept if the alarm ends the run */
+    alarm(10);
+    fv_image img;
+    double t0 = now_s();
+    fv_status st = image_load(p, &img);
+    double t = now_s() - t0;
+    alarm(0);
+    sigaction(SIGALRM, &old, NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    const char *m = fv_last_error();
+    check(st == FV_ERR_IO && t < 2.0 && message_is_clean(m) && strstr(m, "fifo.png': not a regular file (a FIFO)"),
+          "a FIFO is refused at once, by name", st == FV_OK ? "accepted" : m);
+    unlink(p);
+    st = image_load("/dev/null", &img);
+    m = fv_last_error();
+    check(st == FV_ERR_IO && strstr(m, "'/dev/null': not a regular file (a character device)"),
+          "a character device is refused by name", st == FV_OK ? "accepted" : m);
+    path_of(p, "");
+    st = image_load(p, &img);
+    check(st == FV_ERR_IO && strstr(fv_last_error(), "is a directory, not an image"),
+          "a directory keeps its message", fv_last_error());
+}
+
+/* ---- loads with a size limit (conv's kernel file) ---- */
+
+static void test_load_limited(void)
+{
+    /* a 1-bit 16384x16384 PNG of zeros: about 32 KB that decode to 1 GiB of RGBA */
+    const int side = 16384;
+    const size_t raw_len = (size_t)side * (1 + side / 8);
+    uint8_t *raw = calloc(raw_len, 1);
+    uLongf zlen = compressBound(raw_len);
+    uint8_t *z = malloc(zlen), *file = malloc(zlen + 64);
+    compress2(z, &zlen, raw, raw_len, 9);
+    size_t n = 8;
+    memcpy(file, "\x89PNG\r\n\x1a\n", 8);
+    uint8_t ihdr[13] = {0};
+    be32(ihdr, (uint32_t)side);
+    be32(ihdr + 4, (uint32_t)side);
+    ihdr[8] = 1;
+    n += chunk(file + n, "IHDR", ihdr, 13);
+    n += chunk(file + n, "IDAT", z, zlen);
+    n += chunk(file + n, "IEND", NULL, 0);
+    char p[PATH_MAX];
+    path_of(p, "kernel_bomb.png");
+    write_bytes(p, file, n);
+    fv_image img;
+    double t0 = now_s();
+    fv_status st = image_load_limited(p, 127, 127, &img);
+    double t = now_s() - t0;
+    if (st == FV_OK) fv_host_image_free(&img);
+    char what[128];
+    snprintf(what, sizeof what, "a %zu KB PNG of 16384x16384 over a 127x127 limit is refused from its header", n >> 10);
+    check(st == FV_ERR_SIZE && t < 0.5 && strstr(fv_last_error(), "kernel_bomb.png': PNG header says 16384x16384: larger than 127x127"),
+          what, st == FV_OK ? "accepted" : fv_last_error());
+    free(raw);
+    free(z);
+    free(file);
+
+    /* JPEG: the header's size either way round passes (EXIF turns it later); the image as shown
+     * must fit. 40x20 stored, orientation 6: shown 20x40 */
+    fv_image ref;
+    blocky(&ref, 40, 20);
+    size_t nj = 0, ne = 0;
+    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 90, 0, &nj);
+    uint8_t *turned = jpeg_with_exif(jpeg, nj, 6, 1, &ne);
+    path_of(p, "turned.jpg");
+    write_bytes(p, turned, ne);
+    st = image_load_limited(p, 20, 40, &img);
+    check(st == FV_OK && img.width == 20 && img.height == 40, "a JPEG turned upright within its limit loads",
+          st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    st = image_load_limited(p, 40, 20, &img);
+    check(st == FV_ERR_SIZE && strstr(fv_last_error(), "turned.jpg' is 20x40: larger than 40x20"),
+          "a JPEG that fits only before EXIF turns it is refused as shown", st == FV_OK ? "accepted" : fv_last_error());
+    if (st == FV_OK) fv_host_image_free(&img);
+    path_of(p, "wide.pgm");
+    write_bytes(p, "P5\n128 1\n255\n", 13);
+    st = image_load_limited(p, 127, 127, &img);
+    check(st == FV_ERR_SIZE && strstr(fv_last_error(), "wide.pgm': PNM header says 128x1: larger than 127x127"),
+          "a PNM one pixel too wide is refused from its header", st == FV_OK ? "accepted" : fv_last_error());
+    /* the limit is for that load only */
+    path_of(p, "turned.jpg");
+    st = image_load(p, &img);
+    check(st == FV_OK && img.width == 20, "a load after a limited one has no limit", st ? fv_last_error() : NULL);
+    if (st == FV_OK) fv_host_image_free(&img);
+    free(jpeg);
+    free(turned);
+    fv_host_image_free(&ref);
 }
 
 /* ---- output ---- */
@@ -1100,15 +1451,17 @@ static void test_output_files(void)
           "an unknown ending is refused", fv_last_error());
     check(no_temp_left(), "no temporary file left by failed writes", NULL);
 
-    /* signals: the temporary file goes with the process */
-    static const int sigs[3] = {SIGINT, SIGTERM, SIGHUP};
-    for (int k = 0; k < 3; k++) {
+    /* signals: the temporary file goes with the process, whichever signal ends it */
+    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
+                        SIGXCPU, SIGRTMIN};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
         int pipefd[2];
         if (pipe(pipefd) != 0) break;
         path_of(p, "signalled.png");
         pid_t pid = fork();
         if (pid == 0) {
             close(pipefd[0]);
+            setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0}); /* SIGQUIT and SIGXCPU dump core */
             image_temp t;
             if (image_temp_open(p, &t) != FV_OK) _exit(3);
             (void)!write(pipefd[1], t.path, strlen(t.path) + 1);
@@ -1131,6 +1484,91 @@ static void test_output_files(void)
     (void)n1;
 }
 
+/* Runs `child` in a forked process (no core files); its exit status, or 128 + the signal. */
+static int in_child(int (*child)(void))
+{
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+        _exit(child());
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+}
+
+static char child_path[PATH_MAX];
+
+/* Past `ulimit -f`: the write fails (SIGXFSZ is ignored) with a message, nothing is left. */
+static int save_over_file_limit(void)
+{
+    fv_image img;
+    fv_host_image_alloc(&img, 200, 200);
+    test_fill_random(&img, &seed);
+    setrlimit(RLIMIT_FSIZE, &(struct rlimit){4096, 4096});
+    fv_status s = image_save_png(child_path, &img);
+    if (s == FV_OK) return 1;
+    printf("  (child) %s\n", fv_last_error());
+    fflush(stdout);
+    return s == FV_ERR_IO && strstr(fv_last_error(), "File too large") && message_is_clean(fv_last_error()) ? 0 : 2;
+}
+
+/* After a temporary file: a write to a closed pipe fails with EPIPE instead of ending the run. */
+static int write_to_closed_pipe(void)
+{
+    image_temp t;
+    if (image_temp_open(child_path, &t) != FV_OK) return 3;
+    image_temp_discard(&t);
+    int fd[2];
+    if (pipe(fd) != 0) return 4;
+    close(fd[0]);
+    return write(fd[1], "x", 1) < 0 && errno == EPIPE ? 0 : 5;
+}
+
+/* A large image written slowly (level 9, one thread), to be signalled mid-write. */
+static int save_slowly(void)
+{
+    fv_image img;
+    fv_host_image_alloc(&img, 3000, 2000);
+    test_fill_random(&img, &seed);
+    image_save_options o = {.png_level = 9, .jpeg_quality = 0, .threads = 1};
+    return image_save(child_path, &img, &o) == FV_OK ? 0 : 1;
+}
+
+static void test_write_failures(void)
+{
+    path_of(child_path, "limited.png");
+    int code = in_child(save_over_file_limit);
+    check(code == 0 && access(child_path, F_OK) != 0 && no_temp_left(),
+          "a write past the file size limit fails with a message and leaves nothing", code > 128 ? strsignal(code - 128) : NULL);
+    code = in_child(write_to_closed_pipe);
+    check(code == 0, "SIGPIPE is ignored once a temporary file was made", code > 128 ? strsignal(code - 128) : NULL);
+    /* a signal during a real write: wait for the temporary file, then send it */
+    const int sigs[] = {SIGQUIT, SIGUSR1};
+    for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
+        path_of(child_path, "slow.png");
+        fflush(stdout);
+        pid_t pid = fork();
+        if (pid == 0) {
+            setrlimit(RLIMIT_CORE, &(struct rlimit){0, 0});
+            _exit(save_slowly());
+        }
+        int seen = 0;
+        for (int i = 0; i < 2000 && !seen; i++) {
+            seen = !no_temp_left();
+            if (!seen) usleep(5000);
+        }
+        kill(pid, sigs[k]);
+        int status = 0;
+        waitpid(pid, &status, 0);
+        char what[96];
+        snprintf(what, sizeof what, "%s during a write leaves no file", strsignal(sigs[k]));
+        check(seen && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] && no_temp_left() && access(child_path, F_OK) != 0,
+              what, seen ? NULL : "no temporary file seen");
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -1147,10 +1585,14 @@ int main(int argc, char **argv)
     seed = test_seed();
     test_png_kinds();
     test_jpeg();
+    test_jpeg_lib();
     test_pnm_bmp();
     test_bad_files();
     test_bmp();
+    test_special_files();
+    test_load_limited();
     test_png_output();
     test_output_files();
+    test_write_failures();
     return test_finish(&T);
 }

@@ -3,15 +3,17 @@
  *
  *   PNG   in: libspng (8/16-bit, gray, gray+alpha, palette, RGB, RGBA, interlaced, tRNS)
  *         out: our own writer on zlib: rows filtered, strips deflated in parallel (as pigz does)
- *   JPEG  in: libjpeg-turbo (TurboJPEG API), EXIF orientation applied, CMYK/YCCK converted
- *         out: libjpeg-turbo
+ *   JPEG  in: libjpeg-turbo (libjpeg API: any sampling factors), EXIF orientation applied,
+ *             CMYK/YCCK converted; scans and memory bounded; lossless, hierarchical and 12-bit
+ *             files refused by name
+ *         out: libjpeg-turbo (TurboJPEG API)
  *   PNM   in: our own reader (P2, P3, P5, P6; 8- and 16-bit)
  *   BMP   in: our own reader (imageio/bmp.c: OS/2 and Windows headers, palettes, bit fields;
  *         no compression, no pixel index past the palette)
  *
- * Every decoder checks the dimensions and what the file can hold before it allocates anything,
- * and reports failures through fv_fail with `name` (already made printable) and no bytes of the
- * file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
+ * Every decoder checks the dimensions (codec_check_claim: the caller's limit included) and what
+ * the file can hold before it allocates or decodes anything, and reports failures through fv_fail
+ * with `name` (already made printable) and no bytes of the file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CODEC_H
 #define FV_CODEC_H
@@ -21,10 +23,14 @@
 /* Pixels any file may claim whatever its size: a small image never needs a big file. */
 #define CODEC_SMALL_PIXELS ((size_t)1 << 22)
 
-/* Dimensions against FV_MAX_* and the pixels claimed against what `file_bytes` can hold at
- * `pixels_per_byte`; `format` names the header in the message ("PNG header says ..."). */
+/* Dimensions against FV_MAX_* and the caller's limit (image_load_limited), and the pixels
+ * claimed against what `file_bytes` can hold at `pixels_per_byte`; `format` names the header in
+ * the message ("PNG header says ..."). Every decoder calls it as soon as it has the header. */
 fv_status codec_check_claim(const char *name, const char *format, long width, long height,
                             size_t file_bytes, double pixels_per_byte);
+/* The limit codec_check_claim applies on this thread (0, 0: none): set by image_load_limited
+ * around one load. Either way round, as a header's size comes before EXIF orientation. */
+void codec_set_limit(int max_width, int max_height);
 /* RGBA8 storage for a width x height image through the allocator (malloc when NULL). */
 fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out);
 void codec_free_image(const image_allocator *a, fv_image *img);

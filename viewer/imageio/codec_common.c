@@ -8,6 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* one load at a time per thread: the codecs run on the thread that called image_load_limited */
+static _Thread_local int limit_width, limit_height;
+
+void codec_set_limit(int max_width, int max_height)
+{
+    limit_width = max_width;
+    limit_height = max_height;
+}
+
 fv_status codec_check_claim(const char *name, const char *format, long width, long height,
                             size_t file_bytes, double pixels_per_byte)
 {
@@ -16,6 +25,9 @@ fv_status codec_check_claim(const char *name, const char *format, long width, lo
     if (fv_check_dimensions(w, h) != FV_OK)
         return fv_fail(FV_ERR_SIZE, "'%s': %s header says %ldx%ld: %s", name, format, width, height,
                        w < 1 || h < 1 ? "an image needs at least one pixel" : "too large for filterview");
+    if (limit_width > 0 && !(w <= limit_width && h <= limit_height) && !(h <= limit_width && w <= limit_height))
+        return fv_fail(FV_ERR_SIZE, "'%s': %s header says %dx%d: larger than %dx%d", name, format, w, h,
+                       limit_width, limit_height);
     const double pixels = (double)w * h;
     if (pixels > (double)CODEC_SMALL_PIXELS && pixels > (double)file_bytes * pixels_per_byte)
         return fv_fail(FV_ERR_FORMAT, "'%s': %s header says %dx%d, more than a file of %zu bytes "

@@ -1,9 +1,11 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/imageio/image_io.c: image files in and out. Input: the file is read whole, told apart by its
- * first bytes (missing, directory, empty, unknown format) and handed to its codec (codec.h).
+ * viewer/imageio/image_io.c: image files in and out. Input: the file is opened without blocking
+ * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
+ * directory, empty, unknown format) and handed to its codec (codec.h).
  * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
  * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
- * temporary file is removed when SIGINT, SIGTERM or SIGHUP arrive while it exists.
+ * temporary file is removed by any signal that ends the process while it exists (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
@@ -67,22 +69,52 @@ void image_printable(const char *text, char *buf, size_t size)
 
 /* ---- input ---- */
 
-static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+/* What a path that is no regular file is, for the message. */
+static const char *file_kind(mode_t mode)
 {
-    *data = NULL;
-    *size = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
+    return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
+         : S_ISSOCK(mode) ? "a socket" : "of an unknown kind";
+}
+
+/* Opens an input without blocking: open() of a FIFO waits for a writer and its read() for data,
+ * and a device may never end, so only regular files are read (and directories named as such).
+ * Standard input ("-"), when it is supported, is opened here: it is a pipe to be read to its end,
+ * not a file whose size fstat() tells. */
+static fv_status open_input(const char *path, const char *name, int *fd_out, struct stat *st)
+{
+    *fd_out = -1;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        int e = errno;
+        if (e == ENXIO && stat(path, st) == 0 && !S_ISREG(st->st_mode)) /* a socket */
+            return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
+        return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
+    }
+    if (fstat(fd, st) != 0) {
         int e = errno;
         close(fd);
         return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
     }
+    if (!S_ISREG(st->st_mode)) {
+        close(fd);
+        if (S_ISDIR(st->st_mode)) return fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
+        return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    *fd_out = fd;
+    return FV_OK;
+}
+
+static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+{
+    *data = NULL;
+    *size = 0;
+    int fd;
+    struct stat st;
+    FV_TRY(open_input(path, name, &fd, &st));
     fv_status s = FV_OK;
-    if (S_ISDIR(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
-    else if (!S_ISREG(st.st_mode)) s = fv_fail(FV_ERR_IO, "'%s' is not a regular file", name);
-    else if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
+    if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
     else if ((unsigned long long)st.st_size > MAX_FILE_BYTES)
         s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads",
                     name, (long long)st.st_size >> 20);
@@ -137,6 +169,21 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
 }
 
 fv_status image_load(const char *path, fv_image *out) { return image_load_with(path, NULL, out); }
+
+fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out)
+{
+    codec_set_limit(max_width, max_height);
+    fv_status s = image_load_with(path, NULL, out);
+    codec_set_limit(0, 0);
+    if (s == FV_OK && (out->width > max_width || out->height > max_height)) {
+        char name[1024];
+        image_printable(path, name, sizeof name);
+        s = fv_fail(FV_ERR_SIZE, "'%s' is %dx%d: larger than %dx%d", name, out->width, out->height,
+                    max_width, max_height);
+        fv_host_image_free(out);
+    }
+    return s;
+}
 
 /* ---- output paths ---- */
 
@@ -229,29 +276,55 @@ static char temp_paths[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_live[TEMP_SLOTS];
 static pthread_mutex_t temp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
-static const int temp_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+/* Signals whose default action ends the process without a fault: each removes the temporary
+ * files, then ends the process as it would have (the default action, re-raised). Faults (SIGSEGV,
+ * SIGBUS, SIGABRT ...) are left alone: memory may be corrupt, and a garbled path must never be
+ * removed. SIGPIPE and SIGXFSZ are ignored instead, so that a write to a closed pipe or past the
+ * file size limit (ulimit -f) fails with EPIPE or EFBIG and is reported like any failed write. */
+static const int temp_signals[] = {
+    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+#ifdef SIGPOLL
+    SIGPOLL,
+#endif
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+#ifdef SIGSTKFLT
+    SIGSTKFLT,
+#endif
+};
+static const int temp_ignored[] = {SIGPIPE, SIGXFSZ};
 
 static void temp_signal_handler(int sig)
 {
     for (int i = 0; i < TEMP_SLOTS; i++)
         if (temp_live[i]) unlink(temp_paths[i]);
+    /* delivered with its default action once this handler returns and unblocks it */
     signal(sig, SIG_DFL);
     raise(sig);
 }
 
+/* A handler for `sig` unless somebody else already handles or ignores it (nohup stays nohup). */
+static void temp_take_signal(int sig, void (*handler)(int))
+{
+    struct sigaction old;
+    if (sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sigfillset(&sa.sa_mask); /* one handler at a time, every file removed before the end */
+    sigaction(sig, &sa, NULL);
+}
+
 static void temp_install_handlers(void)
 {
-    for (int i = 0; i < 3; i++) {
-        struct sigaction old;
-        /* a signal that was ignored (nohup) stays ignored; one somebody else handles stays theirs */
-        if (sigaction(temp_signals[i], NULL, &old) != 0 || old.sa_handler != SIG_DFL) continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = temp_signal_handler;
-        sigemptyset(&sa.sa_mask);
-        for (int k = 0; k < 3; k++) sigaddset(&sa.sa_mask, temp_signals[k]);
-        sigaction(temp_signals[i], &sa, NULL);
-    }
+    for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+        temp_take_signal(temp_signals[i], temp_signal_handler);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) temp_take_signal(sig, temp_signal_handler);
+#endif
+    for (size_t i = 0; i < sizeof temp_ignored / sizeof temp_ignored[0]; i++)
+        temp_take_signal(temp_ignored[i], SIG_IGN);
 }
 
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
@@ -364,6 +437,9 @@ fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
     while (n > 0) {
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
+        if (w < 0 && errno == EFBIG)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': %s (past the file size limit, ulimit -f)", name,
+                           strerror(EFBIG));
         if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
         p += w;
         n -= (size_t)w;

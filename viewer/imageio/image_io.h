@@ -24,6 +24,11 @@ fv_status image_load(const char *path, fv_image *out);
  * through `a` after use). */
 fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out);
 
+/* image_load for small inputs (conv's kernel file): an image larger than max_width x max_height
+ * is refused as soon as its header is read, before anything is decoded (a 32 KB PNG may claim
+ * 16384x16384), and after decoding once more as shown, EXIF orientation applied. Both sides >= 1. */
+fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out);
+
 #define IMAGE_PNG_LEVEL_DEFAULT 1     /* zlib level: 1 is fast, 9 is small */
 #define IMAGE_JPEG_QUALITY_DEFAULT 90
 
@@ -47,7 +52,10 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
 fv_status image_save_png(const char *path, const fv_image *img);
 
 /* The temporary file behind image_save, exposed for tests: created next to the final target
- * with a name within NAME_MAX, removed by SIGINT, SIGTERM and SIGHUP while it exists. */
+ * with a name within NAME_MAX, removed while it exists by every signal that ends the process
+ * without a fault (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU, real-time
+ * signals ...), each then re-raised with its default action. From the first one on, SIGPIPE and
+ * SIGXFSZ are ignored (where nobody handles them): such writes fail with a message instead. */
 typedef struct image_temp {
     int fd;
     int slot;              /* in the signal handler's table; -1: none */

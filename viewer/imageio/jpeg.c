@@ -1,27 +1,48 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/imageio/jpeg.c: JPEG in and out through libjpeg-turbo's TurboJPEG API (SIMD).
+ * viewer/imageio/jpeg.c: JPEG in through libjpeg-turbo's libjpeg API, out through its TurboJPEG API.
  *
- * In: the markers before the first scan are read here for the EXIF orientation (APP1, IFD0 tag
- * 0x0112), which is applied so that a portrait photo shows upright, and for Adobe's APP14, which
- * says CMYK samples are stored inverted (Photoshop's way); CMYK and YCCK images are decoded as
- * CMYK and converted to RGB. Warnings (a truncated scan) are errors; progressive files with an
- * absurd number of scans are refused (TJFLAG_LIMITSCANS). Out: 4:2:0 at --jpeg-quality; alpha,
- * which JPEG cannot hold, is dropped. Checked by tests/cpu/test_image_io.c.
+ * In: the markers are walked here first, for the EXIF orientation (APP1, IFD0 tag 0x0112), which
+ * is applied so that a portrait photo shows upright, for Adobe's APP14, which says CMYK samples
+ * are stored inverted (Photoshop's way), for the frame type (SOFn: lossless, hierarchical and
+ * 12-bit files are refused as unsupported, by name) and for the number of scans: a progressive
+ * file's work grows with its scans, not its size, so more than JPEG_MAX_SCANS are refused before
+ * anything is decoded, and libjpeg's memory is capped by what the image's size needs. Every valid
+ * 8-bit file is decoded, whatever its sampling factors (TurboJPEG's own decoder refuses those it
+ * has no name for, such as 2x2,1x2,2x1); the settings are TurboJPEG's (accurate integer IDCT,
+ * fancy upsampling), so its files decode to the same pixels. CMYK and YCCK images are decoded as
+ * CMYK and converted to RGB. Warnings (a truncated scan) are errors.
+ * Out: 4:2:0 at --jpeg-quality; alpha, which JPEG cannot hold, is dropped.
+ * Checked by tests/cpu/test_image_io.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
 
+#include <limits.h>
+#include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <jpeglib.h>
+#include <jerror.h>
 #include <turbojpeg.h>
 
 /* Huffman coding needs at least a bit per 8x8 block in the DC scan: about 512 pixels a byte at
  * the very best. Arithmetic-coded flat images may do better; past this they are refused. */
 #define JPEG_MAX_PIXELS_PER_BYTE 1024.0
 #define ORIENT_TILE 64
+/* scans in one file: jpeg_simple_progression writes 10, optimisers a few dozen; libjpeg-turbo
+ * advises a limit for untrusted files (djpeg -maxscan), as each scan may touch every block */
+#define JPEG_MAX_SCANS 100
+/* libjpeg's own tables and row buffers, beyond the whole-image coefficients of a multi-scan file */
+#define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;   /* EXIF 1..8; 1 when absent */
-    int adobe;         /* APP14 "Adobe" present */
+    int orientation;   /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;         /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;      /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;     /* its bits per sample */
+    int hierarchical;  /* a DHP marker */
+    int scans;         /* SOS markers up to EOI */
 } jpeg_markers;
 
 static unsigned get16(const uint8_t *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
@@ -52,10 +73,12 @@ static int exif_orientation(const uint8_t *t, size_t n)
     return 1;
 }
 
+/* Walks the markers up to EOI, skipping each scan's entropy-coded data (where 0xff is followed
+ * by a stuffed 0 or is a restart marker). */
 static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
 {
+    memset(m, 0, sizeof *m);
     m->orientation = 1;
-    m->adobe = 0;
     int have_exif = 0;
     size_t i = 2;
     while (i + 4 <= n) {
@@ -64,19 +87,57 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
         if (i >= n) return;
         unsigned marker = d[i++];
         if (marker == 0x01 || (marker >= 0xd0 && marker <= 0xd8)) continue; /* no length */
-        if (marker == 0xda || marker == 0xd9 || i + 2 > n) return;         /* scan or end */
+        if (marker == 0xd9 || i + 2 > n) return;                            /* the end */
         size_t len = get16(d + i, 0);
         if (len < 2 || i + len > n) return;
         const uint8_t *seg = d + i + 2;
         size_t seg_len = len - 2;
-        if (marker == 0xe1 && !have_exif && seg_len >= 6 && memcmp(seg, "Exif\0\0", 6) == 0) {
+        int is_sof = marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc;
+        if (is_sof && !m->sof) {
+            m->sof = marker;
+            m->precision = seg_len >= 1 ? seg[0] : 0;
+        } else if (marker == 0xde) {
+            m->hierarchical = 1;
+        } else if (m->scans == 0 && marker == 0xe1 && !have_exif && seg_len >= 6 &&
+                   memcmp(seg, "Exif\0\0", 6) == 0) {
             m->orientation = exif_orientation(seg + 6, seg_len - 6);
             have_exif = 1;
-        } else if (marker == 0xee && seg_len >= 5 && memcmp(seg, "Adobe", 5) == 0) {
+        } else if (m->scans == 0 && marker == 0xee && seg_len >= 5 && memcmp(seg, "Adobe", 5) == 0) {
             m->adobe = 1;
         }
         i += len;
+        if (marker != 0xda) continue;
+        m->scans++;
+        while (i + 1 < n) {
+            const uint8_t *ff = memchr(d + i, 0xff, n - 1 - i);
+            if (!ff) {
+                i = n;
+                break;
+            }
+            i = (size_t)(ff - d);
+            const uint8_t next = d[i + 1];
+            if (next == 0xff) i++;                                        /* fill */
+            else if (next == 0 || (next >= 0xd0 && next <= 0xd7)) i += 2; /* data, restart */
+            else break;
+        }
     }
+}
+
+/* What a frame type or precision filterview cannot decode is called, by name; NULL when none. */
+static const char *jpeg_unsupported(const jpeg_markers *m, char *buf, size_t size)
+{
+    const unsigned sof = m->sof;
+    if (m->hierarchical || (sof >= 0xc5 && sof <= 0xc7) || (sof >= 0xcd && sof <= 0xcf))
+        return "hierarchical JPEG is not supported";
+    if (sof == 0xc3 || sof == 0xcb) return "lossless JPEG is not supported";
+#ifndef D_ARITH_CODING_SUPPORTED
+    if (sof == 0xc9 || sof == 0xca) return "arithmetic-coded JPEG is not supported";
+#endif
+    if (sof && m->precision != 8) {
+        snprintf(buf, size, "%d-bit JPEG is not supported", m->precision);
+        return buf;
+    }
+    return NULL;
 }
 
 /* Applies EXIF orientation o (2..8) to img in place (5..8 swap width and height). */
@@ -135,37 +196,129 @@ static void cmyk_to_rgba(fv_image *img, int inverted)
     }
 }
 
-static fv_status jpeg_error(const char *name, tjhandle tj)
+/* libjpeg's error manager: errors and warnings (damaged or truncated data) jump back to the
+ * decoder with the message, as TurboJPEG's TJFLAG_STOPONWARNING did; nothing is printed. */
+typedef struct jpeg_failure {
+    struct jpeg_error_mgr pub;
+    struct jpeg_progress_mgr progress;
+    jmp_buf jump;
+    char why[JMSG_LENGTH_MAX];
+    int too_many_scans;
+} jpeg_failure;
+
+static void jpeg_on_error(j_common_ptr c)
 {
-    char why[256];
-    image_printable(tjGetErrorStr2(tj), why, sizeof why);
-    return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: %s)", name, why);
+    jpeg_failure *f = (jpeg_failure *)c->err;
+    c->err->format_message(c, f->why);
+    longjmp(f->jump, 1);
+}
+
+static void jpeg_on_message(j_common_ptr c, int level)
+{
+    if (level < 0) jpeg_on_error(c);
+}
+
+/* A second guard on the number of scans, should libjpeg count one the marker walk did not. */
+static void jpeg_on_progress(j_common_ptr c)
+{
+    jpeg_failure *f = (jpeg_failure *)c->err;
+    if (((j_decompress_ptr)c)->input_scan_number > JPEG_MAX_SCANS) {
+        f->too_many_scans = 1;
+        longjmp(f->jump, 1);
+    }
+}
+
+static fv_status jpeg_too_many_scans(const char *name, int progressive, int scans)
+{
+    if (scans > JPEG_MAX_SCANS)
+        return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with %d scans, more than the %d filterview accepts",
+                       name, progressive ? "progressive " : "", scans, JPEG_MAX_SCANS);
+    return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with more than the %d scans filterview accepts",
+                   name, progressive ? "progressive " : "", JPEG_MAX_SCANS);
+}
+
+/* The whole-image coefficients a multi-scan file keeps (2 bytes each, every component padded by
+ * up to an MCU) and libjpeg's buffers: what an image of this size justifies. */
+static long jpeg_memory_limit(const struct jpeg_decompress_struct *d)
+{
+    double coefficients = 0;
+    for (int c = 0; c < d->num_components; c++)
+        coefficients += ((double)d->image_width + 64) * ((double)d->image_height + 64);
+    double limit = (double)JPEG_MEMORY_SLACK + 2.0 * coefficients;
+    return limit > (double)(LONG_MAX / 2) ? LONG_MAX / 2 : (long)limit;
+}
+
+/* Decodes into `out` (allocated here through `a`); the volatile locals outlive a longjmp. */
+static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t size,
+                                 const image_allocator *a, fv_image *out, int *cmyk_out)
+{
+    struct jpeg_decompress_struct d;
+    jpeg_failure f;
+    memset(&f, 0, sizeof f);
+    d.err = jpeg_std_error(&f.pub);
+    f.pub.error_exit = jpeg_on_error;
+    f.pub.emit_message = jpeg_on_message;
+    volatile fv_status s = FV_OK;
+    volatile int allocated = 0;
+    if (setjmp(f.jump)) {
+        if (f.too_many_scans) s = jpeg_too_many_scans(name, d.progressive_mode, 0);
+        else if (f.pub.msg_code == JERR_NO_BACKING_STORE) /* past jpeg_memory_limit */
+            s = fv_fail(FV_ERR_FORMAT, "'%s': JPEG needs more memory than a %ux%u image justifies "
+                        "(forged)", name, d.image_width, d.image_height);
+        else if (f.pub.msg_code == JERR_OUT_OF_MEMORY)
+            s = fv_fail(FV_ERR_MEMORY, "out of host memory decoding '%s'", name);
+        else {
+            char why[JMSG_LENGTH_MAX];
+            image_printable(f.why, why, sizeof why);
+            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: %s)", name, why);
+        }
+        jpeg_destroy_decompress(&d);
+        if (allocated) codec_free_image(a, out);
+        return s;
+    }
+    jpeg_create_decompress(&d);
+    f.progress.progress_monitor = jpeg_on_progress;
+    d.progress = &f.progress;
+    jpeg_mem_src(&d, data, (unsigned long)size);
+    /* a header cut short reads as no header at all rather than as an error */
+    if (jpeg_read_header(&d, FALSE) != JPEG_HEADER_OK || d.image_width < 1 || d.image_height < 1)
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: no complete header)", name);
+    if (s == FV_OK) s = codec_check_claim(name, "JPEG", d.image_width, d.image_height, size, JPEG_MAX_PIXELS_PER_BYTE);
+    const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
+    if (s == FV_OK) s = codec_alloc_image(a, (int)d.image_width, (int)d.image_height, out);
+    if (s != FV_OK) {
+        jpeg_destroy_decompress(&d);
+        return s;
+    }
+    allocated = 1;
+    d.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+    d.mem->max_memory_to_use = jpeg_memory_limit(&d);
+    jpeg_start_decompress(&d);
+    while (d.output_scanline < d.output_height) {
+        JSAMPROW row = out->data + (size_t)d.output_scanline * out->pitch;
+        jpeg_read_scanlines(&d, &row, 1);
+    }
+    jpeg_finish_decompress(&d);
+    jpeg_destroy_decompress(&d);
+    *cmyk_out = cmyk;
+    return FV_OK;
 }
 
 fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
                             const image_allocator *a, fv_image *out)
 {
-    tjhandle tj = tjInitDecompress();
-    if (!tj) return fv_fail(FV_ERR_MEMORY, "cannot start the JPEG decoder for '%s'", name);
-    int w = 0, h = 0, subsamp = 0, colorspace = 0;
-    fv_status s = FV_OK;
-    if (tjDecompressHeader3(tj, data, (unsigned long)size, &w, &h, &subsamp, &colorspace) != 0)
-        s = jpeg_error(name, tj);
-    /* a header cut short reads as no header at all rather than as an error */
-    if (s == FV_OK && (w < 1 || h < 1))
-        s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: no complete header)", name);
-    if (s == FV_OK) s = codec_check_claim(name, "JPEG", w, h, size, JPEG_MAX_PIXELS_PER_BYTE);
+    memset(out, 0, sizeof *out);
     jpeg_markers m;
     jpeg_scan_markers(data, size, &m);
-    const int cmyk = colorspace == TJCS_CMYK || colorspace == TJCS_YCCK;
-    if (s == FV_OK) s = codec_alloc_image(a, w, h, out);
-    if (s == FV_OK &&
-        tjDecompress2(tj, data, (unsigned long)size, out->data, w, (int)out->pitch, h,
-                      cmyk ? TJPF_CMYK : TJPF_RGBA, TJFLAG_STOPONWARNING | TJFLAG_LIMITSCANS) != 0)
-        s = jpeg_error(name, tj);
-    tjDestroy(tj);
-    if (s == FV_OK && cmyk) cmyk_to_rgba(out, m.adobe);
-    if (s == FV_OK && m.orientation > 1) s = apply_orientation(name, out, m.orientation);
+    char buf[64];
+    const char *unsupported = jpeg_unsupported(&m, buf, sizeof buf);
+    if (unsupported) return fv_fail(FV_ERR_FORMAT, "'%s': %s: convert it to PNG", name, unsupported);
+    if (m.scans > JPEG_MAX_SCANS)
+        return jpeg_too_many_scans(name, m.sof == 0xc2 || m.sof == 0xca, m.scans);
+    int cmyk = 0;
+    FV_TRY(jpeg_decompress(name, data, size, a, out, &cmyk));
+    if (cmyk) cmyk_to_rgba(out, m.adobe);
+    fv_status s = m.orientation > 1 ? apply_orientation(name, out, m.orientation) : FV_OK;
     if (s != FV_OK) codec_free_image(a, out);
     return s;
 }

@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/png.c: PNG in through libspng (every colour type and bit depth, interlaced, tRNS;
- * 16-bit samples keep their high byte), PNG out through our own writer on zlib.
+ * 16-bit samples keep their high byte; read to IEND with every critical chunk's CRC checked, as
+ * libpng does), PNG out through our own writer on zlib.
  *
  * The writer filters each row (SUB at fast levels, as OpenCV does; PAETH at level 4 and up) and
  * compresses the rows in one of two ways: with few threads, libdeflate in one call (the fastest
@@ -60,7 +61,13 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
         s = fv_fail(FV_ERR_FORMAT, "'%s': unexpected decoded size", name);
     if (s == FV_OK) {
         e = spng_decode_image(ctx, out->data, bytes, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
-        if (e) s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name, spng_strerror(e));
+        /* the image ends with its zlib stream; the file with IEND: read on to it, as libpng does,
+         * so that a bad checksum on the last IDAT or a file cut after the pixels is refused */
+        if (!e) e = spng_decode_chunks(ctx);
+        if (e == SPNG_IO_EOF)
+            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: the file ends before IEND)", name);
+        else if (e)
+            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name, spng_strerror(e));
     }
     spng_ctx_free(ctx);
     if (s != FV_OK) codec_free_image(a, out);
