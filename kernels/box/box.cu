@@ -91,7 +91,7 @@ static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_d
     store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                void *state, cudaStream_t stream)
 {
     (void)state;
@@ -104,7 +104,7 @@ static fv_status box_naive_run(const fv_image *src, fv_image *dst, const fv_para
     return FV_OK;
 }
 
-static int box_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -158,7 +158,7 @@ static box_kernel_fn box_unrolled_pick(int r, const char **name)
     }
 }
 
-static fv_status box_unrolled_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                   void *state, cudaStream_t stream)
 {
     (void)state;
@@ -172,7 +172,7 @@ static fv_status box_unrolled_run(const fv_image *src, fv_image *dst, const fv_p
     return FV_OK;
 }
 
-static int box_unrolled_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     const char *name;
@@ -230,7 +230,7 @@ static __global__ void box_smem_kernel(fv_image src, fv_image dst, int r, int st
     if (x < src.width && y < src.height) store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                               void *state, cudaStream_t stream)
 {
     (void)state;
@@ -246,7 +246,7 @@ static fv_status box_smem_run(const fv_image *src, fv_image *dst, const fv_param
     return FV_OK;
 }
 
-static int box_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel", (const void *)box_smem_kernel, SMEM_BLOCK * SMEM_BLOCK,
@@ -277,13 +277,13 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
     store_mean(dst, x, y, sum, tex2D<uchar4>(texture, (float)x + 0.5f, (float)y + 0.5f).w, d);
 }
 
-static size_t box_tex_state_bytes(const fv_params *p, int width, int height)
+static size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return (size_t)width * (size_t)height * sizeof(uchar4);
 }
 
-static void box_tex_state_destroy(void *state)
+static void box_tex_state_destroy(const fv_variant *v, void *state)
 {
     box_tex_state *s = (box_tex_state *)state;
     if (!s) return;
@@ -310,7 +310,7 @@ static fv_status box_tex_state_fill(box_tex_state *s)
     return FV_OK;
 }
 
-static fv_status box_tex_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     (void)p;
     *state = NULL;
@@ -321,14 +321,14 @@ static fv_status box_tex_state_create(void **state, const fv_params *p, int widt
     const fv_status st = box_tex_state_fill(s);
     if (st != FV_OK) {
         cudaGetLastError(); /* the failure is reported; keep it from the next launch check */
-        box_tex_state_destroy(s);
+        box_tex_state_destroy(v, s);
         return st;
     }
     *state = s;
     return FV_OK;
 }
 
-static fv_status box_tex_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                              cudaStream_t stream)
 {
     const box_tex_state *s = (const box_tex_state *)state;
@@ -347,7 +347,7 @@ static fv_status box_tex_run(const fv_image *src, fv_image *dst, const fv_params
     return FV_OK;
 }
 
-static int box_tex_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;

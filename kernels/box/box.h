@@ -105,12 +105,12 @@ FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
 fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant);
 
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
-fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream);
-size_t box_fast_state_bytes(const fv_params *p, int width, int height);
-fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height);
-void box_fast_state_destroy(void *state);
-int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max);
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+void box_fast_state_destroy(const fv_variant *v, void *state);
+int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char box_fast_summary[];
 
 /* The reference (kernels/box/box_ref.c): separable exact integer sums, then box_mean. */

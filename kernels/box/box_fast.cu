@@ -282,13 +282,13 @@ static size_t box_fast_totals_bytes(const box_fast_geometry *g)
     return g->use_band_totals ? sizeof(uint2) * (size_t)g->totals_pitch * (size_t)g->bands : 0;
 }
 
-size_t box_fast_state_bytes(const fv_params *p, int width, int height)
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), width, height);
     return box_fast_totals_bytes(&g);
 }
 
-fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height)
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
@@ -310,7 +310,7 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     return FV_OK;
 }
 
-void box_fast_state_destroy(void *state)
+void box_fast_state_destroy(const fv_variant *v, void *state)
 {
     box_fast_state *s = (box_fast_state *)state;
     if (!s) return;
@@ -833,7 +833,7 @@ static int box_fast_resident_blocks(int group_warps, int radius, bool dense)
     return sms * per_sm;
 }
 
-int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 4) return 0;
     const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
@@ -853,7 +853,7 @@ int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return n;
 }
 
-fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream)
 {
     const box_fast_state *s = (const box_fast_state *)state;

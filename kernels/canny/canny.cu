@@ -94,14 +94,14 @@ typedef struct canny_args {
 #define BITS_H 30
 static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
 
-static size_t canny_state_bytes(const fv_params *p, int width, int height)
+static size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
            2 * (size_t)bits_tiles(width, height);
 }
 
-static void canny_state_destroy(void *state)
+static void canny_state_destroy(const fv_variant *v, void *state)
 {
     canny_state *s = (canny_state *)state;
     if (!s) return;
@@ -134,7 +134,7 @@ static int coop_grid(const void *kernel, long long work_blocks)
     return (int)(work_blocks < most ? work_blocks : most);
 }
 
-static fv_status canny_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny", &c));
@@ -150,7 +150,7 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
         cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
         cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
         cudaGetLastError();
-        canny_state_destroy(s);
+        canny_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
     }
     s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
@@ -162,7 +162,7 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
 }
 
 /* the bench's note: how much hysteresis the last run needed (fast's count is read back here) */
-static int canny_last_run_text(const void *state, char *text, size_t size)
+static int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size)
 {
     const canny_state *s = (const canny_state *)state;
     if (!s->hysteresis_unit) return 0;
@@ -403,7 +403,7 @@ static void relax_naive_launch(const canny_args *a, cudaStream_t stream)
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
-static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                  cudaStream_t stream)
 {
     canny_config c;
@@ -435,7 +435,7 @@ static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_pa
     return FV_OK;
 }
 
-static int canny_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     const int n = max < 4 ? max : 4;
@@ -1128,7 +1128,7 @@ static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hy
 }
 
 /* ---- smem ----------------------------------------------------------------------------------- */
-static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
 {
     canny_config c;
@@ -1156,7 +1156,7 @@ static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_par
     return FV_OK;
 }
 
-static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     const int n = max < 3 ? max : 3;
@@ -1169,7 +1169,7 @@ static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
 }
 
 /* ---- fast ----------------------------------------------------------------------------------- */
-static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
 {
     canny_config c;
@@ -1210,7 +1210,7 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
     return FV_OK;
 }
 
-static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     canny_config c;
     const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
@@ -1232,7 +1232,7 @@ typedef struct canny_npp_state {
     Npp8u *buffer;
 } canny_npp_state;
 
-static void canny_npp_state_destroy(void *state)
+static void canny_npp_state_destroy(const fv_variant *v, void *state)
 {
     canny_npp_state *s = (canny_npp_state *)state;
     if (!s) return;
@@ -1242,13 +1242,13 @@ static void canny_npp_state_destroy(void *state)
     free(s);
 }
 
-static size_t canny_npp_state_bytes(const fv_params *p, int width, int height)
+static size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return 2 * (size_t)width * height;
 }
 
-static fv_status canny_npp_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny/npp", &c));
@@ -1263,7 +1263,7 @@ static fv_status canny_npp_state_create(void **state, const fv_params *p, int wi
         cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
         cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
         cudaGetLastError();
-        canny_npp_state_destroy(s);
+        canny_npp_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
     }
     *state = s;
@@ -1277,7 +1277,7 @@ static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edge
     store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
 }
 
-static fv_status canny_npp_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                cudaStream_t stream)
 {
     canny_config c;

@@ -84,13 +84,13 @@ size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_
 {
     if (fv_variant_is_host(v)) return 0;
     size_t bytes = f->max_iterations > 1 ? image_bytes(width, height) : 0;
-    if (v->state_bytes) bytes += v->state_bytes(p, width, height);
+    if (v->state_bytes) bytes += v->state_bytes(v, p, width, height);
     return bytes;
 }
 
 static void release_state(fv_runner *r)
 {
-    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->state);
+    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->variant, r->state);
     r->state = NULL;
 }
 
@@ -106,7 +106,7 @@ int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
 {
     if (size) *text = '\0';
     if (!r->prepared || !r->variant->last_run_text || !r->state) return 0;
-    return r->variant->last_run_text(r->state, text, size);
+    return r->variant->last_run_text(r->variant, r->state, text, size);
 }
 
 static int same_values(const fv_params *a, const fv_params *b)
@@ -152,7 +152,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     }
     char what[160];
     snprintf(what, sizeof what, "%s/%s at %dx%d", f->name, v->name, width, height);
-    size_t need = (v->state_bytes ? v->state_bytes(p, width, height) : 0) +
+    size_t need = (v->state_bytes ? v->state_bytes(v, p, width, height) : 0) +
                   (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height) : 0);
     FV_TRY(fv_device_check_fits(need, what));
     if (f->max_iterations > 1 && !r->ping.data) {
@@ -161,7 +161,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     }
     if (v->state_create) {
         count_allocation();
-        FV_TRY(v->state_create(&r->state, p, width, height));
+        FV_TRY(v->state_create(v, &r->state, p, width, height));
     }
     r->device_bytes = fv_runner_device_bytes(f, v, p, width, height);
     r->prepared = 1;
@@ -176,7 +176,7 @@ typedef struct device_pass {
 static fv_status run_device_pass(void *context, const fv_image *in, fv_image *out)
 {
     const device_pass *c = context;
-    return c->r->variant->run(in, out, &c->r->params, c->r->state, c->stream);
+    return c->r->variant->run(c->r->variant, in, out, &c->r->params, c->r->state, c->stream);
 }
 
 static fv_status run_host_pass(void *context, const fv_image *in, fv_image *out)

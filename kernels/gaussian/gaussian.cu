@@ -89,7 +89,7 @@ __global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weigh
         round_rgb_keep_alpha(sr, sg, sb, alpha);
 }
 
-static fv_status gaussian_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                     void *state, cudaStream_t stream)
 {
     (void)state;
@@ -211,14 +211,14 @@ static fv_status gaussian_tiled_launch(const fv_image *src, fv_image *dst, const
     return FV_OK;
 }
 
-static fv_status gaussian_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                    void *state, cudaStream_t stream)
 {
     (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 1);
 }
 
-static fv_status gaussian_smem_mwpt_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                         void *state, cudaStream_t stream)
 {
     (void)state;
@@ -377,7 +377,7 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
     }
 }
 
-static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                    void *state, cudaStream_t stream)
 {
     (void)state;
@@ -405,7 +405,7 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
 }
 
 /* ---- what each variant launches (the same constants as its launcher) ---- */
-static int gaussian_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -425,17 +425,17 @@ static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int m
     return 1;
 }
 
-static int gaussian_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     return gaussian_tiled_kernels(p, out, max, 1);
 }
 
-static int gaussian_smem_mwpt_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_mwpt_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     return gaussian_tiled_kernels(p, out, max, 2);
 }
 
-static int gaussian_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     fv_gaussian_taps taps;

@@ -107,7 +107,7 @@ static __global__ void median_naive_kernel(fv_image src, fv_image dst, int k)
     store_pixel(dst, x, y, pack_rgb(result, window[r * k + r]));
 }
 
-static fv_status median_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                   void *state, cudaStream_t stream)
 {
     (void)state;
@@ -121,7 +121,7 @@ static fv_status median_naive_run(const fv_image *src, fv_image *dst, const fv_p
     return FV_OK;
 }
 
-static int median_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -204,28 +204,28 @@ static fv_status median_smem_launch(const fv_image *src, fv_image *dst, const fv
     return FV_OK;
 }
 
-static fv_status median_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                  void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<1>(src, dst, p, stream, "smem");
 }
 
-static fv_status median_smem_ppt2_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_ppt2_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                       void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<2>(src, dst, p, stream, "smem_ppt2");
 }
 
-static fv_status median_smem_ppt4_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_ppt4_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                       void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<4>(src, dst, p, stream, "smem_ppt4");
 }
 
-static int median_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<1>", (const void *)median_smem_kernel<1>, SMEM_BLOCK * SMEM_BLOCK,
@@ -233,7 +233,7 @@ static int median_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return 1;
 }
 
-static int median_smem_ppt2_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<2>", (const void *)median_smem_kernel<2>, SMEM_BLOCK * SMEM_BLOCK,
@@ -241,7 +241,7 @@ static int median_smem_ppt2_kernels(const fv_params *p, fv_kernel_info *out, int
     return 1;
 }
 
-static int median_smem_ppt4_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt4_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<4>", (const void *)median_smem_kernel<4>, SMEM_BLOCK * SMEM_BLOCK,

@@ -31,9 +31,9 @@ fv_status median_size(const fv_params *p, const char *who, int *size);
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
-fv_status median_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                           cudaStream_t stream);
-int median_fast_kernels(const fv_params *p, fv_kernel_info *out, int max);
+int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char median_fast_summary[];
 
 /* For the NPP peer (kernels/median/median.cu): copies src into `padded`, a (width + 2 border) x

@@ -407,7 +407,7 @@ static median_fast_launch median_fast_pick(int k)
     }
 }
 
-extern "C" fv_status median_fast_run(const fv_image *src, fv_image *dst, const fv_params *p,
+extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                      void *state, cudaStream_t stream)
 {
     (void)state;
@@ -430,11 +430,11 @@ extern "C" fv_status median_fast_run(const fv_image *src, fv_image *dst, const f
     return FV_OK;
 }
 
-extern "C" int median_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
-    const double v = p->value[MEDIAN_SIZE];
-    const int k = (v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE)) | 1;
+    const double size = p->value[MEDIAN_SIZE];
+    const int k = (size >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (size >= FV_MEDIAN_MIN_SIZE ? (int)size : FV_MEDIAN_MIN_SIZE)) | 1;
     const median_fast_launch l = median_fast_pick(k);
     out[0] = {l.name, (const void *)l.kernel, l.kind == MEDIAN_FAST_HIST ? HIST_THREADS : NET_BLOCK_X * NET_BLOCK_Y, 0};
     return 1;
