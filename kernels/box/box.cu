@@ -391,8 +391,8 @@ static const fv_variant box_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc box_params[] = {
-    {.name = "radius", .help = "half-width: the window is (2r+1) x (2r+1) pixels", .type = FV_PARAM_INT,
+static const fv_param_desc box_params[BOX_N_PARAMS] = {
+    [BOX_RADIUS] = {.name = "radius", .help = "half-width: the window is (2r+1) x (2r+1) pixels", .type = FV_PARAM_INT,
      .min = 1, .max = FV_BOX_MAX_RADIUS, .step = 1, .def = 1},
 };
 
@@ -406,7 +406,7 @@ extern "C" const fv_filter fv_filter_box = {
     .name = "box",
     .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
     .params = box_params,
-    .n_params = (int)(sizeof box_params / sizeof box_params[0]),
+    .n_params = BOX_N_PARAMS,
     .ref = box_ref,
     .variants = box_variants,
     .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),

@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-enum { BOX_RADIUS };              /* index in the box filter's parameter table */
+enum { BOX_RADIUS, BOX_N_PARAMS }; /* indices in the box filter's parameter table */
 #define FV_BOX_MAX_RADIUS 128
 #define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
 

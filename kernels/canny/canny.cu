@@ -1359,22 +1359,22 @@ static const char *const canny_norms[] = {"l1", "l2"};
 static const char *const canny_threshold_modes[] = {"manual", "auto"};
 static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
 
-static const fv_param_desc canny_params[] = {
-    {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
+    [CANNY_STAGE] = {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
      .type = FV_PARAM_CHOICE, .def = CANNY_EDGES, .choices = canny_stage_names, .n_choices = CANNY_N_STAGES},
-    {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+    [CANNY_SIGMA] = {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
      .type = FV_PARAM_REAL, .min = 0, .max = FV_CANNY_MAX_SIGMA, .step = 0.2, .def = 0.6},
-    {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+    [CANNY_NORM] = {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_norms, .n_choices = 2},
-    {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
+    [CANNY_LOW] = {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
      .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 50},
-    {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
+    [CANNY_HIGH] = {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
      .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 150},
-    {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+    [CANNY_THRESHOLDS] = {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_threshold_modes, .n_choices = 2},
-    {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+    [CANNY_HYSTERESIS] = {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_hysteresis_modes, .n_choices = 2},
-    {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+    [CANNY_SWEEPS] = {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CANNY_MAX_SWEEPS, .step = 1, .def = 0, .auto_means = "until done"},
 };
 
@@ -1392,7 +1392,7 @@ extern "C" const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary = "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
     .params = canny_params,
-    .n_params = (int)(sizeof canny_params / sizeof canny_params[0]),
+    .n_params = CANNY_N_PARAMS,
     .ref = canny_ref,
     .variants = canny_variants,
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),

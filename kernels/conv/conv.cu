@@ -500,19 +500,19 @@ static const fv_variant conv_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc conv_params[] = {
-    {.name = "stage", .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
+static const fv_param_desc conv_params[CONV_N_PARAMS] = {
+    [CONV_STAGE] = {.name = "stage", .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
      .type = FV_PARAM_CHOICE, .def = CONV_OUTPUT, .choices = conv_stage_names, .n_choices = CONV_N_STAGES},
-    {.name = "shape", .help = "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
+    [CONV_SHAPE] = {.name = "shape", .help = "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
                               "(radius), file (--kernel-file)",
      .type = FV_PARAM_CHOICE, .def = CONV_GAUSSIAN, .choices = conv_shape_names, .n_choices = CONV_N_SHAPES},
-    {.name = "sigma", .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
+    [CONV_SIGMA] = {.name = "sigma", .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
      .type = FV_PARAM_REAL, .min = FV_CONV_MIN_SIGMA, .max = FV_CONV_MAX_SIGMA, .step = 0.5, .def = 3},
-    {.name = "radius", .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
+    [CONV_RADIUS] = {.name = "radius", .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CONV_MAX_RADIUS, .step = 1, .def = 8},
-    {.name = "length", .help = "motion: length of the streak in pixels",
+    [CONV_LENGTH] = {.name = "length", .help = "motion: length of the streak in pixels",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CONV_MAX_LENGTH, .step = 2, .def = 31},
-    {.name = "angle", .help = "motion: direction in degrees, counter-clockwise from the right",
+    [CONV_ANGLE] = {.name = "angle", .help = "motion: direction in degrees, counter-clockwise from the right",
      .type = FV_PARAM_REAL, .min = 0, .max = 180, .step = 15, .def = 0},
 };
 
@@ -538,7 +538,7 @@ extern "C" const fv_filter fv_filter_conv = {
     .summary = "convolution with large kernels (up to 127x127): direct sums or cuFFT, with the kernel "
                "and the spectra as stages",
     .params = conv_params,
-    .n_params = (int)(sizeof conv_params / sizeof conv_params[0]),
+    .n_params = CONV_N_PARAMS,
     .ref = conv_ref,
     .check = conv_check,
     .variants = conv_variants,

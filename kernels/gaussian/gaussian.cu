@@ -479,15 +479,15 @@ static const fv_variant gaussian_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc gaussian_params[] = {
-    {.name = "sigma",
+static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
+    [GAUSSIAN_SIGMA] = {.name = "sigma",
      .help = "standard deviation in pixels",
      .type = FV_PARAM_REAL,
      .min = 0.1,
      .max = FV_GAUSSIAN_MAX_SIGMA,
      .step = 0.25,
      .def = 1.0},
-    {.name = "radius",
+    [GAUSSIAN_RADIUS] = {.name = "radius",
      .help = "half-width of the stencil; follows sigma unless given",
      .type = FV_PARAM_INT,
      .min = 1,
@@ -511,7 +511,7 @@ extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
     .params = gaussian_params,
-    .n_params = (int)(sizeof gaussian_params / sizeof gaussian_params[0]),
+    .n_params = GAUSSIAN_N_PARAMS,
     .ref = gaussian_ref,
     .check = gaussian_check,
     .resolve = gaussian_resolve,

@@ -302,8 +302,8 @@ static const fv_variant median_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc median_params[] = {
-    {.name = "size", .help = "window width and height in pixels (odd): the window is size x size",
+static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
+    [MEDIAN_SIZE] = {.name = "size", .help = "window width and height in pixels (odd): the window is size x size",
      .type = FV_PARAM_INT, .min = FV_MEDIAN_MIN_SIZE, .max = FV_MEDIAN_MAX_SIZE, .step = 2, .def = 3,
      .odd_only = 1},
 };
@@ -317,7 +317,7 @@ extern "C" const fv_filter fv_filter_median = {
     .name = "median",
     .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
     .params = median_params,
-    .n_params = (int)(sizeof median_params / sizeof median_params[0]),
+    .n_params = MEDIAN_N_PARAMS,
     .ref = median_ref,
     .variants = median_variants,
     .n_variants = (int)(sizeof median_variants / sizeof median_variants[0]),

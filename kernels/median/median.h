@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-enum { MEDIAN_SIZE };             /* index in the median filter's parameter table */
+enum { MEDIAN_SIZE, MEDIAN_N_PARAMS }; /* indices in the median filter's parameter table */
 #define FV_MEDIAN_MIN_SIZE 3
 #define FV_MEDIAN_MAX_SIZE 25
 #define FV_MEDIAN_MAX_AREA (FV_MEDIAN_MAX_SIZE * FV_MEDIAN_MAX_SIZE)
