@@ -514,6 +514,8 @@ static const fv_param_desc conv_params[CONV_N_PARAMS] = {
      .type = FV_PARAM_INT, .min = 1, .max = FV_CONV_MAX_LENGTH, .step = 2, .def = 31},
     [CONV_ANGLE] = {.name = "angle", .help = "motion: direction in degrees, counter-clockwise from the right",
      .type = FV_PARAM_REAL, .min = 0, .max = 180, .step = 15, .def = 0},
+    [CONV_KERNEL_FILE] = {.name = "kernel-file", .help = "file: the kernel, a grayscale image up to 127x127",
+     .type = FV_PARAM_IMAGE},
 };
 
 /* kernel sizes 3, 15, 63 and 127 of every shape, every stage; the first also on large images */
