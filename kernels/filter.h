@@ -274,14 +274,16 @@ typedef struct fv_runner {
 /* Device bytes a runner for (f, v, p) at width x height holds: iteration buffer plus state. */
 size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
                               int width, int height);
-/* Makes r ready to run v with p at width x height: checks the parameters, checks that what it
- * needs fits in free device memory, reserves the iteration buffer and makes the variant's
- * state. Keeps what it has when nothing that matters changed (iterations alone never do). */
+/* Makes r ready to run v with p at width x height: checks the parameters, the dimensions and the
+ * variant's supports, checks that what it needs fits in free device memory, reserves the
+ * iteration buffer and makes the variant's state. Keeps what it has when nothing that matters
+ * changed (iterations alone never do). The one place parameters are validated for a run. */
 fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
                             const fv_params *p, int width, int height);
 /* Runs r->params.iterations passes from src into dst: device images for GPU variants (enqueued
  * on stream), host images for the cpu variant. One iteration driver serves both; it allocates
- * nothing and fails if r was not prepared for this size. */
+ * nothing and fails if r was not prepared for this size, or (GPU) rows are not on 4-byte
+ * boundaries. */
 fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
                         cudaStream_t stream);
 void fv_runner_release(fv_runner *r);

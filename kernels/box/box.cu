@@ -26,27 +26,6 @@
 #define SMEM_BUDGET (48 * 1024)    /* smem: dynamic shared memory a block gets without opting in */
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-/* The radius of p, refused unless an integer in 1..FV_BOX_MAX_RADIUS. */
-static fv_status box_radius(const fv_params *p, const char *variant, int *radius)
-{
-    const double v = p->value[BOX_RADIUS];
-    if (!(v >= 1 && v <= FV_BOX_MAX_RADIUS) || v != (double)(int)v)
-        return fv_fail(FV_ERR_ARG, "box/%s: radius %g is not an integer in 1..%d", variant, v,
-                       FV_BOX_MAX_RADIUS);
-    *radius = (int)v;
-    return FV_OK;
-}
-
-fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant)
-{
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "box/%s: source %dx%d and destination %dx%d differ", variant,
-                       src->width, src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "box/%s: image rows must start on 4-byte boundaries", variant);
-    return FV_OK;
-}
-
 static dim3 pixel_block(void) { return dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y); }
 
 static dim3 pixel_grid(const fv_image *img)
@@ -95,9 +74,7 @@ static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_imag
                                void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "naive", &r));
-    FV_TRY(box_check_images(src, dst, "naive"));
+    const int r = box_radius(p);
     box_naive_kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r,
                                                                     box_divider_make(r));
     FV_CUDA_CHECK(cudaGetLastError());
@@ -162,9 +139,7 @@ static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_i
                                   void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "unrolled", &r));
-    FV_TRY(box_check_images(src, dst, "unrolled"));
+    const int r = box_radius(p);
     const char *name;
     const box_kernel_fn kernel = box_unrolled_pick(r, &name);
     kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r, box_divider_make(r));
@@ -176,7 +151,7 @@ static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kern
 {
     if (max < 1) return 0;
     const char *name;
-    const box_kernel_fn kernel = box_unrolled_pick(box_radius_clamped(p), &name);
+    const box_kernel_fn kernel = box_unrolled_pick(box_radius(p), &name);
     out[0] = {name, (const void *)kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -234,9 +209,7 @@ static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image
                               void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "smem", &r));
-    FV_TRY(box_check_images(src, dst, "smem"));
+    const int r = box_radius(p);
     const box_smem_layout l = box_smem_layout_make(r);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
     dim3 grid((src->width + SMEM_BLOCK - 1) / SMEM_BLOCK, (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
@@ -250,7 +223,7 @@ static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_i
 {
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel", (const void *)box_smem_kernel, SMEM_BLOCK * SMEM_BLOCK,
-              box_smem_layout_make(box_radius_clamped(p)).bytes};
+              box_smem_layout_make(box_radius(p)).bytes};
     return 1;
 }
 
@@ -332,12 +305,7 @@ static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image 
                              cudaStream_t stream)
 {
     const box_tex_state *s = (const box_tex_state *)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "tex", &r));
-    FV_TRY(box_check_images(src, dst, "tex"));
-    if (!s || s->width != src->width || s->height != src->height)
-        return fv_fail(FV_ERR_ARG, "box/tex: state not made for a %dx%d image", src->width,
-                       src->height);
+    const int r = box_radius(p);
     FV_CUDA_CHECK(cudaMemcpy2DToArrayAsync(s->array, 0, 0, src->data, src->pitch,
                                            (size_t)src->width * sizeof(uchar4), (size_t)src->height,
                                            cudaMemcpyDeviceToDevice, stream));

@@ -56,9 +56,10 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     return d;
 }
 
-/* The radius of p clamped to 1..FV_BOX_MAX_RADIUS, for what cannot fail (reporting kernels,
- * sizing state); runs refuse an out-of-range radius instead. */
-FV_HOST_DEVICE int box_radius_clamped(const fv_params *p)
+/* The radius of p, the one place it becomes an int: an integer in 1..FV_BOX_MAX_RADIUS once
+ * fv_runner_prepare has checked p; clamped into that range otherwise, for what cannot fail
+ * (reporting kernels of unchecked parameters). */
+FV_HOST_DEVICE int box_radius(const fv_params *p)
 {
     const double v = p->value[BOX_RADIUS];
     return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
@@ -99,10 +100,6 @@ FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
 {
     return box_mul_hi(n, d.magic_hi);
 }
-
-/* Source and destination the same size, rows on 4-byte boundaries (kernels/box/box.cu); the message
- * names "box/<variant>". */
-fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant);
 
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
 fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,

@@ -284,7 +284,7 @@ static size_t box_fast_totals_bytes(const box_fast_geometry *g)
 
 size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
-    const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), width, height);
+    const box_fast_geometry g = box_fast_geometry_make(box_radius(p), width, height);
     return box_fast_totals_bytes(&g);
 }
 
@@ -292,7 +292,7 @@ fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_para
 {
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->radius = box_radius_clamped(p);
+    s->radius = box_radius(p);
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
@@ -836,7 +836,7 @@ static int box_fast_resident_blocks(int group_warps, int radius, bool dense)
 int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 4) return 0;
-    const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
+    const int radius = box_radius(p), mode = box_fast_mode(radius);
     int n = 0;
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) /* by the image, one of these and one below */
         out[n++] = {"box_fast_kernel (4-warp groups, large images)", (const void *)box_fast_kernel_for(QUAD_WARPS, mode, false, radius), THREADS, 0};
@@ -856,13 +856,8 @@ int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *ou
 fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream)
 {
-    const box_fast_state *s = (const box_fast_state *)state;
-    if (!s) return fv_fail(FV_ERR_ARG, "box/fast: run without its state");
-    const int radius = (int)p->value[BOX_RADIUS];
-    if (radius != s->radius || src->width != s->width || src->height != s->height)
-        return fv_fail(FV_ERR_ARG, "box/fast: state made for radius %d at %dx%d, run at radius %d at %dx%d",
-                       s->radius, s->width, s->height, radius, src->width, src->height);
-    FV_TRY(box_check_images(src, dst, "fast"));
+    const box_fast_state *s = (const box_fast_state *)state; /* made for p at this size */
+    const int radius = s->radius;
     if (src->pitch > UINT32_MAX || dst->pitch > UINT32_MAX) /* rows addressed as 32-bit row x pitch */
         return fv_fail(FV_ERR_ARG, "box/fast: a row pitch of 4 GiB or more");
     const box_fast_geometry *g = &s->geometry;

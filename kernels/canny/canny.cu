@@ -60,6 +60,7 @@ namespace cg = cooperative_groups;
 enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
 
 typedef struct canny_state {
+    canny_config config;           /* p resolved, made with the state */
     int width, height;
     uint8_t *gray, *blur;          /* w*h each */
     int *mag;                      /* w*h: l1 magnitude or squared l2 */
@@ -140,6 +141,7 @@ static fv_status canny_state_create(const fv_variant *v, void **state, const fv_
     FV_TRY(canny_config_make(p, "canny", &c));
     canny_state *s = (canny_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
+    s->config = c;
     s->width = width;
     s->height = height;
     const size_t n = (size_t)width * height;
@@ -176,25 +178,16 @@ static int canny_last_run_text(const fv_variant *v, const void *state, char *tex
 }
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const fv_params *p, void *state,
-                               const char *variant, canny_config *c, canny_args *a)
+/* The kernels' arguments for a run of the state's configuration (made for these parameters and
+ * this size by state_create: the runner checked both). */
+static void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a)
 {
-    char who[32];
-    snprintf(who, sizeof who, "canny/%s", variant);
-    FV_TRY(canny_config_make(p, who, c));
     canny_state *s = (canny_state *)state;
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "%s: source %dx%d and destination %dx%d differ", who, src->width, src->height,
-                       dst->width, dst->height);
-    if (!s || s->width != src->width || s->height != src->height)
-        return fv_fail(FV_ERR_ARG, "%s: its state was not made for %dx%d", who, src->width, src->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "%s: image rows must start on 4-byte boundaries", who);
+    *c = s->config;
     s->hysteresis_unit = NULL;
     *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
                     canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
                     s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
-    return FV_OK;
 }
 
 static canny_taps taps_of(const canny_config *c)
@@ -408,7 +401,7 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "naive", &c, &a));
+    canny_prepare(src, state, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -1133,7 +1126,7 @@ static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_ima
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "smem", &c, &a));
+    canny_prepare(src, state, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), tiles = tile_grid(a.w, a.h);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -1174,7 +1167,7 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "fast", &c, &a));
+    canny_prepare(src, state, &c, &a);
     canny_state *s = (canny_state *)state;
     const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
@@ -1254,6 +1247,7 @@ static fv_status canny_npp_state_create(const fv_variant *v, void **state, const
     FV_TRY(canny_config_make(p, "canny/npp", &c));
     canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
+    s->base.config = c;
     s->base.width = width;
     s->base.height = height;
     int bytes = 0;
@@ -1283,7 +1277,7 @@ static fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_imag
     canny_config c;
     canny_args a{};
     canny_npp_state *s = (canny_npp_state *)state;
-    FV_TRY(canny_prepare(src, dst, p, s ? &s->base : NULL, "npp", &c, &a));
+    canny_prepare(src, &s->base, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
     FV_CUDA_CHECK(cudaGetLastError());

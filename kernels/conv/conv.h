@@ -110,6 +110,9 @@ void conv_fft_state_destroy(conv_fft_state *s);
 fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage, cudaStream_t stream);
 int conv_fft_kernels(int mode, fv_kernel_info *out, int max);
 
+/* The stage p shows, the one place it becomes an int (checked by fv_runner_prepare). */
+static inline int conv_stage(const fv_params *p) { return (int)p->value[CONV_STAGE]; }
+
 /* ---- per-pixel formulas of the stages, the same code on host and device ---- */
 CONV_HD int conv_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
 

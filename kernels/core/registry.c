@@ -3,6 +3,11 @@
  * look-ups, and the runner: a variant's iteration buffer and device state, made before any
  * timing and reused by every run, driven by the one iteration driver (fv_iterate) on the host
  * and the device alike. Nothing here knows any particular filter.
+ *
+ * Validation happens here, once: fv_runner_prepare checks the parameters (fv_params_check: ranges,
+ * odd sizes, iterations, the filter's own check), the dimensions, the peer's supports and the
+ * memory fit; fv_runner_run checks the image pair against what was prepared (size, host or
+ * device, rows on 4-byte boundaries). Variants' run functions trust what they are given.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
@@ -195,12 +200,14 @@ fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
         return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
                        r->filter->name, r->variant->name, r->width, r->height, src->width,
                        src->height, dst->width, dst->height);
-    if (r->params.iterations > 1 && r->filter->max_iterations <= 1)
-        return fv_fail(FV_ERR_ARG, "%s runs once per image", r->filter->name);
     const fv_memory want = fv_variant_is_host(r->variant) ? FV_MEMORY_HOST : FV_MEMORY_DEVICE;
     if ((src->memory && src->memory != want) || (dst->memory && dst->memory != want))
         return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s runs on %s images", r->filter->name,
                        r->variant->name, want == FV_MEMORY_HOST ? "host" : "device");
+    if (!fv_variant_is_host(r->variant) &&
+        ((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
+        return fv_fail(FV_ERR_ARG, "%s/%s: image rows must start on 4-byte boundaries",
+                       r->filter->name, r->variant->name);
     fv_image ping = r->ping;
     if (fv_variant_is_host(r->variant))
         return fv_iterate(run_host_pass, (void *)r, src, dst, &ping, r->params.iterations);

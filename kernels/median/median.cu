@@ -32,24 +32,6 @@
 #define PAD_BLOCK_Y 8
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-/* The size of p, clamped into range for reporting kernels, which cannot fail. */
-static int median_size_clamped(const fv_params *p)
-{
-    const double v = p->value[MEDIAN_SIZE];
-    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
-    return k | 1;
-}
-
-static fv_status median_check_images(const fv_image *src, const fv_image *dst, const char *variant)
-{
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "median/%s: source %dx%d and destination %dx%d differ", variant,
-                       src->width, src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "median/%s: image rows must start on 4-byte boundaries", variant);
-    return FV_OK;
-}
-
 __device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
 
 __device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
@@ -111,9 +93,7 @@ static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_i
                                   void *state, cudaStream_t stream)
 {
     (void)state;
-    int k = 0;
-    FV_TRY(median_size(p, "median/naive", &k));
-    FV_TRY(median_check_images(src, dst, "naive"));
+    const int k = median_size(p);
     dim3 block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (src->height + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
     median_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst, k);
@@ -192,11 +172,7 @@ template <int PPT>
 static fv_status median_smem_launch(const fv_image *src, fv_image *dst, const fv_params *p,
                                     cudaStream_t stream, const char *variant)
 {
-    int k = 0;
-    char who[32];
-    snprintf(who, sizeof who, "median/%s", variant);
-    FV_TRY(median_size(p, who, &k));
-    FV_TRY(median_check_images(src, dst, variant));
+    const int k = median_size(p);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
     dim3 grid((src->width + SMEM_BLOCK * PPT - 1) / (SMEM_BLOCK * PPT), (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
     median_smem_kernel<PPT><<<grid, block, smem_region_bytes(PPT, k), stream>>>(*src, *dst, k);
@@ -229,7 +205,7 @@ static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kerne
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<1>", (const void *)median_smem_kernel<1>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(1, median_size_clamped(p))};
+              smem_region_bytes(1, median_size(p))};
     return 1;
 }
 
@@ -237,7 +213,7 @@ static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<2>", (const void *)median_smem_kernel<2>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(2, median_size_clamped(p))};
+              smem_region_bytes(2, median_size(p))};
     return 1;
 }
 
@@ -245,7 +221,7 @@ static int median_smem_ppt4_kernels(const fv_variant *v, const fv_params *p, fv_
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<4>", (const void *)median_smem_kernel<4>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(4, median_size_clamped(p))};
+              smem_region_bytes(4, median_size(p))};
     return 1;
 }
 

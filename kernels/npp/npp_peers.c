@@ -13,6 +13,7 @@
 #include "npp/npp_peers.h"
 
 #include <nppi_filtering_functions.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,7 +132,7 @@ fv_status npp_box_run(const fv_variant *v, const fv_image *src, fv_image *dst, c
     (void)v;
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));
-    const int r = (int)p->value[BOX_RADIUS];
+    const int r = box_radius(p);
     NppiSize size = {src->width, src->height};
     NppiSize mask = {2 * r + 1, 2 * r + 1};
     NppiPoint origin = {0, 0}, anchor = {r, r};
@@ -152,7 +153,7 @@ typedef struct npp_median_state {
 size_t npp_median_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)v;
-    const int b = (int)p->value[MEDIAN_SIZE] / 2;
+    const int b = median_size(p) / 2;
     return (size_t)(width + 2 * b) * 4 * (size_t)(height + 2 * b); /* plus NPP's scratch */
 }
 
@@ -170,8 +171,7 @@ void npp_median_state_destroy(const fv_variant *v, void *state)
 fv_status npp_median_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     (void)v;
-    int k = 0;
-    FV_TRY(median_size(p, "median/npp", &k));
+    const int k = median_size(p);
     npp_median_state *s = calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     s->border = k / 2;
@@ -199,11 +199,8 @@ fv_status npp_median_run(const fv_variant *v, const fv_image *src, fv_image *dst
                          cudaStream_t stream)
 {
     (void)v;
-    npp_median_state *s = state;
-    int k = 0;
-    FV_TRY(median_size(p, "median/npp", &k));
-    if (!s || k / 2 != s->border)
-        return fv_fail(FV_ERR_ARG, "median/npp: state not made for size %d", k);
+    npp_median_state *s = state; /* made for p */
+    const int k = median_size(p);
     FV_TRY(npp_stream(s->npp, stream));
     FV_TRY(median_pad_replicate(src, &s->padded, s->border, stream));
     const Npp8u *origin = s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
@@ -226,13 +223,22 @@ size_t npp_conv_state_bytes(const fv_variant *v, const fv_params *p, int width, 
     return sizeof(Npp32s) * FV_CONV_MAX_TAPS;
 }
 
+int npp_conv_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                      size_t why_size)
+{
+    (void)v;
+    (void)width;
+    (void)height;
+    if (conv_stage(p) == CONV_OUTPUT) return 1;
+    snprintf(why, why_size, "NPP makes the output stage only");
+    return 0;
+}
+
 fv_status npp_conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     (void)v;
     (void)width;
     (void)height;
-    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT)
-        return fv_fail(FV_ERR_ARG, "conv/npp: NPP makes the output stage only");
     conv_kernel *k = malloc(sizeof *k);
     if (!k) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     fv_status st = conv_kernel_make(p, "conv/npp", k);

@@ -191,7 +191,7 @@ static void test_variant_case(const fv_filter *f, const fv_variant *v, const fv_
     cudaMemset2D(dst.data, dst.pitch, 0xA5, (size_t)w * 4, (size_t)h); /* poison */
     fv_runner runner = {0};
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h);
-    peer_worst *declining = fv_variant_is_peer(v) && st == FV_ERR_ARG ? peer_entry(f, v) : NULL;
+    peer_worst *declining = fv_variant_is_peer(v) && st == FV_ERR_UNSUPPORTED ? peer_entry(f, v) : NULL;
     if (declining) { /* a peer need not offer every parameter set: counted and reported, not failed */
         if (!declining->declined++) snprintf(declining->why, sizeof declining->why, "%s", fv_last_error());
         st = FV_ERR_ARG;
