@@ -2,7 +2,7 @@
  * kernels/box/box.cu: box (mean) filter, RGBA8, clamp-to-edge borders, alpha passed through: each of
  * R, G, B is the rounded mean (sum + area / 2) / area of its (2r+1) x (2r+1) window, r = 1..128.
  *
- * Variants, one lesson each (seed 004's mean filter kernels, generalised, then beyond):
+ * Variants, one lesson each:
  *   naive     one thread per pixel, every tap read from global memory
  *   unrolled  the same with the radius a template constant: loops fully unrolled for r = 1..8
  *   smem      16x16 block stages its tile plus apron in shared memory (in strips for wide windows)

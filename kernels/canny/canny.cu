@@ -2,7 +2,7 @@
  * kernels/canny/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
  * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny/canny.h).
  *
- * Variants, one lesson each (seed 001's pipeline, then beyond):
+ * Variants, one lesson each:
  *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
  *          the whole image, the host reading a changed-flag after each
  *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis

@@ -3,7 +3,7 @@
  * alpha kept, kernel from parameters (gaussian, disk, motion, box, file; kernels/conv/conv.h), shown
  * at any stage (output, kernel, spectra).
  *
- * Variants, one lesson each (seed 002's direct and cuFFT convolutions, then beyond):
+ * Variants, one lesson each:
  *   direct       one thread per pixel, every tap from global memory (weights read uniformly)
  *   direct_smem  a 32x32 tile of outputs stages its source rows in shared memory, a band of 16
  *                kernel rows at a time; each thread makes 4 outputs in a column, and each row of

@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/gaussian/gaussian.cu: Gaussian blur, RGBA8, clamp-to-edge borders, alpha passed through.
  *
- * Variants, slowest to fastest (seed 000's GF_Default, GF_SM, GF_SM_MWPT, then beyond):
+ * Variants, slowest to fastest:
  *   naive      one thread per pixel, every tap read from global memory
  *   smem       block tile plus apron staged in shared memory
  *   smem_mwpt  shared tile, each thread computes 2x2 pixels
@@ -498,8 +498,8 @@ static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
      .follows = "sigma"},
 };
 
-/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): seed
- * 000's 5x5 (the default), small and odd sigmas, and wide ones, with the radius derived and
+/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): the
+ * default 5x5, small and odd sigmas, and wide ones, with the radius derived and
  * given; for fast's tensor-core path its first radius, radii 8k+1 (the most apron columns) and
  * 8k-1, and taps that do not fit 8 bits (sigma 0.1 at radius 32: the packed-integer kernel) */
 static const char *const gaussian_test_params[] = {

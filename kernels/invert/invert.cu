@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/invert/invert.cu: invert, seed 004's minimal interop example: 255 - value per colour channel,
+ * kernels/invert/invert.cu: invert, the smallest filter: 255 - value per colour channel,
  * alpha passed through. One GPU variant (one thread per pixel) plus the `cpu` reference
  * (kernels/invert/invert_ref.c); bit-exact, checked by tests/gpu/test_filters.c.
  * ------------------------------------------------------------------------------------------------ */

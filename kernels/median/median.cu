@@ -3,7 +3,7 @@
  * and B independently, alpha kept: each output channel is the value of rank (k*k - 1) / 2 of its
  * window (kernels/median/median.h).
  *
- * Variants, one lesson each (seed 003's median kernels, then beyond):
+ * Variants, one lesson each:
  *   naive      one thread per pixel gathers its k*k pixels from global memory into a per-thread
  *              array (local memory), then selects
  *   smem       a 16x16 block stages its tile plus a k/2 apron in shared memory; each thread
