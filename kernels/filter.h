@@ -93,7 +93,8 @@ typedef struct fv_param_desc {
     const char *name;          /* --NAME VALUE and -p NAME=VALUE; keys, HUD, file names */
     const char *help;          /* one line */
     fv_param_type type;
-    double min, max;           /* inclusive (CHOICE: set from n_choices) */
+    double min, max;           /* inclusive (CHOICE: set from n_choices; IMAGE: max is the largest
+                                  width and height the program may load) */
     double step;               /* one key press (s/S); a fast step (d/D) is ten */
     double def;                /* the default */
     int odd_only;              /* INT: odd values only (a window of 2k+1) */
@@ -122,11 +123,15 @@ typedef struct fv_tolerance {
 } fv_tolerance;
 
 /* ---- filters and their variants ---- */
-/* One pass of a GPU variant: src and dst are device images of the same size, never aliased;
- * `state` is what the variant's state_create made for these parameters and this size (NULL if
- * it has none). Enqueues on `stream`; allocates nothing. */
-typedef fv_status (*fv_run_fn)(const fv_image *src, fv_image *dst, const struct fv_params *p,
-                               void *state, cudaStream_t stream);
+typedef struct fv_variant fv_variant;
+
+/* One pass of a GPU variant `v` (its row of the table: every callback gets it first, so that
+ * several variants can share one callback that reads v->id): src and dst are device images of
+ * the same size, never aliased; `state` is what the variant's state_create made for these
+ * parameters and this size (NULL if it has none). Enqueues on `stream`; allocates nothing.
+ * fv_runner_prepare checked the parameters and fv_runner_run the images: a run trusts both. */
+typedef fv_status (*fv_run_fn)(const fv_variant *v, const fv_image *src, fv_image *dst,
+                               const struct fv_params *p, void *state, cudaStream_t stream);
 /* One pass of the CPU reference on host images of the same size. */
 typedef fv_status (*fv_ref_fn)(const fv_image *src, fv_image *dst, const struct fv_params *p);
 
@@ -150,28 +155,32 @@ typedef enum fv_variant_role {
     FV_ROLE_REFERENCE          /* the plain-C reference on the host: the test oracle */
 } fv_variant_role;
 
-typedef struct fv_variant {
+struct fv_variant {
     const char *name;
     fv_variant_role role;
     const char *summary;       /* one line a student would understand */
     fv_run_fn run;             /* NULL: the `cpu` variant, i.e. the filter's reference */
     /* Optional device state with a lifetime: made by fv_runner_prepare when the image size or a
      * parameter changes (before any timing), used by every run, destroyed on change or release. */
-    size_t (*state_bytes)(const fv_params *p, int width, int height);
-    fv_status (*state_create)(void **state, const fv_params *p, int width, int height);
-    void (*state_destroy)(void *state);
+    size_t (*state_bytes)(const fv_variant *v, const fv_params *p, int width, int height);
+    fv_status (*state_create)(const fv_variant *v, void **state, const fv_params *p, int width,
+                              int height);
+    void (*state_destroy)(const fv_variant *v, void *state);
     /* What it launches with these parameters (up to max); returns the count. */
-    int (*kernels)(const fv_params *p, fv_kernel_info *out, int max);
+    int (*kernels)(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
     /* Optional: what the last run did that its time depends on ("hysteresis: 12 tile rounds"),
      * read from the state after the run has finished (not timed); returns 0 with nothing to say. */
-    int (*last_run_text)(const void *state, char *text, size_t size);
+    int (*last_run_text)(const fv_variant *v, const void *state, char *text, size_t size);
     const fv_tolerance *tolerance; /* NULL: the filter's */
     /* Peers: whether this case is one they can do (NPP's Canny has no blur, its conv only the
      * output stage). Returns 1, or 0 with a one-line reason in `why`; fv_runner_prepare then fails
      * with FV_ERR_UNSUPPORTED before making anything. NULL: every case. */
-    int (*supports)(const struct fv_variant *v, const fv_params *p, int width, int height,
-                    char *why, size_t why_size);
-} fv_variant;
+    int (*supports)(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                    size_t why_size);
+    /* The variant's own constant, for callbacks that several variants share (conv's one
+     * state_create reads which way it runs from here); 0 where nobody reads it. */
+    int id;
+};
 
 typedef struct fv_filter {
     const char *name;
@@ -266,14 +275,16 @@ typedef struct fv_runner {
 /* Device bytes a runner for (f, v, p) at width x height holds: iteration buffer plus state. */
 size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
                               int width, int height);
-/* Makes r ready to run v with p at width x height: checks the parameters, checks that what it
- * needs fits in free device memory, reserves the iteration buffer and makes the variant's
- * state. Keeps what it has when nothing that matters changed (iterations alone never do). */
+/* Makes r ready to run v with p at width x height: checks the parameters, the dimensions and the
+ * variant's supports, checks that what it needs fits in free device memory, reserves the
+ * iteration buffer and makes the variant's state. Keeps what it has when nothing that matters
+ * changed (iterations alone never do). The one place parameters are validated for a run. */
 fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
                             const fv_params *p, int width, int height);
 /* Runs r->params.iterations passes from src into dst: device images for GPU variants (enqueued
  * on stream), host images for the cpu variant. One iteration driver serves both; it allocates
- * nothing and fails if r was not prepared for this size. */
+ * nothing and fails if r was not prepared for this size, or (GPU) rows are not on 4-byte
+ * boundaries. */
 fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
                         cudaStream_t stream);
 void fv_runner_release(fv_runner *r);

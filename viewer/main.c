@@ -7,7 +7,6 @@
 #include "batch.h"
 #include "bench.h"
 #include "cli.h"
-#include "conv/conv.h"
 #include "image_io.h"
 
 #include <errno.h>
@@ -33,18 +32,32 @@ int main(int argc, char **argv)
 {
     cli_options o;
     if (!cli_parse(argc, argv, &o)) return 2;
-    if (o.kernel_file) { /* conv's `file` kernel: a bad one is a bad command line */
-        fv_image k = {0};
-        fv_status st = image_load_limited(o.kernel_file, FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE, &k);
-        if (st == FV_OK) st = fv_conv_set_kernel_image(&k);
-        fv_host_image_free(&k);
+    /* conv's `file` kernel, the image parameter `kernel-file`: loaded once, every parameter set
+     * that has it points at it until the end; a bad one is a bad command line */
+    fv_image kernel_image = {0};
+    if (o.kernel_file) {
+        int largest = 0; /* the largest side any filter takes: refused from the header beyond it */
+        for (int f = 0; f < fv_n_filters; f++) {
+            const int k = fv_param_index(fv_filters[f], "kernel-file");
+            if (k >= 0 && fv_filters[f]->params[k].max > largest) largest = (int)fv_filters[f]->params[k].max;
+        }
+        fv_status st = image_load_limited(o.kernel_file, largest, largest, &kernel_image);
+        for (int f = 0; f < fv_n_filters && st == FV_OK; f++) {
+            const int k = fv_param_index(fv_filters[f], "kernel-file");
+            if (k < 0) continue;
+            o.params[f].image[k] = &kernel_image;
+            o.params[f].value[k] = 1;
+            if (fv_filters[f]->check) st = fv_filters[f]->check(&o.params[f]);
+        }
         if (st != FV_OK) {
             fprintf(stderr, "filterview: --kernel-file: %s\n", fv_last_error());
+            fv_host_image_free(&kernel_image);
             return 2;
         }
     }
     int code = run(&o);
     int last_errno = errno; /* an earlier failed write's reason, if nothing has overwritten it */
+    fv_host_image_free(&kernel_image);
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -2,7 +2,7 @@
  * kernels/box/box.cu: box (mean) filter, RGBA8, clamp-to-edge borders, alpha passed through: each of
  * R, G, B is the rounded mean (sum + area / 2) / area of its (2r+1) x (2r+1) window, r = 1..128.
  *
- * Variants, one lesson each (seed 004's mean filter kernels, generalised, then beyond):
+ * Variants, one lesson each:
  *   naive     one thread per pixel, every tap read from global memory
  *   unrolled  the same with the radius a template constant: loops fully unrolled for r = 1..8
  *   smem      16x16 block stages its tile plus apron in shared memory (in strips for wide windows)
@@ -26,27 +26,6 @@
 #define SMEM_BUDGET (48 * 1024)    /* smem: dynamic shared memory a block gets without opting in */
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-/* The radius of p, refused unless an integer in 1..FV_BOX_MAX_RADIUS. */
-static fv_status box_radius(const fv_params *p, const char *variant, int *radius)
-{
-    const double v = p->value[BOX_RADIUS];
-    if (!(v >= 1 && v <= FV_BOX_MAX_RADIUS) || v != (double)(int)v)
-        return fv_fail(FV_ERR_ARG, "box/%s: radius %g is not an integer in 1..%d", variant, v,
-                       FV_BOX_MAX_RADIUS);
-    *radius = (int)v;
-    return FV_OK;
-}
-
-fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant)
-{
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "box/%s: source %dx%d and destination %dx%d differ", variant,
-                       src->width, src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "box/%s: image rows must start on 4-byte boundaries", variant);
-    return FV_OK;
-}
-
 static dim3 pixel_block(void) { return dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y); }
 
 static dim3 pixel_grid(const fv_image *img)
@@ -91,20 +70,18 @@ static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_d
     store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "naive", &r));
-    FV_TRY(box_check_images(src, dst, "naive"));
+    const int r = box_radius(p);
     box_naive_kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r,
                                                                     box_divider_make(r));
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
-static int box_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -158,13 +135,11 @@ static box_kernel_fn box_unrolled_pick(int r, const char **name)
     }
 }
 
-static fv_status box_unrolled_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                   void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "unrolled", &r));
-    FV_TRY(box_check_images(src, dst, "unrolled"));
+    const int r = box_radius(p);
     const char *name;
     const box_kernel_fn kernel = box_unrolled_pick(r, &name);
     kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r, box_divider_make(r));
@@ -172,11 +147,11 @@ static fv_status box_unrolled_run(const fv_image *src, fv_image *dst, const fv_p
     return FV_OK;
 }
 
-static int box_unrolled_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     const char *name;
-    const box_kernel_fn kernel = box_unrolled_pick(box_radius_clamped(p), &name);
+    const box_kernel_fn kernel = box_unrolled_pick(box_radius(p), &name);
     out[0] = {name, (const void *)kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -230,13 +205,11 @@ static __global__ void box_smem_kernel(fv_image src, fv_image dst, int r, int st
     if (x < src.width && y < src.height) store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                               void *state, cudaStream_t stream)
 {
     (void)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "smem", &r));
-    FV_TRY(box_check_images(src, dst, "smem"));
+    const int r = box_radius(p);
     const box_smem_layout l = box_smem_layout_make(r);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
     dim3 grid((src->width + SMEM_BLOCK - 1) / SMEM_BLOCK, (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
@@ -246,11 +219,11 @@ static fv_status box_smem_run(const fv_image *src, fv_image *dst, const fv_param
     return FV_OK;
 }
 
-static int box_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel", (const void *)box_smem_kernel, SMEM_BLOCK * SMEM_BLOCK,
-              box_smem_layout_make(box_radius_clamped(p)).bytes};
+              box_smem_layout_make(box_radius(p)).bytes};
     return 1;
 }
 
@@ -277,13 +250,13 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
     store_mean(dst, x, y, sum, tex2D<uchar4>(texture, (float)x + 0.5f, (float)y + 0.5f).w, d);
 }
 
-static size_t box_tex_state_bytes(const fv_params *p, int width, int height)
+static size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return (size_t)width * (size_t)height * sizeof(uchar4);
 }
 
-static void box_tex_state_destroy(void *state)
+static void box_tex_state_destroy(const fv_variant *v, void *state)
 {
     box_tex_state *s = (box_tex_state *)state;
     if (!s) return;
@@ -310,7 +283,7 @@ static fv_status box_tex_state_fill(box_tex_state *s)
     return FV_OK;
 }
 
-static fv_status box_tex_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     (void)p;
     *state = NULL;
@@ -321,23 +294,18 @@ static fv_status box_tex_state_create(void **state, const fv_params *p, int widt
     const fv_status st = box_tex_state_fill(s);
     if (st != FV_OK) {
         cudaGetLastError(); /* the failure is reported; keep it from the next launch check */
-        box_tex_state_destroy(s);
+        box_tex_state_destroy(v, s);
         return st;
     }
     *state = s;
     return FV_OK;
 }
 
-static fv_status box_tex_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                              cudaStream_t stream)
 {
     const box_tex_state *s = (const box_tex_state *)state;
-    int r = 0;
-    FV_TRY(box_radius(p, "tex", &r));
-    FV_TRY(box_check_images(src, dst, "tex"));
-    if (!s || s->width != src->width || s->height != src->height)
-        return fv_fail(FV_ERR_ARG, "box/tex: state not made for a %dx%d image", src->width,
-                       src->height);
+    const int r = box_radius(p);
     FV_CUDA_CHECK(cudaMemcpy2DToArrayAsync(s->array, 0, 0, src->data, src->pitch,
                                            (size_t)src->width * sizeof(uchar4), (size_t)src->height,
                                            cudaMemcpyDeviceToDevice, stream));
@@ -347,7 +315,7 @@ static fv_status box_tex_run(const fv_image *src, fv_image *dst, const fv_params
     return FV_OK;
 }
 
-static int box_tex_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -391,8 +359,8 @@ static const fv_variant box_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc box_params[] = {
-    {.name = "radius", .help = "half-width: the window is (2r+1) x (2r+1) pixels", .type = FV_PARAM_INT,
+static const fv_param_desc box_params[BOX_N_PARAMS] = {
+    [BOX_RADIUS] = {.name = "radius", .help = "half-width: the window is (2r+1) x (2r+1) pixels", .type = FV_PARAM_INT,
      .min = 1, .max = FV_BOX_MAX_RADIUS, .step = 1, .def = 1},
 };
 
@@ -406,7 +374,7 @@ extern "C" const fv_filter fv_filter_box = {
     .name = "box",
     .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
     .params = box_params,
-    .n_params = (int)(sizeof box_params / sizeof box_params[0]),
+    .n_params = BOX_N_PARAMS,
     .ref = box_ref,
     .variants = box_variants,
     .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),

@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-enum { BOX_RADIUS };              /* index in the box filter's parameter table */
+enum { BOX_RADIUS, BOX_N_PARAMS }; /* indices in the box filter's parameter table */
 #define FV_BOX_MAX_RADIUS 128
 #define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
 
@@ -56,9 +56,10 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     return d;
 }
 
-/* The radius of p clamped to 1..FV_BOX_MAX_RADIUS, for what cannot fail (reporting kernels,
- * sizing state); runs refuse an out-of-range radius instead. */
-FV_HOST_DEVICE int box_radius_clamped(const fv_params *p)
+/* The radius of p, the one place it becomes an int: an integer in 1..FV_BOX_MAX_RADIUS once
+ * fv_runner_prepare has checked p; clamped into that range otherwise, for what cannot fail
+ * (reporting kernels of unchecked parameters). */
+FV_HOST_DEVICE int box_radius(const fv_params *p)
 {
     const double v = p->value[BOX_RADIUS];
     return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
@@ -100,17 +101,13 @@ FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
     return box_mul_hi(n, d.magic_hi);
 }
 
-/* Source and destination the same size, rows on 4-byte boundaries (kernels/box/box.cu); the message
- * names "box/<variant>". */
-fv_status box_check_images(const fv_image *src, const fv_image *dst, const char *variant);
-
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
-fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream);
-size_t box_fast_state_bytes(const fv_params *p, int width, int height);
-fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height);
-void box_fast_state_destroy(void *state);
-int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max);
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+void box_fast_state_destroy(const fv_variant *v, void *state);
+int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char box_fast_summary[];
 
 /* The reference (kernels/box/box_ref.c): separable exact integer sums, then box_mean. */

@@ -2,67 +2,37 @@
  * kernels/box/box_fast.cu: the box filter's `fast` variant: constant work per pixel whatever the
  * radius, in one pass over the image (plus, for wide windows, a light pass that sums row bands).
  *
- * A group of warps owns a strip of columns (4 adjacent ones per thread, aligned to 4 pixels) and
- * a band of rows, and walks the band top to bottom:
- *   column sums  each thread keeps the vertical window sum of its 4 columns in registers: add the
- *                row entering the window, subtract the row leaving it (2 loads per pixel, the
- *                second an L2 hit). R and B share one 32-bit word as 16-bit lanes and G has its
- *                own: a column sum of 2r+1 <= 257 values is at most 65535, and the packed update
- *                is exact modulo 2^32 (the true lane values are always in range, whatever borrows
- *                the steps in between make).
- *   row sums     a prefix sum of the column sums across the group (in-thread, warp shuffles,
- *                then across warps) goes to shared memory, double-buffered so that a row costs
- *                two barriers at most; each output is the difference of two prefixes plus area / 2,
- *                divided exactly by one high multiply (box_quotient_hi: r <= 31 and some radii
- *                up to 43 in these kernels) or a high multiply and a shift (box_quotient). Up
- *                to r = 63 each warp's own prefix goes there instead and an output whose window
- *                crosses into the next warp adds the first warp's last prefix (one barrier a
- *                row, no scan across warps). Strips overlap by 2r + 3 columns; the outside of
- *                the image is replicated by clamping column and row indices.
- *                Up to r = 20 a group is one warp (128 columns, no block barriers: the overlap
- *                costs less than the barriers), from r = 13 on small images and beyond r = 20
- *                the whole block (1024 columns: less overlap, one barrier a row up to r = 63;
- *                box_fast_group_warps says what was measured), except on large images from
- *                r = 10 to 31: 4 warps (512 columns, a named barrier of their own; bands of
- *                box_fast_quad_rows). How a column's three sums travel through the prefix
- *                depends on how large a window sum can be: up to r = 7 it fits 16 bits, so
- *                R | B << 16 and G (2 words); up to r = 44 it fits 21 bits, so R | G << 21 |
- *                B << 42 in one 64-bit word (2 words' shuffles and adds, against 3 plain words
- *                beyond: 9984x6400 on the H200, r = 8 0.299 -> 0.275 ms, r = 32 0.433 -> 0.385).
- *                Each scan step adds under the shuffle's own predicate (whether the source lane
- *                exists), not a compare and a select.
- *   loads        blocks whose columns all lie inside the image (all but the two edge ones) load
- *                each group of 4 as one 16-byte load with no clamping; rows are addressed by a
- *                32 x 32-bit multiply-add (pitch < 4 GiB). Each row's loads go out first; the
- *                source alphas of the outputs too (in the dense kernel a row ahead).
- *   occupancy    every kernel is built for 3 blocks (24 warps) a SM at 80 registers; block
- *                groups of PACK21 on large images take a second build for 4 (the dense kernel:
- *                32 warps at 64 registers), 6-8 % faster there, no faster elsewhere.
- *   bands        on large images short (16 to 32 rows: window starts overlap other blocks'
- *                walks), for wide windows about (r + 1) / k rows, so that blocks a few bands
- *                apart fetch the same rows at about the same time (box_fast_short_rows); on
- *                small ones as tall as possible (at most 64 rows) while the grid is one or a
- *                few whole waves of the blocks the GPU runs at once (box_fast_geometry_make
- *                says which and why).
- *   band start   a band's first window needs 2r+1 rows. Where that is more than twice the band's
- *                own height, a first kernel sums every band of rows once per column (band totals,
- *                8 bytes per column per band; 4 columns a thread in 16-byte loads and stores) and
- *                a window start costs a few band totals plus at most half a band of rows at each
- *                end; those rows go 8 loads at a time in the dense kernel and warp groups of
- *                PACK21, 4 in the others. (Up to twice the band, summing the rows is cheaper
- *                than the extra pass over the image: r = 8 and 12 at 3840x2160 on the H200 0.053
- *                and 0.058 ms against 0.064 and 0.069, r = 32 at 9984x6400 0.433 against 0.499;
- *                between twice and four times it varies: cheaper at 3840x2160 up to r = 24,
- *                dearer at 9984x6400 for r = 64, 0.494 against 0.448.) On GPUs of compute
- *                capability 9 and up the pass is launched programmatically after the band-totals
- *                kernel: its blocks start while that runs, sum their rows and wait for it
- *                (griddepcontrol) only to read the totals (3840x2160 radius 25..128 2-4 %
- *                faster on the H200, 9984x6400 0.5 %).
- *   strips       the image's columns are spread evenly over the groups of the strips that cover it
- *                (box_fast_geometry_make says where and what it gained).
- * Nothing is written but the output: 4 bytes read from DRAM and 4 written per pixel, the rest
- * (leaving rows, overlaps, band starts, alphas) hits L2. Equals box_ref byte for byte
- * (tests/gpu/test_filters.c).
+ * A group of warps owns a strip of columns (4 adjacent ones per thread) and a band of rows, and
+ * walks the band top to bottom:
+ *   column sums  each thread keeps the vertical window sums of its 4 columns in registers: add
+ *                the row entering the window, subtract the row leaving it. R and B share one word
+ *                as 16-bit lanes (a column sum of 2r+1 <= 257 values is at most 65535; the packed
+ *                update is exact modulo 2^32).
+ *   row sums     a prefix sum of the column sums across the group goes to shared memory (double
+ *                buffered); each output is the difference of two prefixes plus area / 2, divided
+ *                exactly by one high multiply (box_quotient_hi) or a multiply and a shift
+ *                (box_quotient). Up to r = 63 each warp keeps its own prefix and an output whose
+ *                window crosses into the next warp adds the first warp's last one. Strips overlap
+ *                by 2r + 3 columns; the outside of the image is clamped.
+ *   groups       one warp up to r = 20, the whole block beyond (and from r = 13 on small images),
+ *                4 warps for r = 10..31 on large images (box_fast_group_warps).
+ *   packing      through the prefix a column's three sums travel as R | B << 16 and G up to
+ *                r = 7 (16-bit lanes), as R | G << 21 | B << 42 in one 64-bit word up to r = 44
+ *                (21-bit lanes), as 3 plain words beyond.
+ *   loads        interior blocks load each group of 4 columns as one 16-byte load, unclamped;
+ *                rows are addressed by a 32-bit multiply-add (pitch < 4 GiB).
+ *   occupancy    every kernel is built for 3 blocks a SM (80 registers); block groups of PACK21
+ *                on large images also for 4 (the dense kernel, 64 registers).
+ *   bands        short on large images, about (r + 1) / k rows for wide windows so that blocks a
+ *                few bands apart share rows in L2; on small images as tall as the waves of blocks
+ *                allow (box_fast_geometry_make).
+ *   band start   where a band's first window (2r+1 rows) is more than twice the band, a first
+ *                kernel sums every band once per column (band totals) and a window start costs a
+ *                few totals plus at most half a band of rows at each end. On compute capability 9
+ *                and up the walk is launched programmatically after that pass and waits for it
+ *                only to read the totals.
+ * Nothing is written but the output. Equals box_ref byte for byte (tests/gpu/test_filters.c);
+ * figures, what paid and what did not: docs/perf/box.md.
  * ------------------------------------------------------------------------------------------------ */
 #include "box.h"
 #include "cuda_check.h"
@@ -282,17 +252,17 @@ static size_t box_fast_totals_bytes(const box_fast_geometry *g)
     return g->use_band_totals ? sizeof(uint2) * (size_t)g->totals_pitch * (size_t)g->bands : 0;
 }
 
-size_t box_fast_state_bytes(const fv_params *p, int width, int height)
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
-    const box_fast_geometry g = box_fast_geometry_make(box_radius_clamped(p), width, height);
+    const box_fast_geometry g = box_fast_geometry_make(box_radius(p), width, height);
     return box_fast_totals_bytes(&g);
 }
 
-fv_status box_fast_state_create(void **state, const fv_params *p, int width, int height)
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->radius = box_radius_clamped(p);
+    s->radius = box_radius(p);
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height);
@@ -310,7 +280,7 @@ fv_status box_fast_state_create(void **state, const fv_params *p, int width, int
     return FV_OK;
 }
 
-void box_fast_state_destroy(void *state)
+void box_fast_state_destroy(const fv_variant *v, void *state)
 {
     box_fast_state *s = (box_fast_state *)state;
     if (!s) return;
@@ -833,10 +803,10 @@ static int box_fast_resident_blocks(int group_warps, int radius, bool dense)
     return sms * per_sm;
 }
 
-int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 4) return 0;
-    const int radius = box_radius_clamped(p), mode = box_fast_mode(radius);
+    const int radius = box_radius(p), mode = box_fast_mode(radius);
     int n = 0;
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) /* by the image, one of these and one below */
         out[n++] = {"box_fast_kernel (4-warp groups, large images)", (const void *)box_fast_kernel_for(QUAD_WARPS, mode, false, radius), THREADS, 0};
@@ -853,16 +823,11 @@ int box_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return n;
 }
 
-fv_status box_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream)
 {
-    const box_fast_state *s = (const box_fast_state *)state;
-    if (!s) return fv_fail(FV_ERR_ARG, "box/fast: run without its state");
-    const int radius = (int)p->value[BOX_RADIUS];
-    if (radius != s->radius || src->width != s->width || src->height != s->height)
-        return fv_fail(FV_ERR_ARG, "box/fast: state made for radius %d at %dx%d, run at radius %d at %dx%d",
-                       s->radius, s->width, s->height, radius, src->width, src->height);
-    FV_TRY(box_check_images(src, dst, "fast"));
+    const box_fast_state *s = (const box_fast_state *)state; /* made for p at this size */
+    const int radius = s->radius;
     if (src->pitch > UINT32_MAX || dst->pitch > UINT32_MAX) /* rows addressed as 32-bit row x pitch */
         return fv_fail(FV_ERR_ARG, "box/fast: a row pitch of 4 GiB or more");
     const box_fast_geometry *g = &s->geometry;

@@ -2,7 +2,7 @@
  * kernels/canny/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
  * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny/canny.h).
  *
- * Variants, one lesson each (seed 001's pipeline, then beyond):
+ * Variants, one lesson each:
  *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
  *          the whole image, the host reading a changed-flag after each
  *   smem   blur, then Sobel with suppression, from tiles staged in shared memory; hysteresis
@@ -60,6 +60,7 @@ namespace cg = cooperative_groups;
 enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
 
 typedef struct canny_state {
+    canny_config config;           /* p resolved, made with the state */
     int width, height;
     uint8_t *gray, *blur;          /* w*h each */
     int *mag;                      /* w*h: l1 magnitude or squared l2 */
@@ -94,14 +95,14 @@ typedef struct canny_args {
 #define BITS_H 30
 static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
 
-static size_t canny_state_bytes(const fv_params *p, int width, int height)
+static size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
            2 * (size_t)bits_tiles(width, height);
 }
 
-static void canny_state_destroy(void *state)
+static void canny_state_destroy(const fv_variant *v, void *state)
 {
     canny_state *s = (canny_state *)state;
     if (!s) return;
@@ -134,12 +135,13 @@ static int coop_grid(const void *kernel, long long work_blocks)
     return (int)(work_blocks < most ? work_blocks : most);
 }
 
-static fv_status canny_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny", &c));
     canny_state *s = (canny_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
+    s->config = c;
     s->width = width;
     s->height = height;
     const size_t n = (size_t)width * height;
@@ -150,7 +152,7 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
         cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
         cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
         cudaGetLastError();
-        canny_state_destroy(s);
+        canny_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
     }
     s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
@@ -162,7 +164,7 @@ static fv_status canny_state_create(void **state, const fv_params *p, int width,
 }
 
 /* the bench's note: how much hysteresis the last run needed (fast's count is read back here) */
-static int canny_last_run_text(const void *state, char *text, size_t size)
+static int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size)
 {
     const canny_state *s = (const canny_state *)state;
     if (!s->hysteresis_unit) return 0;
@@ -176,25 +178,16 @@ static int canny_last_run_text(const void *state, char *text, size_t size)
 }
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-static fv_status canny_prepare(const fv_image *src, const fv_image *dst, const fv_params *p, void *state,
-                               const char *variant, canny_config *c, canny_args *a)
+/* The kernels' arguments for a run of the state's configuration (made for these parameters and
+ * this size by state_create: the runner checked both). */
+static void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a)
 {
-    char who[32];
-    snprintf(who, sizeof who, "canny/%s", variant);
-    FV_TRY(canny_config_make(p, who, c));
     canny_state *s = (canny_state *)state;
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "%s: source %dx%d and destination %dx%d differ", who, src->width, src->height,
-                       dst->width, dst->height);
-    if (!s || s->width != src->width || s->height != src->height)
-        return fv_fail(FV_ERR_ARG, "%s: its state was not made for %dx%d", who, src->width, src->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "%s: image rows must start on 4-byte boundaries", who);
+    *c = s->config;
     s->hysteresis_unit = NULL;
     *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
                     canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
                     s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
-    return FV_OK;
 }
 
 static canny_taps taps_of(const canny_config *c)
@@ -403,12 +396,12 @@ static void relax_naive_launch(const canny_args *a, cudaStream_t stream)
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
-static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                  cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "naive", &c, &a));
+    canny_prepare(src, state, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -435,7 +428,7 @@ static fv_status canny_naive_run(const fv_image *src, fv_image *dst, const fv_pa
     return FV_OK;
 }
 
-static int canny_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     const int n = max < 4 ? max : 4;
@@ -1128,12 +1121,12 @@ static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hy
 }
 
 /* ---- smem ----------------------------------------------------------------------------------- */
-static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "smem", &c, &a));
+    canny_prepare(src, state, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), tiles = tile_grid(a.w, a.h);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -1156,7 +1149,7 @@ static fv_status canny_smem_run(const fv_image *src, fv_image *dst, const fv_par
     return FV_OK;
 }
 
-static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     const int n = max < 3 ? max : 3;
@@ -1169,12 +1162,12 @@ static int canny_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
 }
 
 /* ---- fast ----------------------------------------------------------------------------------- */
-static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
-    FV_TRY(canny_prepare(src, dst, p, state, "fast", &c, &a));
+    canny_prepare(src, state, &c, &a);
     canny_state *s = (canny_state *)state;
     const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
@@ -1210,7 +1203,7 @@ static fv_status canny_fast_run(const fv_image *src, fv_image *dst, const fv_par
     return FV_OK;
 }
 
-static int canny_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     canny_config c;
     const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
@@ -1232,7 +1225,7 @@ typedef struct canny_npp_state {
     Npp8u *buffer;
 } canny_npp_state;
 
-static void canny_npp_state_destroy(void *state)
+static void canny_npp_state_destroy(const fv_variant *v, void *state)
 {
     canny_npp_state *s = (canny_npp_state *)state;
     if (!s) return;
@@ -1242,18 +1235,19 @@ static void canny_npp_state_destroy(void *state)
     free(s);
 }
 
-static size_t canny_npp_state_bytes(const fv_params *p, int width, int height)
+static size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
     return 2 * (size_t)width * height;
 }
 
-static fv_status canny_npp_state_create(void **state, const fv_params *p, int width, int height)
+static fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny/npp", &c));
     canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
+    s->base.config = c;
     s->base.width = width;
     s->base.height = height;
     int bytes = 0;
@@ -1263,7 +1257,7 @@ static fv_status canny_npp_state_create(void **state, const fv_params *p, int wi
         cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
         cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
         cudaGetLastError();
-        canny_npp_state_destroy(s);
+        canny_npp_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
     }
     *state = s;
@@ -1277,13 +1271,13 @@ static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edge
     store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
 }
 
-static fv_status canny_npp_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+static fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_npp_state *s = (canny_npp_state *)state;
-    FV_TRY(canny_prepare(src, dst, p, s ? &s->base : NULL, "npp", &c, &a));
+    canny_prepare(src, &s->base, &c, &a);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
     FV_CUDA_CHECK(cudaGetLastError());
@@ -1359,22 +1353,22 @@ static const char *const canny_norms[] = {"l1", "l2"};
 static const char *const canny_threshold_modes[] = {"manual", "auto"};
 static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
 
-static const fv_param_desc canny_params[] = {
-    {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
+    [CANNY_STAGE] = {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
      .type = FV_PARAM_CHOICE, .def = CANNY_EDGES, .choices = canny_stage_names, .n_choices = CANNY_N_STAGES},
-    {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+    [CANNY_SIGMA] = {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
      .type = FV_PARAM_REAL, .min = 0, .max = FV_CANNY_MAX_SIGMA, .step = 0.2, .def = 0.6},
-    {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+    [CANNY_NORM] = {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_norms, .n_choices = 2},
-    {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
+    [CANNY_LOW] = {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
      .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 50},
-    {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
+    [CANNY_HIGH] = {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
      .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 150},
-    {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+    [CANNY_THRESHOLDS] = {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_threshold_modes, .n_choices = 2},
-    {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+    [CANNY_HYSTERESIS] = {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
      .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_hysteresis_modes, .n_choices = 2},
-    {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+    [CANNY_SWEEPS] = {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CANNY_MAX_SWEEPS, .step = 1, .def = 0, .auto_means = "until done"},
 };
 
@@ -1392,7 +1386,7 @@ extern "C" const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary = "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
     .params = canny_params,
-    .n_params = (int)(sizeof canny_params / sizeof canny_params[0]),
+    .n_params = CANNY_N_PARAMS,
     .ref = canny_ref,
     .variants = canny_variants,
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),

@@ -41,7 +41,7 @@ extern "C" {
 
 /* indices in the Canny filter's parameter table */
 enum { CANNY_STAGE, CANNY_SIGMA, CANNY_NORM, CANNY_LOW, CANNY_HIGH, CANNY_THRESHOLDS,
-       CANNY_HYSTERESIS, CANNY_SWEEPS };
+       CANNY_HYSTERESIS, CANNY_SWEEPS, CANNY_N_PARAMS };
 /* the values of `stage`, in pipeline order */
 enum { CANNY_GRAY, CANNY_BLUR, CANNY_MAGNITUDE, CANNY_DIRECTION, CANNY_NMS, CANNY_THRESHOLD_MAP,
        CANNY_EDGES, CANNY_N_STAGES };

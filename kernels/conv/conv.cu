@@ -3,7 +3,7 @@
  * alpha kept, kernel from parameters (gaussian, disk, motion, box, file; kernels/conv/conv.h), shown
  * at any stage (output, kernel, spectra).
  *
- * Variants, one lesson each (seed 002's direct and cuFFT convolutions, then beyond):
+ * Variants, one lesson each:
  *   direct       one thread per pixel, every tap from global memory (weights read uniformly)
  *   direct_smem  a 32x32 tile of outputs stages its source rows in shared memory, a band of 16
  *                kernel rows at a time; each thread makes 4 outputs in a column, and each row of
@@ -51,7 +51,8 @@
 #define CONV_AUTO_FFT_FIXED_PS 23.0e6           /* fft_fast's seven launches: 23 us */
 #define CONV_AUTO_CLOSE_CALL 2.0                /* estimates within 2x: measure both */
 
-enum { V_DIRECT, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
+/* the variants' ids (fv_variant.id): which way conv_state_create makes them run; 0 is no variant */
+enum { V_DIRECT = 1, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
 
 typedef struct conv_state {
     int variant;                   /* what runs: V_AUTO resolved to V_SMEM or V_FFT_FAST */
@@ -159,7 +160,15 @@ static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__r
 }
 
 /* ---- state ---------------------------------------------------------------------------------- */
-static const char *const variant_names[] = {"direct", "direct_smem", "fft", "fft_fast", "auto"};
+extern "C" const fv_filter fv_filter_conv;
+
+/* The name of the variant whose id is `id` (what auto resolved to), from the table itself. */
+static const char *variant_name(int id)
+{
+    for (int i = 0; i < fv_filter_conv.n_variants; i++)
+        if (fv_filter_conv.variants[i].id == id) return fv_filter_conv.variants[i].name;
+    return "?";
+}
 
 /* auto's model: the variant it expects to be faster for kernel k on a width x height image, and
  * whether the two estimates are close enough to be measured instead (auto_measure) */
@@ -182,10 +191,10 @@ static int fft_mode_of(int variant, int stage)
     return variant == V_FFT ? CONV_FFT_PLAIN : (variant == V_FFT_FAST ? CONV_FFT_FAST : -1);
 }
 
-static fv_status make_kernel(const fv_params *p, int variant, conv_kernel **k)
+static fv_status make_kernel(const fv_params *p, const char *variant, conv_kernel **k)
 {
     char who[32];
-    snprintf(who, sizeof who, "conv/%s", variant_names[variant]);
+    snprintf(who, sizeof who, "conv/%s", variant);
     *k = (conv_kernel *)malloc(sizeof **k);
     if (!*k) return fv_fail(FV_ERR_MEMORY, "%s: out of host memory", who);
     fv_status st = conv_kernel_make(p, who, *k);
@@ -196,13 +205,14 @@ static fv_status make_kernel(const fv_params *p, int variant, conv_kernel **k)
     return st;
 }
 
-static size_t conv_state_bytes_of(const fv_params *p, int width, int height, int variant)
+static size_t conv_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
+    int variant = v->id;
     conv_kernel *k = NULL;
-    if (make_kernel(p, variant, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
+    if (make_kernel(p, v->name, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
     int close_call = 0;
     if (variant == V_AUTO) variant = auto_pick(k, width, height, &close_call);
-    const int stage = (int)p->value[CONV_STAGE], measures = close_call && stage == CONV_OUTPUT;
+    const int stage = conv_stage(p), measures = close_call && stage == CONV_OUTPUT;
     if (measures) variant = V_FFT_FAST; /* the most it holds, while auto measures */
     const int mode = fft_mode_of(variant, stage);
     size_t bytes = sizeof(int32_t) * (size_t)k->width * k->height + sizeof(int2) * (size_t)k->height;
@@ -212,7 +222,7 @@ static size_t conv_state_bytes_of(const fv_params *p, int width, int height, int
     return bytes;
 }
 
-static void conv_state_destroy(void *state)
+static void conv_state_destroy(const fv_variant *v, void *state)
 {
     conv_state *s = (conv_state *)state;
     if (!s) return;
@@ -293,10 +303,11 @@ static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, in
     return st;
 }
 
-static fv_status conv_state_create_of(void **state, const fv_params *p, int width, int height, int variant)
+static fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
+    const int variant = v->id;
     conv_kernel *k = NULL;
-    FV_TRY(make_kernel(p, variant, &k));
+    FV_TRY(make_kernel(p, v->name, &k));
     conv_state *s = (conv_state *)calloc(1, sizeof *s);
     const int n = k->width * k->height;
     int32_t *flipped = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
@@ -305,7 +316,7 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     int close_call = 0; /* auto: its model cannot tell, so it measures (auto_measure) */
     if (st == FV_OK) {
         s->variant = variant == V_AUTO ? auto_pick(k, width, height, &close_call) : variant;
-        s->stage = (int)p->value[CONV_STAGE];
+        s->stage = conv_stage(p);
         s->kw = k->width;
         s->kh = k->height;
         s->ax = k->width - 1 - k->cx;
@@ -342,72 +353,47 @@ static fv_status conv_state_create_of(void **state, const fv_params *p, int widt
     free(spans);
     free(k);
     if (st != FV_OK) {
-        conv_state_destroy(s);
+        conv_state_destroy(v, s);
         return st;
     }
     *state = s;
     return FV_OK;
 }
 
-static fv_status conv_check_images(const fv_image *src, const fv_image *dst)
+static fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state, cudaStream_t stream)
 {
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "conv: source %dx%d and destination %dx%d differ", src->width, src->height,
-                       dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "conv: image rows must start on 4-byte boundaries");
-    return FV_OK;
-}
-
-static fv_status conv_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state, cudaStream_t stream)
-{
-    conv_state *s = (conv_state *)state;
-    if (!s || s->stage != (int)p->value[CONV_STAGE]) return fv_fail(FV_ERR_ARG, "conv: state not made for these parameters");
-    FV_TRY(conv_check_images(src, dst));
-    return conv_launch(s, src, dst, stream);
+    (void)v;
+    (void)p; /* the state was made for p */
+    return conv_launch((const conv_state *)state, src, dst, stream);
 }
 
 /* the bench's note: what auto chose, and the times it chose by where it measured */
-static int conv_last_run_text(const void *state, char *text, size_t size)
+static int conv_last_run_text(const fv_variant *v, const void *state, char *text, size_t size)
 {
     const conv_state *s = (const conv_state *)state;
     if (s->stage != CONV_OUTPUT) return 0;
     if (s->auto_ms[0] > 0)
         snprintf(text, size, "auto: %s (measured when made: direct_smem %.3f ms, fft_fast %.3f ms)",
-                 variant_names[s->variant], s->auto_ms[0], s->auto_ms[1]);
+                 variant_name(s->variant), s->auto_ms[0], s->auto_ms[1]);
     else
-        snprintf(text, size, "auto: %s (by the cost model: the other clearly slower)", variant_names[s->variant]);
+        snprintf(text, size, "auto: %s (by the cost model: the other clearly slower)", variant_name(s->variant));
     return 1;
 }
 
-#define CONV_VARIANT_FNS(v, id)                                                                    \
-    static size_t conv_v_##v##_state_bytes(const fv_params *p, int width, int height)                \
-    {                                                                                              \
-        return conv_state_bytes_of(p, width, height, id);                                          \
-    }                                                                                              \
-    static fv_status conv_v_##v##_state_create(void **state, const fv_params *p, int width, int height) \
-    {                                                                                              \
-        return conv_state_create_of(state, p, width, height, id);                                  \
-    }
-CONV_VARIANT_FNS(direct, V_DIRECT)
-CONV_VARIANT_FNS(smem, V_SMEM)
-CONV_VARIANT_FNS(fft, V_FFT)
-CONV_VARIANT_FNS(fft_fast, V_FFT_FAST)
-CONV_VARIANT_FNS(auto, V_AUTO)
 
 /* The kernel size p asks for, for reporting kernels (which cannot fail): 127 where unknown. */
 static void kernel_size_of(const fv_params *p, int *kw, int *kh)
 {
     conv_kernel *k = NULL;
     *kw = *kh = FV_CONV_MAX_SIZE;
-    if (make_kernel(p, V_SMEM, &k) == FV_OK) {
+    if (make_kernel(p, "direct_smem", &k) == FV_OK) {
         *kw = k->width;
         *kh = k->height;
         free(k);
     }
 }
 
-static int conv_direct_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int conv_direct_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -415,7 +401,7 @@ static int conv_direct_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return 1;
 }
 
-static int conv_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int conv_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     int kw = 0, kh = 0;
@@ -424,21 +410,21 @@ static int conv_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
     return 1;
 }
 
-static int conv_fft_plain_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     return conv_fft_kernels(CONV_FFT_PLAIN, out, max);
 }
 
-static int conv_fft_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     return conv_fft_kernels(CONV_FFT_FAST, out, max);
 }
 
-static int conv_auto_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
-    const int n = conv_smem_kernels(p, out, max);
+    const int n = conv_smem_kernels(v, p, out, max);
     return n + conv_fft_kernels(CONV_FFT_FAST, out + n, max - n);
 }
 
@@ -453,65 +439,72 @@ static const fv_variant conv_variants[] = {
      .summary = "one thread per pixel sums kw*kh taps from global memory: exact integer weights, "
                 "the same bytes as the reference, cost grows with the kernel's area",
      .run = conv_run,
-     .state_bytes = conv_v_direct_state_bytes,
-     .state_create = conv_v_direct_state_create,
+     .state_bytes = conv_state_bytes,
+     .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
-     .kernels = conv_direct_kernels},
+     .kernels = conv_direct_kernels,
+     .id = V_DIRECT},
     {.name = "direct_smem",
      .summary = "a 32x32 tile of outputs stages its source in shared memory, 16 kernel rows at a "
                 "time; 4 outputs per thread; each kernel row walked only where it is non-zero",
      .run = conv_run,
-     .state_bytes = conv_v_smem_state_bytes,
-     .state_create = conv_v_smem_state_create,
+     .state_bytes = conv_state_bytes,
+     .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
-     .kernels = conv_smem_kernels},
+     .kernels = conv_smem_kernels,
+     .id = V_SMEM},
     {.name = "fft",
      .summary = "cuFFT per channel: pad with replicated borders to a 2,3,5-smooth size, R2C, "
                 "multiply by the kernel's spectrum (made once), C2R: cost independent of the kernel",
      .run = conv_run,
-     .state_bytes = conv_v_fft_state_bytes,
-     .state_create = conv_v_fft_state_create,
+     .state_bytes = conv_state_bytes,
+     .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_fft_plain_kernels,
-     .tolerance = &conv_fft_tolerance},
+     .tolerance = &conv_fft_tolerance,
+     .id = V_FFT},
     {.name = "fft_fast",
      .summary = "R, G and B in one batched cuFFT plan; padding, multiply and packing each one pass "
                 "over all three channels (reads RGBA once, the kernel's spectrum once)",
      .run = conv_run,
-     .state_bytes = conv_v_fft_fast_state_bytes,
-     .state_create = conv_v_fft_fast_state_create,
+     .state_bytes = conv_state_bytes,
+     .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_fft_fast_kernels,
-     .tolerance = &conv_fft_tolerance},
+     .tolerance = &conv_fft_tolerance,
+     .id = V_FFT_FAST},
     {.name = "auto",
      .role = FV_ROLE_FASTEST,
      .summary = "direct_smem for small kernels, fft_fast for large ones, by a cost model of both "
                 "(taps x pixels against padded points x log2), timing both on this GPU where it is close",
      .run = conv_run,
-     .state_bytes = conv_v_auto_state_bytes,
-     .state_create = conv_v_auto_state_create,
+     .state_bytes = conv_state_bytes,
+     .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_auto_kernels,
      .last_run_text = conv_last_run_text,
-     .tolerance = &conv_fft_tolerance},
+     .tolerance = &conv_fft_tolerance,
+     .id = V_AUTO},
     FV_VARIANT_NPP_CONV
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc conv_params[] = {
-    {.name = "stage", .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
+static const fv_param_desc conv_params[CONV_N_PARAMS] = {
+    [CONV_STAGE] = {.name = "stage", .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
      .type = FV_PARAM_CHOICE, .def = CONV_OUTPUT, .choices = conv_stage_names, .n_choices = CONV_N_STAGES},
-    {.name = "shape", .help = "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
+    [CONV_SHAPE] = {.name = "shape", .help = "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
                               "(radius), file (--kernel-file)",
      .type = FV_PARAM_CHOICE, .def = CONV_GAUSSIAN, .choices = conv_shape_names, .n_choices = CONV_N_SHAPES},
-    {.name = "sigma", .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
+    [CONV_SIGMA] = {.name = "sigma", .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
      .type = FV_PARAM_REAL, .min = FV_CONV_MIN_SIGMA, .max = FV_CONV_MAX_SIGMA, .step = 0.5, .def = 3},
-    {.name = "radius", .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
+    [CONV_RADIUS] = {.name = "radius", .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CONV_MAX_RADIUS, .step = 1, .def = 8},
-    {.name = "length", .help = "motion: length of the streak in pixels",
+    [CONV_LENGTH] = {.name = "length", .help = "motion: length of the streak in pixels",
      .type = FV_PARAM_INT, .min = 1, .max = FV_CONV_MAX_LENGTH, .step = 2, .def = 31},
-    {.name = "angle", .help = "motion: direction in degrees, counter-clockwise from the right",
+    [CONV_ANGLE] = {.name = "angle", .help = "motion: direction in degrees, counter-clockwise from the right",
      .type = FV_PARAM_REAL, .min = 0, .max = 180, .step = 15, .def = 0},
+    [CONV_KERNEL_FILE] = {.name = "kernel-file", .help = "file: the kernel, a grayscale image up to 127x127",
+     .type = FV_PARAM_IMAGE, .max = FV_CONV_MAX_SIZE},
 };
 
 /* kernel sizes 3, 15, 63 and 127 of every shape, every stage; the first also on large images */
@@ -536,7 +529,7 @@ extern "C" const fv_filter fv_filter_conv = {
     .summary = "convolution with large kernels (up to 127x127): direct sums or cuFFT, with the kernel "
                "and the spectra as stages",
     .params = conv_params,
-    .n_params = (int)(sizeof conv_params / sizeof conv_params[0]),
+    .n_params = CONV_N_PARAMS,
     .ref = conv_ref,
     .check = conv_check,
     .variants = conv_variants,

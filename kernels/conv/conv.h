@@ -41,7 +41,8 @@ extern "C" {
 #endif
 
 /* indices in the convolution's parameter table */
-enum { CONV_STAGE, CONV_SHAPE, CONV_SIGMA, CONV_RADIUS, CONV_LENGTH, CONV_ANGLE, CONV_N_PARAMS };
+enum { CONV_STAGE, CONV_SHAPE, CONV_SIGMA, CONV_RADIUS, CONV_LENGTH, CONV_ANGLE, CONV_KERNEL_FILE,
+       CONV_N_PARAMS };
 /* the values of `stage` */
 enum { CONV_OUTPUT, CONV_KERNEL, CONV_SPECTRUM_IMAGE, CONV_SPECTRUM_KERNEL, CONV_SPECTRUM_PRODUCT,
        CONV_N_STAGES };
@@ -69,7 +70,9 @@ typedef struct conv_kernel {
     int32_t w[FV_CONV_MAX_TAPS];         /* w[i * width + j] = K(i, j) >= 0, sum 2^16 */
 } conv_kernel;
 
-/* Checks p (messages name `who`, "conv/fft") and makes its kernel. */
+/* Checks p (messages name `who`, "conv/fft") and makes its kernel. The `file` shape's kernel is
+ * the image in p->image[CONV_KERNEL_FILE] (FV_PARAM_IMAGE `kernel-file`, loaded by the program),
+ * its gray (R + G + B) / 3 as weights; without one, a built-in asymmetric sample (an L, 9x7). */
 fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k);
 /* The shape's own check: parameter ranges, and `file` needs no more than the built-in sample. */
 fv_status conv_check(const fv_params *p);
@@ -79,11 +82,9 @@ fv_status conv_check(const fv_params *p);
  * centre is 0). */
 fv_status conv_quantise(const double *f, int width, int height, conv_kernel *k);
 
-/* The `file` shape's kernel from a host RGBA8 image (its gray (R + G + B) / 3 as weights):
- * refused when larger than 127x127 or black everywhere. Until one is set, `file` is a built-in
- * asymmetric sample (an L, 9x7). Set it before any runner is prepared with shape `file`. */
-fv_status fv_conv_set_kernel_image(const fv_image *img);
-void fv_conv_clear_kernel_image(void);
+/* A kernel image (host RGBA8) for `kernel-file`: refused when larger than 127x127 or black
+ * everywhere (conv_check refuses such parameters with the same message). */
+fv_status conv_kernel_image_check(const fv_image *img);
 
 /* The FFT's padded length for n samples: the smallest 2,3,5-smooth m >= n, even when `even`. */
 int conv_fft_size(int n, int even);
@@ -108,6 +109,9 @@ void conv_fft_state_destroy(conv_fft_state *s);
 /* PLAIN and FAST: the output; VIEW: `stage`, one of the spectra. */
 fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage, cudaStream_t stream);
 int conv_fft_kernels(int mode, fv_kernel_info *out, int max);
+
+/* The stage p shows, the one place it becomes an int (checked by fv_runner_prepare). */
+static inline int conv_stage(const fv_params *p) { return (int)p->value[CONV_STAGE]; }
 
 /* ---- per-pixel formulas of the stages, the same code on host and device ---- */
 CONV_HD int conv_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }

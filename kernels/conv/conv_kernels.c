@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/conv/conv_kernels.c: the convolution's kernels from its parameters (plain C, shared by the
  * reference and the GPU variants): the shapes, their quantisation to integers summing to 2^16,
- * the `file` kernel set from an image, and the FFT's padded sizes.
+ * the `file` kernel from the image parameter `kernel-file`, and the FFT's padded sizes.
  *
  * Shapes (weights before quantisation; each is symmetric under (di, dj) -> (-di, -dj), and the
  * first three under mirroring too, because they are computed from |di|, |dj| only):
@@ -10,7 +10,7 @@
  *   motion    an anti-aliased segment of `length` pixels through the centre at `angle` degrees
  *             counter-clockwise from the +x axis (y up on screen), 1 - |distance| across it
  *   box       (2r+1)^2 equal weights
- *   file      the image set by fv_conv_set_kernel_image, or the built-in L
+ *   file      the image in p->image[CONV_KERNEL_FILE] (its gray (R + G + B) / 3), or the built-in L
  * Built-in shapes lose all-zero border rows and columns in symmetric pairs (the centre stays).
  * Checked by tests/cpu/test_conv_ref.c (sums, symmetry, the motion angle, quantisation).
  * ------------------------------------------------------------------------------------------------ */
@@ -28,43 +28,23 @@ const char *const conv_stage_names[CONV_N_STAGES] = {"output", "kernel", "spectr
                                                      "spectrum_kernel", "spectrum_product"};
 const char *const conv_shape_names[CONV_N_SHAPES] = {"gaussian", "disk", "motion", "box", "file"};
 
-/* the `file` kernel: weights 0..255, or none (the sample) */
-static double *file_weights;
-static int file_width, file_height;
-
-fv_status fv_conv_set_kernel_image(const fv_image *img)
+fv_status conv_kernel_image_check(const fv_image *img)
 {
     if (img->width > FV_CONV_MAX_SIZE || img->height > FV_CONV_MAX_SIZE)
         return fv_fail(FV_ERR_SIZE, "kernel image %dx%d is larger than %dx%d", img->width, img->height,
                        FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE);
     if (img->width < 1 || img->height < 1)
         return fv_fail(FV_ERR_SIZE, "kernel image %dx%d has no pixels", img->width, img->height);
-    double *f = malloc(sizeof *f * (size_t)img->width * (size_t)img->height);
-    if (!f) return fv_fail(FV_ERR_MEMORY, "out of host memory for the kernel image");
     double sum = 0;
     for (int y = 0; y < img->height; y++)
         for (int x = 0; x < img->width; x++) {
             const uint8_t *px = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-            f[y * img->width + x] = (px[0] + px[1] + px[2]) / 3.0;
-            sum += f[y * img->width + x];
+            sum += px[0] + px[1] + px[2];
         }
-    if (sum <= 0) {
-        free(f);
+    if (sum <= 0)
         return fv_fail(FV_ERR_FORMAT, "kernel image %dx%d is black everywhere: a kernel needs a weight above 0",
                        img->width, img->height);
-    }
-    free(file_weights);
-    file_weights = f;
-    file_width = img->width;
-    file_height = img->height;
     return FV_OK;
-}
-
-void fv_conv_clear_kernel_image(void)
-{
-    free(file_weights);
-    file_weights = NULL;
-    file_width = file_height = 0;
 }
 
 static fv_status check_values(const fv_params *p, const char *who)
@@ -83,6 +63,7 @@ static fv_status check_values(const fv_params *p, const char *who)
         return fv_fail(FV_ERR_ARG, "%s: length %g is not an integer in 1..%d", who, v[CONV_LENGTH], FV_CONV_MAX_LENGTH);
     if (!(v[CONV_ANGLE] >= 0 && v[CONV_ANGLE] <= 180))
         return fv_fail(FV_ERR_ARG, "%s: angle %g is not in 0..180", who, v[CONV_ANGLE]);
+    if (p->image[CONV_KERNEL_FILE]) return conv_kernel_image_check(p->image[CONV_KERNEL_FILE]);
     return FV_OK;
 }
 
@@ -180,10 +161,15 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
 {
     const int shape = (int)p->value[CONV_SHAPE];
     if (shape == CONV_FILE) {
-        if (file_weights) {
-            *width = file_width;
-            *height = file_height;
-            memcpy(f, file_weights, sizeof *f * (size_t)file_width * (size_t)file_height);
+        const fv_image *img = p->image[CONV_KERNEL_FILE];
+        if (img) { /* checked by conv_kernel_image_check: 1x1..127x127, not black */
+            *width = img->width;
+            *height = img->height;
+            for (int y = 0; y < img->height; y++)
+                for (int x = 0; x < img->width; x++) {
+                    const uint8_t *px = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
+                    f[y * img->width + x] = (px[0] + px[1] + px[2]) / 3.0;
+                }
         } else { /* the L: a 2-pixel column on the left, a 2-pixel row at the bottom, a dot */
             *width = SAMPLE_W;
             *height = SAMPLE_H;

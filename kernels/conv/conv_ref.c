@@ -209,7 +209,7 @@ fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     conv_kernel *k = malloc(sizeof *k);
     if (!k) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
     fv_status st = conv_kernel_make(p, "conv", k);
-    const int stage = (int)p->value[CONV_STAGE];
+    const int stage = conv_stage(p);
     if (st == FV_OK) {
         if (stage == CONV_OUTPUT) direct_sums(src, dst, k);
         else if (stage == CONV_KERNEL) kernel_stage(dst, k);

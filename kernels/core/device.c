@@ -111,7 +111,7 @@ fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *
 void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size)
 {
     fv_kernel_info k[FV_MAX_KERNELS];
-    int n = v->kernels ? v->kernels(p, k, FV_MAX_KERNELS) : 0;
+    int n = v->kernels ? v->kernels(v, p, k, FV_MAX_KERNELS) : 0;
     if (fv_variant_is_host(v)) {
         snprintf(buf, size, "runs on the host");
         return;

@@ -3,6 +3,11 @@
  * parsing (plain decimal numbers, choices by name), range checks with one-line messages that name
  * the allowed range, stepping (keys), and the text of parameters for messages, the HUD and file
  * names. Nothing here knows any particular filter; no GPU needed.
+ *
+ * An image parameter (FV_PARAM_IMAGE) is a file the program loads: the library has no files, so
+ * it cannot parse one from text (fv_param_parse says so), never steps it, and leaves it out of
+ * the parameters' text (describe, file tag: a file name is the program's to show). Its value is
+ * 1 when an image is given in fv_params.image[], 0 for the filter's built-in default.
  * ------------------------------------------------------------------------------------------------ */
 #include "filter.h"
 
@@ -30,18 +35,34 @@ int fv_param_index(const fv_filter *f, const char *name)
 
 static double param_max(const fv_param_desc *d)
 {
-    return d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max;
+    switch (d->type) {
+    case FV_PARAM_CHOICE: return d->n_choices - 1;
+    case FV_PARAM_IMAGE: return 1;
+    case FV_PARAM_INT:
+    case FV_PARAM_REAL: break;
+    }
+    return d->max;
 }
 
 static double param_min(const fv_param_desc *d)
 {
-    return d->type == FV_PARAM_CHOICE ? 0 : d->min;
+    switch (d->type) {
+    case FV_PARAM_CHOICE:
+    case FV_PARAM_IMAGE: return 0;
+    case FV_PARAM_INT:
+    case FV_PARAM_REAL: break;
+    }
+    return d->min;
 }
 
 /* "an odd integer 3..25", "a number 0.1..10.66", "one of l1, l2"; and ", or 0 for ..." */
 static void expectation(const fv_param_desc *d, char *buf, size_t size)
 {
     size_t n = 0;
+    if (d->type == FV_PARAM_IMAGE) {
+        snprintf(buf, size, "an image file");
+        return;
+    }
     if (d->type == FV_PARAM_CHOICE) {
         n = (size_t)snprintf(buf, size, "one of ");
         for (int i = 0; i < d->n_choices && n < size; i++)
@@ -101,6 +122,8 @@ fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const 
     char want[160];
     expectation(d, want, sizeof want);
     const char *name = flag ? flag : d->name;
+    if (d->type == FV_PARAM_IMAGE)
+        return fv_fail(FV_ERR_ARG, "%s: an image file, loaded by the program", name);
     if (!text || !*text)
         return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text ? text : "nothing");
     if (d->type == FV_PARAM_CHOICE) {
@@ -124,7 +147,13 @@ fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const 
 
 fv_status fv_params_check(const fv_filter *f, const fv_params *p)
 {
-    for (int i = 0; i < f->n_params; i++) FV_TRY(fv_param_check(f, i, p->value[i], NULL));
+    for (int i = 0; i < f->n_params; i++) {
+        FV_TRY(fv_param_check(f, i, p->value[i], NULL));
+        if (f->params[i].type == FV_PARAM_IMAGE && (p->value[i] != 0) != (p->image[i] != NULL))
+            return fv_fail(FV_ERR_ARG, "%s: %s", f->params[i].name,
+                           p->image[i] ? "an image is given but its value says built-in"
+                                       : "expected an image file, none is given");
+    }
     if (p->iterations < 1 || p->iterations > f->max_iterations)
         return fv_fail(FV_ERR_ARG, "iterations: expected an integer 1..%d, got '%d'",
                        f->max_iterations, p->iterations);
@@ -142,6 +171,7 @@ void fv_param_set(const fv_filter *f, fv_params *p, int index, double value)
 int fv_param_step(const fv_filter *f, fv_params *p, int index, int steps)
 {
     const fv_param_desc *d = &f->params[index];
+    if (d->type == FV_PARAM_IMAGE) return 0; /* a file: nothing to step to */
     double step = d->type == FV_PARAM_CHOICE ? 1.0 : d->step;
     if (d->odd_only && step < 2) step = 2;
     double old = p->value[index];
@@ -164,7 +194,9 @@ int fv_param_step(const fv_filter *f, fv_params *p, int index, int steps)
 void fv_param_format(const fv_filter *f, int index, double value, char *buf, size_t size)
 {
     const fv_param_desc *d = &f->params[index];
-    if (d->type == FV_PARAM_CHOICE && value >= 0 && value < d->n_choices && value == floor(value))
+    if (d->type == FV_PARAM_IMAGE && (value == 0 || value == 1))
+        snprintf(buf, size, "%s", value ? "file" : "built-in");
+    else if (d->type == FV_PARAM_CHOICE && value >= 0 && value < d->n_choices && value == floor(value))
         snprintf(buf, size, "%s", d->choices[(int)value]);
     else if (d->auto_means && value == 0.0)
         snprintf(buf, size, "auto");
@@ -188,11 +220,12 @@ static void params_join(const fv_filter *f, const fv_params *p, const char *betw
     size_t n = 0;
     buf[0] = 0;
     if (f->n_params == 0) snprintf(buf, size, "%s", none);
-    for (int i = 0; i < f->n_params && n < size; i++) {
+    for (int i = 0, shown = 0; i < f->n_params && n < size; i++) {
+        if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file's name is the program's */
         char v[32];
         fv_param_format(f, i, r.value[i], v, sizeof v);
-        n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", i ? separator : "", f->params[i].name,
-                              between, v);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", shown++ ? separator : "",
+                              f->params[i].name, between, v);
     }
 }
 

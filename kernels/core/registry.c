@@ -3,6 +3,11 @@
  * look-ups, and the runner: a variant's iteration buffer and device state, made before any
  * timing and reused by every run, driven by the one iteration driver (fv_iterate) on the host
  * and the device alike. Nothing here knows any particular filter.
+ *
+ * Validation happens here, once: fv_runner_prepare checks the parameters (fv_params_check: ranges,
+ * odd sizes, iterations, the filter's own check), the dimensions, the peer's supports and the
+ * memory fit; fv_runner_run checks the image pair against what was prepared (size, host or
+ * device, rows on 4-byte boundaries). Variants' run functions trust what they are given.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
@@ -84,13 +89,13 @@ size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_
 {
     if (fv_variant_is_host(v)) return 0;
     size_t bytes = f->max_iterations > 1 ? image_bytes(width, height) : 0;
-    if (v->state_bytes) bytes += v->state_bytes(p, width, height);
+    if (v->state_bytes) bytes += v->state_bytes(v, p, width, height);
     return bytes;
 }
 
 static void release_state(fv_runner *r)
 {
-    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->state);
+    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->variant, r->state);
     r->state = NULL;
 }
 
@@ -106,7 +111,7 @@ int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
 {
     if (size) *text = '\0';
     if (!r->prepared || !r->variant->last_run_text || !r->state) return 0;
-    return r->variant->last_run_text(r->state, text, size);
+    return r->variant->last_run_text(r->variant, r->state, text, size);
 }
 
 static int same_values(const fv_params *a, const fv_params *b)
@@ -152,7 +157,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     }
     char what[160];
     snprintf(what, sizeof what, "%s/%s at %dx%d", f->name, v->name, width, height);
-    size_t need = (v->state_bytes ? v->state_bytes(p, width, height) : 0) +
+    size_t need = (v->state_bytes ? v->state_bytes(v, p, width, height) : 0) +
                   (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height) : 0);
     FV_TRY(fv_device_check_fits(need, what));
     if (f->max_iterations > 1 && !r->ping.data) {
@@ -161,7 +166,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     }
     if (v->state_create) {
         count_allocation();
-        FV_TRY(v->state_create(&r->state, p, width, height));
+        FV_TRY(v->state_create(v, &r->state, p, width, height));
     }
     r->device_bytes = fv_runner_device_bytes(f, v, p, width, height);
     r->prepared = 1;
@@ -176,7 +181,7 @@ typedef struct device_pass {
 static fv_status run_device_pass(void *context, const fv_image *in, fv_image *out)
 {
     const device_pass *c = context;
-    return c->r->variant->run(in, out, &c->r->params, c->r->state, c->stream);
+    return c->r->variant->run(c->r->variant, in, out, &c->r->params, c->r->state, c->stream);
 }
 
 static fv_status run_host_pass(void *context, const fv_image *in, fv_image *out)
@@ -195,12 +200,14 @@ fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
         return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
                        r->filter->name, r->variant->name, r->width, r->height, src->width,
                        src->height, dst->width, dst->height);
-    if (r->params.iterations > 1 && r->filter->max_iterations <= 1)
-        return fv_fail(FV_ERR_ARG, "%s runs once per image", r->filter->name);
     const fv_memory want = fv_variant_is_host(r->variant) ? FV_MEMORY_HOST : FV_MEMORY_DEVICE;
     if ((src->memory && src->memory != want) || (dst->memory && dst->memory != want))
         return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s runs on %s images", r->filter->name,
                        r->variant->name, want == FV_MEMORY_HOST ? "host" : "device");
+    if (!fv_variant_is_host(r->variant) &&
+        ((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
+        return fv_fail(FV_ERR_ARG, "%s/%s: image rows must start on 4-byte boundaries",
+                       r->filter->name, r->variant->name);
     fv_image ping = r->ping;
     if (fv_variant_is_host(r->variant))
         return fv_iterate(run_host_pass, (void *)r, src, dst, &ping, r->params.iterations);

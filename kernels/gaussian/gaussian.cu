@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/gaussian/gaussian.cu: Gaussian blur, RGBA8, clamp-to-edge borders, alpha passed through.
  *
- * Variants, slowest to fastest (seed 000's GF_Default, GF_SM, GF_SM_MWPT, then beyond):
+ * Variants, slowest to fastest:
  *   naive      one thread per pixel, every tap read from global memory
  *   smem       block tile plus apron staged in shared memory
  *   smem_mwpt  shared tile, each thread computes 2x2 pixels
@@ -89,7 +89,7 @@ __global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weigh
         round_rgb_keep_alpha(sr, sg, sb, alpha);
 }
 
-static fv_status gaussian_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                     void *state, cudaStream_t stream)
 {
     (void)state;
@@ -211,14 +211,14 @@ static fv_status gaussian_tiled_launch(const fv_image *src, fv_image *dst, const
     return FV_OK;
 }
 
-static fv_status gaussian_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                    void *state, cudaStream_t stream)
 {
     (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 1);
 }
 
-static fv_status gaussian_smem_mwpt_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                         void *state, cudaStream_t stream)
 {
     (void)state;
@@ -377,7 +377,7 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
     }
 }
 
-static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                    void *state, cudaStream_t stream)
 {
     (void)state;
@@ -405,7 +405,7 @@ static fv_status gaussian_fast_run(const fv_image *src, fv_image *dst, const fv_
 }
 
 /* ---- what each variant launches (the same constants as its launcher) ---- */
-static int gaussian_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -425,17 +425,17 @@ static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int m
     return 1;
 }
 
-static int gaussian_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     return gaussian_tiled_kernels(p, out, max, 1);
 }
 
-static int gaussian_smem_mwpt_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_mwpt_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     return gaussian_tiled_kernels(p, out, max, 2);
 }
 
-static int gaussian_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     fv_gaussian_taps taps;
@@ -479,15 +479,15 @@ static const fv_variant gaussian_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc gaussian_params[] = {
-    {.name = "sigma",
+static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
+    [GAUSSIAN_SIGMA] = {.name = "sigma",
      .help = "standard deviation in pixels",
      .type = FV_PARAM_REAL,
      .min = 0.1,
      .max = FV_GAUSSIAN_MAX_SIGMA,
      .step = 0.25,
      .def = 1.0},
-    {.name = "radius",
+    [GAUSSIAN_RADIUS] = {.name = "radius",
      .help = "half-width of the stencil; follows sigma unless given",
      .type = FV_PARAM_INT,
      .min = 1,
@@ -498,8 +498,8 @@ static const fv_param_desc gaussian_params[] = {
      .follows = "sigma"},
 };
 
-/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): seed
- * 000's 5x5 (the default), small and odd sigmas, and wide ones, with the radius derived and
+/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): the
+ * default 5x5, small and odd sigmas, and wide ones, with the radius derived and
  * given; for fast's tensor-core path its first radius, radii 8k+1 (the most apron columns) and
  * 8k-1, and taps that do not fit 8 bits (sigma 0.1 at radius 32: the packed-integer kernel) */
 static const char *const gaussian_test_params[] = {
@@ -511,7 +511,7 @@ extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
     .params = gaussian_params,
-    .n_params = (int)(sizeof gaussian_params / sizeof gaussian_params[0]),
+    .n_params = GAUSSIAN_N_PARAMS,
     .ref = gaussian_ref,
     .check = gaussian_check,
     .resolve = gaussian_resolve,

@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS };  /* indices in the Gaussian's parameter table */
+/* indices in the Gaussian's parameter table */
+enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS, GAUSSIAN_N_PARAMS };
 #define FV_GAUSSIAN_MAX_RADIUS 32
 #define FV_GAUSSIAN_MAX_SIGMA 10.66         /* ceil(3 sigma) <= 32 */
 #define FV_GAUSSIAN_WEIGHT_SUM 256

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/invert/invert.cu: invert, seed 004's minimal interop example: 255 - value per colour channel,
+ * kernels/invert/invert.cu: invert, the smallest filter: 255 - value per colour channel,
  * alpha passed through. One GPU variant (one thread per pixel) plus the `cpu` reference
  * (kernels/invert/invert_ref.c); bit-exact, checked by tests/gpu/test_filters.c.
  * ------------------------------------------------------------------------------------------------ */
@@ -18,7 +18,7 @@ __global__ void invert_naive_kernel(fv_image src, fv_image dst)
     reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px ^ 0x00ffffffu;
 }
 
-static int invert_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -26,7 +26,7 @@ static int invert_naive_kernels(const fv_params *p, fv_kernel_info *out, int max
     return 1;
 }
 
-static fv_status invert_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                   void *state, cudaStream_t stream)
 {
     (void)p;

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/invert/invert_ref.c: CPU reference of invert (seed 004's minimal example): each colour channel
+ * kernels/invert/invert_ref.c: CPU reference of invert: each colour channel
  * becomes 255 - value, alpha is passed through.
  * ------------------------------------------------------------------------------------------------ */
 #include "invert.h"

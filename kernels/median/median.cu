@@ -3,7 +3,7 @@
  * and B independently, alpha kept: each output channel is the value of rank (k*k - 1) / 2 of its
  * window (kernels/median/median.h).
  *
- * Variants, one lesson each (seed 003's median kernels, then beyond):
+ * Variants, one lesson each:
  *   naive      one thread per pixel gathers its k*k pixels from global memory into a per-thread
  *              array (local memory), then selects
  *   smem       a 16x16 block stages its tile plus a k/2 apron in shared memory; each thread
@@ -32,24 +32,6 @@
 #define PAD_BLOCK_Y 8
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-/* The size of p, clamped into range for reporting kernels, which cannot fail. */
-static int median_size_clamped(const fv_params *p)
-{
-    const double v = p->value[MEDIAN_SIZE];
-    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
-    return k | 1;
-}
-
-static fv_status median_check_images(const fv_image *src, const fv_image *dst, const char *variant)
-{
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "median/%s: source %dx%d and destination %dx%d differ", variant,
-                       src->width, src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "median/%s: image rows must start on 4-byte boundaries", variant);
-    return FV_OK;
-}
-
 __device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
 
 __device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
@@ -107,13 +89,11 @@ static __global__ void median_naive_kernel(fv_image src, fv_image dst, int k)
     store_pixel(dst, x, y, pack_rgb(result, window[r * k + r]));
 }
 
-static fv_status median_naive_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                   void *state, cudaStream_t stream)
 {
     (void)state;
-    int k = 0;
-    FV_TRY(median_size(p, "median/naive", &k));
-    FV_TRY(median_check_images(src, dst, "naive"));
+    const int k = median_size(p);
     dim3 block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (src->height + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
     median_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst, k);
@@ -121,7 +101,7 @@ static fv_status median_naive_run(const fv_image *src, fv_image *dst, const fv_p
     return FV_OK;
 }
 
-static int median_naive_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)p;
     if (max < 1) return 0;
@@ -192,11 +172,7 @@ template <int PPT>
 static fv_status median_smem_launch(const fv_image *src, fv_image *dst, const fv_params *p,
                                     cudaStream_t stream, const char *variant)
 {
-    int k = 0;
-    char who[32];
-    snprintf(who, sizeof who, "median/%s", variant);
-    FV_TRY(median_size(p, who, &k));
-    FV_TRY(median_check_images(src, dst, variant));
+    const int k = median_size(p);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
     dim3 grid((src->width + SMEM_BLOCK * PPT - 1) / (SMEM_BLOCK * PPT), (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
     median_smem_kernel<PPT><<<grid, block, smem_region_bytes(PPT, k), stream>>>(*src, *dst, k);
@@ -204,48 +180,48 @@ static fv_status median_smem_launch(const fv_image *src, fv_image *dst, const fv
     return FV_OK;
 }
 
-static fv_status median_smem_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                  void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<1>(src, dst, p, stream, "smem");
 }
 
-static fv_status median_smem_ppt2_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_ppt2_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                       void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<2>(src, dst, p, stream, "smem_ppt2");
 }
 
-static fv_status median_smem_ppt4_run(const fv_image *src, fv_image *dst, const fv_params *p,
+static fv_status median_smem_ppt4_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                       void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<4>(src, dst, p, stream, "smem_ppt4");
 }
 
-static int median_smem_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<1>", (const void *)median_smem_kernel<1>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(1, median_size_clamped(p))};
+              smem_region_bytes(1, median_size(p))};
     return 1;
 }
 
-static int median_smem_ppt2_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<2>", (const void *)median_smem_kernel<2>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(2, median_size_clamped(p))};
+              smem_region_bytes(2, median_size(p))};
     return 1;
 }
 
-static int median_smem_ppt4_kernels(const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt4_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<4>", (const void *)median_smem_kernel<4>, SMEM_BLOCK * SMEM_BLOCK,
-              smem_region_bytes(4, median_size_clamped(p))};
+              smem_region_bytes(4, median_size(p))};
     return 1;
 }
 
@@ -302,8 +278,8 @@ static const fv_variant median_variants[] = {
     FV_VARIANT_CPU,
 };
 
-static const fv_param_desc median_params[] = {
-    {.name = "size", .help = "window width and height in pixels (odd): the window is size x size",
+static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
+    [MEDIAN_SIZE] = {.name = "size", .help = "window width and height in pixels (odd): the window is size x size",
      .type = FV_PARAM_INT, .min = FV_MEDIAN_MIN_SIZE, .max = FV_MEDIAN_MAX_SIZE, .step = 2, .def = 3,
      .odd_only = 1},
 };
@@ -317,7 +293,7 @@ extern "C" const fv_filter fv_filter_median = {
     .name = "median",
     .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
     .params = median_params,
-    .n_params = (int)(sizeof median_params / sizeof median_params[0]),
+    .n_params = MEDIAN_N_PARAMS,
     .ref = median_ref,
     .variants = median_variants,
     .n_variants = (int)(sizeof median_variants / sizeof median_variants[0]),

@@ -18,22 +18,31 @@
 extern "C" {
 #endif
 
-enum { MEDIAN_SIZE };             /* index in the median filter's parameter table */
+enum { MEDIAN_SIZE, MEDIAN_N_PARAMS }; /* indices in the median filter's parameter table */
 #define FV_MEDIAN_MIN_SIZE 3
 #define FV_MEDIAN_MAX_SIZE 25
 #define FV_MEDIAN_MAX_AREA (FV_MEDIAN_MAX_SIZE * FV_MEDIAN_MAX_SIZE)
 
-/* The window size of p, refused (FV_ERR_ARG, message naming `who`) unless an odd integer in
- * FV_MEDIAN_MIN_SIZE..FV_MEDIAN_MAX_SIZE (kernels/median/median_ref.c). */
-fv_status median_size(const fv_params *p, const char *who, int *size);
+/* The window size of p, the one place it becomes an int: an odd integer in
+ * FV_MEDIAN_MIN_SIZE..FV_MEDIAN_MAX_SIZE once fv_runner_prepare has checked p; clamped into that
+ * range otherwise, for what cannot fail (reporting kernels of unchecked parameters). */
+static inline int median_size(const fv_params *p)
+{
+    const double v = p->value[MEDIAN_SIZE];
+    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
+    return k | 1;
+}
+/* The reference's own check, for callers that skip the runner: refused (FV_ERR_ARG, message naming
+ * `who`) unless an odd integer in range (kernels/median/median_ref.c). */
+fv_status median_size_check(const fv_params *p, const char *who, int *size);
 
 /* The reference (kernels/median/median_ref.c): a sliding 256-bin histogram per channel along each row. */
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
-fv_status median_fast_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                           cudaStream_t stream);
-int median_fast_kernels(const fv_params *p, fv_kernel_info *out, int max);
+int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char median_fast_summary[];
 
 /* For the NPP peer (kernels/median/median.cu): copies src into `padded`, a (width + 2 border) x

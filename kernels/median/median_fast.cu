@@ -407,17 +407,11 @@ static median_fast_launch median_fast_pick(int k)
     }
 }
 
-extern "C" fv_status median_fast_run(const fv_image *src, fv_image *dst, const fv_params *p,
+extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                                      void *state, cudaStream_t stream)
 {
     (void)state;
-    int k = 0;
-    FV_TRY(median_size(p, "median/fast", &k));
-    if (src->width != dst->width || src->height != dst->height)
-        return fv_fail(FV_ERR_ARG, "median/fast: source %dx%d and destination %dx%d differ",
-                       src->width, src->height, dst->width, dst->height);
-    if (((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % 4 != 0)
-        return fv_fail(FV_ERR_ARG, "median/fast: image rows must start on 4-byte boundaries");
+    const int k = median_size(p);
     const median_fast_launch l = median_fast_pick(k);
     if (l.kind == MEDIAN_FAST_HIST) {
         dim3 grid((src->width + HIST_THREADS - 1) / HIST_THREADS, (src->height + HIST_SEGMENT - 1) / HIST_SEGMENT, 3);
@@ -430,12 +424,10 @@ extern "C" fv_status median_fast_run(const fv_image *src, fv_image *dst, const f
     return FV_OK;
 }
 
-extern "C" int median_fast_kernels(const fv_params *p, fv_kernel_info *out, int max)
+extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
-    const double v = p->value[MEDIAN_SIZE];
-    const int k = (v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE)) | 1;
-    const median_fast_launch l = median_fast_pick(k);
+    const median_fast_launch l = median_fast_pick(median_size(p));
     out[0] = {l.name, (const void *)l.kernel, l.kind == MEDIAN_FAST_HIST ? HIST_THREADS : NET_BLOCK_X * NET_BLOCK_Y, 0};
     return 1;
 }

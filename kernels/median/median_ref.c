@@ -14,7 +14,7 @@
 
 static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
 
-fv_status median_size(const fv_params *p, const char *who, int *size)
+fv_status median_size_check(const fv_params *p, const char *who, int *size)
 {
     const double v = p->value[MEDIAN_SIZE];
     if (!(v >= FV_MEDIAN_MIN_SIZE && v <= FV_MEDIAN_MAX_SIZE) || v != (double)(int)v || (int)v % 2 == 0)
@@ -36,7 +36,7 @@ static void column_add(const fv_image *src, uint32_t hist[256], int x, int y, in
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
 {
     int k = 0;
-    FV_TRY(median_size(p, "median", &k));
+    FV_TRY(median_size_check(p, "median", &k));
     const int r = k / 2, w = src->width, h = src->height;
     const uint32_t rank = (uint32_t)(k * k - 1) / 2; /* the median has `rank` values below it */
     uint32_t hist[256];

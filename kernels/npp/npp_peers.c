@@ -13,6 +13,7 @@
 #include "npp/npp_peers.h"
 
 #include <nppi_filtering_functions.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,8 +54,9 @@ static fv_status npp_state_make(npp_state **out)
     return FV_OK;
 }
 
-void npp_state_destroy(void *state)
+void npp_state_destroy(const fv_variant *v, void *state)
 {
+    (void)v;
     npp_state *s = state;
     if (!s) return;
     if (s->taps) cudaFree(s->taps);
@@ -76,8 +78,9 @@ static fv_status npp_result(NppStatus st, const char *call)
     return fv_fail(FV_ERR_CUDA, "%s failed with NPP status %d", call, (int)st);
 }
 
-fv_status npp_gaussian_state_create(void **state, const fv_params *p, int width, int height)
+fv_status npp_gaussian_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
+    (void)v;
     (void)width;
     (void)height;
     fv_gaussian_taps t;
@@ -89,16 +92,17 @@ fv_status npp_gaussian_state_create(void **state, const fv_params *p, int width,
     for (int k = 0; k < s->n_taps; k++) host[k] = (Npp32f)t.w[k] / FV_GAUSSIAN_WEIGHT_SUM;
     if (cudaMalloc((void **)&s->taps, sizeof host) != cudaSuccess ||
         cudaMemcpy(s->taps, host, sizeof(Npp32f) * (size_t)s->n_taps, cudaMemcpyHostToDevice) != cudaSuccess) {
-        npp_state_destroy(s);
+        npp_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "npp: cannot place the Gaussian's taps on the device");
     }
     *state = s;
     return FV_OK;
 }
 
-fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status npp_gaussian_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                            cudaStream_t stream)
 {
+    (void)v;
     (void)p;
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));
@@ -110,8 +114,9 @@ fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *
                       "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
 }
 
-fv_status npp_box_state_create(void **state, const fv_params *p, int width, int height)
+fv_status npp_box_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
+    (void)v;
     (void)p;
     (void)width;
     (void)height;
@@ -121,12 +126,13 @@ fv_status npp_box_state_create(void **state, const fv_params *p, int width, int 
     return FV_OK;
 }
 
-fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status npp_box_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                       cudaStream_t stream)
 {
+    (void)v;
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));
-    const int r = (int)p->value[BOX_RADIUS];
+    const int r = box_radius(p);
     NppiSize size = {src->width, src->height};
     NppiSize mask = {2 * r + 1, 2 * r + 1};
     NppiPoint origin = {0, 0}, anchor = {r, r};
@@ -144,26 +150,28 @@ typedef struct npp_median_state {
     int border;
 } npp_median_state;
 
-size_t npp_median_state_bytes(const fv_params *p, int width, int height)
+size_t npp_median_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
-    const int b = (int)p->value[MEDIAN_SIZE] / 2;
+    (void)v;
+    const int b = median_size(p) / 2;
     return (size_t)(width + 2 * b) * 4 * (size_t)(height + 2 * b); /* plus NPP's scratch */
 }
 
-void npp_median_state_destroy(void *state)
+void npp_median_state_destroy(const fv_variant *v, void *state)
 {
+    (void)v;
     npp_median_state *s = state;
     if (!s) return;
-    npp_state_destroy(s->npp);
+    npp_state_destroy(v, s->npp);
     fv_device_image_free(&s->padded);
     if (s->buffer) cudaFree(s->buffer);
     free(s);
 }
 
-fv_status npp_median_state_create(void **state, const fv_params *p, int width, int height)
+fv_status npp_median_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
 {
-    int k = 0;
-    FV_TRY(median_size(p, "median/npp", &k));
+    (void)v;
+    const int k = median_size(p);
     npp_median_state *s = calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     s->border = k / 2;
@@ -180,21 +188,19 @@ fv_status npp_median_state_create(void **state, const fv_params *p, int width, i
         st = fv_fail(FV_ERR_MEMORY, "npp: cannot allocate the median's %u bytes of scratch", (unsigned)bytes);
     }
     if (st != FV_OK) {
-        npp_median_state_destroy(s);
+        npp_median_state_destroy(v, s);
         return st;
     }
     *state = s;
     return FV_OK;
 }
 
-fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status npp_median_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                          cudaStream_t stream)
 {
-    npp_median_state *s = state;
-    int k = 0;
-    FV_TRY(median_size(p, "median/npp", &k));
-    if (!s || k / 2 != s->border)
-        return fv_fail(FV_ERR_ARG, "median/npp: state not made for size %d", k);
+    (void)v;
+    npp_median_state *s = state; /* made for p */
+    const int k = median_size(p);
     FV_TRY(npp_stream(s->npp, stream));
     FV_TRY(median_pad_replicate(src, &s->padded, s->border, stream));
     const Npp8u *origin = s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
@@ -208,20 +214,31 @@ fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p,
 /* ---- conv: NPP's general filter with our integer weights ------------------------------------ */
 /* NPP convolves (its coefficients "in reverse order"): dst(x) = sum_j src(x + j - anchor) *
  * kernel[kw - 1 - j], so our K goes in as it is, anchored at (kw - 1 - cx, kh - 1 - cy). */
-size_t npp_conv_state_bytes(const fv_params *p, int width, int height)
+size_t npp_conv_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
+    (void)v;
     (void)p;
     (void)width;
     (void)height;
     return sizeof(Npp32s) * FV_CONV_MAX_TAPS;
 }
 
-fv_status npp_conv_state_create(void **state, const fv_params *p, int width, int height)
+int npp_conv_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                      size_t why_size)
 {
+    (void)v;
     (void)width;
     (void)height;
-    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT)
-        return fv_fail(FV_ERR_ARG, "conv/npp: NPP makes the output stage only");
+    if (conv_stage(p) == CONV_OUTPUT) return 1;
+    snprintf(why, why_size, "NPP makes the output stage only");
+    return 0;
+}
+
+fv_status npp_conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+{
+    (void)v;
+    (void)width;
+    (void)height;
     conv_kernel *k = malloc(sizeof *k);
     if (!k) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     fv_status st = conv_kernel_make(p, "conv/npp", k);
@@ -237,16 +254,17 @@ fv_status npp_conv_state_create(void **state, const fv_params *p, int width, int
     }
     free(k);
     if (st != FV_OK) {
-        npp_state_destroy(s);
+        npp_state_destroy(v, s);
         return st;
     }
     *state = s;
     return FV_OK;
 }
 
-fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status npp_conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream)
 {
+    (void)v;
     (void)p;
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));

@@ -21,21 +21,23 @@ extern "C" {
 #ifdef FV_HAVE_NPP
 /* ctx describes the current CUDA device (its stream is set per run). */
 fv_status npp_stream_context_fill(NppStreamContext *ctx);
-void npp_state_destroy(void *state);
-fv_status npp_gaussian_state_create(void **state, const fv_params *p, int width, int height);
-fv_status npp_gaussian_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+void npp_state_destroy(const fv_variant *v, void *state);
+fv_status npp_gaussian_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status npp_gaussian_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                            cudaStream_t stream);
-fv_status npp_box_state_create(void **state, const fv_params *p, int width, int height);
-fv_status npp_box_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+fv_status npp_box_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status npp_box_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                       cudaStream_t stream);
-size_t npp_median_state_bytes(const fv_params *p, int width, int height);
-fv_status npp_median_state_create(void **state, const fv_params *p, int width, int height);
-void npp_median_state_destroy(void *state);
-fv_status npp_median_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+size_t npp_median_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status npp_median_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+void npp_median_state_destroy(const fv_variant *v, void *state);
+fv_status npp_median_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                          cudaStream_t stream);
-size_t npp_conv_state_bytes(const fv_params *p, int width, int height);
-fv_status npp_conv_state_create(void **state, const fv_params *p, int width, int height);
-fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+int npp_conv_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                      size_t why_size);
+size_t npp_conv_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status npp_conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status npp_conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                        cudaStream_t stream);
 
 #define FV_VARIANT_NPP_GAUSSIAN                                                                    \
@@ -65,7 +67,7 @@ fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, v
      .state_create = npp_median_state_create,                                                      \
      .state_destroy = npp_median_state_destroy},
 /* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16; output
- * stage only (other stages are refused when the state is made). */
+ * stage only (its supports declines the others before anything is made). */
 #define FV_VARIANT_NPP_CONV                                                                        \
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                     \
@@ -74,7 +76,8 @@ fv_status npp_conv_run(const fv_image *src, fv_image *dst, const fv_params *p, v
      .run = npp_conv_run,                                                                          \
      .state_bytes = npp_conv_state_bytes,                                                          \
      .state_create = npp_conv_state_create,                                                        \
-     .state_destroy = npp_state_destroy},
+     .state_destroy = npp_state_destroy,                                                          \
+     .supports = npp_conv_supports},
 #else
 #define FV_VARIANT_NPP_CONV
 #define FV_VARIANT_NPP_GAUSSIAN

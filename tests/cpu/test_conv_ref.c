@@ -11,6 +11,7 @@
 #include "test_skeleton.h"
 
 static conv_kernel *kern; /* 64 KiB: not on the stack */
+static fv_image file_kernel; /* the `kernel-file` image set_file_kernel made; none: data NULL */
 
 static fv_params conv_params(int stage, int shape)
 {
@@ -43,9 +44,28 @@ static fv_status set_file_kernel(const uint8_t *levels, int width, int height)
             q[0] = q[1] = q[2] = levels[y * width + x];
             q[3] = 255;
         }
-    fv_status st = fv_conv_set_kernel_image(&img);
-    free(img.data);
-    return st;
+    fv_status st = conv_kernel_image_check(&img);
+    if (st != FV_OK) {
+        free(img.data);
+        return st;
+    }
+    free(file_kernel.data);
+    file_kernel = img;
+    return FV_OK;
+}
+
+static void clear_file_kernel(void)
+{
+    free(file_kernel.data);
+    memset(&file_kernel, 0, sizeof file_kernel);
+}
+
+/* p with the `kernel-file` parameter: the image set_file_kernel made, if any */
+static fv_params *with_file(fv_params *p)
+{
+    p->image[CONV_KERNEL_FILE] = file_kernel.data ? &file_kernel : NULL;
+    p->value[CONV_KERNEL_FILE] = file_kernel.data != NULL;
+    return p;
 }
 
 static int kernel_sum_ok(const conv_kernel *k)
@@ -98,7 +118,7 @@ static void test_shapes(void)
         char what[160];
         snprintf(what, sizeof what, "shape %s sigma %g radius %g length %g angle %g",
                  conv_shape_names[cases[c].shape], cases[c].sigma, cases[c].radius, cases[c].length, cases[c].angle);
-        fv_status st = conv_kernel_make(&p, "conv", kern);
+        fv_status st = conv_kernel_make(with_file(&p), "conv", kern);
         test_check(&t, st == FV_OK, what, fv_last_error());
         if (st != FV_OK) continue;
         char detail[200];
@@ -117,7 +137,7 @@ static void test_shapes(void)
      * to the centre */
     fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
     p.value[CONV_RADIUS] = 1;
-    conv_kernel_make(&p, "conv", kern);
+    conv_kernel_make(with_file(&p), "conv", kern);
     int ok = tap(kern, 0, 0) == 7288;
     for (int i = 0; i < 9; i++) ok &= i == 4 || kern->w[i] == 7281;
     test_check(&t, ok, "box radius 1: eight taps 7281, centre 7288", NULL);
@@ -136,22 +156,22 @@ static void test_motion_angle(void)
     fv_params p = conv_params(CONV_OUTPUT, CONV_MOTION);
     p.value[CONV_LENGTH] = 9;
     p.value[CONV_ANGLE] = 0;
-    conv_kernel_make(&p, "conv", kern);
+    conv_kernel_make(with_file(&p), "conv", kern);
     int ok = kern->width == 9 && kern->height == 1;
     for (int j = 0; ok && j < 9; j++) ok = kern->w[j] >= 7281 && kern->w[j] <= 7288;
     test_check(&t, ok, "motion length 9 angle 0: one row of 9 equal taps", NULL);
     p.value[CONV_ANGLE] = 90;
-    conv_kernel_make(&p, "conv", kern);
+    conv_kernel_make(with_file(&p), "conv", kern);
     test_check(&t, kern->width == 1 && kern->height == 9 && kernel_sum_ok(kern), "motion angle 90: one column of 9", NULL);
     p.value[CONV_ANGLE] = 45;
-    conv_kernel_make(&p, "conv", kern);
+    conv_kernel_make(with_file(&p), "conv", kern);
     char detail[64];
     snprintf(detail, sizeof detail, "%dx%d", kern->width, kern->height);
     test_check(&t, kern->width == 9 && kern->height == 9 && tap(kern, -2, 2) > 0 && tap(kern, 2, -2) > 0 &&
                        tap(kern, 2, 2) == 0 && tap(kern, -2, -2) == 0 && tap(kern, -3, 3) > 0,
                "motion angle 45: up-right and down-left only", detail);
     p.value[CONV_ANGLE] = 135;
-    conv_kernel_make(&p, "conv", kern);
+    conv_kernel_make(with_file(&p), "conv", kern);
     test_check(&t, tap(kern, -2, -2) > 0 && tap(kern, 2, 2) > 0 && tap(kern, -2, 2) == 0,
                "motion angle 135: up-left and down-right only", NULL);
 }
@@ -159,7 +179,8 @@ static void test_motion_angle(void)
 /* ---- the reference's output ---- */
 static int run(const fv_image *src, fv_image *dst, const fv_params *p)
 {
-    return test_ref_runs(conv_ref, src, dst, p, "conv_ref");
+    fv_params q = *p;
+    return test_ref_runs(conv_ref, src, dst, with_file(&q), "conv_ref");
 }
 
 /* 3x1, R = 0 90 180, box radius 1 (columns weigh 21843, 21850, 21843):
@@ -200,7 +221,7 @@ static void test_hand_sums(void)
     ok = set_file_kernel(even, 2, 1) == FV_OK && run(&src, &dst, &p);
     test_check(&t, ok && px(&dst, 0, 0)[0] == 23 && px(&dst, 1, 0)[0] == 113 && px(&dst, 2, 0)[0] == 180,
                "file kernel [1 3] (even width): 22.5 -> 23, 112.5 -> 113, 180", NULL);
-    fv_conv_clear_kernel_image();
+    clear_file_kernel();
     free(src.data);
     free(dst.data);
 }
@@ -239,9 +260,9 @@ static int conv_against_brute(test_case *c)
     if (shape == CONV_FILE && c->size % 2) set_file_kernel(sample, 3, 2);
     snprintf(c->what, sizeof c->what, "%dx%d pitch %zu shape %s", c->src.width, c->src.height, c->got.pitch,
              conv_shape_names[shape]);
-    const int ran = conv_kernel_make(&p, "conv", kern) == FV_OK && run(&c->src, &c->got, &p);
+    const int ran = conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && run(&c->src, &c->got, &p);
     brute(&c->src, &c->want, kern);
-    fv_conv_clear_kernel_image();
+    clear_file_kernel();
     return ran;
 }
 
@@ -323,7 +344,7 @@ static void test_stages(void)
         for (int x = 0; x < w && ok; x++)
             ok = px(&dst, x, y)[0] == (y >= 5 && y < 15 && x * 3 / w == 2 ? 255 : 0) && px(&dst, x, y)[3] == 255;
     test_check(&t, ok, "kernel stage: [0 0 1] enlarged with its shape kept, its right third white", NULL);
-    fv_conv_clear_kernel_image();
+    clear_file_kernel();
     /* the Gaussian's spectrum is brightest at DC and falls off: centre 255, corner darker */
     p = conv_params(CONV_SPECTRUM_KERNEL, CONV_GAUSSIAN);
     ok = run(&src, &dst, &p);
@@ -337,17 +358,17 @@ static void test_bad_kernel_images(void)
 {
     fv_image big = test_image_padded(128, 2, TEST_PAD_BYTES);
     fill(&big, 9, 9, 9, 255);
-    test_check(&t, fv_conv_set_kernel_image(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
+    test_check(&t, conv_kernel_image_check(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
                "a 128x2 kernel image is refused:", fv_last_error());
     fv_image black = test_image_padded(5, 5, TEST_PAD_BYTES);
     fill(&black, 0, 0, 0, 255);
-    test_check(&t, fv_conv_set_kernel_image(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
+    test_check(&t, conv_kernel_image_check(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
                "an all-black kernel image is refused:", fv_last_error());
     free(big.data);
     free(black.data);
     /* the built-in sample stands in until one is set: the L, asymmetric */
     fv_params p = conv_params(CONV_OUTPUT, CONV_FILE);
-    test_check(&t, conv_kernel_make(&p, "conv", kern) == FV_OK && kern->width == 9 && kern->height == 7 &&
+    test_check(&t, conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && kern->width == 9 && kern->height == 7 &&
                        kernel_sum_ok(kern) && !kernel_symmetric(kern, 0), "the built-in file kernel: a 9x7 L", NULL);
 }
 

@@ -295,18 +295,11 @@ static void peer_report(const fv_filter *f, const fv_variant *v, const fv_diff_s
     if (share > peers[i].share) peers[i].share = share;
 }
 
-/* A peer declines a parameter set it does not offer by refusing it at prepare: FV_ERR_ARG from its
- * state setup today, FV_ERR_UNSUPPORTED where the library has that status. Any status beyond the
- * ones that name a real failure is taken as such a refusal, so that this reads both. */
+/* A peer declines a case it does not offer through its `supports`: fv_runner_prepare then fails
+ * with FV_ERR_UNSUPPORTED before making anything. Any other failure is a failure. */
 static int peer_declines(fv_status st)
 {
-    switch (st) {
-    case FV_OK: case FV_ERR_IO: case FV_ERR_FORMAT: case FV_ERR_SIZE: case FV_ERR_NO_DEVICE:
-    case FV_ERR_MEMORY: case FV_ERR_CUDA: case FV_ERR_GL:
-        return 0;
-    default:
-        return 1;
-    }
+    return st == FV_ERR_UNSUPPORTED; /* the peer's `supports` said no, before anything was made */
 }
 
 static int check_cuda(const char *what)

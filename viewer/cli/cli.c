@@ -426,6 +426,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
             SET_MODE(CLI_MODE_COMPARE);
         } else if (!strcmp(a, "--iters") || !strcmp(a, "--iterations")) {
             if (!parse_int(a, VALUE(), 1, FV_MAX_ITERATIONS, &iterations)) return 0;
+        } else if (!strcmp(a, "--kernel-file")) { /* an image parameter: main.c loads it */
+            ONCE(o->kernel_file);
+            if (!(o->kernel_file = VALUE())) return bad(a, "an image file (conv's shape file)", NULL);
         } else if (!strcmp(a, "-p") || (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2))) {
             if (n_settings == CLI_MAX_SETTINGS) return bad(a, "at most 32 parameter settings", NULL);
             param_setting *set = &settings[n_settings];
@@ -468,9 +471,6 @@ int cli_parse(int argc, char **argv, cli_options *o)
         } else if (!strcmp(a, "--runs")) {
             FOR(bench_flag);
             if (!parse_int(a, VALUE(), 1, 10000, &o->runs)) return 0;
-        } else if (!strcmp(a, "--kernel-file")) {
-            ONCE(o->kernel_file);
-            if (!(o->kernel_file = VALUE())) return bad(a, "an image file (conv's shape file)", NULL);
         } else if (!strcmp(a, "--seed")) {
             int seed = 0;
             if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
@@ -578,6 +578,7 @@ void cli_print_list(int verbose)
         const fv_filter *f = fv_filters[i];
         printf("%-10s %s\n", f->name, f->summary);
         for (int k = 0; k < f->n_params; k++) {
+            if (f->params[k].type == FV_PARAM_IMAGE) continue; /* a file: among the options */
             char range[200], flag[40];
             fv_param_range_text(f, k, range, sizeof range);
             snprintf(flag, sizeof flag, "--%s", f->params[k].name);
@@ -658,6 +659,7 @@ void cli_print_help(void)
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         for (int k = 0; k < f->n_params; k++) {
+            if (f->params[k].type == FV_PARAM_IMAGE) continue; /* a file: among the options */
             char flag[40], range[200];
             snprintf(flag, sizeof flag, "--%s", f->params[k].name);
             fv_param_range_text(f, k, range, sizeof range);

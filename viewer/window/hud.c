@@ -117,6 +117,7 @@ static void params_line(app *a, int p, hud_line *lines, int *n, int max)
     else len += (size_t)snprintf(text, sizeof text, "%s%c: %s%s:", editing ? ">" : " ", 'A' + p, f->name,
                                  editing ? " [1-9,Tab]" : "");
     for (int i = 0; i < f->n_params && len < sizeof text; i++) {
+        if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file: not shown, not stepped */
         char v[32];
         fv_param_format(f, i, resolved.value[i], v, sizeof v);
         const int picked = editing && i == a->picked_param;

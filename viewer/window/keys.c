@@ -133,7 +133,9 @@ static void pick_param(app *a, int direction)
         app_set_message(a, "%s has no parameters", edit_filter(a)->name);
         return;
     }
-    a->picked_param = ((a->picked_param + direction) % n + n) % n;
+    do /* an image parameter is a file: no keys step it */
+        a->picked_param = ((a->picked_param + direction) % n + n) % n;
+    while (edit_filter(a)->params[a->picked_param].type == FV_PARAM_IMAGE);
 }
 
 /* s/S: one step of the picked parameter; d/D: PARAM_FAST_STEPS steps */
