@@ -1,16 +1,14 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/imageio/codec_common.c: what every decoder shares (the checks on what a header claims, image
- * storage), our own PNM reader (P2/P3 text, P5/P6 binary, 8- and 16-bit samples scaled to 8) and
- * BMP through stb_image once its header has been checked here: stb reads missing pixel bytes as
- * zeros, so the file must hold every row the header claims before stb sees it.
- * Checked by tests/cpu/test_image_io.c.
+ * viewer/imageio/codec_common.c: what every codec shares: the checks on what a header claims, image
+ * storage through the allocator, and writing a whole buffer to the output file. The floor of
+ * imageio/: the codecs call it, it calls none of them.
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <stb_image.h>
+#include <unistd.h>
 
 fv_status codec_check_claim(const char *name, const char *format, long width, long height,
                             size_t file_bytes, double pixels_per_byte)
@@ -47,130 +45,15 @@ void codec_free_image(const image_allocator *a, fv_image *img)
     memset(img, 0, sizeof *img);
 }
 
-/* ---- PNM ---- */
-
-typedef struct pnm_reader {
-    const uint8_t *d;
-    size_t n, i;
-} pnm_reader;
-
-static int pnm_space(int c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
-
-/* The next header number (comments skipped); -1 when there is none or it is out of 0..limit. */
-static long pnm_number(pnm_reader *r, long limit)
+fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
 {
-    for (;;) {
-        while (r->i < r->n && pnm_space(r->d[r->i])) r->i++;
-        if (r->i < r->n && r->d[r->i] == '#') {
-            while (r->i < r->n && r->d[r->i] != '\n' && r->d[r->i] != '\r') r->i++;
-            continue;
-        }
-        break;
-    }
-    if (r->i >= r->n || r->d[r->i] < '0' || r->d[r->i] > '9') return -1;
-    long v = 0;
-    while (r->i < r->n && r->d[r->i] >= '0' && r->d[r->i] <= '9') {
-        v = v * 10 + (r->d[r->i++] - '0');
-        if (v > limit) return -1;
-    }
-    return v;
-}
-
-fv_status codec_pnm_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out)
-{
-    pnm_reader r = {data, size, 2};
-    const int kind = data[1] - '0';   /* 2, 3: text; 5, 6: binary */
-    const int channels = kind == 3 || kind == 6 ? 3 : 1;
-    long w = pnm_number(&r, 1L << 30), h = pnm_number(&r, 1L << 30), maxval = pnm_number(&r, 65535);
-    if (w < 0 || h < 0 || maxval < 1)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: bad header)", name);
-    const int sample_bytes = maxval > 255 ? 2 : 1;
-    const int binary = kind >= 5;
-    /* text needs a digit and a separator per sample */
-    const double per_byte = binary ? 1.0 / (channels * sample_bytes) : 1.0 / (2.0 * channels);
-    FV_TRY(codec_check_claim(name, "PNM", w, h, size, per_byte));
-    const size_t samples = (size_t)w * (size_t)h * channels;
-    if (binary) {
-        if (r.i >= size || !pnm_space(data[r.i]))
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: bad header)", name);
-        r.i++;
-        if (size - r.i < samples * sample_bytes)
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: %zu bytes of pixels, "
-                           "%zu needed)", name, size - r.i, samples * sample_bytes);
-    }
-    FV_TRY(codec_alloc_image(a, (int)w, (int)h, out));
-    for (size_t p = 0; p < (size_t)w * (size_t)h; p++) {
-        uint8_t *px = out->data + 4 * p;
-        for (int c = 0; c < channels; c++) {
-            long v;
-            if (!binary) {
-                v = pnm_number(&r, 65535);
-                if (v < 0 || v > maxval) {
-                    codec_free_image(a, out);
-                    return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: sample %zu is "
-                                   "missing or above the maximum %ld)", name, p * channels + c, maxval);
-                }
-            } else if (sample_bytes == 2) {
-                v = data[r.i] << 8 | data[r.i + 1];
-                r.i += 2;
-                if (v > maxval) v = maxval;
-            } else {
-                v = data[r.i++];
-                if (v > maxval) v = maxval;
-            }
-            px[c] = (uint8_t)((v * 255 + maxval / 2) / maxval);
-        }
-        if (channels == 1) px[1] = px[2] = px[0];
-        px[3] = 255;
+    const uint8_t *p = buf;
+    while (n > 0) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
+        p += w;
+        n -= (size_t)w;
     }
     return FV_OK;
-}
-
-/* ---- BMP ---- */
-
-static uint32_t le32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-
-fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out)
-{
-    if (size < 26) return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)", name);
-    uint32_t offset = le32(data + 10), header = le32(data + 14);
-    long w, h;
-    unsigned bpp, compression = 0;
-    if (header == 12) {
-        w = data[18] | data[19] << 8;
-        h = data[20] | data[21] << 8;
-        bpp = data[24] | data[25] << 8;
-    } else if (header >= 40 && size >= 34) {
-        w = (int32_t)le32(data + 18);
-        h = (int32_t)le32(data + 22);
-        if (h < 0) h = -h;  /* top-down */
-        bpp = data[28] | data[29] << 8;
-        compression = le32(data + 30);
-    } else {
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: unknown header)", name);
-    }
-    FV_TRY(codec_check_claim(name, "BMP", w, h, size, 8.0));
-    if (compression != 0 && compression != 3)
-        return fv_fail(FV_ERR_FORMAT, "'%s': compressed BMP (method %u) is not supported: convert it "
-                       "to PNG", name, compression);
-    if (bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: %u bits per pixel)", name, bpp);
-    const size_t row = ((size_t)w * bpp + 31) / 32 * 4;
-    if (offset > size || size - offset < row * (size_t)h)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: %zu bytes of pixels, %zu "
-                       "needed)", name, offset > size ? 0 : size - offset, row * (size_t)h);
-    int sw = 0, sh = 0, channels = 0;
-    uint8_t *pixels = stbi_load_from_memory(data, (int)size, &sw, &sh, &channels, 4);
-    if (!pixels) {
-        char why[128];
-        image_printable(stbi_failure_reason(), why, sizeof why);
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: %s)", name, why);
-    }
-    fv_status s = sw == w && sh == h ? codec_alloc_image(a, sw, sh, out)
-                                     : fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: inconsistent size)", name);
-    if (s == FV_OK) memcpy(out->data, pixels, (size_t)sw * sh * 4);
-    stbi_image_free(pixels);
-    return s;
 }
