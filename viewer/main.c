@@ -4,10 +4,9 @@
  * not reach standard output (a full disk) fails the run.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
-#include "batch.h"
-#include "bench.h"
 #include "cli.h"
 #include "image_io.h"
+#include "modes.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -19,7 +18,7 @@ static int run(cli_options *o)
     case CLI_MODE_HELP: cli_print_help(); return 0;
     case CLI_MODE_LIST: cli_print_list(o->verbose); return 0;
     case CLI_MODE_INFO: return info_main();
-    case CLI_MODE_BATCH: return batch_main(o);
+    case CLI_MODE_BATCH: return o->output_is_dir ? batch_many_main(o) : batch_main(o);
     case CLI_MODE_COMPARE: return compare_main(o);
     case CLI_MODE_BENCH: return bench_main(o);
     case CLI_MODE_HELP_KEYS: keys_print_help(stdout, 1); return 0;

@@ -1,12 +1,16 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/cli/cli.c: command-line parsing (strict numbers, known names), --help and --list. The
- * filter and variant names, and their summaries, come from the registry.
+ * viewer/cli/cli.c: the command line. One table of flags (cli_flags: spellings, what follows, the
+ * modes each means something in, its --help line) drives the parsing, --help and the "X is for
+ * Y, not Z" check, as window/keys.c's table drives the keys. The filters' parameter flags (--sigma,
+ * ...) come from the registry's parameter tables, as do the filter and variant names and their
+ * summaries (--list). Numbers are strict; every bad command line is one line on stderr.
  * ------------------------------------------------------------------------------------------------ */
 #include "cli.h"
 
 #include "image_io.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -281,6 +285,403 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
     return 1;
 }
 
+/* ---- the flag table: parsing, --help and the modes each flag is for all come from it ---- */
+
+typedef struct parse_state parse_state;
+
+typedef enum flag_arg {
+    ARG_NONE,    /* nothing follows (a mode flag) */
+    ARG_SWITCH,  /* nothing follows: `field` (an int) becomes 1 */
+    ARG_TEXT,    /* a word: `field` (a const char *); `expects` says what a missing one should be */
+    ARG_INT,     /* a plain integer lo..hi: `field` (an int) */
+    ARG_SEED,    /* a plain integer 0..2147483647: `field` (an unsigned) */
+    ARG_DECIMAL, /* a plain decimal lo..hi: `field` (a double) */
+    ARG_PERCENT, /* a plain decimal lo..hi, '%' allowed: `field` (a double) gets it / 100 */
+    ARG_SIZE,    /* WxH: `field` and `field2` (ints) */
+    ARG_CUSTOM   /* the row's own parse function */
+} flag_arg;
+
+enum {
+    FLAG_ONCE = 1, /* a second one is a mistake ("given twice"), not an override */
+    FLAG_STOP = 2, /* --help, --help-keys: the mode, and nothing else is read */
+    FLAG_MODE = 4  /* selects `mode` (one mode flag per command line) */
+};
+
+typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
+
+#define MODE_BIT(m) (1u << (m))
+#define FOR_VIEWER MODE_BIT(CLI_MODE_VIEW)
+#define FOR_BATCH MODE_BIT(CLI_MODE_BATCH)
+#define FOR_BENCH MODE_BIT(CLI_MODE_BENCH)
+#define FOR_LIST MODE_BIT(CLI_MODE_LIST)
+#define FOR_SOURCE (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
+#define FIELD(name) offsetof(cli_options, name)
+
+typedef struct cli_flag {
+    const char *names[3];     /* the spellings (NULL-terminated); none: a --help line only */
+    flag_arg arg;
+    size_t field, field2;     /* where the value goes: offsets into cli_options */
+    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT */
+    const char *expects;      /* ARG_TEXT */
+    int (*parse)(parse_state *s, const char *flag);  /* ARG_CUSTOM */
+    /* NULL: the spelling always means this flag; else whether it does here (--size) */
+    int (*means)(const parse_state *s, const char *flag);
+    unsigned flags;           /* FLAG_* */
+    cli_mode mode;            /* FLAG_STOP, FLAG_MODE */
+    unsigned modes;           /* the modes it means something in (MODE_BIT); 0: all */
+    help_section section;
+    const char *label;        /* "-f, --filter NAME" */
+    const char *help;         /* printf format given FV_MAX_ITERATIONS; '\n' starts an indented line */
+} cli_flag;
+
+/* What cli_parse gathers before it can resolve names (the filter comes after its parameters'
+ * flags, or not at all). */
+struct parse_state {
+    cli_options *o;
+    int argc;
+    char **argv;
+    int i;                    /* argv[i]: the flag being read */
+    const char *filter_name, *variant_name, *pane_text[2], *compare_text[2];
+    param_setting settings[CLI_MAX_SETTINGS];
+    int n_settings, iterations, mode_given;
+    const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
+    int given_at[64];         /* and where in argv */
+};
+
+static const char *next_value(parse_state *s) { return arg_value(s->argc, s->argv, &s->i); }
+
+static int parse_pane(parse_state *s, const char *flag)
+{
+    const char *spec = next_value(s);
+    if (!spec) return bad(flag, "FILTER:VARIANT, a variant or 'original'", NULL);
+    s->pane_text[flag[1] - 'a'] = spec;
+    return 1;
+}
+
+static int parse_interop(parse_state *s, const char *flag)
+{
+    static const struct { const char *name; fv_interop_path path; } paths[] = {
+        {"buffer", FV_INTEROP_BUFFER}, {"texture", FV_INTEROP_TEXTURE}, {"pbo", FV_INTEROP_PBO},
+        {"staging", FV_INTEROP_STAGING}};
+    const char *how = next_value(s);
+    for (size_t k = 0; how && k < sizeof paths / sizeof paths[0]; k++)
+        if (!strcmp(how, paths[k].name)) {
+            s->o->interop = paths[k].path;
+            return 1;
+        }
+    return bad(flag, "'buffer', 'texture', 'pbo' or 'staging'", how);
+}
+
+static int parse_filter(parse_state *s, const char *flag)
+{
+    if (!(s->filter_name = next_value(s))) return bad(flag, "a filter name (see --list)", NULL);
+    s->o->filter_given = 1;
+    return 1;
+}
+
+static int parse_variant(parse_state *s, const char *flag)
+{
+    if (!(s->variant_name = next_value(s))) return bad(flag, "a variant name (see --list)", NULL);
+    s->o->variant_given = 1;
+    return 1;
+}
+
+static int parse_compare(parse_state *s, const char *flag)
+{
+    s->compare_text[0] = next_value(s);
+    s->compare_text[1] = next_value(s);
+    if (!s->compare_text[0] || !s->compare_text[1])
+        return bad(flag, "two variants (VARIANT or FILTER:VARIANT)", NULL);
+    return 1;
+}
+
+static int parse_iterations(parse_state *s, const char *flag)
+{
+    return parse_int(flag, next_value(s), 1, FV_MAX_ITERATIONS, &s->iterations);
+}
+
+static int parse_sizes_flag(parse_state *s, const char *flag)
+{
+    (void)flag;
+    return parse_sizes(next_value(s), s->o);
+}
+
+/* -p NAME=VALUE, or --NAME VALUE for a parameter of any filter (generated from the registry);
+ * applied once the filters in play are known */
+static int parse_param(parse_state *s, const char *flag)
+{
+    if (s->n_settings == CLI_MAX_SETTINGS) return bad(flag, "at most 32 parameter settings", NULL);
+    param_setting *set = &s->settings[s->n_settings];
+    set->flag = flag;
+    const char *value = next_value(s);
+    if (!strcmp(flag, "-p")) {
+        const char *eq = value ? strchr(value, '=') : NULL;
+        if (!eq || eq == value || (size_t)(eq - value) >= sizeof set->storage)
+            return bad(flag, "NAME=VALUE (a filter parameter, see --list)", value);
+        snprintf(set->storage, sizeof set->storage, "%.*s", (int)(eq - value), value);
+        set->name = set->storage;
+        snprintf(set->flag_storage, sizeof set->flag_storage, "-p %.*s", (int)(eq - value), value);
+        set->flag = set->flag_storage;
+        set->text = eq + 1;
+        if (!any_filter_has_param(set->name)) {
+            fprintf(stderr, "filterview: -p: no filter has a parameter '%s' (see --list)\n", set->name);
+            return 0;
+        }
+    } else {
+        set->name = flag + 2;
+        set->text = value;
+        if (!value) return bad(flag, "a value (see --list)", NULL);
+    }
+    s->n_settings++;
+    return 1;
+}
+
+/* --size WxH is the old name of --window; a filter's `size` parameter takes other values */
+static int size_means_window(const parse_state *s, const char *flag)
+{
+    return strcmp(flag, "--size") != 0 || s->i + 1 >= s->argc || looks_like_size(s->argv[s->i + 1]) ||
+           !any_filter_has_param("size");
+}
+
+/* In --help order, "options:" then "viewer:"; the filters' parameters (--sigma, ...) come from the
+ * registry, between the two. */
+static const cli_flag cli_flags[] = {
+    {.names = {"-h", "--help"}, .flags = FLAG_STOP, .mode = CLI_MODE_HELP},
+    {.names = {"-f", "--filter"}, .arg = ARG_CUSTOM, .parse = parse_filter, .section = HELP_OPTIONS,
+     .label = "-f, --filter NAME", .help = "filter (default gaussian); --list shows all"},
+    {.names = {"-v", "--variant"}, .arg = ARG_CUSTOM, .parse = parse_variant, .section = HELP_OPTIONS,
+     .label = "-v, --variant NAME",
+     .help = "kernel variant (default fast); `cpu` runs the reference,\n"
+             "`npp` NVIDIA's NPP where the toolkit has it"},
+    {.names = {"-p"}, .arg = ARG_CUSTOM, .parse = parse_param, .section = HELP_OPTIONS,
+     .label = "--NAME VALUE",
+     .help = "a filter parameter (below); also -p NAME=VALUE. It applies to\n"
+             "every filter in play that has it; --bench sweeps a list:\n"
+             "-p radius=1,2,4,8"},
+    {.names = {"--iters", "--iterations"}, .arg = ARG_CUSTOM, .parse = parse_iterations,
+     .section = HELP_OPTIONS, .label = "--iters N", .help = "apply the filter N times, 1..%d (default 1)"},
+    {.names = {"-o", "--output"}, .arg = ARG_TEXT, .field = FIELD(output), .expects = "an output .png path",
+     .flags = FLAG_ONCE | FLAG_MODE, .mode = CLI_MODE_BATCH, .section = HELP_OPTIONS,
+     .label = "-o, --output FILE",
+     .help = "write the result as PNG, or JPEG for .jpg/.jpeg (written to a\n"
+             "temporary name, then renamed: never half a file); a folder\n"
+             "(DIR/) takes every input: a progress bar, a failed file is\n"
+             "reported and skipped, exit 1 at the end if any failed"},
+    {.names = {"--png-level"}, .arg = ARG_INT, .field = FIELD(png_level), .lo = 0, .hi = 9,
+     .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--png-level N",
+     .help = "PNG compression, 0..9 (default 1: fast; 9: smallest)"},
+    {.names = {"--jpeg-quality"}, .arg = ARG_INT, .field = FIELD(jpeg_quality), .lo = 1, .hi = 100,
+     .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--jpeg-quality N",
+     .help = "JPEG quality, 1..100 (default 90)"},
+    {.names = {"--noise"}, .arg = ARG_PERCENT, .field = FIELD(noise.density), .lo = 0,
+     .hi = 100 * FV_NOISE_MAX_DENSITY, .modes = FOR_SOURCE, .section = HELP_OPTIONS, .label = "--noise D",
+     .help = "salt-and-pepper noise on the source: D %% of the pixels, 0..50\n"
+             "(viewer: n/N); --noise-sigma S adds Gaussian noise (0..128),\n"
+             "--noise-seed N draws another pattern. The same noisy image on\n"
+             "the CPU and the GPU, for every pane and filter"},
+    {.names = {"--noise-sigma"}, .arg = ARG_DECIMAL, .field = FIELD(noise.sigma), .lo = 0,
+     .hi = FV_NOISE_MAX_SIGMA, .modes = FOR_SOURCE},
+    {.names = {"--noise-seed"}, .arg = ARG_SEED, .field = FIELD(noise.seed), .modes = FOR_SOURCE},
+    {.names = {"--save-source"}, .arg = ARG_TEXT, .field = FIELD(save_source), .expects = "an output image path",
+     .flags = FLAG_ONCE, .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--save-source FILE",
+     .help = "with -o: also write the source the filter saw (the noisy one)"},
+    {.names = {"--kernel-file"}, .arg = ARG_TEXT, .field = FIELD(kernel_file),
+     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .section = HELP_OPTIONS,
+     .label = "--kernel-file FILE", .help = "conv's kernel for shape file: a grayscale image up to 127x127"},
+    {.names = {"--compare"}, .arg = ARG_CUSTOM, .parse = parse_compare, .flags = FLAG_MODE,
+     .mode = CLI_MODE_COMPARE, .section = HELP_OPTIONS, .label = "--compare A B",
+     .help = "run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
+             "the differing pixels"},
+    {.names = {"--bench"}, .flags = FLAG_MODE, .mode = CLI_MODE_BENCH, .section = HELP_OPTIONS,
+     .label = "--bench", .help = "time every variant on random images (CUDA events, median)"},
+    {.names = {"--sizes"}, .arg = ARG_CUSTOM, .parse = parse_sizes_flag, .modes = FOR_BENCH,
+     .section = HELP_OPTIONS, .label = "--sizes WxH,...",
+     .help = "benchmark sizes (default: 512x512 .. 9984x6400)"},
+    {.names = {"--image"}, .arg = ARG_TEXT, .field = FIELD(bench_image), .expects = "an image file for the bench",
+     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--image FILE",
+     .help = "bench on this photo instead of random images (resized to each\n"
+             "of --sizes; its own size without them): Canny wants a photo"},
+    {.names = {"--csv"}, .arg = ARG_TEXT, .field = FIELD(csv), .expects = "a CSV output path",
+     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--csv FILE",
+     .help = "also write the benchmark table as CSV (with kernel resources)"},
+    {.names = {"--chart"}, .arg = ARG_TEXT, .field = FIELD(chart), .expects = "a .png path for the chart",
+     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--chart FILE",
+     .help = "also draw the benchmark as a PNG chart: lines over a swept\n"
+             "parameter, else bars over the sizes"},
+    {.names = {"--runs"}, .arg = ARG_INT, .field = FIELD(runs), .lo = 1, .hi = 10000, .modes = FOR_BENCH,
+     .section = HELP_OPTIONS, .label = "--runs N", .help = "timed runs per cell (default 20); --seed N random seed"},
+    {.names = {"--seed"}, .arg = ARG_SEED, .field = FIELD(seed)},
+    {.names = {"--list"}, .flags = FLAG_MODE, .mode = CLI_MODE_LIST, .section = HELP_OPTIONS, .label = "--list",
+     .help = "filters, their parameters and variants; --verbose adds each\n"
+             "kernel's registers, shared memory, block size and occupancy"},
+    {.names = {"--verbose"}, .arg = ARG_SWITCH, .field = FIELD(verbose), .modes = FOR_LIST},
+    {.names = {"--info"}, .flags = FLAG_MODE, .mode = CLI_MODE_INFO, .section = HELP_OPTIONS, .label = "--info",
+     .help = "the CUDA device and its memory"},
+    {.section = HELP_VIEWER, .label = "(no -o)",
+     .help = "open the viewer: a window where there is a display, else\n"
+             "headless (EGL), writing a screenshot"},
+    {.names = {"-a", "-b"}, .arg = ARG_CUSTOM, .parse = parse_pane, .modes = FOR_VIEWER, .section = HELP_VIEWER,
+     .label = "-a SPEC, -b SPEC",
+     .help = "what panes A and B show: a variant of -f's filter, FILTER:VARIANT\n"
+             "(B with another filter than A unlinks the panes), or 'original'\n"
+             "(default: A = naive, B = smem; -v also sets A)"},
+    {.names = {"--interop"}, .arg = ARG_CUSTOM, .parse = parse_interop, .modes = FOR_VIEWER,
+     .section = HELP_VIEWER, .label = "--interop HOW",
+     .help = "how CUDA output reaches GL: 'buffer' (default) kernels write\n"
+             "registered GL buffers that the shader samples directly;\n"
+             "'texture' a device copy into registered textures; 'pbo'\n"
+             "kernels write pixel buffers that GL copies (the classic way);\n"
+             "'staging' no interop, through the host (the fallback)"},
+    {.names = {"--headless"}, .arg = ARG_SWITCH, .field = FIELD(headless), .modes = FOR_VIEWER,
+     .section = HELP_VIEWER, .label = "--headless", .help = "draw offscreen through EGL on the GPU (no X server)"},
+    {.names = {"--keys"}, .arg = ARG_TEXT, .field = FIELD(keys), .expects = "a key sequence such as \"1bc<PgUp>\"",
+     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--keys SEQ",
+     .help = "replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
+             "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"
+             "<WxH> resizes the window (<0x0>: minimised)"},
+    {.names = {"--frames"}, .arg = ARG_INT, .field = FIELD(frames), .lo = 1, .hi = 1000000, .modes = FOR_VIEWER,
+     .section = HELP_VIEWER, .label = "--frames N", .help = "frames to draw, then exit (window or headless)"},
+    {.names = {"--screenshot"}, .arg = ARG_TEXT, .field = FIELD(screenshot), .expects = "a .png path",
+     .flags = FLAG_ONCE, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--screenshot FILE",
+     .help = "write the last frame as PNG, then exit"},
+    {.names = {"--bench-frames"}, .arg = ARG_INT, .field = FIELD(bench_frames), .lo = 1, .hi = 100000,
+     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--bench-frames N",
+     .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
+             "where the rest goes, and the CUDA <-> GL hand-over floor"},
+    {.names = {"--window", "--size"}, .arg = ARG_SIZE, .field = FIELD(window_w), .field2 = FIELD(window_h),
+     .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
+     .help = "window or offscreen size (--size WxH still works)"},
+    {.names = {"--random"}, .arg = ARG_SIZE, .field = FIELD(random_w), .field2 = FIELD(random_h),
+     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--random WxH",
+     .help = "a random image of that size instead of a file"},
+    {.names = {"--help-keys"}, .flags = FLAG_STOP, .mode = CLI_MODE_HELP_KEYS, .section = HELP_VIEWER,
+     .label = "--help-keys", .help = "the viewer's keys as a markdown table"},
+};
+
+#define N_FLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
+_Static_assert(sizeof cli_flags / sizeof cli_flags[0] <= sizeof((parse_state *)0)->given_at /
+                   sizeof(int), "parse_state keeps a slot per row of cli_flags");
+
+/* The order in which flags given for another mode are reported, one line for the first found:
+ * every distinct `modes` of the table is here. */
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE};
+
+static const char *const mode_names[] = {
+    [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
+    [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info"};
+
+static const char *mode_name(cli_mode m)
+{
+    return (size_t)m < sizeof mode_names / sizeof mode_names[0] && mode_names[m] ? mode_names[m] : "this mode";
+}
+
+/* "the viewer", or "the viewer, -o and --compare" */
+static void modes_text(unsigned modes, char *buf, size_t size)
+{
+    int n = 0, k = 0;
+    size_t len = 0;
+    buf[0] = 0;
+    for (int m = 0; m < 32; m++) n += (modes >> m) & 1;
+    for (int m = 0; m < 32 && len < size; m++)
+        if ((modes >> m) & 1) {
+            k++;
+            len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 1 ? "" : k == n ? " and " : ", ",
+                                    mode_name((cli_mode)m));
+        }
+}
+
+static const cli_flag *find_flag(const parse_state *s, const char *a)
+{
+    for (int r = 0; r < N_FLAGS; r++)
+        for (int k = 0; k < 3 && cli_flags[r].names[k]; k++)
+            if (!strcmp(a, cli_flags[r].names[k]))
+                return !cli_flags[r].means || cli_flags[r].means(s, a) ? &cli_flags[r] : NULL;
+    return NULL;
+}
+
+/* Reads flag f (spelled a) and what follows it. Returns 0 on a bad command line (said), 1 to go
+ * on, 2 when parsing is done (--help). */
+static int read_flag(parse_state *s, const cli_flag *f, const char *a)
+{
+    cli_options *o = s->o;
+    char *field = (char *)o + f->field;
+    const int row = (int)(f - cli_flags);
+    if (f->modes && !s->given_as[row]) {
+        s->given_as[row] = a;
+        s->given_at[row] = s->i;
+    }
+    if (f->flags & FLAG_STOP) {
+        o->mode = f->mode;
+        return 2;
+    }
+    if ((f->flags & FLAG_ONCE) && *(const char **)field) {
+        fprintf(stderr, "filterview: %s given twice ('%s' and '%s')\n", a, *(const char **)field,
+                s->i + 1 < s->argc ? s->argv[s->i + 1] : "nothing");
+        return 0;
+    }
+    switch (f->arg) {
+    case ARG_NONE: break;
+    case ARG_SWITCH: *(int *)field = 1; break;
+    case ARG_TEXT:
+        if (!(*(const char **)field = next_value(s))) return bad(a, f->expects, NULL);
+        break;
+    case ARG_INT:
+        if (!parse_int(a, next_value(s), (long)f->lo, (long)f->hi, (int *)field)) return 0;
+        break;
+    case ARG_SEED: {
+        int seed = 0;
+        if (!parse_int(a, next_value(s), 0, 2147483647, &seed)) return 0;
+        *(unsigned *)field = (unsigned)seed;
+        break;
+    }
+    case ARG_DECIMAL:
+        if (!parse_decimal(a, next_value(s), f->lo, f->hi, 0, (double *)field)) return 0;
+        break;
+    case ARG_PERCENT: {
+        double percent = 0;
+        if (!parse_decimal(a, next_value(s), f->lo, f->hi, 1, &percent)) return 0;
+        *(double *)field = percent / 100;
+        break;
+    }
+    case ARG_SIZE:
+        if (!parse_one_size(a, next_value(s), (int *)field, (int *)((char *)o + f->field2))) return 0;
+        break;
+    case ARG_CUSTOM:
+        if (!f->parse(s, a)) return 0;
+        break;
+    }
+    if (f->flags & FLAG_MODE) {
+        if (s->mode_given && o->mode != f->mode) {
+            fprintf(stderr, "filterview: %s cannot be combined with the other mode flags\n", a);
+            return 0;
+        }
+        o->mode = f->mode;
+        s->mode_given = 1;
+    }
+    return 1;
+}
+
+/* A flag that means nothing in this mode is a mistake, not something to ignore: the first one
+ * given of the first kind (scope_order) is said. */
+static int check_modes(const parse_state *s)
+{
+    const cli_options *o = s->o;
+    for (size_t k = 0; k < sizeof scope_order / sizeof scope_order[0]; k++) {
+        if (scope_order[k] & MODE_BIT(o->mode)) continue;
+        int first = -1;
+        for (int r = 0; r < N_FLAGS; r++)
+            if (cli_flags[r].modes == scope_order[k] && s->given_as[r] &&
+                (first < 0 || s->given_at[r] < s->given_at[first]))
+                first = r;
+        if (first < 0) continue;
+        char modes[128];
+        modes_text(scope_order[k], modes, sizeof modes);
+        fprintf(stderr, "filterview: %s is for %s, not %s\n", s->given_as[first], modes, mode_name(o->mode));
+        return 0;
+    }
+    return 1;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -290,15 +691,15 @@ int cli_parse(int argc, char **argv, cli_options *o)
     o->png_level = -1;
     o->seed = 1;
     for (int f = 0; f < fv_n_filters; f++) o->params[f] = fv_params_default(fv_filters[f]);
-    const char *filter_name = NULL, *variant_name = NULL, *pane_text[2] = {NULL, NULL},
-               *compare_text[2] = {NULL, NULL};
-    param_setting settings[CLI_MAX_SETTINGS];
-    int n_settings = 0, iterations = 1, mode_given = 0, options_done = 0;
-    /* the first flag given that only the viewer (or --bench, or --list) reads */
-    const char *viewer_flag = NULL, *bench_flag = NULL, *list_flag = NULL, *batch_flag = NULL;
-    const char *noise_flag = NULL; /* the first noise flag: for the viewer, -o and --compare */
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+    parse_state s;
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.argc = argc;
+    s.argv = argv;
+    s.iterations = 1;
+    int options_done = 0;
+    for (s.i = 1; s.i < argc; s.i++) {
+        const char *a = argv[s.i];
         if (!options_done && !strcmp(a, "--")) { /* the rest are file names, even "-x.png" */
             options_done = 1;
             continue;
@@ -313,185 +714,22 @@ int cli_parse(int argc, char **argv, cli_options *o)
             if (!o->input) o->input = a;
             continue;
         }
-#define VALUE() arg_value(argc, argv, &i)
-#define FOR(scope) (scope = scope ? scope : a)
-#define ONCE(field)                                                                                \
-    do {                                                                                           \
-        if (field) {                                                                               \
-            fprintf(stderr, "filterview: %s given twice ('%s' and '%s')\n", a, field,             \
-                    i + 1 < argc ? argv[i + 1] : "nothing");                                       \
-            return 0;                                                                              \
-        }                                                                                          \
-    } while (0)
-#define SET_MODE(m)                                                                                \
-    do {                                                                                           \
-        if (mode_given && o->mode != (m)) {                                                        \
-            fprintf(stderr, "filterview: %s cannot be combined with the other mode flags\n", a);  \
-            return 0;                                                                              \
-        }                                                                                          \
-        o->mode = (m);                                                                             \
-        mode_given = 1;                                                                            \
-    } while (0)
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            o->mode = CLI_MODE_HELP;
-            return 1;
-        } else if (!strcmp(a, "-a") || !strcmp(a, "-b")) {
-            const char *spec = VALUE();
-            if (!spec) return bad(a, "FILTER:VARIANT, a variant or 'original'", NULL);
-            pane_text[a[1] - 'a'] = spec;
-            FOR(viewer_flag);
-        } else if (!strcmp(a, "--help-keys")) {
-            o->mode = CLI_MODE_HELP_KEYS;
-            return 1;
-        } else if (!strcmp(a, "--interop")) {
-            FOR(viewer_flag);
-            const char *how = VALUE();
-            if (!how || (strcmp(how, "buffer") && strcmp(how, "texture") && strcmp(how, "pbo") &&
-                         strcmp(how, "staging")))
-                return bad(a, "'buffer', 'texture', 'pbo' or 'staging'", how);
-            o->interop = !strcmp(how, "buffer") ? FV_INTEROP_BUFFER
-                       : !strcmp(how, "texture") ? FV_INTEROP_TEXTURE
-                       : !strcmp(how, "pbo") ? FV_INTEROP_PBO : FV_INTEROP_STAGING;
-        } else if (!strcmp(a, "--headless")) {
-            o->headless = 1;
-            FOR(viewer_flag);
-        } else if (!strcmp(a, "--verbose")) {
-            o->verbose = 1;
-            FOR(list_flag);
-        } else if (!strcmp(a, "--keys")) {
-            FOR(viewer_flag);
-            if (!(o->keys = VALUE())) return bad(a, "a key sequence such as \"1bc<PgUp>\"", NULL);
-        } else if (!strcmp(a, "--frames")) {
-            FOR(viewer_flag);
-            if (!parse_int(a, VALUE(), 1, 1000000, &o->frames)) return 0;
-        } else if (!strcmp(a, "--screenshot")) {
-            FOR(viewer_flag);
-            ONCE(o->screenshot);
-            if (!(o->screenshot = VALUE())) return bad(a, "a .png path", NULL);
-        } else if (!strcmp(a, "--bench-frames")) {
-            FOR(viewer_flag);
-            if (!parse_int(a, VALUE(), 1, 100000, &o->bench_frames)) return 0;
-        } else if (!strcmp(a, "--window") ||
-                   (!strcmp(a, "--size") && (i + 1 >= argc || looks_like_size(argv[i + 1]) ||
-                                             !any_filter_has_param("size")))) {
-            /* --size WxH is the old name of --window; a filter's `size` takes other values */
-            FOR(viewer_flag);
-            if (!parse_one_size(a, VALUE(), &o->window_w, &o->window_h)) return 0;
-        } else if (!strcmp(a, "--random")) {
-            FOR(viewer_flag);
-            if (!parse_one_size(a, VALUE(), &o->random_w, &o->random_h)) return 0;
-        } else if (!strcmp(a, "--list")) {
-            SET_MODE(CLI_MODE_LIST);
-        } else if (!strcmp(a, "--info")) {
-            SET_MODE(CLI_MODE_INFO);
-        } else if (!strcmp(a, "--bench")) {
-            SET_MODE(CLI_MODE_BENCH);
-        } else if (!strcmp(a, "-f") || !strcmp(a, "--filter")) {
-            if (!(filter_name = VALUE())) return bad(a, "a filter name (see --list)", NULL);
-            o->filter_given = 1;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--variant")) {
-            if (!(variant_name = VALUE())) return bad(a, "a variant name (see --list)", NULL);
-            o->variant_given = 1;
-        } else if (!strcmp(a, "-o") || !strcmp(a, "--output")) {
-            ONCE(o->output);
-            if (!(o->output = VALUE())) return bad(a, "an output .png path", NULL);
-            SET_MODE(CLI_MODE_BATCH);
-        } else if (!strcmp(a, "--noise")) {
-            FOR(noise_flag);
-            double percent = 0;
-            if (!parse_decimal(a, VALUE(), 0, 100 * FV_NOISE_MAX_DENSITY, 1, &percent)) return 0;
-            o->noise.density = percent / 100;
-        } else if (!strcmp(a, "--noise-sigma")) {
-            FOR(noise_flag);
-            if (!parse_decimal(a, VALUE(), 0, FV_NOISE_MAX_SIGMA, 0, &o->noise.sigma)) return 0;
-        } else if (!strcmp(a, "--noise-seed")) {
-            FOR(noise_flag);
-            int seed = 0;
-            if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
-            o->noise.seed = (unsigned)seed;
-        } else if (!strcmp(a, "--save-source")) {
-            FOR(batch_flag);
-            ONCE(o->save_source);
-            if (!(o->save_source = VALUE())) return bad(a, "an output image path", NULL);
-        } else if (!strcmp(a, "--png-level")) {
-            FOR(batch_flag);
-            if (!parse_int(a, VALUE(), 0, 9, &o->png_level)) return 0;
-        } else if (!strcmp(a, "--jpeg-quality")) {
-            FOR(batch_flag);
-            if (!parse_int(a, VALUE(), 1, 100, &o->jpeg_quality)) return 0;
-        } else if (!strcmp(a, "--compare")) {
-            compare_text[0] = VALUE();
-            compare_text[1] = VALUE();
-            if (!compare_text[0] || !compare_text[1]) return bad(a, "two variants (VARIANT or FILTER:VARIANT)", NULL);
-            SET_MODE(CLI_MODE_COMPARE);
-        } else if (!strcmp(a, "--iters") || !strcmp(a, "--iterations")) {
-            if (!parse_int(a, VALUE(), 1, FV_MAX_ITERATIONS, &iterations)) return 0;
-        } else if (!strcmp(a, "--kernel-file")) { /* an image parameter: main.c loads it */
-            ONCE(o->kernel_file);
-            if (!(o->kernel_file = VALUE())) return bad(a, "an image file (conv's shape file)", NULL);
-        } else if (!strcmp(a, "-p") || (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2))) {
-            if (n_settings == CLI_MAX_SETTINGS) return bad(a, "at most 32 parameter settings", NULL);
-            param_setting *set = &settings[n_settings];
-            set->flag = a;
-            const char *value = VALUE();
-            if (!strcmp(a, "-p")) {
-                const char *eq = value ? strchr(value, '=') : NULL;
-                if (!eq || eq == value || (size_t)(eq - value) >= sizeof set->storage)
-                    return bad(a, "NAME=VALUE (a filter parameter, see --list)", value);
-                snprintf(set->storage, sizeof set->storage, "%.*s", (int)(eq - value), value);
-                set->name = set->storage;
-                snprintf(set->flag_storage, sizeof set->flag_storage, "-p %.*s", (int)(eq - value), value);
-                set->flag = set->flag_storage;
-                set->text = eq + 1;
-                if (!any_filter_has_param(set->name)) {
-                    fprintf(stderr, "filterview: -p: no filter has a parameter '%s' (see --list)\n", set->name);
-                    return 0;
-                }
-            } else {
-                set->name = a + 2;
-                set->text = value;
-                if (!value) return bad(a, "a value (see --list)", NULL);
-            }
-            n_settings++;
-        } else if (!strcmp(a, "--sizes")) {
-            FOR(bench_flag);
-            if (!parse_sizes(VALUE(), o)) return 0;
-        } else if (!strcmp(a, "--image")) {
-            FOR(bench_flag);
-            ONCE(o->bench_image);
-            if (!(o->bench_image = VALUE())) return bad(a, "an image file for the bench", NULL);
-        } else if (!strcmp(a, "--csv")) {
-            FOR(bench_flag);
-            ONCE(o->csv);
-            if (!(o->csv = VALUE())) return bad(a, "a CSV output path", NULL);
-        } else if (!strcmp(a, "--chart")) {
-            FOR(bench_flag);
-            ONCE(o->chart);
-            if (!(o->chart = VALUE())) return bad(a, "a .png path for the chart", NULL);
-        } else if (!strcmp(a, "--runs")) {
-            FOR(bench_flag);
-            if (!parse_int(a, VALUE(), 1, 10000, &o->runs)) return 0;
-        } else if (!strcmp(a, "--seed")) {
-            int seed = 0;
-            if (!parse_int(a, VALUE(), 0, 2147483647, &seed)) return 0;
-            o->seed = (unsigned)seed;
-        } else {
-            fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
-            return 0;
-        }
-#undef VALUE
-#undef SET_MODE
-#undef FOR
-#undef ONCE
+        const cli_flag *f = find_flag(&s, a);
+        int r = 0;
+        if (f) r = read_flag(&s, f, a);
+        else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2)) r = parse_param(&s, a);
+        else fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
+        if (r == 0) return 0;
+        if (r == 2) return 1;
     }
-    if (filter_name && !(o->filter = fv_filter_find(filter_name))) {
-        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", filter_name);
+    if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
+        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", s.filter_name);
         return 0;
     }
-    o->variant = fv_variant_find(o->filter, variant_name ? variant_name : "fast");
-    if (!o->variant && variant_name) {
+    o->variant = fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
+    if (!o->variant && s.variant_name) {
         fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", o->filter->name,
-                variant_name);
+                s.variant_name);
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -501,20 +739,20 @@ int cli_parse(int argc, char **argv, cli_options *o)
     in_play[n_in_play++] = o->filter;
     for (int k = 0; k < 2; k++) {
         static const char *const pane_flags[2] = {"-a", "-b"};
-        if (pane_text[k]) {
-            if (!parse_pane_spec(pane_flags[k], pane_text[k], o->filter, 1, &o->pane[k])) return 0;
+        if (s.pane_text[k]) {
+            if (!parse_pane_spec(pane_flags[k], s.pane_text[k], o->filter, 1, &o->pane[k])) return 0;
             o->pane_given[k] = 1;
             in_play[n_in_play++] = o->pane[k].filter;
         }
-        if (compare_text[k]) {
-            if (!parse_pane_spec("--compare", compare_text[k], o->filter, 0, &o->compare[k])) return 0;
+        if (s.compare_text[k]) {
+            if (!parse_pane_spec("--compare", s.compare_text[k], o->filter, 0, &o->compare[k])) return 0;
             in_play[n_in_play++] = o->compare[k].filter;
         }
     }
     if (o->mode == CLI_MODE_BENCH && !o->filter_given)
         for (int f = 0; f < fv_n_filters; f++) in_play[n_in_play++] = fv_filters[f];
-    if (!apply_settings(o, settings, n_settings, in_play, n_in_play)) return 0;
-    for (int f = 0; f < fv_n_filters; f++) o->params[f].iterations = iterations;
+    if (!apply_settings(o, s.settings, s.n_settings, in_play, n_in_play)) return 0;
+    for (int f = 0; f < fv_n_filters; f++) o->params[f].iterations = s.iterations;
     if (o->input && o->random_w) {
         fprintf(stderr, "filterview: give an image or --random WxH, not both\n");
         return 0;
@@ -541,25 +779,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
                 "with -o DIR/\n", o->inputs[0], o->inputs[1]);
         return 0;
     }
-    /* a flag that means nothing in this mode is a mistake, not something to ignore */
-    static const char *const mode_names[] = {
-        [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",     [CLI_MODE_COMPARE] = "--compare",
-        [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info"};
-    const struct { const char *flag; cli_mode mode; } scoped[] = {
-        {viewer_flag, CLI_MODE_VIEW}, {bench_flag, CLI_MODE_BENCH}, {list_flag, CLI_MODE_LIST},
-        {batch_flag, CLI_MODE_BATCH}};
-    for (size_t k = 0; k < sizeof scoped / sizeof scoped[0]; k++)
-        if (scoped[k].flag && o->mode != scoped[k].mode) {
-            fprintf(stderr, "filterview: %s is for %s, not %s\n", scoped[k].flag, mode_names[scoped[k].mode],
-                    mode_names[o->mode]);
-            return 0;
-        }
-    if (noise_flag && o->mode != CLI_MODE_VIEW && o->mode != CLI_MODE_BATCH && o->mode != CLI_MODE_COMPARE) {
-        fprintf(stderr, "filterview: %s is for the viewer, -o and --compare, not %s\n", noise_flag,
-                o->mode < sizeof mode_names / sizeof mode_names[0] && mode_names[o->mode] ? mode_names[o->mode]
-                                                                                      : "this mode");
-        return 0;
-    }
+    if (!check_modes(&s)) return 0;
     if (o->save_source && o->output_is_dir) {
         fprintf(stderr, "filterview: --save-source is for one input image, not a folder of them\n");
         return 0;
@@ -604,58 +824,47 @@ void cli_print_list(int verbose)
     }
 }
 
+/* One row of the table as --help shows it: the label, then its help, continued lines indented. */
+static void print_flag_help(const cli_flag *f)
+{
+    char line[256];
+    const char *p = f->help;
+    for (int first = 1; *p; first = 0) {
+        const char *end = strchr(p, '\n');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        snprintf(line, sizeof line, "%.*s", (int)n, p);
+        if (first) printf("  %-21s ", f->label);
+        else printf("%24s", "");
+        printf(line, FV_MAX_ITERATIONS);
+        printf("\n");
+        p += n + (end ? 1 : 0);
+    }
+}
+
+static void print_section(help_section section)
+{
+    for (int r = 0; r < N_FLAGS; r++)
+        if (cli_flags[r].section == section) print_flag_help(&cli_flags[r]);
+}
+
 void cli_print_help(void)
 {
-    printf(
-        "filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
-        "\n"
-        "usage:\n"
-        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
-        "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
-        "                                                  filter many, each to OUTDIR/NAME.png\n"
-        "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
-        "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
-        "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
-        "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
-        "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-        "  filterview --list [--verbose] | --info | --help | --help-keys\n"
-        "\n"
-        "options:\n"
-        "  -f, --filter NAME     filter (default gaussian); --list shows all\n"
-        "  -v, --variant NAME    kernel variant (default fast); `cpu` runs the reference,\n"
-        "                        `npp` NVIDIA's NPP where the toolkit has it\n"
-        "  --NAME VALUE          a filter parameter (below); also -p NAME=VALUE. It applies to\n"
-        "                        every filter in play that has it; --bench sweeps a list:\n"
-        "                        -p radius=1,2,4,8\n"
-        "  --iters N             apply the filter N times, 1..%d (default 1)\n"
-        "  -o, --output FILE     write the result as PNG, or JPEG for .jpg/.jpeg (written to a\n"
-        "                        temporary name, then renamed: never half a file); a folder\n"
-        "                        (DIR/) takes every input: a progress bar, a failed file is\n"
-        "                        reported and skipped, exit 1 at the end if any failed\n"
-        "  --png-level N         PNG compression, 0..9 (default 1: fast; 9: smallest)\n"
-        "  --jpeg-quality N      JPEG quality, 1..100 (default 90)\n"
-        "  --noise D             salt-and-pepper noise on the source: D %% of the pixels, 0..50\n"
-        "                        (viewer: n/N); --noise-sigma S adds Gaussian noise (0..128),\n"
-        "                        --noise-seed N draws another pattern. The same noisy image on\n"
-        "                        the CPU and the GPU, for every pane and filter\n"
-        "  --save-source FILE    with -o: also write the source the filter saw (the noisy one)\n"
-        "  --kernel-file FILE    conv's kernel for shape file: a grayscale image up to 127x127\n"
-        "  --compare A B         run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
-        "                        the differing pixels\n"
-        "  --bench               time every variant on random images (CUDA events, median)\n"
-        "  --sizes WxH,...       benchmark sizes (default: 512x512 .. 9984x6400)\n"
-        "  --image FILE          bench on this photo instead of random images (resized to each\n"
-        "                        of --sizes; its own size without them): Canny wants a photo\n"
-        "  --csv FILE            also write the benchmark table as CSV (with kernel resources)\n"
-        "  --chart FILE          also draw the benchmark as a PNG chart: lines over a swept\n"
-        "                        parameter, else bars over the sizes\n"
-        "  --runs N              timed runs per cell (default 20); --seed N random seed\n"
-        "  --list                filters, their parameters and variants; --verbose adds each\n"
-        "                        kernel's registers, shared memory, block size and occupancy\n"
-        "  --info                the CUDA device and its memory\n"
-        "\n"
-        "parameters:\n",
-        FV_MAX_ITERATIONS);
+    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
+           "\n"
+           "usage:\n"
+           "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
+           "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+           "                                                  filter many, each to OUTDIR/NAME.png\n"
+           "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
+           "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
+           "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
+           "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
+           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+           "  filterview --list [--verbose] | --info | --help | --help-keys\n"
+           "\n"
+           "options:\n");
+    print_section(HELP_OPTIONS);
+    printf("\nparameters:\n");
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         for (int k = 0; k < f->n_params; k++) {
@@ -666,32 +875,10 @@ void cli_print_help(void)
             printf("  %-12s %-9s %s (%s)\n", flag, f->name, f->params[k].help, range);
         }
     }
-    printf(
-        "\n"
-        "viewer:\n"
-        "  (no -o)               open the viewer: a window where there is a display, else\n"
-        "                        headless (EGL), writing a screenshot\n"
-        "  -a SPEC, -b SPEC      what panes A and B show: a variant of -f's filter, FILTER:VARIANT\n"
-        "                        (B with another filter than A unlinks the panes), or 'original'\n"
-        "                        (default: A = naive, B = smem; -v also sets A)\n"
-        "  --interop HOW         how CUDA output reaches GL: 'buffer' (default) kernels write\n"
-        "                        registered GL buffers that the shader samples directly;\n"
-        "                        'texture' a device copy into registered textures; 'pbo'\n"
-        "                        kernels write pixel buffers that GL copies (the classic way);\n"
-        "                        'staging' no interop, through the host (the fallback)\n"
-        "  --headless            draw offscreen through EGL on the GPU (no X server)\n"
-        "  --keys SEQ            replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
-        "                        <PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"
-        "                        <WxH> resizes the window (<0x0>: minimised)\n"
-        "  --frames N            frames to draw, then exit (window or headless)\n"
-        "  --screenshot FILE     write the last frame as PNG, then exit\n"
-        "  --bench-frames N      time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
-        "                        where the rest goes, and the CUDA <-> GL hand-over floor\n"
-        "  --window WxH          window or offscreen size (--size WxH still works)\n"
-        "  --random WxH          a random image of that size instead of a file\n"
-        "  --help-keys           the viewer's keys as a markdown table\n"
-        "\n"
-        "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
-        "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP.\n"
-        "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
+    printf("\nviewer:\n");
+    print_section(HELP_VIEWER);
+    printf("\n"
+           "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
+           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP.\n"
+           "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
 }

@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/cli/cli.h: the command line, parsed strictly into one options struct. Every malformed flag
- * or number is rejected with one line naming the flag and what it expects.
+ * viewer/cli/cli.h: the command line, parsed strictly into one options struct by cli.c's table of
+ * flags (which also gives --help and which mode takes which flag). Every malformed flag or number
+ * is rejected with one line naming the flag and what it expects.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CLI_H
 #define FV_CLI_H
@@ -26,7 +27,7 @@ typedef enum fv_interop_path {
     FV_INTEROP_BUFFER,  /* kernels write registered GL buffers; the shader samples them as buffer
                            textures: no copy at all (default) */
     FV_INTEROP_TEXTURE, /* kernels write a device buffer, copied into the registered 2D texture */
-    FV_INTEROP_PBO,     /* seed 004's way: kernels write the PBO, GL copies it into the texture */
+    FV_INTEROP_PBO,     /* the classic way: kernels write the PBO, GL copies it into the texture */
     FV_INTEROP_STAGING  /* no interop: device -> host -> the GL buffers, as when registration is
                            refused (to compare, or to get round a broken driver) */
 } fv_interop_path;

@@ -27,46 +27,6 @@
 
 #define MAX_FILE_BYTES ((size_t)2 << 30)  /* no supported file of an allowed size is larger */
 
-/* ---- printable text ---- */
-
-/* Length of the valid UTF-8 sequence at s (at most `left` bytes) that is no C1 control; 0 if
- * there is none. */
-static size_t utf8_printable_length(const unsigned char *s, size_t left)
-{
-    unsigned c = s[0];
-    size_t n = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c <= 0xdf ? 2 : 0;
-    if (n == 0 || n > left) return 0;
-    for (size_t i = 1; i < n; i++)
-        if ((s[i] & 0xc0) != 0x80) return 0;
-    if (n == 2 && c == 0xc2 && s[1] < 0xa0) return 0;               /* U+0080..U+009F */
-    if (n == 3 && c == 0xe0 && s[1] < 0xa0) return 0;               /* overlong */
-    if (n == 3 && c == 0xed && s[1] >= 0xa0) return 0;              /* surrogates */
-    if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
-    return n;
-}
-
-void image_printable(const char *text, char *buf, size_t size)
-{
-    if (size == 0) return;
-    const unsigned char *s = (const unsigned char *)text;
-    size_t len = strlen(text), o = 0;
-    for (size_t i = 0; i < len;) {
-        size_t n = s[i] >= 0x20 && s[i] < 0x7f ? 1 : s[i] >= 0x80 ? utf8_printable_length(s + i, len - i) : 0;
-        if (n) {
-            if (o + n >= size) break;
-            memcpy(buf + o, s + i, n);
-            o += n;
-            i += n;
-        } else {
-            if (o + 4 >= size) break;
-            snprintf(buf + o, 5, "\\x%02x", s[i]);
-            o += 4;
-            i++;
-        }
-    }
-    buf[o] = 0;
-}
-
 /* ---- input ---- */
 
 /* What a path that is no regular file is, for the message. */
@@ -430,22 +390,6 @@ fv_status image_temp_commit(image_temp *t, const char *path)
 }
 
 /* ---- output ---- */
-
-fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
-{
-    const uint8_t *p = buf;
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && errno == EFBIG)
-            return fv_fail(FV_ERR_IO, "cannot write '%s': %s (past the file size limit, ulimit -f)", name,
-                           strerror(EFBIG));
-        if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
-        p += w;
-        n -= (size_t)w;
-    }
-    return FV_OK;
-}
 
 fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt)
 {

@@ -1,7 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/image_io.h: reading images (PNG, JPEG, PNM, BMP) as RGBA8, and writing PNG or JPEG
  * atomically: a temporary name in the target's folder, then rename(), so a failure or a signal
- * never leaves half a file. The codecs themselves are in codec_*.c (see codec.h).
+ * never leaves half a file. The codecs are png.c, jpeg.c, pnm.c and bmp.c on codec_common.c
+ * (see codec.h); image_printable is in text.c.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_IMAGE_IO_H
 #define FV_IMAGE_IO_H

@@ -11,10 +11,11 @@
  * in one line and skipped; outputs are written atomically (image_save). On a terminal a
  * progress bar shows files done, images/s and the time left. Tested by the CLI batch cases.
  * ------------------------------------------------------------------------------------------------ */
-#include "batch.h"
+#include "modes.h"
 
-#include "bench.h"
 #include "image_io.h"
+#include "run.h"
+#include "timing.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -182,7 +183,7 @@ static fv_status name_outputs(batch_run *b, const char *dir)
 static void progress_draw(batch_run *b, int final)
 {
     if (!b->tty) return;
-    double t = bench_now_ms();
+    double t = fv_now_ms();
     if (!final && t - b->last_draw < PROGRESS_INTERVAL_MS) return;
     b->last_draw = t;
     if (final) {
@@ -370,10 +371,7 @@ static fv_status slot_ensure_size(batch_run *b, gpu_slot *g, int w, int h)
     if (g->d_src.data && g->d_src.width == w && g->d_src.height == h) return FV_OK;
     fv_device_image_free(&g->d_src);
     fv_device_image_free(&g->d_dst);
-    char what[96];
-    snprintf(what, sizeof what, "a %dx%d image", w, h);
-    const size_t image_bytes = (size_t)w * 4 * (size_t)h;
-    FV_TRY(fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(b->f, b->v, b->p, w, h), what));
+    FV_TRY(run_check_fits(b->f, b->v, b->p, w, h));
     FV_TRY(fv_device_image_alloc(&g->d_src, w, h));
     return fv_device_image_alloc(&g->d_dst, w, h);
 }
@@ -502,12 +500,6 @@ static void gpu_loop(batch_run *b)
 
 /* ---- the run ---- */
 
-static int fail_line(void)
-{
-    fprintf(stderr, "filterview: %s\n", fv_last_error());
-    return 1;
-}
-
 int batch_many_main(const cli_options *o)
 {
     batch_run b;
@@ -517,8 +509,9 @@ int batch_many_main(const cli_options *o)
     b.v = o->variant;
     b.p = cli_params(o, b.f);
     b.host = fv_variant_is_host(b.v);
-    if (fv_params_check(b.f, b.p) != FV_OK) return fail_line();
-    if (!b.host && fv_device_check() != FV_OK) return fail_line();
+    /* said before any file is read; after this, the runner's prepare is the only check */
+    if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
+    if (!b.host && fv_device_check() != FV_OK) return run_fail_line();
     /* the folder must exist, as a file's folder must (a typo makes no new folder) */
     char dir_text[1024];
     image_printable(o->output, dir_text, sizeof dir_text);
@@ -526,23 +519,23 @@ int batch_many_main(const cli_options *o)
     if (stat(o->output, &st) != 0) {
         fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
                 errno == ENOENT ? "the folder does not exist" : strerror(errno));
-        return fail_line();
+        return run_fail_line();
     }
     if (!S_ISDIR(st.st_mode) || access(o->output, W_OK) != 0) {
         fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
                 S_ISDIR(st.st_mode) ? strerror(errno) : "it is not a folder");
-        return fail_line();
+        return run_fail_line();
     }
     char **inputs = NULL;
     int n = 0;
     int code = 0;
-    if (expand_inputs(o, &inputs, &n) != FV_OK) code = fail_line();
+    if (expand_inputs(o, &inputs, &n) != FV_OK) code = run_fail_line();
     if (!code && n == 0) {
         fv_fail(FV_ERR_IO, "no images (.png .jpg .jpeg .ppm .pgm .pnm .bmp) in the folders given");
-        code = fail_line();
+        code = run_fail_line();
     }
     b.jobs = code ? NULL : calloc((size_t)n, sizeof *b.jobs);
-    if (!code && !b.jobs) code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), fail_line());
+    if (!code && !b.jobs) code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
     for (int i = 0; !code && i < n; i++) b.jobs[i].in = inputs[i];
     b.n_jobs = code ? 0 : n;
     if (!code && name_outputs(&b, o->output) != FV_OK) {
@@ -567,7 +560,7 @@ int batch_many_main(const cli_options *o)
         pthread_mutex_init(&b.in_pool.lock, NULL);
         pthread_mutex_init(&b.out_pool.lock, NULL);
         b.in_alloc = (image_allocator){pool_alloc, pool_release, &b.in_pool};
-        b.t0 = bench_now_ms();
+        b.t0 = fv_now_ms();
         pthread_t tid[MAX_WORKERS];
         int started = 0;
         for (int t = 0; t < b.n_workers; t++)
@@ -577,13 +570,13 @@ int batch_many_main(const cli_options *o)
             if (b.host) host_worker(&b);
             else {
                 fv_fail(FV_ERR_MEMORY, "cannot start worker threads");
-                code = fail_line();
+                code = run_fail_line();
             }
         }
         if (!b.host && started > 0) gpu_loop(&b);
         for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
         progress_draw(&b, 1);
-        const double seconds = (bench_now_ms() - b.t0) / 1000.0;
+        const double seconds = (fv_now_ms() - b.t0) / 1000.0;
         if (!code) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);

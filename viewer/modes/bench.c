@@ -2,8 +2,8 @@
  * viewer/modes/bench.c: `filterview --bench`. For each image size (random content, seeded) and each
  * filter x GPU variant: warm-up, then the median of N runs timed with CUDA events, rotating
  * among enough buffer sets to defeat the L2 cache. Reported against the device-to-device copy
- * bandwidth measured at the start of the same run (bytes read + written), as seed 000's chart
- * plus the figures that explain it: ms, Mpixel/s, effective GB/s (the filter's traffic model),
+ * bandwidth measured at the start of the same run (bytes read + written), with the figures that
+ * explain it: ms, Mpixel/s, effective GB/s (the filter's traffic model),
  * share of copy bandwidth, speedup over the filter's baseline variant, the largest difference
  * from the baseline's output (peers such as NPP are not exact), the CPU reference (where it
  * takes < 2 s), and each variant's kernel resources in the CSV. Any parameter can be swept
@@ -15,13 +15,14 @@
 
 #include "chart.h"
 #include "image_io.h"
+#include "modes.h"
+#include "timing.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define BENCH_WARMUP 3
 #define BENCH_MAX_SETS 16
@@ -30,56 +31,6 @@
 
 static const int default_sizes[][2] = {{512, 512},   {1856, 1376}, {2048, 2048}, {3840, 2160},
                                        {6304, 4192}, {7360, 4832}, {9984, 6400}};
-
-static int compare_doubles(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-double bench_median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, compare_doubles);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-double bench_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-fv_status bench_time_op(bench_op_fn op, void *context, int n_sets, int warmup, int runs,
-                        double *median_ms)
-{
-    cudaEvent_t *ev = calloc((size_t)runs * 2, sizeof *ev);
-    double *ms = calloc((size_t)runs, sizeof *ms);
-    fv_status st = (ev && ms) ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
-    for (int i = 0; st == FV_OK && i < 2 * runs; i++)
-        if (cudaEventCreate(&ev[i]) != cudaSuccess) st = fv_fail(FV_ERR_CUDA, "cudaEventCreate failed");
-    for (int i = 0; st == FV_OK && i < warmup; i++) st = op(context, i % n_sets);
-    for (int i = 0; st == FV_OK && i < runs; i++) {
-        cudaEventRecord(ev[2 * i], 0);
-        st = op(context, i % n_sets);
-        cudaEventRecord(ev[2 * i + 1], 0);
-    }
-    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess)
-        st = fv_fail(FV_ERR_CUDA, "benchmark run failed: %s", cudaGetErrorString(cudaGetLastError()));
-    for (int i = 0; st == FV_OK && i < runs; i++) {
-        float t = 0;
-        cudaEventElapsedTime(&t, ev[2 * i], ev[2 * i + 1]);
-        ms[i] = t;
-    }
-    if (st == FV_OK) {
-        *median_ms = bench_median(ms, runs);
-    }
-    for (int i = 0; ev && i < 2 * runs; i++)
-        if (ev[i]) cudaEventDestroy(ev[i]);
-    free(ev);
-    free(ms);
-    return st;
-}
 
 /* ---- what one benchmark cell runs ---- */
 typedef struct bench_sets {
@@ -122,7 +73,7 @@ fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
     if (st == FV_OK) st = cudaMemset(c.a, 0x5a, c.bytes) == cudaSuccess ? FV_OK
                           : fv_fail(FV_ERR_CUDA, "cudaMemset failed");
     double ms = 0;
-    if (st == FV_OK) st = bench_time_op(copy_op_run, &c, 1, BENCH_WARMUP, runs, &ms);
+    if (st == FV_OK) st = fv_time_median(copy_op_run, &c, 1, BENCH_WARMUP, runs, &ms);
     if (st == FV_OK) *gbps = 2.0 * (double)c.bytes / (ms * 1e6);
     cudaFree(c.a);
     cudaFree(c.b);
@@ -299,9 +250,9 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
         fv_runner runner = {0};
         fv_status st = fv_host_image_alloc(&dst, w, h);
         if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, w, h);
-        double t0 = bench_now_ms();
+        double t0 = fv_now_ms();
         if (st == FV_OK) st = fv_runner_run(&runner, c->host, &dst, 0);
-        r->ms = bench_now_ms() - t0;
+        r->ms = fv_now_ms() - t0;
         *c->cpu_ms_per_pixel = r->ms / ((double)w * h * p->iterations);
         fv_runner_release(&runner);
         fv_host_image_free(&dst);
@@ -311,7 +262,7 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
     fv_runner runner = {0};
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h); /* state made before any timing */
     variant_op op = {&runner, c->sets};
-    if (st == FV_OK) st = bench_time_op(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
+    if (st == FV_OK) st = fv_time_median(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
     if (st == FV_OK) { /* how far from the baseline's bytes (exact variants: 0) */
         st = fv_runner_run(&runner, &c->sets->src[0], &c->sets->dst[0], 0);
         fv_diff_stats d;
@@ -434,6 +385,8 @@ int bench_main(const cli_options *o)
             for (int k = 0; k < n_values && !failed; k++) {
                 fv_params p;
                 if (!sweep_params(o, f, k, &p)) continue;
+                /* once per cell, naming the filter, before any variant runs; each runner's
+                 * prepare checks again */
                 if (fv_params_check(f, &p) != FV_OK) {
                     fprintf(stderr, "filterview: %s: %s\n", f->name, fv_last_error());
                     failed = 1;

@@ -1,20 +1,27 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/window/app.h: the viewer's one state object and the pieces that work on it.
  *
+ *   view.c      the window's size, zoom, centre, pane rectangles (plain geometry)
  *   pipeline.c  the compute side: source upload, panes A and B run through the registry straight
  *               into CUDA-GL pixel buffers (or a staging copy, or the CPU), diff statistics,
- *               kernel timings, the all-variants bar chart
- *   render.c    OpenGL: shaders, textures, composition of the panes, HUD, screenshots
+ *               kernel timings, the all-variants bar chart; the GL storage they are written into
  *   hud.c       the HUD's text and bars (stb_easy_font), the help overlay
+ *   render.c    OpenGL: shaders, composition of the panes with the HUD over them, screenshots
  *   keys.c      the key table that drives the handler, the help and the README's keys section
  *   keys_replay.c  the --keys text into key codes (plain C, fuzzed alone)
  *   window.c    GLUT window or headless EGL, the frame loop, key replay
+ *
+ * Floors, each calling only those below it (tests/cli/no_cycles.sh checks): view and
+ * pipeline at the bottom, then hud, render, keys, and window.c on top. window/ may use modes/
+ * (the copy bandwidth, the shared helpers), never the reverse. The help overlay reads the key
+ * table's rows from the app (keys_help_fill, at start-up), so hud.c need not call up into keys.c.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_APP_H
 #define FV_APP_H
 
 #include "cli.h"
 #include "noise.h"
+#include "timing.h"
 
 #include <stdio.h>
 
@@ -62,7 +69,9 @@ typedef struct pane {
     struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
     fv_image device_out;                 /* staging mode: the kernel's output */
     fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
-    cudaEvent_t start, stop;
+    fv_timer timer;                      /* the kernel's CUDA events, made once */
+    char unprepared[256];                /* why the runner is not ready for what the pane shows
+                                            (its prepare's message); "" when it is */
 } pane;
 
 typedef struct hud_vertex {
@@ -96,6 +105,14 @@ typedef struct bar_chart {
     int on_host[CHART_MAX_VARIANTS];     /* the reference: drawn apart, may run off the scale */
     double ms[CHART_MAX_VARIANTS];
 } bar_chart;
+
+#define KEYS_MAX_HELP 64
+
+/* The key table's rows as the help overlay shows them (keys_help_fill) */
+typedef struct key_help {
+    int n;
+    const char *label[KEYS_MAX_HELP], *help[KEYS_MAX_HELP];
+} key_help;
 
 typedef struct app {
     /* the image */
@@ -148,15 +165,24 @@ typedef struct app {
     char message[256];                   /* last action ("saved ..."), shown in the HUD */
     char error[256];                     /* last error, shown in the HUD */
     renderer gl;
+    key_help help;                       /* the key table's rows, for the help overlay */
     int headless;
 } app;
+
+/* ---- view.c ---- */
+void view_fit(app *a);
+void view_resize(app *a, int w, int h);  /* the window's new size (0x0: minimised) */
+void view_pane_rect(const app *a, int p, float rect[4]); /* viewport of pane p (x, y, w, h) */
+/* the image's rectangle in window pixels (x, y, w, h; y down) inside viewport vp */
+void view_image_rect(const app *a, const float vp[4], float out[4]);
+int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
 
 /* ---- pipeline.c ---- */
 fv_status app_load_image(app *a);        /* (re)loads the host image; reallocates on size change */
 fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
-fv_status pipeline_reload(app *a);
-fv_status pipeline_set_noise(app *a, const fv_noise *noise); /* applied once, on the GPU where there is one */       /* the same path again, buffers follow a size change */
+fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
+fv_status pipeline_set_noise(app *a, const fv_noise *noise); /* applied once, on the GPU where there is one */
 /* Makes both panes' runners ready for what they show (buffers, state): after every change of
  * image, filter, variant or parameter, so that the frame loop itself allocates nothing. */
 fv_status pipeline_prepare(app *a);
@@ -175,23 +201,19 @@ int pane_variant_available(const app *a, int p, int variant);
 /* "sigma 1, radius 2, 3 iterations" */
 void describe_pane_params(app *a, int p, char *buf, size_t size);
 void pipeline_time_all_variants(app *a); /* fills a->chart */
+void pipeline_resize_textures(app *a);   /* the panes' and the original's textures, at image size */
 fv_status pane_download(app *a, int p, fv_image *host);
 int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4]);
 double pane_gbps(const app *a, int p);
 
+/* ---- hud.c ---- */
+void hud_draw(app *a);
+
 /* ---- render.c ---- */
 fv_status render_init(app *a);
 void render_release(app *a);
-void render_resize_textures(app *a);
-void render_frame(app *a);
+void render_frame(app *a);               /* the panes, then the HUD */
 fv_status render_screenshot(app *a, const char *path);
-void view_fit(app *a);
-void view_resize(app *a, int w, int h);  /* the window's new size (0x0: minimised) */
-void view_pane_rect(const app *a, int p, float rect[4]); /* viewport of pane p (x, y, w, h) */
-int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
-
-/* ---- hud.c ---- */
-void hud_draw(app *a);
 
 /* ---- keys.c ---- */
 #define KEY_SPECIAL(glut_key) (256 + (glut_key))
@@ -208,8 +230,8 @@ void app_mouse_motion(app *a, int x, int y);
  * number of keys written to out, or -1 with a message. */
 int keys_parse(const char *text, int *out, int max);
 void keys_print_help(FILE *out, int markdown);
-/* Row i of the help (label such as "a / A", and what it does); 0 past the last row. */
-int keys_help_row(int i, const char **label, const char **help);
+/* The table's rows as the help shows them (label such as "a / A", and what it does). */
+void keys_help_fill(key_help *h);
 void app_save_panes(app *a);
 void app_set_message(app *a, const char *fmt, ...);
 

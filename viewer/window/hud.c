@@ -3,7 +3,8 @@
  * summaries, parameters, each pane's kernel time (ms, GB/s, share of the copy bandwidth), the
  * speedup of B over A, the |A - B| statistics computed on the GPU, frame time, size, zoom, the
  * pixel under the cursor, the compute mode and the last error; the help overlay and the
- * all-variants bar chart. Text is stb_easy_font's quads, scaled, with translucent panels.
+ * all-variants bar chart. Text is stb_easy_font's quads, scaled, with translucent panels. It reads
+ * the panes from pipeline.c and the view from view.c; render.c draws it over the image.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
@@ -185,11 +186,12 @@ static void help_panel(app *a, float scale)
     static const uint8_t OPAQUE_PANEL[4] = {12, 12, 16, 240};
     renderer *r = &a->gl;
     const char *title = "keys and mouse (h or F1 closes)";
-    const char *label, *help;
+    const key_help *keys = &a->help;
     float line_h = 11 * scale, pad = 6 * scale, label_w = 0, help_w = stb_easy_font_width((char *)title) * scale;
-    int n = 0;
-    for (; keys_help_row(n, &label, &help); n++) {
-        float lw = stb_easy_font_width((char *)label) * scale, hw = stb_easy_font_width((char *)help) * scale;
+    const int n = keys->n;
+    for (int i = 0; i < n; i++) {
+        float lw = stb_easy_font_width((char *)keys->label[i]) * scale;
+        float hw = stb_easy_font_width((char *)keys->help[i]) * scale;
         if (lw > label_w) label_w = lw;
         if (hw > help_w) help_w = hw;
     }
@@ -198,9 +200,9 @@ static void help_panel(app *a, float scale)
     float x = fmaxf(0.0f, (a->win_w - w) / 2), y = fmaxf(0.0f, (a->win_h - h) / 2);
     rect(r, x, y, w, h, OPAQUE_PANEL);
     text(r, x + pad, y + pad, scale, ACCENT, title);
-    for (int i = 0; i < n && keys_help_row(i, &label, &help); i++) {
-        text(r, x + pad, y + pad + (i + 1) * line_h, scale, ACCENT, label);
-        text(r, x + pad + label_w, y + pad + (i + 1) * line_h, scale, WHITE, help);
+    for (int i = 0; i < n; i++) {
+        text(r, x + pad, y + pad + (i + 1) * line_h, scale, ACCENT, keys->label[i]);
+        text(r, x + pad + label_w, y + pad + (i + 1) * line_h, scale, WHITE, keys->help[i]);
     }
 }
 

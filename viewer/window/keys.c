@@ -44,7 +44,7 @@ static void quit(app *a, int arg) { (void)arg; a->quit = 1; }
 /* After every change of what the panes show: their runners are prepared now, outside the
  * frame loop, and the panes recomputed. Every input that may make the next frame allocate sets
  * input_changed: this, the noise, the edited pane and `t` (a visible chart is re-timed), reload,
- * and view_resize (render.c); the exit summary counts frames that allocated without one. */
+ * and view_resize (view.c); the exit summary counts frames that allocated without one. */
 static void changed(app *a)
 {
     a->input_changed = 1;
@@ -376,18 +376,15 @@ void app_key(app *a, int key)
             }
 }
 
-int keys_help_row(int i, const char **label, const char **help)
+void keys_help_fill(key_help *h)
 {
-    int shown = 0;
-    for (int b = 0; b < N_BINDINGS; b++) {
+    h->n = 0;
+    for (int b = 0; b < N_BINDINGS && h->n < KEYS_MAX_HELP; b++) {
         if (!bindings[b].label) continue;
-        if (shown++ == i) {
-            *label = bindings[b].label;
-            *help = bindings[b].help;
-            return 1;
-        }
+        h->label[h->n] = bindings[b].label;
+        h->help[h->n] = bindings[b].help;
+        h->n++;
     }
-    return 0;
 }
 
 void keys_print_help(FILE *out, int markdown)

@@ -6,21 +6,24 @@
  *            variant from the device source straight into them, diff on the GPU, unmap; the
  *            shader samples the buffers as buffer textures, so nothing is copied at all.
  *            --interop texture: the same into a device buffer, then a device -> array copy into
- *            the registered 2D texture. --interop pbo (seed 004's way): kernels write the pixel
- *            buffers, GL copies them into the textures (0.83 ms at 3840x2160 on the H200).
+ *            the registered 2D texture. --interop pbo (the classic way): kernels write the
+ *            pixel buffers, GL copies them into the textures.
  *   staging  registration was refused (Mesa, WSL2, hybrid laptops), or --interop staging: the
  *            same into plain device buffers, then device -> host -> the GL buffers (2D textures
  *            with --interop texture or pbo). Said in the HUD.
  *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
  * The diff statistics and the kernel times come back asynchronously (pipeline_collect), so the
  * frame loop never waits for the GPU. Nothing is allocated and no plan is made per frame;
- * buffers change only when the image does.
+ * buffers change only when the image does. It also makes the GL storage the panes are written
+ * into (textures and pixel buffers). The floor of window/ with view.c: it calls no other file
+ * of window/ but view.c, and only modes/ and kernels/ below.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
-#include "batch.h"
 #include "bench.h"
 #include "image_io.h"
+#include "run.h"
+#include "timing.h"
 
 #include <cuda_gl_interop.h>
 #include <stdlib.h>
@@ -119,6 +122,29 @@ fv_status app_load_image(app *a)
     return source_on_host(a);
 }
 
+static void make_texture(GLuint *tex, int w, int h, const void *pixels)
+{
+    if (!*tex) glGenTextures(1, tex);
+    glBindTexture(GL_TEXTURE_2D, *tex);
+    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
+    glBindTexture(GL_TEXTURE_2D, 0);
+}
+
+void pipeline_resize_textures(app *a)
+{
+    const fv_image *src = &a->host_src;
+    a->allocations++; /* new storage for all three */
+    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(src->pitch / 4));
+    make_texture(&a->gl.source_texture, src->width, src->height, src->data);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
+    for (int p = 0; p < 2; p++) make_texture(&a->panes[p].texture, src->width, src->height, NULL);
+}
+
 /* New noise on the source: the clean image goes up once and the noise is drawn on the GPU, then
  * the noisy source comes back for what the host shows (the original pane, cpu panes, the pixel
  * probe); without a GPU it is drawn on the host. Never per frame. */
@@ -135,7 +161,7 @@ fv_status pipeline_set_noise(app *a, const fv_noise *noise)
         FV_TRY(fv_noise_apply(&a->device_src, &a->device_src, noise, 0));
         FV_TRY(fv_image_download(&a->host_src, &a->device_src));
     }
-    render_resize_textures(a); /* re-uploads the original */
+    pipeline_resize_textures(a); /* re-uploads the original */
     FV_TRY(pipeline_prepare(a));
     a->dirty = 1;
     return FV_OK;
@@ -264,11 +290,8 @@ fv_status pipeline_init(app *a)
         snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
         fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n", fv_last_error());
     }
-    for (int p = 0; p < 2; p++)
-        if (a->compute != FV_COMPUTE_CPU &&
-            (cudaEventCreate(&a->panes[p].start) != cudaSuccess ||
-             cudaEventCreate(&a->panes[p].stop) != cudaSuccess))
-            return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    for (int p = 0; p < 2; p++) /* made once: the frame loop only records them */
+        if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_timer_create(&a->panes[p].timer));
     if (a->compute != FV_COMPUTE_CPU &&
         cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
@@ -293,11 +316,7 @@ fv_status pipeline_init(app *a)
 void pipeline_release(app *a)
 {
     release_buffers(a);
-    for (int p = 0; p < 2; p++) {
-        if (a->panes[p].start) cudaEventDestroy(a->panes[p].start);
-        if (a->panes[p].stop) cudaEventDestroy(a->panes[p].stop);
-        a->panes[p].start = a->panes[p].stop = NULL;
-    }
+    for (int p = 0; p < 2; p++) fv_timer_destroy(&a->panes[p].timer);
     if (a->results_ready) cudaEventDestroy(a->results_ready);
     a->results_ready = NULL;
     fv_host_image_free(&a->host_src);
@@ -312,12 +331,12 @@ fv_status pipeline_reload(app *a)
     if (a->host_src.width != w || a->host_src.height != h || a->interop == FV_INTEROP_TEXTURE) {
         /* new texture storage invalidates registrations: unregister, re-create, register */
         release_buffers(a);
-        render_resize_textures(a);
+        pipeline_resize_textures(a);
         if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* try again */
         FV_TRY(alloc_buffers(a));
         view_fit(a);
     } else {
-        render_resize_textures(a); /* re-uploads the original */
+        pipeline_resize_textures(a); /* re-uploads the original */
         if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
     }
     FV_TRY(pipeline_prepare(a));
@@ -340,7 +359,13 @@ fv_status pipeline_prepare(app *a)
         const fv_filter *f = pane_filter(a, p);
         const fv_variant *v = &f->variants[pn->variant];
         const int remake = !pn->runner.prepared || pn->runner.variant != v;
-        FV_TRY(fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width, a->host_src.height));
+        fv_status st = fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width,
+                                         a->host_src.height);
+        if (st != FV_OK) { /* kept for pipeline_compute, which then runs nothing */
+            snprintf(pn->unprepared, sizeof pn->unprepared, "%s", fv_last_error());
+            return st;
+        }
+        pn->unprepared[0] = 0;
         if (remake || v->state_create) {
             if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
                 snprintf(pn->resources, sizeof pn->resources, "-");
@@ -356,18 +381,18 @@ static fv_status run_pane(app *a, int p, fv_image *out)
     pane *pn = &a->panes[p];
     const fv_variant *v = &pane_filter(a, p)->variants[pn->variant];
     if (fv_variant_is_host(v)) {
-        double t0 = bench_now_ms();
+        double t0 = fv_now_ms();
         FV_TRY(fv_runner_run(&pn->runner, &a->host_src, &pn->host_out, 0));
-        pn->kernel_ms = bench_now_ms() - t0;
+        pn->kernel_ms = fv_now_ms() - t0;
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
                          (size_t)out->width * 4, (size_t)out->height, cudaMemcpyHostToDevice) != cudaSuccess)
             return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
         return FV_OK;
     }
-    cudaEventRecord(pn->start, 0);
+    fv_timer_start(&pn->timer, 0);
     fv_status st = fv_runner_run(&pn->runner, &a->device_src, out, 0);
-    cudaEventRecord(pn->stop, 0);
+    fv_timer_stop(&pn->timer, 0);
     return st;
 }
 
@@ -379,7 +404,7 @@ static void end_stage(app *a, frame_stage stage, double *t)
         if (stage == STAGE_TEXTURE || stage == STAGE_DRAW) glFinish();
         else if (a->compute != FV_COMPUTE_CPU) cudaDeviceSynchronize();
     }
-    double now = bench_now_ms();
+    double now = fv_now_ms();
     a->stage_ms[stage] = now - *t;
     *t = now;
 }
@@ -404,8 +429,7 @@ int pipeline_collect(app *a, int wait)
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
             continue; /* host clock, already set */
-        float ms = 0;
-        if (cudaEventElapsedTime(&ms, pn->start, pn->stop) == cudaSuccess) pn->kernel_ms = ms;
+        fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
     }
     return 1;
 }
@@ -490,9 +514,12 @@ static fv_status upload_to_gl(app *a)
 
 fv_status pipeline_compute(app *a)
 {
-    double t = bench_now_ms();
+    double t = fv_now_ms();
+    /* the runners were prepared (and the parameters checked) when they last changed: a pane
+     * whose runner is not ready for what it shows says why, and nothing runs */
     for (int p = 0; p < 2; p++)
-        if (a->panes[p].variant != PANE_ORIGINAL) FV_TRY(fv_params_check(pane_filter(a, p), pane_params(a, p)));
+        if (a->panes[p].variant != PANE_ORIGINAL && a->panes[p].unprepared[0])
+            return fv_fail(FV_ERR_ARG, "%s", a->panes[p].unprepared);
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
     struct cudaGraphicsResource *mapped[2];
@@ -547,6 +574,8 @@ void pipeline_time_all_variants(app *a)
     bar_chart *c = &a->chart;
     c->n = 0;
     c->stale = 0;
+    /* parameters the panes' runner refused (and said so): no chart, rather than the same error
+     * once per variant */
     if (fv_params_check(f, params) != FV_OK) return;
     for (int i = 0; i < f->n_variants && c->n < CHART_MAX_VARIANTS; i++) {
         const fv_variant *v = &f->variants[i];
@@ -557,14 +586,14 @@ void pipeline_time_all_variants(app *a)
             if ((size_t)a->host_src.width * a->host_src.height * params->iterations > CHART_CPU_MAX_PIXELS)
                 continue;
             st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
-            double t0 = bench_now_ms();
+            double t0 = fv_now_ms();
             if (st == FV_OK) st = fv_runner_run(&runner, &a->host_src, &a->panes[0].host_out, 0);
-            ms = bench_now_ms() - t0;
+            ms = fv_now_ms() - t0;
         } else {
             if (a->compute == FV_COMPUTE_CPU) continue;
             st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
             chart_op op = {a, &runner};
-            if (st == FV_OK) st = bench_time_op(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);
+            if (st == FV_OK) st = fv_time_median(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);
         }
         fv_runner_release(&runner);
         if (st != FV_OK) {

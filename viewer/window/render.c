@@ -1,15 +1,15 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/window/render.c: OpenGL 3.3 core drawing: the embedded shaders (shaders/, compiled with their
- * logs reported), one VAO for the image quad, one for the HUD, a texture per pane plus the
- * original (or, with --interop buffer, the panes' pixel buffers sampled in place as buffer
- * textures), the four compare modes, the headless framebuffer and screenshots (glReadPixels,
- * written atomically as PNG).
+ * logs reported), one VAO for the image quad, one for the HUD, the panes' textures and the
+ * original's (made by pipeline.c; with --interop buffer, the panes' pixel buffers sampled in place
+ * as buffer textures), the four compare modes with the HUD over them (hud.c), the headless
+ * framebuffer and screenshots (glReadPixels, written atomically as PNG). Above pipeline.c, hud.c
+ * and view.c; below keys.c and window.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
 #include "image_io.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,29 +69,6 @@ static fv_status link_program(const char *vs_src, const char *vs_name, const cha
     }
     *out = prog;
     return FV_OK;
-}
-
-static void make_texture(GLuint *tex, int w, int h, const void *pixels)
-{
-    if (!*tex) glGenTextures(1, tex);
-    glBindTexture(GL_TEXTURE_2D, *tex);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-    glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_NEAREST);
-    glBindTexture(GL_TEXTURE_2D, 0);
-}
-
-void render_resize_textures(app *a)
-{
-    const fv_image *src = &a->host_src;
-    a->allocations++; /* new storage for all three */
-    glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(src->pitch / 4));
-    make_texture(&a->gl.source_texture, src->width, src->height, src->data);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    for (int p = 0; p < 2; p++) make_texture(&a->panes[p].texture, src->width, src->height, NULL);
 }
 
 /* FV_SHADER_DIR=shaders/ reads the shaders from files instead of the embedded copies: edit and
@@ -198,7 +175,7 @@ fv_status render_init(app *a)
         return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit (%d): "
                        "use the batch mode (-o) for it", a->host_src.width, a->host_src.height,
                        r->max_texture_size);
-    render_resize_textures(a);
+    pipeline_resize_textures(a);
     return glGetError() == GL_NO_ERROR ? FV_OK : fv_fail(FV_ERR_GL, "OpenGL set-up failed");
 }
 
@@ -221,67 +198,6 @@ void render_release(app *a)
     memset(r, 0, sizeof *r);
 }
 
-/* ---- the view: zoom, centre, panes ---- */
-void view_pane_rect(const app *a, int p, float rect[4])
-{
-    if (a->compare == FV_COMPARE_SIDE_BY_SIDE) {
-        float half = floorf(a->win_w / 2.0f);
-        rect[0] = p == 0 ? 0 : half;
-        rect[2] = p == 0 ? half : a->win_w - half;
-    } else {
-        rect[0] = 0;
-        rect[2] = (float)a->win_w;
-    }
-    rect[1] = 0;
-    rect[3] = (float)a->win_h;
-}
-
-void view_resize(app *a, int w, int h)
-{
-    a->win_w = w;
-    a->win_h = h;
-    a->input_changed = 1;
-    if (a->gl.fbo_color && w > 0 && h > 0) { /* headless: the offscreen target follows */
-        a->allocations++;
-        glBindTexture(GL_TEXTURE_2D, a->gl.fbo_color);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
-        glBindTexture(GL_TEXTURE_2D, 0);
-    }
-    if (a->fit) view_fit(a);
-}
-
-void view_fit(app *a)
-{
-    float rect[4];
-    view_pane_rect(a, 0, rect);
-    float zx = rect[2] / a->host_src.width, zy = rect[3] / a->host_src.height;
-    a->zoom = zx < zy ? zx : zy;
-    if (a->zoom <= 0) a->zoom = 1;
-    a->center_x = a->host_src.width / 2.0f;
-    a->center_y = a->host_src.height / 2.0f;
-    a->fit = 1;
-}
-
-/* image rectangle in window pixels (x, y, w, h; y down) inside viewport `vp` */
-static void image_rect(const app *a, const float vp[4], float out[4])
-{
-    out[0] = roundf(vp[0] + vp[2] / 2 - a->center_x * a->zoom);
-    out[1] = roundf(vp[1] + vp[3] / 2 - a->center_y * a->zoom);
-    out[2] = a->host_src.width * a->zoom;
-    out[3] = a->host_src.height * a->zoom;
-}
-
-int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy)
-{
-    float vp[4], rect[4];
-    int p = (a->compare == FV_COMPARE_SIDE_BY_SIDE && wx >= a->win_w / 2) ? 1 : 0;
-    view_pane_rect(a, p, vp);
-    image_rect(a, vp, rect);
-    *ix = (wx - rect[0]) / a->zoom;
-    *iy = (wy - rect[1]) / a->zoom;
-    return p;
-}
-
 /* What the shader samples for pane p: the original's texture, the pane's buffer texture
  * (--interop buffer: the very memory the kernel wrote), or the pane's 2D texture. */
 static void pane_source(const app *a, int p, GLuint *texture_2d, GLuint *buffer_texture)
@@ -299,7 +215,7 @@ static void draw_image(const app *a, const float vp[4], int mode, int pa, int pb
 {
     const renderer *r = &a->gl;
     float rect[4];
-    image_rect(a, vp, rect);
+    view_image_rect(a, vp, rect);
     const int smooth = a->zoom < 1.0f; /* pixels stay crisp when zoomed in */
     GLuint texture_2d[2], buffer_texture[2];
     pane_source(a, pa, &texture_2d[0], &buffer_texture[0]);

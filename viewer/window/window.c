@@ -7,8 +7,8 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
-#include "bench.h"
 #include "image_io.h"
+#include "timing.h"
 
 #include <EGL/egl.h>
 #include <EGL/eglext.h>
@@ -62,7 +62,7 @@ static void count_frame_allocations(app *a)
 
 static void app_frame(app *a)
 {
-    double t0 = bench_now_ms();
+    double t0 = fv_now_ms();
     if (a->chart.visible && a->chart.stale) pipeline_time_all_variants(a);
     if (a->dirty || a->animate) {
         fv_status st = pipeline_compute(a);
@@ -73,10 +73,10 @@ static void app_frame(app *a)
         a->dirty = 0;
     }
     pipeline_collect(a, 0); /* the HUD shows the newest numbers the GPU has finished */
-    double t_draw = bench_now_ms();
+    double t_draw = fv_now_ms();
     render_frame(a);
     if (a->profile) glFinish();
-    double now = bench_now_ms();
+    double now = fv_now_ms();
     a->stage_ms[STAGE_DRAW] = now - t_draw;
     a->frame_ms = now - t0;
     count_frame_allocations(a);
@@ -89,7 +89,7 @@ static void print_stages(const char *what, double *const stages[FRAME_STAGES], i
 {
     printf("bench-frames %s (median ms):", what);
     for (int s = 0; s < FRAME_STAGES; s++)
-        printf("%s %s %.4f", s ? "," : "", stage_names[s], bench_median(stages[s], n));
+        printf("%s %s %.4f", s ? "," : "", stage_names[s], fv_median(stages[s], n));
     printf("\n");
 }
 
@@ -110,18 +110,18 @@ static void gl_tick(app *a)
  * smallest work each waited for alone, then alternating (as every frame must). ms per round. */
 static void handoff_floor(app *a, int n, double *cuda_alone, double *gl_alone, double *alternating)
 {
-    double t = bench_now_ms();
+    double t = fv_now_ms();
     for (int i = 0; i < n; i++) pipeline_cuda_tick(a);
-    *cuda_alone = (bench_now_ms() - t) / n;
-    t = bench_now_ms();
+    *cuda_alone = (fv_now_ms() - t) / n;
+    t = fv_now_ms();
     for (int i = 0; i < n; i++) gl_tick(a);
-    *gl_alone = (bench_now_ms() - t) / n;
-    t = bench_now_ms();
+    *gl_alone = (fv_now_ms() - t) / n;
+    t = fv_now_ms();
     for (int i = 0; i < n; i++) {
         pipeline_cuda_tick(a);
         gl_tick(a);
     }
-    *alternating = (bench_now_ms() - t) / n;
+    *alternating = (fv_now_ms() - t) / n;
 }
 
 /* --bench-frames: N frames that each recompute both panes, three ways. Steady state: back to
@@ -148,7 +148,7 @@ static void bench_frames(viewer *v)
     }
     glFinish();
     pipeline_collect(a, 1);
-    double t_all = bench_now_ms();
+    double t_all = fv_now_ms();
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
         app_frame(a);
@@ -157,14 +157,14 @@ static void bench_frames(viewer *v)
     }
     glFinish();
     pipeline_collect(a, 1);
-    double steady_frame = (bench_now_ms() - t_all) / n;
+    double steady_frame = (fv_now_ms() - t_all) / n;
     for (int i = 0; i < n; i++) {
-        double t0 = bench_now_ms();
+        double t0 = fv_now_ms();
         a->dirty = 1;
         app_frame(a);
         glFinish();
         pipeline_collect(a, 1);
-        frame_ms[i] = bench_now_ms() - t0;
+        frame_ms[i] = fv_now_ms() - t0;
         rest[i] = frame_ms[i] - (a->panes[0].kernel_ms + a->panes[1].kernel_ms);
     }
     a->profile = 1;
@@ -178,24 +178,24 @@ static void bench_frames(viewer *v)
     /* the two halves alone, back to back: CUDA's part (map, kernels, diff, unmap) without
      * drawing, and GL's part (composition, HUD) without recomputing */
     glFinish();
-    double t_compute = bench_now_ms();
+    double t_compute = fv_now_ms();
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
         pipeline_compute(a);
     }
     pipeline_collect(a, 1);
     glFinish();
-    double compute_alone = (bench_now_ms() - t_compute) / n;
-    double t_draw = bench_now_ms();
+    double compute_alone = (fv_now_ms() - t_compute) / n;
+    double t_draw = fv_now_ms();
     for (int i = 0; i < n; i++) render_frame(a);
     glFinish();
-    double draw_alone = (bench_now_ms() - t_draw) / n;
+    double draw_alone = (fv_now_ms() - t_draw) / n;
     a->dirty = 0;
     double cuda_tick = 0, gl_tick_ms = 0, alternating = 0;
     if (a->compute != FV_COMPUTE_CPU) handoff_floor(a, n, &cuda_tick, &gl_tick_ms, &alternating);
     print_stages("host time per stage, steady state", host, n);
     print_stages("stages, GPU drained after each", synced, n);
-    double k = bench_median(kernel_ms, n);
+    double k = fv_median(kernel_ms, n);
     const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
                     : a->interop == FV_INTEROP_BUFFER ? "interop buffer"
                     : a->interop == FV_INTEROP_TEXTURE ? "interop texture" : "interop pbo";
@@ -203,7 +203,7 @@ static void bench_frames(viewer *v)
            "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
            "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
            a->host_src.width, a->host_src.height, pane_filter(a, 0)->name, pane_name(a, 0), pane_name(a, 1),
-           how, n, k, steady_frame, steady_frame - k, bench_median(frame_ms, n), bench_median(rest, n));
+           how, n, k, steady_frame, steady_frame - k, fv_median(frame_ms, n), fv_median(rest, n));
     printf("bench-frames alone, back to back: compute (map, kernels, diff, unmap) %.4f ms per frame, "
            "draw (composition, HUD) %.4f ms per frame\n", compute_alone, draw_alone);
     if (a->compute != FV_COMPUTE_CPU)
@@ -481,6 +481,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->noise = o->noise;
     a->interop = o->interop == FV_INTEROP_STAGING ? FV_INTEROP_BUFFER : o->interop;
     a->force_staging = o->interop == FV_INTEROP_STAGING;
+    keys_help_fill(&a->help);
 }
 
 static void window_size(app *a, const cli_options *o)

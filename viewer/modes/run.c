@@ -1,0 +1,84 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/run.c: the helpers every windowless mode shares (see run.h): one variant over a host
+ * image (through device memory for GPU variants, timed with CUDA events), the source's noise,
+ * parameters as words, the memory check of a mode's own images and the one-line failure.
+ * ------------------------------------------------------------------------------------------------ */
+#include "run.h"
+
+#include "timing.h"
+
+#include <stdio.h>
+
+void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size)
+{
+    char own[160];
+    fv_params_describe(f, p, own, sizeof own);
+    snprintf(buf, size, "%s, %d iteration%s", own, p->iterations, p->iterations == 1 ? "" : "s");
+}
+
+fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h)
+{
+    char what[96];
+    snprintf(what, sizeof what, "a %dx%d image", w, h);
+    const size_t image_bytes = (size_t)w * 4 * (size_t)h;
+    return fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(f, v, p, w, h), what);
+}
+
+static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                               fv_image *dst, const fv_params *p, double *ms)
+{
+    FV_TRY(fv_device_check());
+    FV_TRY(run_check_fits(f, v, p, src->width, src->height));
+    fv_image d_src = {0}, d_dst = {0};
+    fv_runner runner = {0};
+    fv_timer timer = {0};
+    fv_status st = fv_device_image_alloc(&d_src, src->width, src->height);
+    if (st == FV_OK) st = fv_device_image_alloc(&d_dst, src->width, src->height);
+    if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
+    if (st == FV_OK) st = fv_image_upload(&d_src, src);
+    if (st == FV_OK) st = fv_timer_create(&timer);
+    if (st == FV_OK) {
+        fv_timer_start(&timer, 0);
+        st = fv_runner_run(&runner, &d_src, &d_dst, 0);
+        fv_timer_stop(&timer, 0);
+    }
+    if (st == FV_OK && fv_timer_wait(&timer) != cudaSuccess)
+        st = fv_fail(FV_ERR_CUDA, "filter %s/%s failed: %s", f->name, v->name,
+                     cudaGetErrorString(cudaGetLastError()));
+    if (st == FV_OK) {
+        double t = 0;
+        fv_timer_elapsed_ms(&timer, &t);
+        *ms = t;
+        st = fv_image_download(dst, &d_dst);
+    }
+    fv_timer_destroy(&timer);
+    fv_runner_release(&runner);
+    fv_device_image_free(&d_src);
+    fv_device_image_free(&d_dst);
+    return st;
+}
+
+fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                              fv_image *dst, const fv_params *p, double *ms)
+{
+    if (!fv_variant_is_host(v)) return run_on_device(f, v, src, dst, p, ms);
+    fv_runner runner = {0};
+    fv_status st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
+    double t0 = fv_now_ms();
+    if (st == FV_OK) st = fv_runner_run(&runner, src, dst, 0);
+    *ms = fv_now_ms() - t0;
+    fv_runner_release(&runner);
+    return st;
+}
+
+/* --noise: drawn on the host (the same bytes the GPU would draw), before anything runs */
+fv_status source_with_noise(const cli_options *o, fv_image *src)
+{
+    return fv_noise_apply_host(src, &o->noise); /* nothing to do where the noise is off */
+}
+
+int run_fail_line(void)
+{
+    fprintf(stderr, "filterview: %s\n", fv_last_error());
+    return 1;
+}

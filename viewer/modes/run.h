@@ -1,0 +1,30 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/run.h: what the windowless modes share, below all of them: run one variant over a
+ * host image, the source's noise, the parameters as words, the device-memory check of a mode's
+ * own images, and the one-line failure. Every mode calls these; they call no mode.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_RUN_H
+#define FV_RUN_H
+
+#include "cli.h"
+
+/* Runs variant v of f over host image src into host image dst (same size). GPU variants go
+ * through device memory; *ms receives the filter's time (CUDA events, or the host clock). The
+ * parameters are checked by the runner's prepare. */
+fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                              fv_image *dst, const fv_params *p, double *ms);
+
+/* --noise on a loaded source (host): every batch path applies it before filtering */
+fv_status source_with_noise(const cli_options *o, fv_image *src);
+
+/* "sigma 1, radius 2, 3 iterations" for messages and file names */
+void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size);
+
+/* Whether a w x h source and result, with what v's runner adds, fit in device memory ("a WxH
+ * image needs ... MiB"): said before anything is allocated. */
+fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h);
+
+/* Prints "filterview: <the last error>" and returns 1 (a runtime failure's exit status). */
+int run_fail_line(void);
+
+#endif
