@@ -1195,6 +1195,7 @@ static void test_bmp(void)
     f = bmp_make(&core32, &n);
     expect_refused("BMP OS/2 1.x with 32-bit pixels is refused", "core32.bmp", f, n, "(BMP: 32 bits per pixel)");
     free(f);
+}
 
 /* ---- files that are no regular files ---- */
 
