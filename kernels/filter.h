@@ -54,21 +54,17 @@ const char *fv_status_name(fv_status status);
 /* ---- images ---- */
 /* Where an image's pixels live. The allocators set it; an image made by hand (a mapped GL buffer)
  * may leave it unknown, and the runner then trusts the caller. */
-typedef enum fv_memory {
-    FV_MEMORY_UNKNOWN = 0,
-    FV_MEMORY_HOST,
-    FV_MEMORY_DEVICE
-} fv_memory;
+typedef enum fv_memory { FV_MEMORY_UNKNOWN = 0, FV_MEMORY_HOST, FV_MEMORY_DEVICE } fv_memory;
 
 typedef struct fv_image {
-    uint8_t *data;      /* RGBA8, in `memory` */
+    uint8_t *data; /* RGBA8, in `memory` */
     int width, height;
-    size_t pitch;       /* bytes between rows, >= 4 * width */
+    size_t pitch; /* bytes between rows, >= 4 * width */
     fv_memory memory;
 } fv_image;
 
-#define FV_MAX_DIMENSION 32768                 /* per side */
-#define FV_MAX_PIXELS ((size_t)1 << 28)       /* 268 Mpix = 1 GiB of RGBA8 */
+#define FV_MAX_DIMENSION 32768             /* per side */
+#define FV_MAX_PIXELS    ((size_t)1 << 28) /* 268 Mpix = 1 GiB of RGBA8 */
 
 fv_status fv_check_dimensions(int width, int height);
 fv_status fv_host_image_alloc(fv_image *img, int width, int height);
@@ -82,29 +78,29 @@ fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src);
 
 /* ---- parameters, described by data ---- */
 typedef enum fv_param_type {
-    FV_PARAM_INT,     /* plain decimal integer */
-    FV_PARAM_REAL,    /* plain decimal number */
-    FV_PARAM_CHOICE,  /* one of `choices` by name; the value is its index */
-    FV_PARAM_IMAGE    /* a host image the caller loads and owns (conv's kernel from a file); its
+    FV_PARAM_INT,    /* plain decimal integer */
+    FV_PARAM_REAL,   /* plain decimal number */
+    FV_PARAM_CHOICE, /* one of `choices` by name; the value is its index */
+    FV_PARAM_IMAGE   /* a host image the caller loads and owns (conv's kernel from a file); its
                          value is 1 when one is given, 0 for the filter's built-in default */
 } fv_param_type;
 
 typedef struct fv_param_desc {
-    const char *name;          /* --NAME VALUE and -p NAME=VALUE; keys, HUD, file names */
-    const char *help;          /* one line */
+    const char *name; /* --NAME VALUE and -p NAME=VALUE; keys, HUD, file names */
+    const char *help; /* one line */
     fv_param_type type;
-    double min, max;           /* inclusive (CHOICE: set from n_choices; IMAGE: max is the largest
+    double min, max; /* inclusive (CHOICE: set from n_choices; IMAGE: max is the largest
                                   width and height the program may load) */
-    double step;               /* one key press (s/S); a fast step (d/D) is ten */
-    double def;                /* the default */
-    int odd_only;              /* INT: odd values only (a window of 2k+1) */
+    double step;     /* one key press (s/S); a fast step (d/D) is ten */
+    double def;      /* the default */
+    int odd_only;    /* INT: odd values only (a window of 2k+1) */
     const char *const *choices;
     int n_choices;
-    const char *auto_means;    /* non-NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
-    const char *follows;       /* the parameter whose change resets this one to 0 (auto) */
+    const char *auto_means; /* non-NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
+    const char *follows;    /* the parameter whose change resets this one to 0 (auto) */
 } fv_param_desc;
 
-#define FV_MAX_PARAMS 8
+#define FV_MAX_PARAMS     8
 #define FV_MAX_ITERATIONS 10000
 
 /* Values in the order of the filter's parameter table, plus the iteration count. */
@@ -112,13 +108,13 @@ typedef struct fv_params {
     double value[FV_MAX_PARAMS];
     const fv_image *image[FV_MAX_PARAMS]; /* FV_PARAM_IMAGE: the image, NULL for the default; the
                                              caller keeps it alive while a runner uses it */
-    int iterations;            /* the filter is applied this many times (1..f->max_iterations) */
+    int iterations; /* the filter is applied this many times (1..f->max_iterations) */
 } fv_params;
 
 /* ---- tolerances ---- */
 typedef struct fv_tolerance {
-    int max_abs;               /* largest |difference| of any channel; 0 = bit-exact */
-    double max_share;          /* largest share of pixels (0..1) that may differ at all; above 0
+    int max_abs;      /* largest |difference| of any channel; 0 = bit-exact */
+    double max_share; /* largest share of pixels (0..1) that may differ at all; above 0
                                   it allows one pixel at least (tiny images) */
 } fv_tolerance;
 
@@ -138,9 +134,9 @@ typedef fv_status (*fv_ref_fn)(const fv_image *src, fv_image *dst, const struct 
 /* One kernel a variant launches, for teaching: resources come from the CUDA runtime. */
 typedef struct fv_kernel_info {
     const char *name;
-    const void *func;          /* the __global__ function (NULL: not ours, e.g. NPP) */
+    const void *func; /* the __global__ function (NULL: not ours, e.g. NPP) */
     int block_threads;
-    size_t dynamic_smem;       /* bytes */
+    size_t dynamic_smem; /* bytes */
 } fv_kernel_info;
 
 #define FV_MAX_KERNELS 4
@@ -148,18 +144,18 @@ typedef struct fv_kernel_info {
 /* What a variant is for: the menus, the benchmark, the tests and the library pick by role, never
  * by name or position. */
 typedef enum fv_variant_role {
-    FV_ROLE_TEACHING = 0,      /* a step of the lesson (naive, shared memory, ...): held to ref */
-    FV_ROLE_FASTEST,           /* the one to use when nobody asks for another: held to ref */
-    FV_ROLE_PEER,              /* another library's implementation (NPP): its difference from the
+    FV_ROLE_TEACHING = 0, /* a step of the lesson (naive, shared memory, ...): held to ref */
+    FV_ROLE_FASTEST,      /* the one to use when nobody asks for another: held to ref */
+    FV_ROLE_PEER,         /* another library's implementation (NPP): its difference from the
                                   reference is reported, not held to a tolerance */
-    FV_ROLE_REFERENCE          /* the plain-C reference on the host: the test oracle */
+    FV_ROLE_REFERENCE     /* the plain-C reference on the host: the test oracle */
 } fv_variant_role;
 
 struct fv_variant {
     const char *name;
     fv_variant_role role;
-    const char *summary;       /* one line a student would understand */
-    fv_run_fn run;             /* NULL: the `cpu` variant, i.e. the filter's reference */
+    const char *summary; /* one line a student would understand */
+    fv_run_fn run;       /* NULL: the `cpu` variant, i.e. the filter's reference */
     /* Optional device state with a lifetime: made by fv_runner_prepare when the image size or a
      * parameter changes (before any timing), used by every run, destroyed on change or release. */
     size_t (*state_bytes)(const fv_variant *v, const fv_params *p, int width, int height);
@@ -194,8 +190,8 @@ typedef struct fv_filter {
     void (*resolve)(fv_params *p);
     const fv_variant *variants;
     int n_variants;
-    const char *baseline;      /* the variant speedups are measured against */
-    fv_tolerance tolerance;    /* of every GPU variant against ref, unless the variant says */
+    const char *baseline;   /* the variant speedups are measured against */
+    fv_tolerance tolerance; /* of every GPU variant against ref, unless the variant says */
     /* device memory traffic in bytes of one pass (read + write), for GB/s figures */
     double (*traffic_bytes)(const fv_params *p, int width, int height);
     int max_iterations;
@@ -207,9 +203,10 @@ typedef struct fv_filter {
 double fv_traffic_read_write(const fv_params *p, int width, int height);
 
 #define FV_VARIANT_CPU                                                                             \
-    {.name = "cpu",                                                                                \
-     .role = FV_ROLE_REFERENCE,                                                                    \
-     .summary = "plain-C reference on the host: the test oracle"}
+    {                                                                                              \
+        .name = "cpu", .role = FV_ROLE_REFERENCE,                                                  \
+        .summary = "plain-C reference on the host: the test oracle"                                \
+    }
 
 extern const fv_filter *const fv_filters[];
 extern const int fv_n_filters;
@@ -218,7 +215,7 @@ extern const int fv_n_filters;
 const fv_filter *fv_filter_find(const char *name);
 int fv_filter_index(const fv_filter *f);
 const fv_variant *fv_variant_find(const fv_filter *f, const char *name);
-int fv_variant_is_host(const fv_variant *v);   /* the reference: runs on host images */
+int fv_variant_is_host(const fv_variant *v); /* the reference: runs on host images */
 int fv_variant_is_peer(const fv_variant *v);
 /* The filter's variant of that role (the first, where several share it); NULL when none has it. */
 const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role role);
@@ -228,7 +225,7 @@ const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v
 
 /* ---- parameter tables (kernels/core/params.c: no GPU needed) ---- */
 fv_params fv_params_default(const fv_filter *f);
-int fv_param_index(const fv_filter *f, const char *name);       /* -1: no such parameter */
+int fv_param_index(const fv_filter *f, const char *name); /* -1: no such parameter */
 /* Parses `text` strictly (plain decimal; a choice by name) and checks it against the range;
  * on failure records "FLAG: expected ..., got 'text'" (FLAG as the user wrote it). */
 fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const char *flag,
@@ -264,12 +261,12 @@ fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_ima
 typedef struct fv_runner {
     const fv_filter *filter;
     const fv_variant *variant;
-    fv_params params;          /* what the state was made for (iterations may change freely) */
+    fv_params params; /* what the state was made for (iterations may change freely) */
     int width, height;
     int prepared;
-    fv_image ping;             /* iteration buffer: device, or host for the cpu variant */
+    fv_image ping; /* iteration buffer: device, or host for the cpu variant */
     void *state;
-    size_t device_bytes;       /* what prepare holds on the device */
+    size_t device_bytes; /* what prepare holds on the device */
 } fv_runner;
 
 /* Device bytes a runner for (f, v, p) at width x height holds: iteration buffer plus state. */
@@ -297,11 +294,11 @@ int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size);
 
 /* ---- kernel resources, for teaching (kernels/core/device.c) ---- */
 typedef struct fv_kernel_resources {
-    int registers;             /* per thread */
+    int registers; /* per thread */
     size_t static_smem, dynamic_smem;
     int block_threads;
-    int blocks_per_sm;         /* theoretical, from the occupancy API */
-    double occupancy;          /* resident warps / the SM's maximum, 0..1 */
+    int blocks_per_sm; /* theoretical, from the occupancy API */
+    double occupancy;  /* resident warps / the SM's maximum, 0..1 */
 } fv_kernel_resources;
 
 fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *out);
@@ -311,9 +308,9 @@ void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *bu
 
 /* ---- GPU comparison of two device images (kernels/core/diff.cu) ---- */
 typedef struct fv_diff_stats {
-    int max_abs;            /* largest |a - b| over R, G, B, A */
-    double mean_abs;        /* mean |a - b| over all channels */
-    long long n_differing;  /* pixels with any channel different */
+    int max_abs;           /* largest |a - b| over R, G, B, A */
+    double mean_abs;       /* mean |a - b| over all channels */
+    long long n_differing; /* pixels with any channel different */
 } fv_diff_stats;
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */

@@ -52,8 +52,8 @@ static size_t png_header(uint8_t *out, uint32_t w, uint32_t h, size_t idat_len)
     memcpy(out + n + 4, "IHDR", 4);
     put32(out + n + 8, w);
     put32(out + n + 12, h);
-    out[n + 16] = 8;  /* bit depth */
-    out[n + 17] = 6;  /* RGBA */
+    out[n + 16] = 8; /* bit depth */
+    out[n + 17] = 6; /* RGBA */
     out[n + 18] = out[n + 19] = out[n + 20] = 0;
     put32(out + n + 21, crc32_png(out + n + 4, 17));
     n += 25;
@@ -93,10 +93,12 @@ static int more_fixtures(const char *dir, const fv_image *img, uint8_t *buf, siz
 {
     /* a JPEG with an EXIF APP1 saying "turn a quarter clockwise" (orientation 6) */
     uint8_t *at = buf + 64;
-    if (!stbi_write_jpg_to_func(jpeg_sink, &at, img->width, img->height, 4, img->data, 90)) return 0;
+    if (!stbi_write_jpg_to_func(jpeg_sink, &at, img->width, img->height, 4, img->data, 90))
+        return 0;
     size_t jpeg_len = (size_t)(at - (buf + 64));
-    static const uint8_t exif[] = {0xff, 0xe1, 0, 34, 'E', 'x', 'i', 'f', 0, 0, 'M', 'M', 0, 42, 0, 0, 0, 8,
-                                   0, 1, 0x01, 0x12, 0, 3, 0, 0, 0, 1, 0, 6, 0, 0, 0, 0, 0, 0};
+    static const uint8_t exif[] = {0xff, 0xe1, 0, 34, 'E', 'x', 'i', 'f', 0,    0,    'M', 'M',
+                                   0,    42,   0, 0,  0,   8,   0,   1,   0x01, 0x12, 0,   3,
+                                   0,    0,    0, 1,  0,   6,   0,   0,   0,    0,    0,   0};
     uint8_t *exif_jpeg = malloc(jpeg_len + sizeof exif);
     memcpy(exif_jpeg, buf + 64, 2);
     memcpy(exif_jpeg + 2, exif, sizeof exif);

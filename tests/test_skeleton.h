@@ -30,7 +30,10 @@ static inline uint32_t px32(const fv_image *img, int x, int y)
     return (uint32_t)q[0] | (uint32_t)q[1] << 8 | (uint32_t)q[2] << 16 | (uint32_t)q[3] << 24;
 }
 
-static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static inline int clamp_int(int v, int lo, int hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 /* Channel c of every pixel, row by row, against want[] */
 static inline int channel_is(const fv_image *img, int c, const uint8_t *want)
@@ -51,8 +54,8 @@ static inline fv_params test_params_blank(void)
 }
 
 /* Runs a reference; when it refuses, prints why after `what` ("box_ref radius 3"). 1: it ran. */
-static inline int test_ref_runs(fv_ref_fn ref, const fv_image *src, fv_image *dst, const fv_params *p,
-                                const char *what)
+static inline int test_ref_runs(fv_ref_fn ref, const fv_image *src, fv_image *dst,
+                                const fv_params *p, const char *what)
 {
     const fv_status st = ref(src, dst, p);
     if (st != FV_OK) printf("%s: %s\n", what, fv_last_error());
@@ -61,11 +64,12 @@ static inline int test_ref_runs(fv_ref_fn ref, const fv_image *src, fv_image *ds
 
 /* One check: `ran` (the reference ran), `got` equals `want` exactly and got's row padding is
  * untouched; `what` names the case, the first differing pixel is added to it. */
-static inline void test_check_equal(int ran, const fv_image *got, const fv_image *want, const char *check,
-                                    const char *what)
+static inline void test_check_equal(int ran, const fv_image *got, const fv_image *want,
+                                    const char *check, const char *what)
 {
     int fx = -1, fy = -1;
-    const int ok = ran && test_max_abs_diff(got, want, 0, &fx, &fy) == 0 && test_padding_intact(got);
+    const int ok =
+        ran && test_max_abs_diff(got, want, 0, &fx, &fy) == 0 && test_padding_intact(got);
     char detail[300];
     snprintf(detail, sizeof detail, "%s (first difference at %d,%d)", what, fx, fy);
     test_check(&t, ok, check, detail);
@@ -75,8 +79,8 @@ static inline void test_check_equal(int ran, const fv_image *got, const fv_image
 /* One case of test_against_definition: a random source (the case may change it first, e.g. add
  * noise), the reference's image and the definition's, and the case's name. */
 typedef struct test_case {
-    int size, set;             /* which size (0..n_sizes-1) and parameter set (0..n_sets-1) */
-    fv_image src, got, want;   /* got: rows padded by TEST_PAD_BYTES in every other case */
+    int size, set;           /* which size (0..n_sizes-1) and parameter set (0..n_sets-1) */
+    fv_image src, got, want; /* got: rows padded by TEST_PAD_BYTES in every other case */
     uint32_t *seed;
     char what[200];
 } test_case;
@@ -88,7 +92,8 @@ typedef int (*test_definition_fn)(test_case *c);
 /* Every size x every parameter set: a fresh random source each, the destination's rows padded in
  * every other case (so that both layouts meet every size), one check each. */
 static inline void test_against_definition(const int (*sizes)[2], size_t n_sizes, int n_sets,
-                                           test_definition_fn run, uint32_t *seed, const char *check)
+                                           test_definition_fn run, uint32_t *seed,
+                                           const char *check)
 {
     for (size_t s = 0; s < n_sizes; s++)
         for (int k = 0; k < n_sets; k++) {
@@ -141,8 +146,14 @@ typedef struct test_group {
     void (*run)(void);
     void (*seeded)(uint32_t *seed);
 } test_group;
-#define TEST_GROUP(fn) {.name = #fn, .run = fn}
-#define TEST_SEEDED(fn) {.name = #fn, .seeded = fn}
+#define TEST_GROUP(fn)                                                                             \
+    {                                                                                              \
+        .name = #fn, .run = fn                                                                     \
+    }
+#define TEST_SEEDED(fn)                                                                            \
+    {                                                                                              \
+        .name = #fn, .seeded = fn                                                                  \
+    }
 
 /* `PROGRAM --FLAG ARGS...` runs `run` on ARGS (at least min_args) instead of the groups and exits
  * with what it returns. */
@@ -164,7 +175,8 @@ static inline int test_main(int argc, char **argv, const test_group *groups, siz
             if (strcmp(argv[1], modes[m].flag) == 0 && argc - 2 >= modes[m].min_args)
                 return modes[m].run(argc - 2, argv + 2, &seed);
         fprintf(stderr, "usage: %s [GROUP...]", argv[0]);
-        for (size_t m = 0; m < n_modes; m++) fprintf(stderr, "\n       %s %s %s", argv[0], modes[m].flag, modes[m].usage);
+        for (size_t m = 0; m < n_modes; m++)
+            fprintf(stderr, "\n       %s %s %s", argv[0], modes[m].flag, modes[m].usage);
         fprintf(stderr, "\n");
         return 2;
     }
@@ -178,8 +190,10 @@ static inline int test_main(int argc, char **argv, const test_group *groups, siz
         int chosen = argc == 1;
         for (int a = 1; a < argc; a++) chosen |= strcmp(argv[a], groups[g].name) == 0;
         if (!chosen) continue;
-        if (groups[g].seeded) groups[g].seeded(&seed);
-        else groups[g].run();
+        if (groups[g].seeded)
+            groups[g].seeded(&seed);
+        else
+            groups[g].run();
     }
     return test_finish(&t);
 }

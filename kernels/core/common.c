@@ -21,25 +21,37 @@ fv_status fv_fail(fv_status status, const char *fmt, ...)
     return status;
 }
 
-const char *fv_last_error(void) { return last_error[0] ? last_error : "no error"; }
+const char *fv_last_error(void)
+{
+    return last_error[0] ? last_error : "no error";
+}
 
 const char *fv_status_name(fv_status status)
 {
-    static const char *const names[] = {"ok", "bad argument", "i/o error", "bad image data",
-                                        "bad image size", "no CUDA device", "out of memory",
-                                        "CUDA error", "OpenGL error", "not supported"};
+    static const char *const names[] = {"ok",
+                                        "bad argument",
+                                        "i/o error",
+                                        "bad image data",
+                                        "bad image size",
+                                        "no CUDA device",
+                                        "out of memory",
+                                        "CUDA error",
+                                        "OpenGL error",
+                                        "not supported"};
     return (unsigned)status < sizeof names / sizeof names[0] ? names[status] : "unknown status";
 }
 
 fv_status fv_check_dimensions(int width, int height)
 {
     if (width <= 0 || height <= 0)
-        return fv_fail(FV_ERR_SIZE, "image size %dx%d: width and height must be at least 1",
-                       width, height);
+        return fv_fail(FV_ERR_SIZE, "image size %dx%d: width and height must be at least 1", width,
+                       height);
     if (width > FV_MAX_DIMENSION || height > FV_MAX_DIMENSION ||
         (size_t)width * (size_t)height > FV_MAX_PIXELS)
-        return fv_fail(FV_ERR_SIZE, "image size %dx%d is too large (at most %d per side and %zu "
-                       "Mpixels)", width, height, FV_MAX_DIMENSION, FV_MAX_PIXELS >> 20);
+        return fv_fail(FV_ERR_SIZE,
+                       "image size %dx%d is too large (at most %d per side and %zu "
+                       "Mpixels)",
+                       width, height, FV_MAX_DIMENSION, FV_MAX_PIXELS >> 20);
     return FV_OK;
 }
 
@@ -90,8 +102,8 @@ void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
 fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_image *dst,
                      fv_image *ping, int iterations)
 {
-    if (iterations > 1 && (!ping || !ping->data || ping->width != src->width ||
-                           ping->height != src->height))
+    if (iterations > 1 &&
+        (!ping || !ping->data || ping->width != src->width || ping->height != src->height))
         return fv_fail(FV_ERR_ARG, "%d iterations need an iteration buffer of the image's size",
                        iterations);
     /* Pass i writes dst when (iterations - 1 - i) is even, so the last pass lands in dst. */
@@ -111,7 +123,8 @@ int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long 
 {
     double share = n_pixels > 0 ? (double)d->n_differing / (double)n_pixels : 0.0;
     /* a share above 0 allows one pixel at least: on a 1x7 image one pixel is 14 % */
-    return d->max_abs <= t->max_abs && (share <= t->max_share || (t->max_share > 0 && d->n_differing <= 1));
+    return d->max_abs <= t->max_abs &&
+           (share <= t->max_share || (t->max_share > 0 && d->n_differing <= 1));
 }
 
 void fv_image_fill_random(fv_image *img, unsigned seed)

@@ -14,7 +14,8 @@
     do {                                                                                           \
         cudaError_t fv_cuda_err_ = (expr);                                                         \
         if (fv_cuda_err_ != cudaSuccess)                                                           \
-            return fv_fail(fv_cuda_err_ == cudaErrorMemoryAllocation ? FV_ERR_MEMORY : FV_ERR_CUDA, \
+            return fv_fail(fv_cuda_err_ == cudaErrorMemoryAllocation ? FV_ERR_MEMORY               \
+                                                                     : FV_ERR_CUDA,                \
                            "%s in %s (%s:%d): %s", #expr, __func__, __FILE__, __LINE__,            \
                            cudaGetErrorString(fv_cuda_err_));                                      \
     } while (0)

@@ -72,17 +72,17 @@ void fv_device_image_free(fv_image *img)
 
 fv_status fv_image_upload(fv_image *device_dst, const fv_image *host_src)
 {
-    FV_CUDA_CHECK(cudaMemcpy2D(device_dst->data, device_dst->pitch, host_src->data,
-                               host_src->pitch, (size_t)host_src->width * 4,
-                               (size_t)host_src->height, cudaMemcpyHostToDevice));
+    FV_CUDA_CHECK(cudaMemcpy2D(device_dst->data, device_dst->pitch, host_src->data, host_src->pitch,
+                               (size_t)host_src->width * 4, (size_t)host_src->height,
+                               cudaMemcpyHostToDevice));
     return FV_OK;
 }
 
 fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src)
 {
-    FV_CUDA_CHECK(cudaMemcpy2D(host_dst->data, host_dst->pitch, device_src->data,
-                               device_src->pitch, (size_t)device_src->width * 4,
-                               (size_t)device_src->height, cudaMemcpyDeviceToHost));
+    FV_CUDA_CHECK(cudaMemcpy2D(host_dst->data, host_dst->pitch, device_src->data, device_src->pitch,
+                               (size_t)device_src->width * 4, (size_t)device_src->height,
+                               cudaMemcpyDeviceToHost));
     return FV_OK;
 }
 
@@ -103,8 +103,8 @@ fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *
     out->block_threads = k->block_threads;
     out->blocks_per_sm = blocks;
     const int warps_per_block = (k->block_threads + prop.warpSize - 1) / prop.warpSize;
-    out->occupancy = (double)blocks * warps_per_block /
-                     (prop.maxThreadsPerMultiProcessor / prop.warpSize);
+    out->occupancy =
+        (double)blocks * warps_per_block / (prop.maxThreadsPerMultiProcessor / prop.warpSize);
     return FV_OK;
 }
 
@@ -117,7 +117,9 @@ void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *bu
         return;
     }
     if (n == 0) {
-        snprintf(buf, size, fv_variant_is_peer(v) ? "a library's kernels: resources not reported" : "no kernel info");
+        snprintf(buf, size,
+                 fv_variant_is_peer(v) ? "a library's kernels: resources not reported"
+                                       : "no kernel info");
         return;
     }
     size_t len = 0;

@@ -16,14 +16,18 @@ fv_status fv_noise_prepare(const fv_noise *noise, fv_noise_q *q)
         return fv_fail(FV_ERR_ARG, "noise: density %g is not in 0..%g", noise->density,
                        FV_NOISE_MAX_DENSITY);
     if (!(noise->sigma >= 0 && noise->sigma <= FV_NOISE_MAX_SIGMA))
-        return fv_fail(FV_ERR_ARG, "noise: sigma %g is not in 0..%g", noise->sigma, FV_NOISE_MAX_SIGMA);
+        return fv_fail(FV_ERR_ARG, "noise: sigma %g is not in 0..%g", noise->sigma,
+                       FV_NOISE_MAX_SIGMA);
     q->threshold = (uint32_t)floor(noise->density * 4294967296.0 + 0.5); /* <= 2^31: no overflow */
     q->scale = (uint32_t)floor(noise->sigma / FV_NOISE_SUM_STD * 4294967296.0 + 0.5);
     q->seed = noise->seed;
     return FV_OK;
 }
 
-int fv_noise_is_on(const fv_noise *noise) { return noise->density > 0 || noise->sigma > 0; }
+int fv_noise_is_on(const fv_noise *noise)
+{
+    return noise->density > 0 || noise->sigma > 0;
+}
 
 fv_status fv_noise_apply_host(fv_image *img, const fv_noise *noise)
 {

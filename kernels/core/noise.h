@@ -32,11 +32,11 @@ extern "C" {
 #endif
 
 #define FV_NOISE_MAX_DENSITY 0.5
-#define FV_NOISE_MAX_SIGMA 128.0
+#define FV_NOISE_MAX_SIGMA   128.0
 
 typedef struct fv_noise {
-    double density;     /* salt-and-pepper: share of pixels hit, 0..0.5 (0 = none) */
-    double sigma;       /* Gaussian: standard deviation in grey levels, 0..128 (0 = none) */
+    double density; /* salt-and-pepper: share of pixels hit, 0..0.5 (0 = none) */
+    double sigma;   /* Gaussian: standard deviation in grey levels, 0..128 (0 = none) */
     uint32_t seed;
 } fv_noise;
 
@@ -70,7 +70,10 @@ FV_HOST_DEVICE uint32_t fv_noise_hash(uint32_t x, uint32_t y, uint32_t seed, uin
     return fv_noise_mix(h + stream * 0x7f4a7c15u);
 }
 
-FV_HOST_DEVICE uint32_t fv_noise_clamp_byte(int32_t v) { return v < 0 ? 0u : (v > 255 ? 255u : (uint32_t)v); }
+FV_HOST_DEVICE uint32_t fv_noise_clamp_byte(int32_t v)
+{
+    return v < 0 ? 0u : (v > 255 ? 255u : (uint32_t)v);
+}
 
 /* The noisy version of pixel `px` (RGBA8 as a little-endian word) at (x, y). */
 FV_HOST_DEVICE uint32_t fv_noise_pixel(uint32_t px, int x, int y, fv_noise_q q)
@@ -82,7 +85,8 @@ FV_HOST_DEVICE uint32_t fv_noise_pixel(uint32_t px, int x, int y, fv_noise_q q)
             const uint32_t a = fv_noise_hash(ux, uy, q.seed, 2 + 2 * c);
             const uint32_t b = fv_noise_hash(ux, uy, q.seed, 3 + 2 * c);
             /* four 16-bit uniforms, centred: -131070..131070 */
-            const int32_t sum = (int32_t)((a & 0xffffu) + (a >> 16) + (b & 0xffffu) + (b >> 16)) - 131070;
+            const int32_t sum =
+                (int32_t)((a & 0xffffu) + (a >> 16) + (b & 0xffffu) + (b >> 16)) - 131070;
             const int64_t scaled = (int64_t)sum * (int64_t)q.scale;
             const int32_t dev = (int32_t)((scaled + ((int64_t)1 << 31)) >> 32); /* rounded */
             const int32_t v = (int32_t)((px >> (8 * c)) & 0xffu) + dev;

@@ -99,8 +99,10 @@ static int plain_decimal(const char *s, int allow_fraction)
     if (*c == '-' || *c == '+') c++;
     int digits = 0, point = 0;
     for (; *c; c++) {
-        if (*c >= '0' && *c <= '9') digits++;
-        else if (*c == '.' && allow_fraction && !point) point = 1;
+        if (*c >= '0' && *c <= '9')
+            digits++;
+        else if (*c == '.' && allow_fraction && !point)
+            point = 1;
         else if ((*c == 'e' || *c == 'E') && allow_fraction && digits) {
             c++;
             if (*c == '-' || *c == '+') c++;
@@ -125,7 +127,8 @@ fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const 
     if (d->type == FV_PARAM_IMAGE)
         return fv_fail(FV_ERR_ARG, "%s: an image file, loaded by the program", name);
     if (!text || !*text)
-        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want, text ? text : "nothing");
+        return fv_fail(FV_ERR_ARG, "%s: expected %s, got '%s'", name, want,
+                       text ? text : "nothing");
     if (d->type == FV_PARAM_CHOICE) {
         for (int i = 0; i < d->n_choices; i++)
             if (strcmp(d->choices[i], text) == 0) {
@@ -196,7 +199,8 @@ void fv_param_format(const fv_filter *f, int index, double value, char *buf, siz
     const fv_param_desc *d = &f->params[index];
     if (d->type == FV_PARAM_IMAGE && (value == 0 || value == 1))
         snprintf(buf, size, "%s", value ? "file" : "built-in");
-    else if (d->type == FV_PARAM_CHOICE && value >= 0 && value < d->n_choices && value == floor(value))
+    else if (d->type == FV_PARAM_CHOICE && value >= 0 && value < d->n_choices &&
+             value == floor(value))
         snprintf(buf, size, "%s", d->choices[(int)value]);
     else if (d->auto_means && value == 0.0)
         snprintf(buf, size, "auto");

@@ -47,9 +47,15 @@ const fv_variant *fv_variant_find(const fv_filter *f, const char *name)
     return NULL;
 }
 
-int fv_variant_is_host(const fv_variant *v) { return v->role == FV_ROLE_REFERENCE; }
+int fv_variant_is_host(const fv_variant *v)
+{
+    return v->role == FV_ROLE_REFERENCE;
+}
 
-int fv_variant_is_peer(const fv_variant *v) { return v->role == FV_ROLE_PEER; }
+int fv_variant_is_peer(const fv_variant *v)
+{
+    return v->role == FV_ROLE_PEER;
+}
 
 const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role role)
 {
@@ -78,11 +84,20 @@ const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v
 /* buffers and states fv_runner_prepare has made, process-wide (batch workers prepare in threads) */
 static atomic_ullong runner_allocations;
 
-unsigned long long fv_runner_allocations(void) { return atomic_load(&runner_allocations); }
+unsigned long long fv_runner_allocations(void)
+{
+    return atomic_load(&runner_allocations);
+}
 
-static void count_allocation(void) { atomic_fetch_add_explicit(&runner_allocations, 1, memory_order_relaxed); }
+static void count_allocation(void)
+{
+    atomic_fetch_add_explicit(&runner_allocations, 1, memory_order_relaxed);
+}
 
-static size_t image_bytes(int width, int height) { return (size_t)width * 4 * (size_t)height; }
+static size_t image_bytes(int width, int height)
+{
+    return (size_t)width * 4 * (size_t)height;
+}
 
 size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
                               int width, int height)
@@ -95,15 +110,18 @@ size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_
 
 static void release_state(fv_runner *r)
 {
-    if (r->state && r->variant && r->variant->state_destroy) r->variant->state_destroy(r->variant, r->state);
+    if (r->state && r->variant && r->variant->state_destroy)
+        r->variant->state_destroy(r->variant, r->state);
     r->state = NULL;
 }
 
 void fv_runner_release(fv_runner *r)
 {
     release_state(r);
-    if (r->variant && fv_variant_is_host(r->variant)) fv_host_image_free(&r->ping);
-    else fv_device_image_free(&r->ping);
+    if (r->variant && fv_variant_is_host(r->variant))
+        fv_host_image_free(&r->ping);
+    else
+        fv_device_image_free(&r->ping);
     memset(r, 0, sizeof *r);
 }
 
@@ -127,15 +145,16 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     FV_TRY(fv_check_dimensions(width, height));
     char why[200] = "";
     if (v->supports && !v->supports(v, p, width, height, why, sizeof why))
-        return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s: %s", f->name, v->name, why[0] ? why : "not supported");
+        return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s: %s", f->name, v->name,
+                       why[0] ? why : "not supported");
     const int host = fv_variant_is_host(v);
     if (r->prepared && r->filter == f && r->variant == v && r->width == width &&
         r->height == height && (same_values(&r->params, p) || !v->state_create)) {
         r->params = *p; /* iterations, or values a stateless variant reads at run time */
         return FV_OK;
     }
-    const int keep_ping = r->prepared && r->width == width && r->height == height &&
-                          r->variant && fv_variant_is_host(r->variant) == host;
+    const int keep_ping = r->prepared && r->width == width && r->height == height && r->variant &&
+                          fv_variant_is_host(r->variant) == host;
     if (keep_ping) {
         release_state(r);
     } else {
@@ -190,14 +209,13 @@ static fv_status run_host_pass(void *context, const fv_image *in, fv_image *out)
     return r->filter->ref(in, out, &r->params);
 }
 
-fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst,
-                        cudaStream_t stream)
+fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst, cudaStream_t stream)
 {
-    if (!r->prepared)
-        return fv_fail(FV_ERR_ARG, "fv_runner_run: the runner was not prepared");
+    if (!r->prepared) return fv_fail(FV_ERR_ARG, "fv_runner_run: the runner was not prepared");
     if (src->width != r->width || src->height != r->height || dst->width != r->width ||
         dst->height != r->height)
-        return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
+        return fv_fail(FV_ERR_ARG,
+                       "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
                        r->filter->name, r->variant->name, r->width, r->height, src->width,
                        src->height, dst->width, dst->height);
     const fv_memory want = fv_variant_is_host(r->variant) ? FV_MEMORY_HOST : FV_MEMORY_DEVICE;

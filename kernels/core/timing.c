@@ -25,11 +25,20 @@ void fv_timer_destroy(fv_timer *t)
     t->start = t->stop = NULL;
 }
 
-void fv_timer_start(fv_timer *t, cudaStream_t stream) { cudaEventRecord(t->start, stream); }
+void fv_timer_start(fv_timer *t, cudaStream_t stream)
+{
+    cudaEventRecord(t->start, stream);
+}
 
-void fv_timer_stop(fv_timer *t, cudaStream_t stream) { cudaEventRecord(t->stop, stream); }
+void fv_timer_stop(fv_timer *t, cudaStream_t stream)
+{
+    cudaEventRecord(t->stop, stream);
+}
 
-cudaError_t fv_timer_wait(const fv_timer *t) { return cudaEventSynchronize(t->stop); }
+cudaError_t fv_timer_wait(const fv_timer *t)
+{
+    return cudaEventSynchronize(t->stop);
+}
 
 int fv_timer_elapsed_ms(const fv_timer *t, double *ms)
 {
@@ -67,7 +76,8 @@ fv_status fv_time_median(fv_timed_op op, void *context, int n_sets, int warmup, 
     double *ms = calloc((size_t)runs, sizeof *ms);
     fv_status st = (timers && ms) ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
     for (int i = 0; st == FV_OK && i < runs; i++)
-        if (fv_timer_create(&timers[i]) != FV_OK) st = fv_fail(FV_ERR_CUDA, "cudaEventCreate failed");
+        if (fv_timer_create(&timers[i]) != FV_OK)
+            st = fv_fail(FV_ERR_CUDA, "cudaEventCreate failed");
     for (int i = 0; st == FV_OK && i < warmup; i++) st = op(context, i % n_sets);
     for (int i = 0; st == FV_OK && i < runs; i++) {
         fv_timer_start(&timers[i], 0);
@@ -75,7 +85,8 @@ fv_status fv_time_median(fv_timed_op op, void *context, int n_sets, int warmup, 
         fv_timer_stop(&timers[i], 0);
     }
     if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess)
-        st = fv_fail(FV_ERR_CUDA, "benchmark run failed: %s", cudaGetErrorString(cudaGetLastError()));
+        st = fv_fail(FV_ERR_CUDA, "benchmark run failed: %s",
+                     cudaGetErrorString(cudaGetLastError()));
     for (int i = 0; st == FV_OK && i < runs; i++) {
         double t = 0;
         fv_timer_elapsed_ms(&timers[i], &t);

@@ -16,7 +16,7 @@ typedef struct fv_timer {
 
 /* Creates both events; on failure sets "cannot create CUDA events" (and destroys what was made). */
 fv_status fv_timer_create(fv_timer *t);
-void fv_timer_destroy(fv_timer *t);  /* safe on a zeroed or destroyed timer */
+void fv_timer_destroy(fv_timer *t); /* safe on a zeroed or destroyed timer */
 void fv_timer_start(fv_timer *t, cudaStream_t stream);
 void fv_timer_stop(fv_timer *t, cudaStream_t stream);
 /* Waits for the stop event: the error of the work before it, if any. */

@@ -23,7 +23,8 @@ static void box_brute_pixel(const fv_image *src, int r, int x, int y, uint8_t ou
         uint32_t sum = 0;
         for (int i = -r; i <= r; i++)
             for (int j = -r; j <= r; j++)
-                sum += px(src, clamp_int(x + j, 0, src->width - 1), clamp_int(y + i, 0, src->height - 1))[c];
+                sum += px(src, clamp_int(x + j, 0, src->width - 1),
+                          clamp_int(y + i, 0, src->height - 1))[c];
         out[c] = (uint8_t)((sum + area / 2) / area);
     }
     out[3] = px(src, x, y)[3];
@@ -57,7 +58,8 @@ static void test_3x3_by_hand(void)
     static const uint8_t want_green[9] = {200, 200, 200, 200, 200, 200, 200, 200, 200};
     static const uint8_t want_blue[9] = {28, 28, 28, 28, 28, 28, 28, 28, 28};
     static const uint8_t alpha[9] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    fv_image src = test_image_padded(3, 3, TEST_PAD_BYTES), dst = test_image_padded(3, 3, TEST_PAD_BYTES);
+    fv_image src = test_image_padded(3, 3, TEST_PAD_BYTES),
+             dst = test_image_padded(3, 3, TEST_PAD_BYTES);
     for (int k = 0; k < 9; k++) {
         uint8_t *q = px(&src, k % 3, k / 3);
         q[0] = red[k];
@@ -66,9 +68,11 @@ static void test_3x3_by_hand(void)
         q[3] = alpha[k];
     }
     int ok = run_ref(&src, &dst, 1);
-    test_check(&t, ok && channel_is(&dst, 0, want_red), "3x3 r 1: R is 23 30 37 / 43 50 57 / 63 70 77", NULL);
+    test_check(&t, ok && channel_is(&dst, 0, want_red),
+               "3x3 r 1: R is 23 30 37 / 43 50 57 / 63 70 77", NULL);
     test_check(&t, ok && channel_is(&dst, 1, want_green), "3x3 r 1: constant G stays 200", NULL);
-    test_check(&t, ok && channel_is(&dst, 2, want_blue), "3x3 r 1: centre B 255 gives 28 everywhere", NULL);
+    test_check(&t, ok && channel_is(&dst, 2, want_blue),
+               "3x3 r 1: centre B 255 gives 28 everywhere", NULL);
     test_check(&t, ok && channel_is(&dst, 3, alpha), "3x3 r 1: alpha kept", NULL);
     test_check(&t, test_padding_intact(&dst), "3x3 r 1: row padding untouched", NULL);
     free(src.data);
@@ -82,10 +86,12 @@ static void test_constant(void)
     static const int sizes[][2] = {{1, 1}, {5, 3}, {1, 9}, {9, 1}, {17, 11}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
+        fv_image src = test_image_padded(w, h, TEST_PAD_BYTES),
+                 dst = test_image_padded(w, h, TEST_PAD_BYTES);
         int ok = 1;
         for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++) {
-            const uint8_t colour[3] = {(uint8_t)(r * 7), (uint8_t)(255 - r), (uint8_t)(r % 2 ? 255 : 0)};
+            const uint8_t colour[3] = {(uint8_t)(r * 7), (uint8_t)(255 - r),
+                                       (uint8_t)(r % 2 ? 255 : 0)};
             for (int y = 0; y < h; y++)
                 for (int x = 0; x < w; x++) {
                     memcpy(px(&src, x, y), colour, 3);
@@ -94,11 +100,13 @@ static void test_constant(void)
             ok = ok && run_ref(&src, &dst, r);
             for (int y = 0; ok && y < h; y++)
                 for (int x = 0; ok && x < w; x++)
-                    ok = memcmp(px(&dst, x, y), colour, 3) == 0 && px(&dst, x, y)[3] == px(&src, x, y)[3];
+                    ok = memcmp(px(&dst, x, y), colour, 3) == 0 &&
+                         px(&dst, x, y)[3] == px(&src, x, y)[3];
         }
         char what[64];
         snprintf(what, sizeof what, "%dx%d, radius 1..%d", w, h, FV_BOX_MAX_RADIUS);
-        test_check(&t, ok && test_padding_intact(&dst), "a constant image stays constant, alpha kept:", what);
+        test_check(&t, ok && test_padding_intact(&dst),
+                   "a constant image stays constant, alpha kept:", what);
         free(src.data);
         free(dst.data);
     }
@@ -118,7 +126,8 @@ static void test_bright_pixel(void)
         want[k] = (x >= 2 && x <= 4 && y >= 2 && y <= 4) ? 28 : 0;
     }
     int ok = run_ref(&src, &dst, 1);
-    test_check(&t, ok && channel_is(&dst, 0, want), "bright pixel r 1: 28 in its 3x3, 0 elsewhere", NULL);
+    test_check(&t, ok && channel_is(&dst, 0, want), "bright pixel r 1: 28 in its 3x3, 0 elsewhere",
+               NULL);
     memset(want, 5, sizeof want);
     ok = run_ref(&src, &dst, 3);
     test_check(&t, ok && channel_is(&dst, 0, want), "bright pixel r 3 on 7x7: 5 everywhere", NULL);
@@ -133,15 +142,18 @@ static void test_bright_pixel(void)
  * (2, 0) 3 x 1: (765 + 12) / 25 = 31; (2, 1) 2 x 1: (510 + 12) / 25 = 20; (2, 2) once: 10. */
 static void test_corner(void)
 {
-    fv_image src = test_image_padded(4, 4, TEST_PAD_BYTES), dst = test_image_padded(4, 4, TEST_PAD_BYTES);
+    fv_image src = test_image_padded(4, 4, TEST_PAD_BYTES),
+             dst = test_image_padded(4, 4, TEST_PAD_BYTES);
     for (int y = 0; y < 4; y++) memset(px(&src, 0, y), 0, 16);
     px(&src, 0, 0)[0] = 255;
     static const uint8_t want1[16] = {113, 57, 0, 0, 57, 28, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
     static const uint8_t want2[16] = {92, 61, 31, 0, 61, 41, 20, 0, 31, 20, 10, 0, 0, 0, 0, 0};
     int ok = run_ref(&src, &dst, 1);
-    test_check(&t, ok && channel_is(&dst, 0, want1), "corner r 1: 113 57 / 57 28 from the clamped edge", NULL);
+    test_check(&t, ok && channel_is(&dst, 0, want1),
+               "corner r 1: 113 57 / 57 28 from the clamped edge", NULL);
     ok = run_ref(&src, &dst, 2);
-    test_check(&t, ok && channel_is(&dst, 0, want2), "corner r 2: 92 61 31 / 61 41 20 / 31 20 10", NULL);
+    test_check(&t, ok && channel_is(&dst, 0, want2), "corner r 2: 92 61 31 / 61 41 20 / 31 20 10",
+               NULL);
     free(src.data);
     free(dst.data);
 }
@@ -162,7 +174,8 @@ static void test_larger_than_image(void)
     const uint8_t pixel[4] = {1, 128, 254, 77};
     memcpy(src.data, pixel, 4);
     int ok = 1;
-    for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++) ok = ok && run_ref(&src, &dst, r) && memcmp(dst.data, pixel, 4) == 0;
+    for (int r = 1; r <= FV_BOX_MAX_RADIUS; r++)
+        ok = ok && run_ref(&src, &dst, r) && memcmp(dst.data, pixel, 4) == 0;
     test_check(&t, ok, "1x1: unchanged for every radius", NULL);
     free(src.data);
     free(dst.data);
@@ -194,7 +207,8 @@ static const int brute_radii[] = {1, 2, 3, 7, 20, 128};
 static int box_against_brute(test_case *c)
 {
     const int r = brute_radii[c->set];
-    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu radius %d", c->src.width, c->src.height, c->got.pitch, r);
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu radius %d", c->src.width, c->src.height,
+             c->got.pitch, r);
     const int ran = run_ref(&c->src, &c->got, r);
     box_brute(&c->src, &c->want, r);
     return ran;
@@ -202,9 +216,11 @@ static int box_against_brute(test_case *c)
 
 static void test_against_brute(uint32_t *seed)
 {
-    static const int sizes[][2] = {{1, 1}, {1, 5}, {5, 1}, {2, 3}, {3, 2}, {7, 13}, {13, 7}, {17, 5}, {31, 29}, {64, 3}};
-    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], (int)(sizeof brute_radii / sizeof brute_radii[0]),
-                            box_against_brute, seed, "box_ref equals the direct 2-D sum:");
+    static const int sizes[][2] = {{1, 1},  {1, 5},  {5, 1},  {2, 3},   {3, 2},
+                                   {7, 13}, {13, 7}, {17, 5}, {31, 29}, {64, 3}};
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0],
+                            (int)(sizeof brute_radii / sizeof brute_radii[0]), box_against_brute,
+                            seed, "box_ref equals the direct 2-D sum:");
 }
 
 /* The size the viewer runs at, at the largest radius (about a second with -O2), sampled
@@ -212,7 +228,8 @@ static void test_against_brute(uint32_t *seed)
 static void test_full_hd(uint32_t *seed)
 {
     fv_image src, dst;
-    if (fv_host_image_alloc(&src, 1920, 1080) != FV_OK || fv_host_image_alloc(&dst, 1920, 1080) != FV_OK) {
+    if (fv_host_image_alloc(&src, 1920, 1080) != FV_OK ||
+        fv_host_image_alloc(&dst, 1920, 1080) != FV_OK) {
         test_check(&t, 0, "1920x1080 images:", fv_last_error());
         return;
     }
@@ -282,8 +299,10 @@ static void test_box_mean(void)
         if (!ok && !failures++) first_radius = r;
     }
     char what[96];
-    snprintf(what, sizeof what, "(%lld checks, first failure radius %d sum %u)", checks, first_radius, first_sum);
-    test_check(&t, failures == 0, "box_mean equals (sum + area / 2) / area at every boundary", what);
+    snprintf(what, sizeof what, "(%lld checks, first failure radius %d sum %u)", checks,
+             first_radius, first_sum);
+    test_check(&t, failures == 0, "box_mean equals (sum + area / 2) / area at every boundary",
+               what);
     printf("box_mean: %lld sums checked\n", checks);
 }
 
@@ -320,10 +339,11 @@ static void test_box_quotient(void)
 int main(int argc, char **argv)
 {
     static const test_group groups[] = {
-        TEST_GROUP(test_3x3_by_hand),  TEST_GROUP(test_constant),     TEST_GROUP(test_bright_pixel),
-        TEST_GROUP(test_corner),       TEST_GROUP(test_larger_than_image), TEST_SEEDED(test_against_brute),
-        TEST_SEEDED(test_full_hd),     TEST_GROUP(test_bad_radius),   TEST_GROUP(test_box_mean),
-        TEST_GROUP(test_box_quotient),
+        TEST_GROUP(test_3x3_by_hand),       TEST_GROUP(test_constant),
+        TEST_GROUP(test_bright_pixel),      TEST_GROUP(test_corner),
+        TEST_GROUP(test_larger_than_image), TEST_SEEDED(test_against_brute),
+        TEST_SEEDED(test_full_hd),          TEST_GROUP(test_bad_radius),
+        TEST_GROUP(test_box_mean),          TEST_GROUP(test_box_quotient),
     };
     return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
 }

@@ -40,7 +40,10 @@ static int run_ref(const fv_image *src, fv_image *dst, canny_args a)
     return test_ref_runs(canny_ref, src, dst, &p, "canny_ref");
 }
 
-static void fill_gray(fv_image *img, int x, int y, int v) { memcpy(px(img, x, y), (uint8_t[]){(uint8_t)v, (uint8_t)v, (uint8_t)v, 255}, 4); }
+static void fill_gray(fv_image *img, int x, int y, int v)
+{
+    memcpy(px(img, x, y), (uint8_t[]){(uint8_t)v, (uint8_t)v, (uint8_t)v, 255}, 4);
+}
 
 /* ---- step edges worked by hand -------------------------------------------------------------- */
 /* 8x5, columns 0..3 gray 0, columns 4..7 gray 200 (R = G = B: the luma weights sum to 2^15, so
@@ -62,9 +65,14 @@ static void test_step_edge(void)
                     const int g = x < 4 ? 0 : 200, edge = x == 3 || x == 4, kept = x == 3;
                     uint32_t want = 0;
                     switch (stage) {
-                    case CANNY_GRAY: case CANNY_BLUR: want = canny_rgba(g, g, g); break;
-                    case CANNY_MAGNITUDE: want = edge ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0); break;
-                    case CANNY_DIRECTION: want = edge ? canny_rgba(255, 0, 0) : canny_rgba(0, 0, 0); break;
+                    case CANNY_GRAY:
+                    case CANNY_BLUR: want = canny_rgba(g, g, g); break;
+                    case CANNY_MAGNITUDE:
+                        want = edge ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0);
+                        break;
+                    case CANNY_DIRECTION:
+                        want = edge ? canny_rgba(255, 0, 0) : canny_rgba(0, 0, 0);
+                        break;
                     default: want = kept ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0); break;
                     }
                     ok = px32(&dst, x, y) == want;
@@ -77,12 +85,14 @@ static void test_step_edge(void)
         for (int y = 0; y < 5; y++)
             for (int x = 0; x < 8; x++) fill_gray(&src, x, y, x < 4 ? 0 : 10);
         canny_args a = {.stage = CANNY_THRESHOLD_MAP, .l2 = l2, .low = 30, .high = 100};
-        int ok = run_ref(&src, &dst, a) && px32(&dst, 3, 2) == canny_rgba(255, 160, 0) && px32(&dst, 4, 2) == canny_rgba(0, 0, 0);
+        int ok = run_ref(&src, &dst, a) && px32(&dst, 3, 2) == canny_rgba(255, 160, 0) &&
+                 px32(&dst, 4, 2) == canny_rgba(0, 0, 0);
         a.stage = CANNY_EDGES;
         ok = ok && run_ref(&src, &dst, a) && px32(&dst, 3, 2) == canny_rgba(0, 0, 0);
         /* magnitude shown: 40 / 2 = 20 */
         a.stage = CANNY_MAGNITUDE;
-        ok = ok && run_ref(&src, &dst, a) && px32(&dst, 3, 2) == canny_rgba(20, 20, 20) && px32(&dst, 4, 2) == canny_rgba(20, 20, 20);
+        ok = ok && run_ref(&src, &dst, a) && px32(&dst, 3, 2) == canny_rgba(20, 20, 20) &&
+             px32(&dst, 4, 2) == canny_rgba(20, 20, 20);
         test_check(&t, ok, "a step of 10 is weak (amber), not an edge alone, shown as 20:", norm);
         for (int y = 0; y < 5; y++)
             for (int x = 0; x < 8; x++) fill_gray(&src, x, y, x < 4 ? 0 : 200);
@@ -92,12 +102,13 @@ static void test_step_edge(void)
     for (int y = 0; y < 8; y++)
         for (int x = 0; x < 5; x++) fill_gray(&src2, x, y, y < 4 ? 0 : 200);
     canny_args a = {.stage = CANNY_DIRECTION, .low = 50, .high = 100};
-    int ok = run_ref(&src2, &dst2, a) && px32(&dst2, 2, 3) == canny_rgba(0, 255, 0) && px32(&dst2, 2, 4) == canny_rgba(0, 255, 0) &&
-             px32(&dst2, 2, 2) == canny_rgba(0, 0, 0);
+    int ok = run_ref(&src2, &dst2, a) && px32(&dst2, 2, 3) == canny_rgba(0, 255, 0) &&
+             px32(&dst2, 2, 4) == canny_rgba(0, 255, 0) && px32(&dst2, 2, 2) == canny_rgba(0, 0, 0);
     a.stage = CANNY_EDGES;
     ok = ok && run_ref(&src2, &dst2, a);
     for (int y = 0; ok && y < 8; y++)
-        for (int x = 0; ok && x < 5; x++) ok = px32(&dst2, x, y) == (y == 3 ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0));
+        for (int x = 0; ok && x < 5; x++)
+            ok = px32(&dst2, x, y) == (y == 3 ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0));
     test_check(&t, ok, "horizontal step edge 5x8: green sector, row 3 is the edge", NULL);
     /* blur on: sigma 0.6 (5x5), a step stays a single edge column */
     a = (canny_args){.stage = CANNY_EDGES, .sigma = 0.6, .low = 50, .high = 100};
@@ -131,26 +142,33 @@ static void test_chain(void)
     canny_args a = {.stage = CANNY_EDGES, .low = 40, .high = 400};
     int ok = run_ref(&src, &dst, a);
     const int full = row_edges(&dst, 2);
-    test_check(&t, ok && full == w && px32(&dst, w - 1, 2) == canny_rgba(255, 255, 255) && row_edges(&dst, 3) == 0,
+    test_check(&t,
+               ok && full == w && px32(&dst, w - 1, 2) == canny_rgba(255, 255, 255) &&
+                   row_edges(&dst, 3) == 0,
                "full hysteresis keeps the whole chain along row 2", NULL);
     a.one_pass = 1;
     ok = run_ref(&src, &dst, a);
     const int one = row_edges(&dst, 2);
-    test_check(&t, ok && one < 10 && px32(&dst, w - 1, 2) == canny_rgba(0, 0, 0), "one-pass drops the far end of the chain", NULL);
+    test_check(&t, ok && one < 10 && px32(&dst, w - 1, 2) == canny_rgba(0, 0, 0),
+               "one-pass drops the far end of the chain", NULL);
     a.one_pass = 0;
     int grows = 1, prev = 0;
     for (int n = 1; n <= 100; n++) {
         a.sweeps = n;
         ok = ok && run_ref(&src, &dst, a);
         const int c = row_edges(&dst, 2);
-        if (n == 1) grows = grows && c == one;
-        else grows = grows && c == prev + 1;
+        if (n == 1)
+            grows = grows && c == one;
+        else
+            grows = grows && c == prev + 1;
         prev = c;
     }
-    test_check(&t, ok && grows, "sweeps 1 = one-pass, each further sweep adds one pixel to the chain", NULL);
+    test_check(&t, ok && grows,
+               "sweeps 1 = one-pass, each further sweep adds one pixel to the chain", NULL);
     a.sweeps = w;
     ok = ok && run_ref(&src, &dst, a);
-    test_check(&t, ok && row_edges(&dst, 2) == full, "sweeps 120 reach the end: the full result", NULL);
+    test_check(&t, ok && row_edges(&dst, 2) == full, "sweeps 120 reach the end: the full result",
+               NULL);
     free(src.data);
     free(dst.data);
 }
@@ -161,20 +179,27 @@ static void test_sweeps_literal(uint32_t *seed)
     static const int sizes[][2] = {{37, 23}, {64, 48}, {1, 1}, {1, 17}, {13, 1}, {101, 67}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = test_image_padded(w, h, PAD_BYTES), thr = test_image_padded(w, h, 0), dst = test_image_padded(w, h, PAD_BYTES);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), thr = test_image_padded(w, h, 0),
+                 dst = test_image_padded(w, h, PAD_BYTES);
         test_fill_random(&src, seed);
         uint8_t *cur = malloc((size_t)w * h), *next = malloc((size_t)w * h);
         int ok = 1;
         for (int mode = 0; mode < 8 && ok; mode++) {
-            canny_args a = {.stage = CANNY_THRESHOLD_MAP, .sigma = mode % 2 ? 1.0 : 0.0, .l2 = (mode / 2) % 2,
-                            .low = 60, .high = 300, .auto_thr = mode >= 4};
+            canny_args a = {.stage = CANNY_THRESHOLD_MAP,
+                            .sigma = mode % 2 ? 1.0 : 0.0,
+                            .l2 = (mode / 2) % 2,
+                            .low = 60,
+                            .high = 300,
+                            .auto_thr = mode >= 4};
             ok = run_ref(&src, &thr, a);
             for (int n = 0; n <= 6 && ok; n++) {
                 /* state: 2 edge, 1 weak not yet joined, 0 neither */
                 for (int y = 0; y < h; y++)
                     for (int x = 0; x < w; x++) {
                         const uint32_t v = px32(&thr, x, y);
-                        cur[y * w + x] = v == canny_rgba(255, 255, 255) ? 2 : (v == canny_rgba(255, 160, 0) ? 1 : 0);
+                        cur[y * w + x] = v == canny_rgba(255, 255, 255)
+                                             ? 2
+                                             : (v == canny_rgba(255, 160, 0) ? 1 : 0);
                     }
                 for (int sweep = 0; n == 0 || sweep < n; sweep++) {
                     int changed = 0;
@@ -185,7 +210,9 @@ static void test_sweeps_literal(uint32_t *seed)
                             for (int dy = -1; dy <= 1; dy++)
                                 for (int dx = -1; dx <= 1; dx++) {
                                     const int xx = x + dx, yy = y + dy;
-                                    if (xx >= 0 && xx < w && yy >= 0 && yy < h && cur[yy * w + xx] == 2) next[y * w + x] = 2;
+                                    if (xx >= 0 && xx < w && yy >= 0 && yy < h &&
+                                        cur[yy * w + xx] == 2)
+                                        next[y * w + x] = 2;
                                 }
                             changed |= next[y * w + x] == 2;
                         }
@@ -197,7 +224,8 @@ static void test_sweeps_literal(uint32_t *seed)
                 ok = run_ref(&src, &dst, a) && test_padding_intact(&dst);
                 for (int y = 0; ok && y < h; y++)
                     for (int x = 0; ok && x < w; x++)
-                        ok = px32(&dst, x, y) == (cur[y * w + x] == 2 ? canny_rgba(255, 255, 255) : canny_rgba(0, 0, 0));
+                        ok = px32(&dst, x, y) == (cur[y * w + x] == 2 ? canny_rgba(255, 255, 255)
+                                                                      : canny_rgba(0, 0, 0));
                 a.stage = CANNY_THRESHOLD_MAP;
                 a.sweeps = 0;
             }
@@ -219,14 +247,21 @@ static void test_sizes(uint32_t *seed)
     static const int sizes[][2] = {{1, 1}, {2, 2}, {1, 9}, {9, 1}, {3, 2}, {31, 17}};
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         const int w = sizes[s][0], h = sizes[s][1];
-        fv_image src = test_image_padded(w, h, PAD_BYTES), a = test_image_padded(w, h, PAD_BYTES), b = test_image_padded(w, h, 0);
+        fv_image src = test_image_padded(w, h, PAD_BYTES), a = test_image_padded(w, h, PAD_BYTES),
+                 b = test_image_padded(w, h, 0);
         test_fill_random(&src, seed);
         int ok = 1;
         for (int stage = 0; stage < CANNY_N_STAGES && ok; stage++) {
-            canny_args args = {.stage = stage, .sigma = 2.0, .l2 = stage % 2, .low = 10, .high = 50, .auto_thr = stage == CANNY_EDGES};
+            canny_args args = {.stage = stage,
+                               .sigma = 2.0,
+                               .l2 = stage % 2,
+                               .low = 10,
+                               .high = 50,
+                               .auto_thr = stage == CANNY_EDGES};
             ok = run_ref(&src, &a, args) && run_ref(&src, &b, args) && test_padding_intact(&a);
             for (int y = 0; ok && y < h; y++)
-                for (int x = 0; ok && x < w; x++) ok = px(&a, x, y)[3] == 255 && px32(&a, x, y) == px32(&b, x, y);
+                for (int x = 0; ok && x < w; x++)
+                    ok = px(&a, x, y)[3] == 255 && px32(&a, x, y) == px32(&b, x, y);
         }
         char what[32];
         snprintf(what, sizeof what, "%dx%d", w, h);
@@ -253,11 +288,12 @@ static void test_config(void)
     canny_config c;
     canny_args a = {.stage = CANNY_EDGES, .sigma = 1.0, .low = 200, .high = 100};
     fv_params p = params_of(a);
-    int ok = canny_config_make(&p, "canny", &c) == FV_OK && c.low == 100 && c.high == 200 && c.radius == 3 &&
-             c.inc == 0 && c.cap == 1;
+    int ok = canny_config_make(&p, "canny", &c) == FV_OK && c.low == 100 && c.high == 200 &&
+             c.radius == 3 && c.inc == 0 && c.cap == 1;
     int sum = 0;
     for (int k = 0; k < 2 * c.radius + 1; k++) sum += c.w[k];
-    test_check(&t, ok && sum == 256, "low > high swapped; sigma 1: radius 3, taps sum to 256; full: cap 1", NULL);
+    test_check(&t, ok && sum == 256,
+               "low > high swapped; sigma 1: radius 3, taps sum to 256; full: cap 1", NULL);
     a.sweeps = 5;
     p = params_of(a);
     ok = canny_config_make(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 6;
@@ -265,17 +301,20 @@ static void test_config(void)
     p = params_of(a);
     ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 2;
     test_check(&t, ok, "sweeps 5: step 1, cap 6; one-pass: cap 2", NULL);
-    static const struct { int index; double value; } bad[] = {
-        {CANNY_STAGE, 7}, {CANNY_SIGMA, -1}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041}, {CANNY_HIGH, 1.5},
-        {CANNY_NORM, 2}, {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
+    static const struct {
+        int index;
+        double value;
+    } bad[] = {{CANNY_STAGE, 7},  {CANNY_SIGMA, -1}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041},
+               {CANNY_HIGH, 1.5}, {CANNY_NORM, 2},   {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         p = params_of((canny_args){.stage = CANNY_EDGES});
         p.value[bad[b].index] = bad[b].value;
-        test_check(&t, canny_config_make(&p, "canny", &c) == FV_ERR_ARG, "canny refuses an out-of-range parameter", NULL);
+        test_check(&t, canny_config_make(&p, "canny", &c) == FV_ERR_ARG,
+                   "canny refuses an out-of-range parameter", NULL);
     }
     /* the gray formula is OpenCV's 15-bit one */
-    ok = canny_gray(0xffffffu) == 255 && canny_gray(0) == 0 && canny_gray(0x0000ffu) == 76 && canny_gray(0x00ff00u) == 150 &&
-         canny_gray(0xff0000u) == 29;
+    ok = canny_gray(0xffffffu) == 255 && canny_gray(0) == 0 && canny_gray(0x0000ffu) == 76 &&
+         canny_gray(0x00ff00u) == 150 && canny_gray(0xff0000u) == 29;
     int sq = 1;
     for (int v = 0; v < 2100000 && sq; v += 7) {
         const int r = canny_isqrt(v);
@@ -283,9 +322,9 @@ static void test_config(void)
     }
     test_check(&t, ok && sq, "gray of white, black, red, green, blue; integer square root", NULL);
     /* sectors at the exact bounds: tan 22.5 = 13573 / 2^15 */
-    ok = canny_sector(100, 0) == 0 && canny_sector(0, 100) == 1 && canny_sector(100, 100) == 2 && canny_sector(-100, 100) == 3 &&
-         canny_sector(100, 41) == 0 && canny_sector(100, 42) == 2 && canny_sector(42, 100) == 2 && canny_sector(42, -100) == 3 &&
-         canny_sector(41, 100) == 1;
+    ok = canny_sector(100, 0) == 0 && canny_sector(0, 100) == 1 && canny_sector(100, 100) == 2 &&
+         canny_sector(-100, 100) == 3 && canny_sector(100, 41) == 0 && canny_sector(100, 42) == 2 &&
+         canny_sector(42, 100) == 2 && canny_sector(42, -100) == 3 && canny_sector(41, 100) == 1;
     test_check(&t, ok, "sectors on both sides of 22.5 and 67.5 degrees", NULL);
 }
 
@@ -293,40 +332,55 @@ static void test_config(void)
 static void test_table(void)
 {
     const fv_filter *f = fv_filter_find("canny");
-    test_check(&t, f != NULL && f->max_iterations == 1, "the registry has 'canny', not iterated", NULL);
+    test_check(&t, f != NULL && f->max_iterations == 1, "the registry has 'canny', not iterated",
+               NULL);
     if (!f) return;
-    static const char *const names[] = {"stage", "sigma", "norm", "low", "high", "thresholds", "hysteresis", "sweeps"};
+    static const char *const names[] = {"stage", "sigma",      "norm",       "low",
+                                        "high",  "thresholds", "hysteresis", "sweeps"};
     int ok = f->n_params == 8;
     for (int i = 0; ok && i < 8; i++) ok = fv_param_index(f, names[i]) == i;
     test_check(&t, ok, "its parameters in canny.h's order", NULL);
     fv_params p = fv_params_default(f);
     canny_config c;
-    test_check(&t, canny_config_make(&p, "canny", &c) == FV_OK && c.stage == CANNY_EDGES && c.radius == 2 && c.cap == 1,
+    test_check(&t,
+               canny_config_make(&p, "canny", &c) == FV_OK && c.stage == CANNY_EDGES &&
+                   c.radius == 2 && c.cap == 1,
                "defaults: edges, sigma 0.6 (5x5), full hysteresis", NULL);
     double v = -1;
     for (int s = 0; s < CANNY_N_STAGES; s++)
-        test_check(&t, fv_param_parse(f, CANNY_STAGE, canny_stage_names[s], "--stage", &v) == FV_OK && v == s, "--stage by name:",
-                   canny_stage_names[s]);
-    test_check(&t, fv_param_parse(f, CANNY_STAGE, "sobel", "--stage", &v) != FV_OK, "--stage sobel refused", NULL);
-    test_check(&t, fv_param_parse(f, CANNY_HYSTERESIS, "one-pass", "--hysteresis", &v) == FV_OK && v == 1 &&
-                   fv_param_parse(f, CANNY_NORM, "l2", "--norm", &v) == FV_OK && v == 1 &&
-                   fv_param_parse(f, CANNY_THRESHOLDS, "auto", "--thresholds", &v) == FV_OK && v == 1,
+        test_check(&t,
+                   fv_param_parse(f, CANNY_STAGE, canny_stage_names[s], "--stage", &v) == FV_OK &&
+                       v == s,
+                   "--stage by name:", canny_stage_names[s]);
+    test_check(&t, fv_param_parse(f, CANNY_STAGE, "sobel", "--stage", &v) != FV_OK,
+               "--stage sobel refused", NULL);
+    test_check(&t,
+               fv_param_parse(f, CANNY_HYSTERESIS, "one-pass", "--hysteresis", &v) == FV_OK &&
+                   v == 1 && fv_param_parse(f, CANNY_NORM, "l2", "--norm", &v) == FV_OK && v == 1 &&
+                   fv_param_parse(f, CANNY_THRESHOLDS, "auto", "--thresholds", &v) == FV_OK &&
+                   v == 1,
                "--hysteresis one-pass, --norm l2, --thresholds auto", NULL);
-    test_check(&t, fv_param_parse(f, CANNY_SWEEPS, "0", "--sweeps", &v) == FV_OK && fv_param_parse(f, CANNY_SWEEPS, "-1", "--sweeps", &v) != FV_OK &&
-                   fv_param_parse(f, CANNY_LOW, "2041", "--low", &v) != FV_OK && fv_param_parse(f, CANNY_SIGMA, "4.2", "--sigma", &v) != FV_OK,
+    test_check(&t,
+               fv_param_parse(f, CANNY_SWEEPS, "0", "--sweeps", &v) == FV_OK &&
+                   fv_param_parse(f, CANNY_SWEEPS, "-1", "--sweeps", &v) != FV_OK &&
+                   fv_param_parse(f, CANNY_LOW, "2041", "--low", &v) != FV_OK &&
+                   fv_param_parse(f, CANNY_SIGMA, "4.2", "--sigma", &v) != FV_OK,
                "ranges: sweeps 0 (until done) .. 10000, low <= 2040, sigma <= 4", NULL);
     /* every test_params entry gives a valid configuration */
     for (const char *const *e = f->test_params; e && *e; e++) {
         fv_params q;
         char why[200];
         const int good = test_param_entry(f, *e, &q, why, sizeof why);
-        test_check(&t, good && fv_params_check(f, &q) == FV_OK && canny_config_make(&q, "canny", &c) == FV_OK,
+        test_check(&t,
+                   good && fv_params_check(f, &q) == FV_OK &&
+                       canny_config_make(&q, "canny", &c) == FV_OK,
                    "test_params entry valid:", *e);
     }
 }
 
 /* ---- against OpenCV --------------------------------------------------------------------------- */
-static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2, char *files, size_t size)
+static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2,
+                      char *files, size_t size)
 {
     const int w = src->width, h = src->height;
     fv_image gray = test_image_padded(w, h, 0), edges = test_image_padded(w, h, 0);
@@ -356,7 +410,8 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
     const char *script = argv[0], *dir = argv[1];
     char **photos = argv + 2;
     const int n_photos = argc - 2;
-    static const int thresholds[][3] = {{50, 150, 0}, {100, 200, 1}, {20, 60, 0}, {150, 90, 1}, {0, 0, 0}};
+    static const int thresholds[][3] = {
+        {50, 150, 0}, {100, 200, 1}, {20, 60, 0}, {150, 90, 1}, {0, 0, 0}};
     char files[8192] = "";
     int index = 0;
     for (int i = 0; i < n_photos; i++) {
@@ -367,7 +422,8 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
             continue;
         }
         for (int k = 0; k < 4; k++)
-            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, sizeof files);
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
+                       files, sizeof files);
         fv_host_image_free(&img);
     }
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {2, 2}, {130, 100}};
@@ -376,9 +432,11 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
         test_fill_random(&img, seed);
         if (s == sizeof sizes / sizeof sizes[0] - 1) /* smooth it: edges that are not everywhere */
             for (int y = 0; y < img.height; y++)
-                for (int x = 0; x < img.width; x++) px(&img, x, y)[0] = (uint8_t)(x * 3 + (y / 10) * 40 + px(&img, x, y)[0] / 16);
+                for (int x = 0; x < img.width; x++)
+                    px(&img, x, y)[0] = (uint8_t)(x * 3 + (y / 10) * 40 + px(&img, x, y)[0] / 16);
         for (int k = 0; k < 5; k++)
-            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2], files, sizeof files);
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
+                       files, sizeof files);
         free(img.data);
     }
     const int code = test_python(script, files);

@@ -14,13 +14,13 @@
 
 #include <math.h>
 
-#define CANARY 0xA5
-#define GUARD_PAD 64          /* canary bytes after every row; a whole canary row before and after */
-#define N_RADII 8
-#define N_SIZES 4
-#define N_BAR_SERIES 5
+#define CANARY        0xA5
+#define GUARD_PAD     64 /* canary bytes after every row; a whole canary row before and after */
+#define N_RADII       8
+#define N_SIZES       4
+#define N_BAR_SERIES  5
 #define N_MANY_SERIES 16
-#define N_MANY_X 40
+#define N_MANY_X      40
 
 static test_counts t;
 
@@ -74,9 +74,11 @@ static int border_clean(const fv_image *img)
 {
     static const uint8_t white[4] = {255, 255, 255, 255};
     for (int x = 0; x < img->width; x++)
-        if (memcmp(px(img, x, 0), white, 4) || memcmp(px(img, x, img->height - 1), white, 4)) return 0;
+        if (memcmp(px(img, x, 0), white, 4) || memcmp(px(img, x, img->height - 1), white, 4))
+            return 0;
     for (int y = 0; y < img->height; y++)
-        if (memcmp(px(img, 0, y), white, 4) || memcmp(px(img, img->width - 1, y), white, 4)) return 0;
+        if (memcmp(px(img, 0, y), white, 4) || memcmp(px(img, img->width - 1, y), white, 4))
+            return 0;
     return 1;
 }
 
@@ -118,7 +120,8 @@ static void check_arg_error(const char *name, fv_status st)
     const char *msg = fv_last_error();
     int ok = st == FV_ERR_ARG && strncmp(msg, "chart: ", 7) == 0 && !strchr(msg, '\n');
     char what[256];
-    snprintf(what, sizeof what, "error case %s: FV_ERR_ARG with a one-line \"chart: \" message", name);
+    snprintf(what, sizeof what, "error case %s: FV_ERR_ARG with a one-line \"chart: \" message",
+             name);
     test_check(&t, ok, what, msg);
 }
 
@@ -132,7 +135,8 @@ static void write_sample(const char *dir, const char *file, const chart_desc *c)
     int w, h;
     chart_size(c, &w, &h);
     if (st == FV_OK && image_load(path, &back) == FV_OK) {
-        test_check(&t, back.width == w && back.height == h, "written chart reads back at its size", path);
+        test_check(&t, back.width == w && back.height == h, "written chart reads back at its size",
+                   path);
         fv_host_image_free(&back);
     } else if (st == FV_OK) {
         test_check(&t, 0, "written chart reads back", fv_last_error());
@@ -146,13 +150,20 @@ int main(int argc, char **argv)
     static const char *const radii[N_RADII] = {"1", "2", "4", "8", "16", "32", "64", "128"};
     static const double naive[N_RADII] = {0.021, 0.034, 0.061, 0.118, 0.231, 0.455, 0.902, 1.81};
     static const double smem[N_RADII] = {0.015, 0.019, 0.027, NAN, 0.071, 0.133, 0.26, 0};
-    static const double fast[N_RADII] = {0.0094, 0.0101, 0.0122, 0.0161, 0.0243, 0.0408, 0.074, 0.141};
+    static const double fast[N_RADII] = {0.0094, 0.0101, 0.0122, 0.0161,
+                                         0.0243, 0.0408, 0.074,  0.141};
     const chart_series line_series[] = {{"naive", naive}, {"smem", smem}, {"fast", fast}};
     chart_desc lines = {
         .title = "gaussian: ms per run against radius (sigma = radius / 3), 3840x2160",
         .subtitle = "NVIDIA H100 80GB HBM3, device copy 2900 GB/s, median of 50 runs",
-        .x_label = "radius", .y_label = "ms per run (log scale)", .x_ticks = radii, .n_x = N_RADII,
-        .series = line_series, .n_series = 3, .lines = 1, .log_y = 1};
+        .x_label = "radius",
+        .y_label = "ms per run (log scale)",
+        .x_ticks = radii,
+        .n_x = N_RADII,
+        .series = line_series,
+        .n_series = 3,
+        .lines = 1,
+        .log_y = 1};
     fenced f;
     render_checked("lines", &lines, &f);
     if (f.block) {
@@ -167,8 +178,14 @@ int main(int argc, char **argv)
     uint8_t c0[4];
     chart_series_color(0, c0);
     chart_series one_joined = {"s", joined}, one_broken = {"s", broken};
-    chart_desc gap = {.title = "gap", .x_label = "x", .y_label = "y", .x_ticks = three, .n_x = 3,
-                      .series = &one_joined, .n_series = 1, .lines = 1};
+    chart_desc gap = {.title = "gap",
+                      .x_label = "x",
+                      .y_label = "y",
+                      .x_ticks = three,
+                      .n_x = 3,
+                      .series = &one_joined,
+                      .n_series = 1,
+                      .lines = 1};
     render_checked("joined line", &gap, &f);
     if (f.block) n_joined = count_color(&f.img, c0), free(f.block);
     gap.series = &one_broken;
@@ -183,7 +200,8 @@ int main(int argc, char **argv)
     static const char *const sizes[N_SIZES] = {"512x512", "1920x1080", "3840x2160", "9984x6400"};
     static double bar_y[N_BAR_SERIES][N_SIZES];
     chart_series bar_series[N_BAR_SERIES];
-    static const char *const bar_names[N_BAR_SERIES] = {"naive", "smem", "smem_mwpt", "fast", "npp"};
+    static const char *const bar_names[N_BAR_SERIES] = {"naive", "smem", "smem_mwpt", "fast",
+                                                        "npp"};
     double sums[N_BAR_SERIES] = {0};
     for (int i = 0; i < N_BAR_SERIES; i++) {
         for (int j = 0; j < N_SIZES; j++) {
@@ -192,11 +210,16 @@ int main(int argc, char **argv)
         }
         bar_series[i] = (chart_series){bar_names[i], bar_y[i]};
     }
-    chart_desc bars = {
-        .title = "gaussian sigma 2 radius 6: all variants at four sizes",
-        .subtitle = "NVIDIA H100 80GB HBM3, device copy 2900 GB/s", .x_label = "image size",
-        .y_label = "ms per run", .x_ticks = sizes, .n_x = N_SIZES, .series = bar_series,
-        .n_series = N_BAR_SERIES, .lines = 0, .log_y = 0};
+    chart_desc bars = {.title = "gaussian sigma 2 radius 6: all variants at four sizes",
+                       .subtitle = "NVIDIA H100 80GB HBM3, device copy 2900 GB/s",
+                       .x_label = "image size",
+                       .y_label = "ms per run",
+                       .x_ticks = sizes,
+                       .n_x = N_SIZES,
+                       .series = bar_series,
+                       .n_series = N_BAR_SERIES,
+                       .lines = 0,
+                       .log_y = 0};
     render_checked("bars", &bars, &f);
     if (f.block) {
         long area[N_BAR_SERIES];
@@ -208,7 +231,8 @@ int main(int argc, char **argv)
         }
         for (int i = 1; i < N_BAR_SERIES; i++) {
             double want = sums[i] / sums[0], got = (double)area[i] / (double)area[0];
-            snprintf(detail, sizeof detail, "(series %d: area ratio %.3f, values %.3f)", i, got, want);
+            snprintf(detail, sizeof detail, "(series %d: area ratio %.3f, values %.3f)", i, got,
+                     want);
             test_check(&t, fabs(got - want) < 0.06 * want, "bar areas follow the values", detail);
         }
         free(f.block);
@@ -218,8 +242,15 @@ int main(int argc, char **argv)
     static const char *const single[] = {"1920x1080"};
     static const double one_value[] = {0.5};
     chart_series lone = {"only", one_value};
-    chart_desc one = {.title = "one point", .x_label = "size", .y_label = "ms", .x_ticks = single,
-                      .n_x = 1, .series = &lone, .n_series = 1, .lines = 1, .log_y = 1};
+    chart_desc one = {.title = "one point",
+                      .x_label = "size",
+                      .y_label = "ms",
+                      .x_ticks = single,
+                      .n_x = 1,
+                      .series = &lone,
+                      .n_series = 1,
+                      .lines = 1,
+                      .log_y = 1};
     render_checked("one point, lines, log", &one, &f);
     if (f.block) check_series_pixels("one point", &f, 0, 30, 3000), free(f.block);
     one.lines = 0, one.log_y = 0;
@@ -228,9 +259,15 @@ int main(int argc, char **argv)
 
     static const double none[N_RADII] = {0, -1, NAN, INFINITY, 0, 0, NAN, -INFINITY};
     chart_series empty[2] = {{"cpu", none}, {"fast", none}};
-    chart_desc nothing = {.title = "nothing measured", .x_label = "radius", .y_label = "ms",
-                          .x_ticks = radii, .n_x = N_RADII, .series = empty, .n_series = 2,
-                          .lines = 1, .log_y = 1};
+    chart_desc nothing = {.title = "nothing measured",
+                          .x_label = "radius",
+                          .y_label = "ms",
+                          .x_ticks = radii,
+                          .n_x = N_RADII,
+                          .series = empty,
+                          .n_series = 2,
+                          .lines = 1,
+                          .log_y = 1};
     for (int kind = 0; kind < 4; kind++) {
         nothing.lines = kind & 1, nothing.log_y = kind >> 1;
         render_checked("no data", &nothing, &f);
@@ -245,9 +282,15 @@ int main(int argc, char **argv)
     static const double wide[N_RADII] = {1e-4, 3e-3, 0.2, 7, 150, 4000, 2e4, 1e5};
     static const double wide2[N_RADII] = {2e-4, NAN, 0.5, 20, NAN, 9000, 5e4, NAN};
     chart_series span[2] = {{"wide", wide}, {"wide2", wide2}};
-    chart_desc huge = {.title = "nine decades", .x_label = "radius", .y_label = "ms (log scale)",
-                       .x_ticks = radii, .n_x = N_RADII, .series = span, .n_series = 2,
-                       .lines = 1, .log_y = 1};
+    chart_desc huge = {.title = "nine decades",
+                       .x_label = "radius",
+                       .y_label = "ms (log scale)",
+                       .x_ticks = radii,
+                       .n_x = N_RADII,
+                       .series = span,
+                       .n_series = 2,
+                       .lines = 1,
+                       .log_y = 1};
     render_checked("1e-4..1e5, log", &huge, &f);
     if (f.block) check_series_pixels("1e-4..1e5", &f, 0, 300, 30000), free(f.block);
     huge.log_y = 0, huge.lines = 0;
@@ -271,12 +314,19 @@ int main(int argc, char **argv)
         }
         many[i] = (chart_series){many_names[i], many_y[i]};
     }
-    chart_desc crowd = {.title = "16 series over 40 sizes", .x_label = "image size",
-                        .y_label = "ms per run (log scale)", .x_ticks = many_x, .n_x = N_MANY_X,
-                        .series = many, .n_series = N_MANY_SERIES, .lines = 1, .log_y = 1};
+    chart_desc crowd = {.title = "16 series over 40 sizes",
+                        .x_label = "image size",
+                        .y_label = "ms per run (log scale)",
+                        .x_ticks = many_x,
+                        .n_x = N_MANY_X,
+                        .series = many,
+                        .n_series = N_MANY_SERIES,
+                        .lines = 1,
+                        .log_y = 1};
     render_checked("16 x 40 lines", &crowd, &f);
     if (f.block) {
-        for (int i = 0; i < N_MANY_SERIES; i++) check_series_pixels("16 x 40 lines", &f, i, 100, 60000);
+        for (int i = 0; i < N_MANY_SERIES; i++)
+            check_series_pixels("16 x 40 lines", &f, i, 100, 60000);
         free(f.block);
     }
     crowd.lines = 0, crowd.log_y = 0;
@@ -288,12 +338,19 @@ int main(int argc, char **argv)
 
     static char long_text[600];
     memset(long_text, 'W', sizeof long_text - 1);
-    long_text[5] = '\t';  /* not printable: must be drawn as something harmless */
+    long_text[5] = '\t'; /* not printable: must be drawn as something harmless */
     long_text[6] = (char)0xE9;
     chart_series long_series[2] = {{long_text, naive}, {"short", fast}};
-    chart_desc longs = {.title = long_text, .subtitle = long_text, .x_label = long_text,
-                        .y_label = long_text, .x_ticks = radii, .n_x = N_RADII,
-                        .series = long_series, .n_series = 2, .lines = 1, .log_y = 1};
+    chart_desc longs = {.title = long_text,
+                        .subtitle = long_text,
+                        .x_label = long_text,
+                        .y_label = long_text,
+                        .x_ticks = radii,
+                        .n_x = N_RADII,
+                        .series = long_series,
+                        .n_series = 2,
+                        .lines = 1,
+                        .log_y = 1};
     render_checked("very long names", &longs, &f);
     if (f.block) check_series_pixels("very long names", &f, 1, 300, 30000), free(f.block);
     const char *long_ticks[N_RADII];
@@ -349,7 +406,8 @@ int main(int argc, char **argv)
 
     /* the default size is 1200 x 700 */
     st = chart_render(&lines, &spare);
-    test_check(&t, st == FV_OK && border_clean(&spare), "0 x 0 renders 1200 x 700", fv_last_error());
+    test_check(&t, st == FV_OK && border_clean(&spare), "0 x 0 renders 1200 x 700",
+               fv_last_error());
     fv_host_image_free(&spare);
 
     if (argc > 1) {

@@ -10,7 +10,7 @@
 #include "conv/conv.h"
 #include "test_skeleton.h"
 
-static conv_kernel *kern; /* 64 KiB: not on the stack */
+static conv_kernel *kern;    /* 64 KiB: not on the stack */
 static fv_image file_kernel; /* the `kernel-file` image set_file_kernel made; none: data NULL */
 
 static fv_params conv_params(int stage, int shape)
@@ -85,13 +85,17 @@ static int kernel_symmetric(const conv_kernel *k, int mirrors)
         for (int j = 0; j < w; j++) {
             const int32_t v = k->w[i * w + j];
             if (v != k->w[(h - 1 - i) * w + (w - 1 - j)]) return 0;
-            if (mirrors && (v != k->w[(h - 1 - i) * w + j] || v != k->w[i * w + (w - 1 - j)])) return 0;
+            if (mirrors && (v != k->w[(h - 1 - i) * w + j] || v != k->w[i * w + (w - 1 - j)]))
+                return 0;
             if (mirrors && w == h && v != k->w[j * w + i]) return 0;
         }
     return 1;
 }
 
-static int32_t tap(const conv_kernel *k, int di, int dj) { return k->w[(k->cy + di) * k->width + k->cx + dj]; }
+static int32_t tap(const conv_kernel *k, int di, int dj)
+{
+    return k->w[(k->cy + di) * k->width + k->cx + dj];
+}
 
 /* ---- shapes and quantisation ---- */
 static void test_shapes(void)
@@ -101,13 +105,13 @@ static void test_shapes(void)
         double sigma, radius, length, angle;
         int size, mirrors;
     } cases[] = {
-        {CONV_GAUSSIAN, 0.3, 1, 1, 0, 3, 1},    {CONV_GAUSSIAN, 1, 1, 1, 0, 7, 1},
-        {CONV_GAUSSIAN, 2.5, 1, 1, 0, 17, 1},   {CONV_GAUSSIAN, 20, 1, 1, 0, 121, 1},
-        {CONV_DISK, 1, 1, 1, 0, 3, 1},          {CONV_DISK, 1, 7, 1, 0, 15, 1},
-        {CONV_DISK, 1, 63, 1, 0, 127, 1},       {CONV_BOX, 1, 1, 1, 0, 3, 1},
-        {CONV_BOX, 1, 31, 1, 0, 63, 1},         {CONV_BOX, 1, 63, 1, 0, 127, 1},
-        {CONV_MOTION, 1, 1, 15, 30, 0, 0},      {CONV_MOTION, 1, 1, 127, 45, 91, 0},
-        {CONV_MOTION, 1, 1, 64, 100, 0, 0},     {CONV_MOTION, 1, 1, 1, 0, 1, 1},
+        {CONV_GAUSSIAN, 0.3, 1, 1, 0, 3, 1},  {CONV_GAUSSIAN, 1, 1, 1, 0, 7, 1},
+        {CONV_GAUSSIAN, 2.5, 1, 1, 0, 17, 1}, {CONV_GAUSSIAN, 20, 1, 1, 0, 121, 1},
+        {CONV_DISK, 1, 1, 1, 0, 3, 1},        {CONV_DISK, 1, 7, 1, 0, 15, 1},
+        {CONV_DISK, 1, 63, 1, 0, 127, 1},     {CONV_BOX, 1, 1, 1, 0, 3, 1},
+        {CONV_BOX, 1, 31, 1, 0, 63, 1},       {CONV_BOX, 1, 63, 1, 0, 127, 1},
+        {CONV_MOTION, 1, 1, 15, 30, 0, 0},    {CONV_MOTION, 1, 1, 127, 45, 91, 0},
+        {CONV_MOTION, 1, 1, 64, 100, 0, 0},   {CONV_MOTION, 1, 1, 1, 0, 1, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         fv_params p = conv_params(CONV_OUTPUT, cases[c].shape);
@@ -117,20 +121,26 @@ static void test_shapes(void)
         p.value[CONV_ANGLE] = cases[c].angle;
         char what[160];
         snprintf(what, sizeof what, "shape %s sigma %g radius %g length %g angle %g",
-                 conv_shape_names[cases[c].shape], cases[c].sigma, cases[c].radius, cases[c].length, cases[c].angle);
+                 conv_shape_names[cases[c].shape], cases[c].sigma, cases[c].radius, cases[c].length,
+                 cases[c].angle);
         fv_status st = conv_kernel_make(with_file(&p), "conv", kern);
         test_check(&t, st == FV_OK, what, fv_last_error());
         if (st != FV_OK) continue;
         char detail[200];
-        snprintf(detail, sizeof detail, "%s: %dx%d, %d taps", what, kern->width, kern->height, kern->taps);
+        snprintf(detail, sizeof detail, "%s: %dx%d, %d taps", what, kern->width, kern->height,
+                 kern->taps);
         test_check(&t, kernel_sum_ok(kern), "weights are >= 0 and sum to 2^16:", detail);
         test_check(&t, kernel_symmetric(kern, cases[c].mirrors), "kernel symmetric:", detail);
-        test_check(&t, kern->width % 2 == 1 && kern->height % 2 == 1 && kern->width <= FV_CONV_MAX_SIZE &&
-                       kern->height <= FV_CONV_MAX_SIZE, "odd size within 127x127:", detail);
+        test_check(&t,
+                   kern->width % 2 == 1 && kern->height % 2 == 1 &&
+                       kern->width <= FV_CONV_MAX_SIZE && kern->height <= FV_CONV_MAX_SIZE,
+                   "odd size within 127x127:", detail);
         if (cases[c].size)
-            test_check(&t, kern->width == cases[c].size && kern->height == cases[c].size, "expected size:", detail);
+            test_check(&t, kern->width == cases[c].size && kern->height == cases[c].size,
+                       "expected size:", detail);
         int32_t wmax = 0;
-        for (int i = 0; i < kern->width * kern->height; i++) wmax = kern->w[i] > wmax ? kern->w[i] : wmax;
+        for (int i = 0; i < kern->width * kern->height; i++)
+            wmax = kern->w[i] > wmax ? kern->w[i] : wmax;
         test_check(&t, tap(kern, 0, 0) == wmax, "the centre weighs most:", detail);
     }
     /* box radius 1: 65536 / 9 = 7281.78 each; the remainder 7 (less than the group of 9) goes
@@ -143,8 +153,10 @@ static void test_shapes(void)
     test_check(&t, ok, "box radius 1: eight taps 7281, centre 7288", NULL);
     /* quantisation keeps equal weights equal: 4 x 1 of 1, 3, 3, 1 -> 8192, 24576, 24576, 8192 */
     const double f[4] = {1, 3, 3, 1};
-    test_check(&t, conv_quantise(f, 4, 1, kern) == FV_OK && kern->w[0] == 8192 && kern->w[1] == 24576 &&
-                       kern->w[2] == 24576 && kern->w[3] == 8192, "quantise 1 3 3 1", NULL);
+    test_check(&t,
+               conv_quantise(f, 4, 1, kern) == FV_OK && kern->w[0] == 8192 && kern->w[1] == 24576 &&
+                   kern->w[2] == 24576 && kern->w[3] == 8192,
+               "quantise 1 3 3 1", NULL);
     const double zeros[3] = {0, 0, 0};
     test_check(&t, conv_quantise(zeros, 3, 1, kern) != FV_OK, "quantise refuses all zeros", NULL);
 }
@@ -162,13 +174,16 @@ static void test_motion_angle(void)
     test_check(&t, ok, "motion length 9 angle 0: one row of 9 equal taps", NULL);
     p.value[CONV_ANGLE] = 90;
     conv_kernel_make(with_file(&p), "conv", kern);
-    test_check(&t, kern->width == 1 && kern->height == 9 && kernel_sum_ok(kern), "motion angle 90: one column of 9", NULL);
+    test_check(&t, kern->width == 1 && kern->height == 9 && kernel_sum_ok(kern),
+               "motion angle 90: one column of 9", NULL);
     p.value[CONV_ANGLE] = 45;
     conv_kernel_make(with_file(&p), "conv", kern);
     char detail[64];
     snprintf(detail, sizeof detail, "%dx%d", kern->width, kern->height);
-    test_check(&t, kern->width == 9 && kern->height == 9 && tap(kern, -2, 2) > 0 && tap(kern, 2, -2) > 0 &&
-                       tap(kern, 2, 2) == 0 && tap(kern, -2, -2) == 0 && tap(kern, -3, 3) > 0,
+    test_check(&t,
+               kern->width == 9 && kern->height == 9 && tap(kern, -2, 2) > 0 &&
+                   tap(kern, 2, -2) > 0 && tap(kern, 2, 2) == 0 && tap(kern, -2, -2) == 0 &&
+                   tap(kern, -3, 3) > 0,
                "motion angle 45: up-right and down-left only", detail);
     p.value[CONV_ANGLE] = 135;
     conv_kernel_make(with_file(&p), "conv", kern);
@@ -189,7 +204,8 @@ static int run(const fv_image *src, fv_image *dst, const fv_params *p)
  * x = 2: 90 * 21843 + 180 * (21850 + 21843) = 9830610 -> 150 */
 static void test_hand_sums(void)
 {
-    fv_image src = test_image_padded(3, 1, TEST_PAD_BYTES), dst = test_image_padded(3, 1, TEST_PAD_BYTES);
+    fv_image src = test_image_padded(3, 1, TEST_PAD_BYTES),
+             dst = test_image_padded(3, 1, TEST_PAD_BYTES);
     const uint8_t red[3] = {0, 90, 180};
     for (int x = 0; x < 3; x++) {
         px(&src, x, 0)[0] = red[x];
@@ -203,24 +219,29 @@ static void test_hand_sums(void)
     ok = ok && px(&dst, 0, 0)[0] == 30 && px(&dst, 1, 0)[0] == 90 && px(&dst, 2, 0)[0] == 150;
     test_check(&t, ok, "box radius 1 on R = 0 90 180 gives 30 90 150", NULL);
     ok = 1;
-    for (int x = 0; x < 3; x++) ok &= px(&dst, x, 0)[1] == 7 && px(&dst, x, 0)[2] == 255 && px(&dst, x, 0)[3] == 10 + x;
-    test_check(&t, ok && test_padding_intact(&dst), "constant G and B stay, alpha kept, padding untouched", NULL);
+    for (int x = 0; x < 3; x++)
+        ok &= px(&dst, x, 0)[1] == 7 && px(&dst, x, 0)[2] == 255 && px(&dst, x, 0)[3] == 10 + x;
+    test_check(&t, ok && test_padding_intact(&dst),
+               "constant G and B stay, alpha kept, padding untouched", NULL);
 
     /* a one-tap kernel at the left of a 3x1 file kernel: out(x) = S(x - (0 - 1)) = S(x + 1), the
      * image moves left; at the right: S(x - 1) */
     const uint8_t left[3] = {255, 0, 0}, right[3] = {0, 0, 9};
     p = conv_params(CONV_OUTPUT, CONV_FILE);
     ok = set_file_kernel(left, 3, 1) == FV_OK && run(&src, &dst, &p);
-    test_check(&t, ok && px(&dst, 0, 0)[0] == 90 && px(&dst, 1, 0)[0] == 180 && px(&dst, 2, 0)[0] == 180,
-               "file kernel [1 0 0]: a true convolution moves the image left", NULL);
+    test_check(
+        &t, ok && px(&dst, 0, 0)[0] == 90 && px(&dst, 1, 0)[0] == 180 && px(&dst, 2, 0)[0] == 180,
+        "file kernel [1 0 0]: a true convolution moves the image left", NULL);
     ok = set_file_kernel(right, 3, 1) == FV_OK && run(&src, &dst, &p);
-    test_check(&t, ok && px(&dst, 0, 0)[0] == 0 && px(&dst, 1, 0)[0] == 0 && px(&dst, 2, 0)[0] == 90,
+    test_check(&t,
+               ok && px(&dst, 0, 0)[0] == 0 && px(&dst, 1, 0)[0] == 0 && px(&dst, 2, 0)[0] == 90,
                "file kernel [0 0 1]: moves it right", NULL);
     /* an even 2x1 kernel [1 3]: centre 1, out(x) = (S(x + 1) + 3 S(x)) / 4 */
     const uint8_t even[2] = {50, 150};
     ok = set_file_kernel(even, 2, 1) == FV_OK && run(&src, &dst, &p);
-    test_check(&t, ok && px(&dst, 0, 0)[0] == 23 && px(&dst, 1, 0)[0] == 113 && px(&dst, 2, 0)[0] == 180,
-               "file kernel [1 3] (even width): 22.5 -> 23, 112.5 -> 113, 180", NULL);
+    test_check(
+        &t, ok && px(&dst, 0, 0)[0] == 23 && px(&dst, 1, 0)[0] == 113 && px(&dst, 2, 0)[0] == 180,
+        "file kernel [1 3] (even width): 22.5 -> 23, 112.5 -> 113, 180", NULL);
     clear_file_kernel();
     free(src.data);
     free(dst.data);
@@ -238,7 +259,8 @@ static void brute(const fv_image *src, fv_image *dst, const conv_kernel *k)
                         int sx = x - dx, sy = y - dy;
                         sx = sx < 0 ? 0 : (sx >= src->width ? src->width - 1 : sx);
                         sy = sy < 0 ? 0 : (sy >= src->height ? src->height - 1 : sy);
-                        s += (int64_t)k->w[(dy + k->cy) * k->width + dx + k->cx] * px(src, sx, sy)[c];
+                        s += (int64_t)k->w[(dy + k->cy) * k->width + dx + k->cx] *
+                             px(src, sx, sy)[c];
                     }
                 px(dst, x, y)[c] = (uint8_t)((s + 32768) / 65536);
             }
@@ -258,9 +280,10 @@ static int conv_against_brute(test_case *c)
     p.value[CONV_LENGTH] = 20;
     p.value[CONV_ANGLE] = 30;
     if (shape == CONV_FILE && c->size % 2) set_file_kernel(sample, 3, 2);
-    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu shape %s", c->src.width, c->src.height, c->got.pitch,
-             conv_shape_names[shape]);
-    const int ran = conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && run(&c->src, &c->got, &p);
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu shape %s", c->src.width, c->src.height,
+             c->got.pitch, conv_shape_names[shape]);
+    const int ran =
+        conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && run(&c->src, &c->got, &p);
     brute(&c->src, &c->want, kern);
     clear_file_kernel();
     return ran;
@@ -269,16 +292,20 @@ static int conv_against_brute(test_case *c)
 static void test_against_brute(uint32_t *seed)
 {
     static const int sizes[][2] = {{1, 1}, {2, 3}, {7, 1}, {1, 5}, {13, 11}, {31, 7}};
-    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], CONV_N_SHAPES, conv_against_brute, seed,
+    test_against_definition(sizes, sizeof sizes / sizeof sizes[0], CONV_N_SHAPES,
+                            conv_against_brute, seed,
                             "reference equals the brute-force definition:");
     /* a kernel far larger than the image: a 1x1 image stays itself (every tap sees it) */
-    fv_image one = test_image_padded(1, 1, TEST_PAD_BYTES), out = test_image_padded(1, 1, TEST_PAD_BYTES);
+    fv_image one = test_image_padded(1, 1, TEST_PAD_BYTES),
+             out = test_image_padded(1, 1, TEST_PAD_BYTES);
     fill(&one, 17, 200, 99, 5);
     fv_params p = conv_params(CONV_OUTPUT, CONV_DISK);
     p.value[CONV_RADIUS] = 63;
     int ok = run(&one, &out, &p);
-    test_check(&t, ok && px(&out, 0, 0)[0] == 17 && px(&out, 0, 0)[1] == 200 && px(&out, 0, 0)[2] == 99 &&
-                       px(&out, 0, 0)[3] == 5, "1x1 image under a 127x127 disk stays itself", NULL);
+    test_check(&t,
+               ok && px(&out, 0, 0)[0] == 17 && px(&out, 0, 0)[1] == 200 &&
+                   px(&out, 0, 0)[2] == 99 && px(&out, 0, 0)[3] == 5,
+               "1x1 image under a 127x127 disk stays itself", NULL);
     free(one.data);
     free(out.data);
 }
@@ -288,7 +315,8 @@ static void test_against_brute(uint32_t *seed)
 static void test_no_wrap(void)
 {
     const int w = 40, h = 9;
-    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
+    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES),
+             dst = test_image_padded(w, h, TEST_PAD_BYTES);
     fill(&src, 0, 0, 0, 255);
     px(&src, 0, 4)[0] = px(&src, 0, 4)[1] = px(&src, 0, 4)[2] = 255;
     fv_params p = conv_params(CONV_OUTPUT, CONV_BOX);
@@ -299,7 +327,8 @@ static void test_no_wrap(void)
             if (px(&dst, x, y)[0] && x > 3) lit_right = 1;
             if (px(&dst, x, y)[0] && x <= 3) lit_left = 1;
         }
-    test_check(&t, ok && lit_left && !lit_right, "a bright pixel by the left border stays within reach of it", NULL);
+    test_check(&t, ok && lit_left && !lit_right,
+               "a bright pixel by the left border stays within reach of it", NULL);
     free(src.data);
     free(dst.data);
 }
@@ -308,7 +337,8 @@ static void test_no_wrap(void)
 static void test_stages(void)
 {
     const int w = 32, h = 20;
-    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES), dst = test_image_padded(w, h, TEST_PAD_BYTES);
+    fv_image src = test_image_padded(w, h, TEST_PAD_BYTES),
+             dst = test_image_padded(w, h, TEST_PAD_BYTES);
     fill(&src, 255, 255, 255, 7);
     /* a constant image's spectrum is its DC alone: 255 at (w/2, h/2), 0 elsewhere; the same for
      * the product with any kernel (its DC is 1) */
@@ -320,10 +350,11 @@ static void test_stages(void)
         for (int y = 0; y < h && ok; y++)
             for (int x = 0; x < w && ok; x++) {
                 const uint8_t want = x == w / 2 && y == h / 2 ? 255 : 0;
-                ok = px(&dst, x, y)[0] == want && px(&dst, x, y)[1] == want && px(&dst, x, y)[2] == want &&
-                     px(&dst, x, y)[3] == 255;
+                ok = px(&dst, x, y)[0] == want && px(&dst, x, y)[1] == want &&
+                     px(&dst, x, y)[2] == want && px(&dst, x, y)[3] == 255;
             }
-        test_check(&t, ok && test_padding_intact(&dst), "constant image: its spectrum is one bright DC at the centre",
+        test_check(&t, ok && test_padding_intact(&dst),
+                   "constant image: its spectrum is one bright DC at the centre",
                    conv_stage_names[stages[s]]);
     }
     /* a one-tap kernel's spectrum is 1 everywhere: all 255 */
@@ -342,8 +373,10 @@ static void test_stages(void)
     ok = run(&src, &dst, &p);
     for (int y = 0; y < h && ok; y++)
         for (int x = 0; x < w && ok; x++)
-            ok = px(&dst, x, y)[0] == (y >= 5 && y < 15 && x * 3 / w == 2 ? 255 : 0) && px(&dst, x, y)[3] == 255;
-    test_check(&t, ok, "kernel stage: [0 0 1] enlarged with its shape kept, its right third white", NULL);
+            ok = px(&dst, x, y)[0] == (y >= 5 && y < 15 && x * 3 / w == 2 ? 255 : 0) &&
+                 px(&dst, x, y)[3] == 255;
+    test_check(&t, ok, "kernel stage: [0 0 1] enlarged with its shape kept, its right third white",
+               NULL);
     clear_file_kernel();
     /* the Gaussian's spectrum is brightest at DC and falls off: centre 255, corner darker */
     p = conv_params(CONV_SPECTRUM_KERNEL, CONV_GAUSSIAN);
@@ -358,37 +391,53 @@ static void test_bad_kernel_images(void)
 {
     fv_image big = test_image_padded(128, 2, TEST_PAD_BYTES);
     fill(&big, 9, 9, 9, 255);
-    test_check(&t, conv_kernel_image_check(&big) == FV_ERR_SIZE && strstr(fv_last_error(), "larger than 127x127"),
+    test_check(&t,
+               conv_kernel_image_check(&big) == FV_ERR_SIZE &&
+                   strstr(fv_last_error(), "larger than 127x127"),
                "a 128x2 kernel image is refused:", fv_last_error());
     fv_image black = test_image_padded(5, 5, TEST_PAD_BYTES);
     fill(&black, 0, 0, 0, 255);
-    test_check(&t, conv_kernel_image_check(&black) == FV_ERR_FORMAT && strstr(fv_last_error(), "black everywhere"),
+    test_check(&t,
+               conv_kernel_image_check(&black) == FV_ERR_FORMAT &&
+                   strstr(fv_last_error(), "black everywhere"),
                "an all-black kernel image is refused:", fv_last_error());
     free(big.data);
     free(black.data);
     /* the built-in sample stands in until one is set: the L, asymmetric */
     fv_params p = conv_params(CONV_OUTPUT, CONV_FILE);
-    test_check(&t, conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && kern->width == 9 && kern->height == 7 &&
-                       kernel_sum_ok(kern) && !kernel_symmetric(kern, 0), "the built-in file kernel: a 9x7 L", NULL);
+    test_check(&t,
+               conv_kernel_make(with_file(&p), "conv", kern) == FV_OK && kern->width == 9 &&
+                   kern->height == 7 && kernel_sum_ok(kern) && !kernel_symmetric(kern, 0),
+               "the built-in file kernel: a 9x7 L", NULL);
 }
 
 static void test_fft_sizes(void)
 {
     /* powers of two where at most 10 % longer, 2,3-smooth where at most 2 %, else 2,3,5-smooth */
     int ok = conv_fft_size(1, 0) == 1 && conv_fft_size(1, 1) == 2 && conv_fft_size(11, 0) == 12 &&
-             conv_fft_size(13, 1) == 16 && conv_fft_size(997, 0) == 1024 && conv_fft_size(2161, 1) == 2250 &&
-             conv_fft_size(3902, 1) == 4096 && conv_fft_size(2222, 0) == 2250 && conv_fft_size(6462, 0) == 6561 &&
-             conv_fft_size(10046, 1) == 10368 && conv_fft_size(1142, 0) == 1152 && conv_fft_size(101, 0) == 108 &&
-             conv_fft_size(3848, 1) == 4096 && conv_fft_size(1928, 1) == 2048 && conv_fft_size(2568, 1) == 2592;
-    test_check(&t, ok, "padded FFT sizes: powers of two, 2,3-smooth or 2,3,5-smooth lengths (even where asked)", NULL);
+             conv_fft_size(13, 1) == 16 && conv_fft_size(997, 0) == 1024 &&
+             conv_fft_size(2161, 1) == 2250 && conv_fft_size(3902, 1) == 4096 &&
+             conv_fft_size(2222, 0) == 2250 && conv_fft_size(6462, 0) == 6561 &&
+             conv_fft_size(10046, 1) == 10368 && conv_fft_size(1142, 0) == 1152 &&
+             conv_fft_size(101, 0) == 108 && conv_fft_size(3848, 1) == 4096 &&
+             conv_fft_size(1928, 1) == 2048 && conv_fft_size(2568, 1) == 2592;
+    test_check(
+        &t, ok,
+        "padded FFT sizes: powers of two, 2,3-smooth or 2,3,5-smooth lengths (even where asked)",
+        NULL);
 }
 
 int main(int argc, char **argv)
 {
     static const test_group groups[] = {
-        TEST_GROUP(test_shapes), TEST_GROUP(test_motion_angle),       TEST_GROUP(test_hand_sums),
-        TEST_SEEDED(test_against_brute), TEST_GROUP(test_no_wrap),     TEST_GROUP(test_stages),
-        TEST_GROUP(test_bad_kernel_images), TEST_GROUP(test_fft_sizes),
+        TEST_GROUP(test_shapes),
+        TEST_GROUP(test_motion_angle),
+        TEST_GROUP(test_hand_sums),
+        TEST_SEEDED(test_against_brute),
+        TEST_GROUP(test_no_wrap),
+        TEST_GROUP(test_stages),
+        TEST_GROUP(test_bad_kernel_images),
+        TEST_GROUP(test_fft_sizes),
     };
     kern = malloc(sizeof *kern);
     if (!kern) return 1;

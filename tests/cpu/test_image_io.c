@@ -45,7 +45,10 @@ static double now_s(void)
     return (double)t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-static void check(int ok, const char *what, const char *detail) { test_check(&T, ok, what, detail); }
+static void check(int ok, const char *what, const char *detail)
+{
+    test_check(&T, ok, what, detail);
+}
 
 static void path_of(char *buf, const char *name)
 {
@@ -111,20 +114,24 @@ static size_t chunk(uint8_t *out, const char *type, const uint8_t *data, size_t 
 
 typedef struct png_spec {
     int w, h, colour, depth, interlace;
-    const uint16_t *samples;   /* channels per pixel, row-major */
-    const uint8_t *palette;    /* RGB x n_palette */
+    const uint16_t *samples; /* channels per pixel, row-major */
+    const uint8_t *palette;  /* RGB x n_palette */
     int n_palette;
-    const uint8_t *trns;       /* palette alpha, n_trns entries */
+    const uint8_t *trns; /* palette alpha, n_trns entries */
     int n_trns;
 } png_spec;
 
-static int png_channels(int colour) { return colour == 0 || colour == 3 ? 1 : colour == 2 ? 3 : colour == 4 ? 2 : 4; }
+static int png_channels(int colour)
+{
+    return colour == 0 || colour == 3 ? 1 : colour == 2 ? 3 : colour == 4 ? 2 : 4;
+}
 
 /* Packs the rows of a (sub)image x0 + k*dx, y0 + k*dy with filter 0 into raw; returns bytes. */
 static size_t png_pack_pass(const png_spec *s, int x0, int y0, int dx, int dy, uint8_t *raw)
 {
     const int ch = png_channels(s->colour);
-    int pw = s->w > x0 ? (s->w - x0 + dx - 1) / dx : 0, ph = s->h > y0 ? (s->h - y0 + dy - 1) / dy : 0;
+    int pw = s->w > x0 ? (s->w - x0 + dx - 1) / dx : 0,
+        ph = s->h > y0 ? (s->h - y0 + dy - 1) / dy : 0;
     if (pw == 0 || ph == 0) return 0;
     size_t row_bytes = ((size_t)pw * ch * s->depth + 7) / 8, n = 0;
     for (int py = 0; py < ph; py++) {
@@ -157,7 +164,8 @@ static uint8_t *png_make(const png_spec *s, size_t *size)
     if (s->interlace) {
         static const int pass[7][4] = {{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
                                        {0, 2, 2, 4}, {1, 0, 2, 2}, {0, 1, 1, 2}};
-        for (int p = 0; p < 7; p++) n_raw += png_pack_pass(s, pass[p][0], pass[p][1], pass[p][2], pass[p][3], raw + n_raw);
+        for (int p = 0; p < 7; p++)
+            n_raw += png_pack_pass(s, pass[p][0], pass[p][1], pass[p][2], pass[p][3], raw + n_raw);
     } else {
         n_raw = png_pack_pass(s, 0, 0, 1, 1, raw);
     }
@@ -186,14 +194,17 @@ static uint8_t *png_make(const png_spec *s, size_t *size)
 
 static uint8_t png_to8(uint16_t v, int depth)
 {
-    return depth == 16 ? (uint8_t)(v >> 8) : depth == 8 ? (uint8_t)v : (uint8_t)(v * 255 / ((1 << depth) - 1));
+    return depth == 16  ? (uint8_t)(v >> 8)
+           : depth == 8 ? (uint8_t)v
+                        : (uint8_t)(v * 255 / ((1 << depth) - 1));
 }
 
 static void test_png_kinds(void)
 {
-    static const struct { int colour, depth; } kinds[] = {
-        {0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {2, 8}, {2, 16}, {3, 1}, {3, 2}, {3, 4}, {3, 8},
-        {4, 8}, {4, 16}, {6, 8}, {6, 16}};
+    static const struct {
+        int colour, depth;
+    } kinds[] = {{0, 1}, {0, 2}, {0, 4}, {0, 8}, {0, 16}, {2, 8}, {2, 16}, {3, 1},
+                 {3, 2}, {3, 4}, {3, 8}, {4, 8}, {4, 16}, {6, 8}, {6, 16}};
     const int w = 13, h = 11;
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         for (int interlace = 0; interlace < 2; interlace++) {
@@ -204,14 +215,24 @@ static void test_png_kinds(void)
             for (int i = 0; i < n_pal * 3; i++) palette[i] = (uint8_t)test_rand(&seed);
             for (int i = 0; i < n_pal; i++) trns[i] = (uint8_t)test_rand(&seed);
             for (int i = 0; i < w * h * ch; i++)
-                samples[i] = (uint16_t)(test_rand(&seed) & (depth == 16 ? 0xffff : (1u << depth) - 1));
-            png_spec s = {w, h, colour, depth, interlace, samples, n_pal ? palette : NULL, n_pal,
-                          n_pal ? trns : NULL, n_pal / 2};
+                samples[i] =
+                    (uint16_t)(test_rand(&seed) & (depth == 16 ? 0xffff : (1u << depth) - 1));
+            png_spec s = {w,
+                          h,
+                          colour,
+                          depth,
+                          interlace,
+                          samples,
+                          n_pal ? palette : NULL,
+                          n_pal,
+                          n_pal ? trns : NULL,
+                          n_pal / 2};
             size_t size = 0;
             uint8_t *file = png_make(&s, &size);
             fv_image img;
             char what[96];
-            snprintf(what, sizeof what, "PNG colour %d depth %d%s", colour, depth, interlace ? " interlaced" : "");
+            snprintf(what, sizeof what, "PNG colour %d depth %d%s", colour, depth,
+                     interlace ? " interlaced" : "");
             fv_status st = load_bytes("kind.png", file, size, &img);
             check(st == FV_OK, what, st == FV_OK ? NULL : fv_last_error());
             if (st == FV_OK) {
@@ -247,15 +268,19 @@ static void blocky(fv_image *img, int w, int h)
     uint32_t colours[64];
     for (int i = 0; i < 64; i++) colours[i] = test_rand(&seed) | 0xff000000u;
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) memcpy(img->data + (size_t)y * img->pitch + 4 * x, &colours[(y / 16 * 8 + x / 16) % 64], 4);
+        for (int x = 0; x < w; x++)
+            memcpy(img->data + (size_t)y * img->pitch + 4 * x, &colours[(y / 16 * 8 + x / 16) % 64],
+                   4);
 }
 
-static uint8_t *jpeg_make(const fv_image *img, int pf, int samp, int quality, int flags, size_t *size)
+static uint8_t *jpeg_make(const fv_image *img, int pf, int samp, int quality, int flags,
+                          size_t *size)
 {
     tjhandle tj = tjInitCompress();
     unsigned char *buf = NULL;
     unsigned long len = 0;
-    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len, samp, quality, flags) != 0)
+    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len, samp,
+                    quality, flags) != 0)
         printf("tjCompress2: %s\n", tjGetErrorStr2(tj));
     tjDestroy(tj);
     uint8_t *copy = malloc(len);
@@ -266,7 +291,8 @@ static uint8_t *jpeg_make(const fv_image *img, int pf, int samp, int quality, in
 }
 
 /* An APP1 EXIF segment with `orientation` inserted after SOI. */
-static uint8_t *jpeg_with_exif(const uint8_t *jpeg, size_t n, int orientation, int little, size_t *size)
+static uint8_t *jpeg_with_exif(const uint8_t *jpeg, size_t n, int orientation, int little,
+                               size_t *size)
 {
     uint8_t app[2 + 2 + 6 + 8 + 2 + 12 + 4];
     size_t k = 0;
@@ -276,14 +302,18 @@ static uint8_t *jpeg_with_exif(const uint8_t *jpeg, size_t n, int orientation, i
     app[k++] = (uint8_t)(sizeof app - 2);
     memcpy(app + k, "Exif\0\0", 6);
     k += 6;
-    const uint8_t tiff_le[8] = {'I', 'I', 42, 0, 8, 0, 0, 0}, tiff_be[8] = {'M', 'M', 0, 42, 0, 0, 0, 8};
+    const uint8_t tiff_le[8] = {'I', 'I', 42, 0, 8, 0, 0, 0},
+                  tiff_be[8] = {'M', 'M', 0, 42, 0, 0, 0, 8};
     memcpy(app + k, little ? tiff_le : tiff_be, 8);
     k += 8;
-#define P16(v) (little ? (app[k] = (uint8_t)(v), app[k + 1] = (uint8_t)((v) >> 8)) : (app[k] = (uint8_t)((v) >> 8), app[k + 1] = (uint8_t)(v))), k += 2
+#define P16(v)                                                                                     \
+    (little ? (app[k] = (uint8_t)(v), app[k + 1] = (uint8_t)((v) >> 8))                            \
+            : (app[k] = (uint8_t)((v) >> 8), app[k + 1] = (uint8_t)(v))),                          \
+        k += 2
     P16(1);
     P16(0x0112);
     P16(3);
-    if (little) {  /* count: 1 as 32 bits */
+    if (little) { /* count: 1 as 32 bits */
         P16(1);
         P16(0);
     } else {
@@ -333,7 +363,8 @@ static void test_jpeg(void)
     uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 98, 0, &n);
     fv_image plain = {0};
     fv_status st = load_bytes("plain.jpg", jpeg, n, &plain);
-    check(st == FV_OK && max_diff(&plain, &ref) <= 12, "JPEG baseline 4:4:4 by content", st ? fv_last_error() : NULL);
+    check(st == FV_OK && max_diff(&plain, &ref) <= 12, "JPEG baseline 4:4:4 by content",
+          st ? fv_last_error() : NULL);
 
     size_t np = 0;
     uint8_t *prog = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 95, TJFLAG_PROGRESSIVE, &np);
@@ -343,7 +374,8 @@ static void test_jpeg(void)
     st = load_bytes("prog.jpg", prog, np, &img);
     fv_status sb = load_bytes("base.jpg", base, nb, &base_img);
     /* the same coefficients, sent in several scans: the same pixels as the baseline file */
-    check(st == FV_OK && sb == FV_OK && max_diff(&img, &base_img) == 0 && mean_diff(&img, &ref) < 6.0,
+    check(st == FV_OK && sb == FV_OK && max_diff(&img, &base_img) == 0 &&
+              mean_diff(&img, &ref) < 6.0,
           "JPEG progressive 4:2:0 decodes as its baseline twin", st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     if (sb == FV_OK) fv_host_image_free(&base_img);
@@ -355,7 +387,8 @@ static void test_jpeg(void)
     st = load_bytes("gray.jpg", gray, ng, &img);
     int gray_ok = st == FV_OK;
     for (int i = 0; gray_ok && i < img.width * img.height; i++)
-        gray_ok = img.data[4 * i] == img.data[4 * i + 1] && img.data[4 * i] == img.data[4 * i + 2] && img.data[4 * i + 3] == 255;
+        gray_ok = img.data[4 * i] == img.data[4 * i + 1] &&
+                  img.data[4 * i] == img.data[4 * i + 2] && img.data[4 * i + 3] == 255;
     check(gray_ok, "JPEG gray decodes to R = G = B, opaque", st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     free(gray);
@@ -370,7 +403,8 @@ static void test_jpeg(void)
             st = load_bytes("exif.jpg", ex, ne, &img);
             int ok = st == FV_OK;
             const int w = plain.width, h = plain.height;
-            if (ok) ok = o >= 5 ? img.width == h && img.height == w : img.width == w && img.height == h;
+            if (ok)
+                ok = o >= 5 ? img.width == h && img.height == w : img.width == w && img.height == h;
             for (int y = 0; ok && y < h; y++)
                 for (int x = 0; ok && x < w; x++) {
                     /* where stored pixel (x, y) is shown */
@@ -382,7 +416,8 @@ static void test_jpeg(void)
                     if (o == 6) dx = h - 1 - y, dy = x;
                     if (o == 7) dx = h - 1 - y, dy = w - 1 - x;
                     if (o == 8) dx = y, dy = w - 1 - x;
-                    ok = memcmp(img.data + (size_t)dy * img.pitch + 4 * dx, plain.data + (size_t)y * plain.pitch + 4 * x, 4) == 0;
+                    ok = memcmp(img.data + (size_t)dy * img.pitch + 4 * dx,
+                                plain.data + (size_t)y * plain.pitch + 4 * x, 4) == 0;
                 }
             check(ok, what, st ? fv_last_error() : NULL);
             if (st == FV_OK) fv_host_image_free(&img);
@@ -452,8 +487,10 @@ static uint8_t *jpeg_lib_make(const fv_image *img, int comps, const int *h, cons
     while (c.next_scanline < c.image_height) {
         const uint8_t *src = img->data + (size_t)c.next_scanline * img->pitch;
         for (int x = 0; x < img->width; x++)
-            if (comps == 1) row[x] = src[4 * x];
-            else memcpy(row + 4 * x, src + 4 * x, 4);
+            if (comps == 1)
+                row[x] = src[4 * x];
+            else
+                memcpy(row + 4 * x, src + 4 * x, 4);
         JSAMPROW r = row;
         jpeg_write_scanlines(&c, &r, 1);
     }
@@ -472,10 +509,12 @@ static int tj_decode(const uint8_t *data, size_t n, fv_image *out)
 {
     tjhandle tj = tjInitDecompress();
     int w = 0, h = 0, ss = 0, cs = 0;
-    int ok = tjDecompressHeader3(tj, data, (unsigned long)n, &w, &h, &ss, &cs) == 0 && w > 0 && h > 0;
+    int ok =
+        tjDecompressHeader3(tj, data, (unsigned long)n, &w, &h, &ss, &cs) == 0 && w > 0 && h > 0;
     if (ok) {
         fv_host_image_alloc(out, w, h);
-        ok = tjDecompress2(tj, data, (unsigned long)n, out->data, w, (int)out->pitch, h, TJPF_RGBA, 0) == 0;
+        ok = tjDecompress2(tj, data, (unsigned long)n, out->data, w, (int)out->pitch, h, TJPF_RGBA,
+                           0) == 0;
         if (!ok) fv_host_image_free(out);
     }
     tjDestroy(tj);
@@ -511,13 +550,18 @@ static void test_jpeg_lib(void)
     /* sampling factors TurboJPEG has no name for. Gray content (Cb = Cr = 128 everywhere) with the
      * luma at full size: the same luma blocks as the 4:4:4 twin, so exactly its pixels as
      * TurboJPEG decodes it; colour content: flat 16x16 blocks come back within rounding */
-    static const struct { const char *name; int h[3], v[3]; } samp[] = {
-        {"2x2,1x2,2x1", {2, 1, 2}, {2, 2, 1}}, {"2x2,2x2,1x1", {2, 2, 1}, {2, 2, 1}},
-        {"3x1,1x1,1x1", {3, 1, 1}, {1, 1, 1}}, {"4x2,1x1,1x1", {4, 1, 1}, {2, 1, 1}}};
+    static const struct {
+        const char *name;
+        int h[3], v[3];
+    } samp[] = {{"2x2,1x2,2x1", {2, 1, 2}, {2, 2, 1}},
+                {"2x2,2x2,1x1", {2, 2, 1}, {2, 2, 1}},
+                {"3x1,1x1,1x1", {3, 1, 1}, {1, 1, 1}},
+                {"4x2,1x1,1x1", {4, 1, 1}, {2, 1, 1}}};
     static const int one[3] = {1, 1, 1};
     fv_image gray, colour;
     blocky(&gray, 37, 29);
-    for (int i = 0; i < 37 * 29; i++) gray.data[4 * i + 1] = gray.data[4 * i + 2] = gray.data[4 * i];
+    for (int i = 0; i < 37 * 29; i++)
+        gray.data[4 * i + 1] = gray.data[4 * i + 2] = gray.data[4 * i];
     blocky(&colour, 64, 48);
     size_t n444 = 0;
     uint8_t *twin = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 0, &n444);
@@ -550,10 +594,13 @@ static void test_jpeg_lib(void)
             if (!tj_declines) fv_host_image_free(&tj_img);
             fv_status st = load_bytes("sampling.jpg", f, n, &img);
             char what[128];
-            snprintf(what, sizeof what, "JPEG sampled %s%s (TurboJPEG declines it) decodes as its 4:4:4 twin",
+            snprintf(what, sizeof what,
+                     "JPEG sampled %s%s (TurboJPEG declines it) decodes as its 4:4:4 twin",
                      samp[k].name, prog ? ", progressive" : "");
             check(tj_declines && st == FV_OK && have_want && max_diff(&img, &want) == 0, what,
-                  st ? fv_last_error() : tj_declines ? "pixels differ" : "TurboJPEG decodes it");
+                  st            ? fv_last_error()
+                  : tj_declines ? "pixels differ"
+                                : "TurboJPEG decodes it");
             if (st == FV_OK) fv_host_image_free(&img);
             free(f);
             f = jpeg_lib_make(&colour, 3, samp[k].h, samp[k].v, NULL, 0, 0, &n);
@@ -580,17 +627,20 @@ static void test_jpeg_lib(void)
     uint8_t *arith = jpeg_lib_make(&gray, 3, one, one, NULL, 0, 1, &na);
     fv_image img;
     fv_status st = load_bytes("arith.jpg", arith, na, &img);
-    check(st == FV_OK && have_want && max_diff(&img, &want) == 0, "arithmetic-coded JPEG decodes as its Huffman twin",
-          st ? fv_last_error() : NULL);
+    check(st == FV_OK && have_want && max_diff(&img, &want) == 0,
+          "arithmetic-coded JPEG decodes as its Huffman twin", st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     free(arith);
 
     /* valid files of kinds not decoded here are called unsupported, by name, not corrupt */
     size_t at = jpeg_sof_at(twin, n444);
-    static const struct { int offset; uint8_t value; const char *name, *want; } kinds[] = {
-        {0, 0xc3, "lossless", "lossless JPEG is not supported"},
-        {0, 0xc5, "hierarchical", "hierarchical JPEG is not supported"},
-        {3, 12, "12-bit", "12-bit JPEG is not supported"}};
+    static const struct {
+        int offset;
+        uint8_t value;
+        const char *name, *want;
+    } kinds[] = {{0, 0xc3, "lossless", "lossless JPEG is not supported"},
+                 {0, 0xc5, "hierarchical", "hierarchical JPEG is not supported"},
+                 {3, 12, "12-bit", "12-bit JPEG is not supported"}};
     for (size_t k = 0; at && k < sizeof kinds / sizeof kinds[0]; k++) {
         uint8_t *f = malloc(n444);
         memcpy(f, twin, n444);
@@ -616,11 +666,13 @@ static void test_jpeg_lib(void)
     fv_image base_img;
     int have_base = tj_decode(base, nb, &base_img);
     st = load_bytes("scans100.jpg", s100, n100, &img);
-    check(st == FV_OK && have_base && max_diff(&img, &base_img) == 0, "progressive JPEG of 100 scans decodes as its baseline twin",
+    check(st == FV_OK && have_base && max_diff(&img, &base_img) == 0,
+          "progressive JPEG of 100 scans decodes as its baseline twin",
           st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
-    expect_refused("progressive JPEG of 127 scans", "scans127.jpg", s127, n127,
-                   "scans127.jpg': progressive JPEG with 127 scans, more than the 100 filterview accepts");
+    expect_refused(
+        "progressive JPEG of 127 scans", "scans127.jpg", s127, n127,
+        "scans127.jpg': progressive JPEG with 127 scans, more than the 100 filterview accepts");
     at = 0;
     for (size_t i = 2; i + 9 < n127 && !at; i++)
         if (s127[i] == 0xff && s127[i + 1] == 0xc2) at = i + 1;
@@ -628,8 +680,8 @@ static void test_jpeg_lib(void)
         s127[at + 4] = s127[at + 6] = 0x40; /* 16384x16384 */
         s127[at + 5] = s127[at + 7] = 0;
     }
-    expect_refused("16384x16384 progressive JPEG of 127 scans (a bomb by scans)", "scan_bomb.jpg", s127, n127,
-                   "progressive JPEG with 127 scans");
+    expect_refused("16384x16384 progressive JPEG of 127 scans (a bomb by scans)", "scan_bomb.jpg",
+                   s127, n127, "progressive JPEG with 127 scans");
     if (have_base) fv_host_image_free(&base_img);
     if (have_want) fv_host_image_free(&want);
     free(base);
@@ -648,11 +700,15 @@ static void test_pnm_bmp(void)
     const int w = 7, h = 5;
     uint16_t v[7 * 5 * 3];
     for (int i = 0; i < w * h * 3; i++) v[i] = (uint16_t)test_rand(&seed);
-    static const struct { int kind, maxval; } kinds[] = {{6, 255}, {6, 65535}, {6, 1000}, {5, 255}, {5, 65535}, {3, 255}, {2, 4095}};
+    static const struct {
+        int kind, maxval;
+    } kinds[] = {{6, 255}, {6, 65535}, {6, 1000}, {5, 255}, {5, 65535}, {3, 255}, {2, 4095}};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-        const int kind = kinds[k].kind, maxval = kinds[k].maxval, ch = kind == 3 || kind == 6 ? 3 : 1;
+        const int kind = kinds[k].kind, maxval = kinds[k].maxval,
+                  ch = kind == 3 || kind == 6 ? 3 : 1;
         uint8_t file[4096];
-        size_t n = (size_t)snprintf((char *)file, sizeof file, "P%d\n# a comment\n%d %d\n%d\n", kind, w, h, maxval);
+        size_t n = (size_t)snprintf((char *)file, sizeof file, "P%d\n# a comment\n%d %d\n%d\n",
+                                    kind, w, h, maxval);
         for (int i = 0; i < w * h * ch; i++) {
             unsigned s = v[i] % (unsigned)(maxval + 1);
             if (kind >= 5 && maxval > 255) {
@@ -661,7 +717,8 @@ static void test_pnm_bmp(void)
             } else if (kind >= 5) {
                 file[n++] = (uint8_t)s;
             } else {
-                n += (size_t)snprintf((char *)file + n, sizeof file - n, "%u%c", s, i % 9 == 8 ? '\n' : ' ');
+                n += (size_t)snprintf((char *)file + n, sizeof file - n, "%u%c", s,
+                                      i % 9 == 8 ? '\n' : ' ');
             }
         }
         fv_image img;
@@ -711,7 +768,8 @@ static void truncations(const char *what, const uint8_t *file, size_t limit)
         total++;
         if (st == FV_OK) {
             fv_host_image_free(&img);
-            if (!bad++) snprintf(first, sizeof first, "accepted when cut at %zu of %zu", cut, limit);
+            if (!bad++)
+                snprintf(first, sizeof first, "accepted when cut at %zu of %zu", cut, limit);
         } else if (!message_is_clean(fv_last_error())) {
             if (!bad++) snprintf(first, sizeof first, "unclean message at %zu", cut);
         }
@@ -753,15 +811,19 @@ static void test_bad_files(void)
     uint8_t *png_i = png_make(&s, &ni);
     truncations("interlaced PNG", png_i, ni);
     /* the three cuts and the checksum past the pixels, each by name */
-    expect_refused("PNG cut inside the last IDAT's CRC", "cut_crc.png", png, n - 14, "corrupt or truncated (PNG: ");
-    expect_refused("PNG cut inside IEND", "cut_iend.png", png, n - 5, "corrupt or truncated (PNG: ");
-    expect_refused("PNG without IEND", "no_iend.png", png, n - 12, "corrupt or truncated (PNG: the file ends before IEND)");
+    expect_refused("PNG cut inside the last IDAT's CRC", "cut_crc.png", png, n - 14,
+                   "corrupt or truncated (PNG: ");
+    expect_refused("PNG cut inside IEND", "cut_iend.png", png, n - 5,
+                   "corrupt or truncated (PNG: ");
+    expect_refused("PNG without IEND", "no_iend.png", png, n - 12,
+                   "corrupt or truncated (PNG: the file ends before IEND)");
     /* bit flips after IHDR, the checksums of the last IDAT and of IEND included: the CRC (or
      * zlib's Adler-32) catches them */
     uint8_t *flip = malloc(n);
     memcpy(flip, png, n);
     flip[n - 13] ^= 0x10;
-    expect_refused("PNG with a bad CRC on its IDAT", "bad_crc.png", flip, n, "corrupt or truncated (PNG: invalid chunk checksum)");
+    expect_refused("PNG with a bad CRC on its IDAT", "bad_crc.png", flip, n,
+                   "corrupt or truncated (PNG: invalid chunk checksum)");
     int flips_ok = 1;
     char flip_detail[400] = "";
     for (int k = 0; k < 50; k++) {
@@ -794,13 +856,17 @@ static void test_bad_files(void)
     double t0 = now_s();
     for (int k = 0; k < 300; k++) {
         memcpy(mut, jpeg, nj);
-        for (int m = 0; m < 4; m++) mut[2 + test_rand(&seed) % (nj - 2)] = (uint8_t)test_rand(&seed);
+        for (int m = 0; m < 4; m++)
+            mut[2 + test_rand(&seed) % (nj - 2)] = (uint8_t)test_rand(&seed);
         fv_image img;
         fv_status st = load_bytes("mut.jpg", mut, nj, &img);
-        if (st == FV_OK) fv_host_image_free(&img);
-        else mut_ok &= message_is_clean(fv_last_error());
+        if (st == FV_OK)
+            fv_host_image_free(&img);
+        else
+            mut_ok &= message_is_clean(fv_last_error());
     }
-    check(mut_ok && now_s() - t0 < 30, "300 mutated JPEGs decoded or refused with a clean line", NULL);
+    check(mut_ok && now_s() - t0 < 30, "300 mutated JPEGs decoded or refused with a clean line",
+          NULL);
 
     uint8_t ppm[64 + 20 * 10 * 6];
     size_t nh = (size_t)snprintf((char *)ppm, 64, "P6\n20 10\n65535\n");
@@ -819,35 +885,48 @@ static void test_bad_files(void)
     be32(bomb + 16, 16000);
     be32(bomb + 20, 16000);
     be32(bomb + 29, (uint32_t)crc32(0, bomb + 12, 17));
-    expect_refused("PNG claiming 16000x16000 in a few KB", "bomb.png", bomb, n, "more than a file of");
+    expect_refused("PNG claiming 16000x16000 in a few KB", "bomb.png", bomb, n,
+                   "more than a file of");
     be32(bomb + 16, 100000);
-    expect_refused("PNG claiming 100000 wide", "wide.png", bomb, n, "PNG header says 100000x16000: too large");
+    expect_refused("PNG claiming 100000 wide", "wide.png", bomb, n,
+                   "PNG header says 100000x16000: too large");
     be32(bomb + 16, 0);
     expect_refused("PNG claiming 0 wide", "zero.png", bomb, n, "at least one pixel");
     uint8_t *jb = malloc(nj);
     memcpy(jb, jpeg, nj);
     for (size_t i = 2; i + 9 < nj; i++)
         if (jb[i] == 0xff && jb[i + 1] == 0xc0) {
-            jb[i + 5] = 16000 >> 8; jb[i + 6] = 16000 & 0xff; jb[i + 7] = 16000 >> 8; jb[i + 8] = 16000 & 0xff;
+            jb[i + 5] = 16000 >> 8;
+            jb[i + 6] = 16000 & 0xff;
+            jb[i + 7] = 16000 >> 8;
+            jb[i + 8] = 16000 & 0xff;
             break;
         }
-    expect_refused("JPEG claiming 16000x16000 in a few KB", "bomb.jpg", jb, nj, "JPEG header says 16000x16000, more than a file of");
+    expect_refused("JPEG claiming 16000x16000 in a few KB", "bomb.jpg", jb, nj,
+                   "JPEG header says 16000x16000, more than a file of");
     const char *pnm_bomb = "P6\n15000 15000\n255\n\x01\x02\x03";
-    expect_refused("PPM claiming 15000x15000", "bomb.ppm", pnm_bomb, strlen(pnm_bomb), "more than a file of");
+    expect_refused("PPM claiming 15000x15000", "bomb.ppm", pnm_bomb, strlen(pnm_bomb),
+                   "more than a file of");
     const char *pnm_short = "P5\n100 100\n255\nabc";
-    expect_refused("PGM with too few bytes", "short.pgm", pnm_short, strlen(pnm_short), "corrupt or truncated");
+    expect_refused("PGM with too few bytes", "short.pgm", pnm_short, strlen(pnm_short),
+                   "corrupt or truncated");
     uint8_t bmp_big[64];
     memcpy(bmp_big, bmp, 64);
-    bmp_big[18] = 0xa0; bmp_big[19] = 0x86; bmp_big[20] = 0x01; bmp_big[21] = 0; /* 100000 wide */
+    bmp_big[18] = 0xa0;
+    bmp_big[19] = 0x86;
+    bmp_big[20] = 0x01;
+    bmp_big[21] = 0; /* 100000 wide */
     /* the size message names the file once (it was "'x.bmp': 'x.bmp': ... is too large") */
     fv_image img;
     fv_status st = load_bytes("x.bmp", bmp_big, 64, &img);
     const char *m = fv_last_error();
     const char *first = strstr(m, "x.bmp");
-    check(st != FV_OK && first && !strstr(first + 1, "x.bmp") && strstr(m, "BMP header says 100000x64: too large"),
+    check(st != FV_OK && first && !strstr(first + 1, "x.bmp") &&
+              strstr(m, "BMP header says 100000x64: too large"),
           "BMP size error names the file once", m);
     const char *hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 10 +X 10\n";
-    expect_refused("Radiance HDR (dropped: stb's reader hangs on truncated files)", "t.hdr", hdr, strlen(hdr), "does not read");
+    expect_refused("Radiance HDR (dropped: stb's reader hangs on truncated files)", "t.hdr", hdr,
+                   strlen(hdr), "does not read");
     expect_refused("text", "notes.txt", "hello\n", 6, "not an image filterview can read");
 
     /* control characters: from the name, and from a chunk type, never reach the message raw */
@@ -890,21 +969,23 @@ static void le32_put(uint8_t *p, uint32_t v)
 }
 
 typedef struct bmp_spec {
-    int header;                 /* info header bytes: 12, 16, 40, 52, 56, 64, 108 or 124 */
+    int header; /* info header bytes: 12, 16, 40, 52, 56, 64, 108 or 124 */
     int w, h, bpp, top_down;
     uint32_t compression, colours_used;
-    const uint8_t *palette;     /* RGB triples, n_palette of them */
+    const uint8_t *palette; /* RGB triples, n_palette of them */
     int n_palette;
-    uint32_t masks[4];          /* R, G, B, A: in a header of 52 bytes or more, else n_after */
-    int n_after;                /* masks written after a 40-byte header */
-    const uint8_t *rows;        /* top row first, (w * bpp + 7) / 8 bytes a row, no padding */
+    uint32_t masks[4];   /* R, G, B, A: in a header of 52 bytes or more, else n_after */
+    int n_after;         /* masks written after a 40-byte header */
+    const uint8_t *rows; /* top row first, (w * bpp + 7) / 8 bytes a row, no padding */
 } bmp_spec;
 
 static uint8_t *bmp_make(const bmp_spec *s, size_t *size)
 {
-    const size_t packed = ((size_t)s->w * s->bpp + 7) / 8, row = ((size_t)s->w * s->bpp + 31) / 32 * 4;
+    const size_t packed = ((size_t)s->w * s->bpp + 7) / 8,
+                 row = ((size_t)s->w * s->bpp + 31) / 32 * 4;
     const size_t entry = s->header == 12 ? 3 : 4;
-    const size_t off = 14 + (size_t)s->header + 4 * (size_t)s->n_after + entry * (size_t)s->n_palette;
+    const size_t off =
+        14 + (size_t)s->header + 4 * (size_t)s->n_after + entry * (size_t)s->n_palette;
     const size_t n = off + row * (size_t)s->h;
     uint8_t *f = calloc(n, 1), *info = f + 14;
     f[0] = 'B';
@@ -928,7 +1009,8 @@ static uint8_t *bmp_make(const bmp_spec *s, size_t *size)
         le32_put(info + 20, (uint32_t)(row * (size_t)s->h));
         le32_put(info + 32, s->colours_used);
     }
-    for (int k = 0; s->header >= 52 && k < (s->header == 52 ? 3 : 4); k++) le32_put(info + 40 + 4 * k, s->masks[k]);
+    for (int k = 0; s->header >= 52 && k < (s->header == 52 ? 3 : 4); k++)
+        le32_put(info + 40 + 4 * k, s->masks[k]);
     if (s->header >= 108) le32_put(info + 56, 0x73524742); /* LCS_sRGB */
     for (int k = 0; k < s->n_after; k++) le32_put(info + s->header + 4 * k, s->masks[k]);
     uint8_t *pal = info + s->header + 4 * s->n_after;
@@ -938,7 +1020,8 @@ static uint8_t *bmp_make(const bmp_spec *s, size_t *size)
         pal[entry * i + 2] = s->palette[3 * i];
     }
     for (int y = 0; y < s->h; y++)
-        memcpy(f + off + row * (size_t)(s->top_down ? y : s->h - 1 - y), s->rows + packed * y, packed);
+        memcpy(f + off + row * (size_t)(s->top_down ? y : s->h - 1 - y), s->rows + packed * y,
+               packed);
     *size = n;
     return f;
 }
@@ -954,7 +1037,8 @@ static void bmp_expect(const char *what, const bmp_spec *s, const uint8_t *want)
     const int ok = st == FV_OK && img.width == s->w && img.height == s->h;
     for (int y = 0; ok && y < s->h; y++)
         for (int x = 0; x < s->w; x++)
-            differ += memcmp(img.data + (size_t)y * img.pitch + 4 * (size_t)x, want + 4 * ((size_t)y * s->w + x), 4) != 0;
+            differ += memcmp(img.data + (size_t)y * img.pitch + 4 * (size_t)x,
+                             want + 4 * ((size_t)y * s->w + x), 4) != 0;
     char detail[96];
     snprintf(detail, sizeof detail, "%d of %d pixels differ", differ, s->w * s->h);
     check(ok && !differ, what, st != FV_OK ? fv_last_error() : detail);
@@ -983,21 +1067,34 @@ static void test_bmp(void)
     /* OS/2 1.x (12-byte header, RGB triples), worked by hand: 2 colours, 5x2; 16 colours, 3x2 */
     static const uint8_t pal2[] = {200, 10, 20, 5, 250, 60};
     static const uint8_t rows2[] = {0xb0, 0x48}; /* 1 0 1 1 0 / 0 1 0 0 1 */
-    static const uint8_t want2[] = {5, 250, 60, 255, 200, 10, 20, 255, 5, 250, 60, 255, 5, 250, 60, 255, 200, 10, 20, 255,
-                                    200, 10, 20, 255, 5, 250, 60, 255, 200, 10, 20, 255, 200, 10, 20, 255, 5, 250, 60, 255};
-    bmp_spec os2 = {.header = 12, .w = 5, .h = 2, .bpp = 1, .palette = pal2, .n_palette = 2, .rows = rows2};
+    static const uint8_t want2[] = {5,   250, 60,  255, 200, 10,  20,  255, 5,   250,
+                                    60,  255, 5,   250, 60,  255, 200, 10,  20,  255,
+                                    200, 10,  20,  255, 5,   250, 60,  255, 200, 10,
+                                    20,  255, 200, 10,  20,  255, 5,   250, 60,  255};
+    bmp_spec os2 = {
+        .header = 12, .w = 5, .h = 2, .bpp = 1, .palette = pal2, .n_palette = 2, .rows = rows2};
     bmp_expect("BMP OS/2 1.x, 2 colours, by hand", &os2, want2);
     uint8_t pal16[16 * 3];
-    for (int k = 0; k < 16; k++) pal16[3 * k] = (uint8_t)(16 * k), pal16[3 * k + 1] = (uint8_t)(255 - 16 * k), pal16[3 * k + 2] = (uint8_t)k;
+    for (int k = 0; k < 16; k++)
+        pal16[3 * k] = (uint8_t)(16 * k), pal16[3 * k + 1] = (uint8_t)(255 - 16 * k),
+                  pal16[3 * k + 2] = (uint8_t)k;
     static const uint8_t rows16[] = {0x3f, 0xa0, 0x01, 0x20}; /* 3 15 10 / 0 1 2 */
-    static const uint8_t want16[] = {48, 207, 3, 255, 240, 15, 15, 255, 160, 95, 10, 255,
-                                     0, 255, 0, 255, 16, 239, 1, 255, 32, 223, 2, 255};
-    bmp_spec os2_16 = {.header = 12, .w = 3, .h = 2, .bpp = 4, .palette = pal16, .n_palette = 16, .rows = rows16};
+    static const uint8_t want16[] = {48, 207, 3, 255, 240, 15,  15, 255, 160, 95,  10, 255,
+                                     0,  255, 0, 255, 16,  239, 1,  255, 32,  223, 2,  255};
+    bmp_spec os2_16 = {
+        .header = 12, .w = 3, .h = 2, .bpp = 4, .palette = pal16, .n_palette = 16, .rows = rows16};
     bmp_expect("BMP OS/2 1.x, 16 colours, by hand", &os2_16, want16);
     /* bit fields by hand: 5-6-5 and the default 5-5-5 */
     static const uint8_t rows565[] = {0x1f, 0xf8, 0xef, 0x7b}; /* 0xf81f, 0x7bef */
     static const uint8_t want565[] = {255, 0, 255, 255, 123, 125, 123, 255};
-    bmp_spec bf = {.header = 40, .w = 2, .h = 1, .bpp = 16, .compression = 3, .masks = {0xf800, 0x07e0, 0x001f}, .n_after = 3, .rows = rows565};
+    bmp_spec bf = {.header = 40,
+                   .w = 2,
+                   .h = 1,
+                   .bpp = 16,
+                   .compression = 3,
+                   .masks = {0xf800, 0x07e0, 0x001f},
+                   .n_after = 3,
+                   .rows = rows565};
     bmp_expect("BMP 5-6-5 bit fields, by hand", &bf, want565);
     static const uint8_t rows555[] = {0xff, 0x7f, 0x10, 0x42}; /* 0x7fff, 0x4210 */
     static const uint8_t want555[] = {255, 255, 255, 255, 132, 132, 132, 255};
@@ -1040,7 +1137,9 @@ static void test_bmp(void)
             for (int w = 1; w <= 17; w++)
                 for (int zero_alpha = 0; zero_alpha <= kinds[k].alpha_rule; zero_alpha++) {
                     const int h = 1 + w % 4, bpp = kinds[k].bpp;
-                    const int n_pal = bpp <= 8 ? (kinds[k].colours_used ? (int)kinds[k].colours_used : 1 << bpp) : 0;
+                    const int n_pal =
+                        bpp <= 8 ? (kinds[k].colours_used ? (int)kinds[k].colours_used : 1 << bpp)
+                                 : 0;
                     uint8_t pal[256 * 3], rows[17 * 4 * 4], want[17 * 4 * 4];
                     for (int i = 0; i < n_pal * 3; i++) pal[i] = (uint8_t)test_rand(&seed);
                     const size_t packed = ((size_t)w * bpp + 7) / 8;
@@ -1054,74 +1153,138 @@ static void test_bmp(void)
                                 memcpy(px, pal + 3 * v, 3);
                                 px[3] = 255;
                             } else if (bpp == 24) {
-                                for (int c = 0; c < 3; c++) px[c] = r[3 * x + 2 - c] = (uint8_t)test_rand(&seed);
+                                for (int c = 0; c < 3; c++)
+                                    px[c] = r[3 * x + 2 - c] = (uint8_t)test_rand(&seed);
                                 px[3] = 255;
                             } else {
                                 uint32_t v = test_rand(&seed);
                                 if (bpp == 16) v &= 0xffff;
-                                if (zero_alpha) v &= 0xffffff;
-                                else if (x == 0 && y == 0) v |= 0x01000000; /* not all 0 */
-                                for (int b = 0; b < bpp / 8; b++) r[bpp / 8 * x + b] = (uint8_t)(v >> 8 * b);
+                                if (zero_alpha)
+                                    v &= 0xffffff;
+                                else if (x == 0 && y == 0)
+                                    v |= 0x01000000; /* not all 0 */
+                                for (int b = 0; b < bpp / 8; b++)
+                                    r[bpp / 8 * x + b] = (uint8_t)(v >> 8 * b);
                                 for (int c = 0; c < 4; c++) px[c] = bmp_field(v, kinds[k].masks[c]);
                                 if (zero_alpha) px[3] = 255;
                             }
                         }
-                    bmp_spec s = {kinds[k].header, w, h, bpp, top_down, kinds[k].compression, kinds[k].colours_used,
-                                  pal, n_pal, {kinds[k].masks[0], kinds[k].masks[1], kinds[k].masks[2], kinds[k].masks[3]},
-                                  kinds[k].n_after, rows};
+                    bmp_spec s = {kinds[k].header,
+                                  w,
+                                  h,
+                                  bpp,
+                                  top_down,
+                                  kinds[k].compression,
+                                  kinds[k].colours_used,
+                                  pal,
+                                  n_pal,
+                                  {kinds[k].masks[0], kinds[k].masks[1], kinds[k].masks[2],
+                                   kinds[k].masks[3]},
+                                  kinds[k].n_after,
+                                  rows};
                     size_t n = 0;
                     uint8_t *f = bmp_make(&s, &n);
                     fv_status st = load_bytes("kind.bmp", f, n, &img);
                     int ok = st == FV_OK && img.width == w && img.height == h;
-                    for (int i = 0; ok && i < w * h; i++) ok = memcmp(img.data + 4 * (size_t)i, want + 4 * (size_t)i, 4) == 0;
+                    for (int i = 0; ok && i < w * h; i++)
+                        ok = memcmp(img.data + 4 * (size_t)i, want + 4 * (size_t)i, 4) == 0;
                     if (!ok && all_ok)
-                        snprintf(first, sizeof first, "width %d%s: %s", w, zero_alpha ? ", alpha 0" : "",
+                        snprintf(first, sizeof first, "width %d%s: %s", w,
+                                 zero_alpha ? ", alpha 0" : "",
                                  st != FV_OK ? fv_last_error() : "pixels differ");
                     all_ok &= ok;
                     if (st == FV_OK) fv_host_image_free(&img);
                     free(f);
                 }
             char what[96];
-            snprintf(what, sizeof what, "BMP %s %s by content", kinds[k].what, top_down ? "top-down" : "bottom-up");
+            snprintf(what, sizeof what, "BMP %s %s by content", kinds[k].what,
+                     top_down ? "top-down" : "bottom-up");
             check(all_ok, what, first);
         }
 
     /* issue 32: one palette entry, indices 0..255. stb_image showed its stack for 255 pixels */
     uint8_t ramp[256], one[3] = {10, 20, 30};
     for (int i = 0; i < 256; i++) ramp[i] = (uint8_t)i;
-    bmp_spec one_entry = {.header = 40, .w = 256, .h = 1, .bpp = 8, .colours_used = 1, .palette = one, .n_palette = 1, .rows = ramp};
+    bmp_spec one_entry = {.header = 40,
+                          .w = 256,
+                          .h = 1,
+                          .bpp = 8,
+                          .colours_used = 1,
+                          .palette = one,
+                          .n_palette = 1,
+                          .rows = ramp};
     size_t n = 0;
     uint8_t *f = bmp_make(&one_entry, &n);
-    expect_refused("BMP 256x1 with a palette of one colour and indices 0..255 is refused", "one.bmp", f, n,
+    expect_refused("BMP 256x1 with a palette of one colour and indices 0..255 is refused",
+                   "one.bmp", f, n,
                    "one.bmp' is corrupt (BMP: pixel index 1 past a palette of 1 colour)");
     free(f);
     static const uint8_t idx5[] = {0x12, 0x50}; /* 1 2 5 */
-    bmp_spec past = {.header = 40, .w = 3, .h = 1, .bpp = 4, .colours_used = 3, .palette = pal16, .n_palette = 3, .rows = idx5};
+    bmp_spec past = {.header = 40,
+                     .w = 3,
+                     .h = 1,
+                     .bpp = 4,
+                     .colours_used = 3,
+                     .palette = pal16,
+                     .n_palette = 3,
+                     .rows = idx5};
     f = bmp_make(&past, &n);
-    expect_refused("BMP pixel index past the palette is refused", "past.bmp", f, n, "pixel index 5 past a palette of 3 colours");
+    expect_refused("BMP pixel index past the palette is refused", "past.bmp", f, n,
+                   "pixel index 5 past a palette of 3 colours");
     free(f);
     /* a palette cut short by the pixel offset: only what lies before the pixels counts */
-    bmp_spec cut = {.header = 40, .w = 3, .h = 1, .bpp = 4, .colours_used = 16, .palette = pal16, .n_palette = 3, .rows = idx5};
+    bmp_spec cut = {.header = 40,
+                    .w = 3,
+                    .h = 1,
+                    .bpp = 4,
+                    .colours_used = 16,
+                    .palette = pal16,
+                    .n_palette = 3,
+                    .rows = idx5};
     f = bmp_make(&cut, &n);
-    expect_refused("BMP palette bounded by the pixel offset", "cut.bmp", f, n, "pixel index 5 past a palette of 3 colours");
+    expect_refused("BMP palette bounded by the pixel offset", "cut.bmp", f, n,
+                   "pixel index 5 past a palette of 3 colours");
     free(f);
 
     /* truncations at every byte of small files of several kinds */
     uint8_t some[13 * 9 * 4];
-    for (size_t i = 0; i < sizeof some; i++) some[i] = (uint8_t)(test_rand(&seed) & 0x01); /* index 0 or 1 */
+    for (size_t i = 0; i < sizeof some; i++)
+        some[i] = (uint8_t)(test_rand(&seed) & 0x01); /* index 0 or 1 */
     const bmp_spec cuts[] = {
         {.header = 12, .w = 13, .h = 9, .bpp = 1, .palette = pal2, .n_palette = 2, .rows = some},
         {.header = 12, .w = 13, .h = 9, .bpp = 4, .palette = pal16, .n_palette = 16, .rows = some},
-        {.header = 124, .w = 7, .h = 3, .bpp = 8, .top_down = 1, .colours_used = 2, .palette = pal16, .n_palette = 2, .rows = some},
-        {.header = 40, .w = 9, .h = 4, .bpp = 16, .compression = 3, .masks = {0xf800, 0x7e0, 0x1f}, .n_after = 3, .rows = some},
-        {.header = 108, .w = 5, .h = 3, .bpp = 32, .compression = 3, .masks = {0xff0000, 0xff00, 0xff, 0xff000000u}, .rows = some},
+        {.header = 124,
+         .w = 7,
+         .h = 3,
+         .bpp = 8,
+         .top_down = 1,
+         .colours_used = 2,
+         .palette = pal16,
+         .n_palette = 2,
+         .rows = some},
+        {.header = 40,
+         .w = 9,
+         .h = 4,
+         .bpp = 16,
+         .compression = 3,
+         .masks = {0xf800, 0x7e0, 0x1f},
+         .n_after = 3,
+         .rows = some},
+        {.header = 108,
+         .w = 5,
+         .h = 3,
+         .bpp = 32,
+         .compression = 3,
+         .masks = {0xff0000, 0xff00, 0xff, 0xff000000u},
+         .rows = some},
         {.header = 40, .w = 5, .h = 3, .bpp = 24, .rows = some},
     };
     for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
         f = bmp_make(&cuts[k], &n);
         fv_status st = load_bytes("whole.bmp", f, n, &img);
         char what[64];
-        snprintf(what, sizeof what, "BMP %d-bit, %d-byte header, whole", cuts[k].bpp, cuts[k].header);
+        snprintf(what, sizeof what, "BMP %d-bit, %d-byte header, whole", cuts[k].bpp,
+                 cuts[k].header);
         check(st == FV_OK, what, st != FV_OK ? fv_last_error() : NULL);
         if (st == FV_OK) fv_host_image_free(&img);
         snprintf(what, sizeof what, "BMP %d-bit, %d-byte header", cuts[k].bpp, cuts[k].header);
@@ -1131,19 +1294,34 @@ static void test_bmp(void)
 
     /* absurd headers: each refused with its reason */
     static const uint8_t four[] = {0x01, 0x20, 0x10, 0x21}; /* 4x2, 4-bit, 3 colours */
-    const bmp_spec base = {.header = 40, .w = 4, .h = 2, .bpp = 4, .colours_used = 3, .palette = pal16, .n_palette = 3, .rows = four};
+    const bmp_spec base = {.header = 40,
+                           .w = 4,
+                           .h = 2,
+                           .bpp = 4,
+                           .colours_used = 3,
+                           .palette = pal16,
+                           .n_palette = 3,
+                           .rows = four};
     f = bmp_make(&base, &n);
     fv_status st = load_bytes("base.bmp", f, n, &img);
-    check(st == FV_OK, "BMP base of the absurd headers decodes", st != FV_OK ? fv_last_error() : NULL);
+    check(st == FV_OK, "BMP base of the absurd headers decodes",
+          st != FV_OK ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     uint8_t *bad = malloc(n + 64);
-    static const struct { const char *what; size_t at; int bytes; uint32_t value; const char *message; } lies[] = {
+    static const struct {
+        const char *what;
+        size_t at;
+        int bytes;
+        uint32_t value;
+        const char *message;
+    } lies[] = {
         {"a huge biClrUsed", 46, 4, 0xffffffffu, "a palette of 4294967295 colours"},
         {"biClrUsed 257", 46, 4, 257, "a palette of 257 colours"},
         {"the pixel offset past the end", 10, 4, 0x7fffffff, "past the end of a file of"},
         {"the pixel offset inside the header", 10, 4, 20, "inside the 54 bytes of headers"},
         {"the pixel offset on the palette's start", 10, 4, 54, "no room for a palette"},
-        {"a negative width", 18, 4, (uint32_t)-4, "BMP header says -4x2: an image needs at least one pixel"},
+        {"a negative width", 18, 4, (uint32_t)-4,
+         "BMP header says -4x2: an image needs at least one pixel"},
         {"a zero height", 22, 4, 0, "BMP header says 4x0: an image needs at least one pixel"},
         {"a height of -2^31", 22, 4, 0x80000000u, "BMP header says 4x2147483648: too large"},
         {"zero planes", 26, 2, 0, "0 colour planes, not 1"},
@@ -1160,40 +1338,69 @@ static void test_bmp(void)
     };
     for (size_t k = 0; k < sizeof lies / sizeof lies[0]; k++) {
         memcpy(bad, f, n);
-        if (lies[k].bytes == 2) le16_put(bad + lies[k].at, lies[k].value);
-        else le32_put(bad + lies[k].at, lies[k].value);
+        if (lies[k].bytes == 2)
+            le16_put(bad + lies[k].at, lies[k].value);
+        else
+            le32_put(bad + lies[k].at, lies[k].value);
         char what[96];
         snprintf(what, sizeof what, "BMP with %s is refused", lies[k].what);
         expect_refused(what, "lie.bmp", bad, n, lies[k].message);
     }
     free(bad);
     free(f);
-    expect_refused("BMP of 17 bytes is refused", "short.bmp", "BM\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 17, "no complete header");
+    expect_refused("BMP of 17 bytes is refused", "short.bmp", "BM\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+                   17, "no complete header");
     /* masks: empty, not one run, overlapping, wider than the pixel; OS/2 2.x method 3 (Huffman) */
-    static const struct { const char *what; int bpp; uint32_t masks[3]; const char *message; } masks[] = {
+    static const struct {
+        const char *what;
+        int bpp;
+        uint32_t masks[3];
+        const char *message;
+    } masks[] = {
         {"an empty red mask", 16, {0, 0x7e0, 0x1f}, "the red mask is empty"},
-        {"a mask in two runs", 16, {0xf0f0, 0x0f00, 0x000f}, "the red mask 0x0000f0f0 is not one run of bits"},
-        {"overlapping masks", 16, {0xf800, 0xfc00, 0x1f}, "the green mask 0x0000fc00 overlaps another"},
+        {"a mask in two runs",
+         16,
+         {0xf0f0, 0x0f00, 0x000f},
+         "the red mask 0x0000f0f0 is not one run of bits"},
+        {"overlapping masks",
+         16,
+         {0xf800, 0xfc00, 0x1f},
+         "the green mask 0x0000fc00 overlaps another"},
         {"a mask wider than 16 bits", 16, {0x1f0000, 0x7e0, 0x1f}, "wider than a 16-bit pixel"},
         {"equal masks", 32, {0xff, 0xff, 0xff}, "overlaps another"},
     };
     uint8_t zeros[64] = {0};
     for (size_t k = 0; k < sizeof masks / sizeof masks[0]; k++) {
-        bmp_spec s = {.header = 40, .w = 3, .h = 2, .bpp = masks[k].bpp, .compression = 3,
-                      .masks = {masks[k].masks[0], masks[k].masks[1], masks[k].masks[2]}, .n_after = 3, .rows = zeros};
+        bmp_spec s = {.header = 40,
+                      .w = 3,
+                      .h = 2,
+                      .bpp = masks[k].bpp,
+                      .compression = 3,
+                      .masks = {masks[k].masks[0], masks[k].masks[1], masks[k].masks[2]},
+                      .n_after = 3,
+                      .rows = zeros};
         f = bmp_make(&s, &n);
         char what[96];
         snprintf(what, sizeof what, "BMP with %s is refused", masks[k].what);
         expect_refused(what, "mask.bmp", f, n, masks[k].message);
         free(f);
     }
-    bmp_spec huff = {.header = 64, .w = 3, .h = 2, .bpp = 8, .compression = 3, .palette = pal16, .n_palette = 2, .rows = zeros};
+    bmp_spec huff = {.header = 64,
+                     .w = 3,
+                     .h = 2,
+                     .bpp = 8,
+                     .compression = 3,
+                     .palette = pal16,
+                     .n_palette = 2,
+                     .rows = zeros};
     f = bmp_make(&huff, &n);
-    expect_refused("BMP OS/2 2.x Huffman (method 3 there) is refused", "huff.bmp", f, n, "compressed BMP (method 3)");
+    expect_refused("BMP OS/2 2.x Huffman (method 3 there) is refused", "huff.bmp", f, n,
+                   "compressed BMP (method 3)");
     free(f);
     bmp_spec core32 = {.header = 12, .w = 3, .h = 2, .bpp = 32, .rows = zeros};
     f = bmp_make(&core32, &n);
-    expect_refused("BMP OS/2 1.x with 32-bit pixels is refused", "core32.bmp", f, n, "(BMP: 32 bits per pixel)");
+    expect_refused("BMP OS/2 1.x with 32-bit pixels is refused", "core32.bmp", f, n,
+                   "(BMP: 32 bits per pixel)");
     free(f);
 }
 
@@ -1232,7 +1439,8 @@ static void test_special_files(void)
     sigaction(SIGALRM, &old, NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     const char *m = fv_last_error();
-    check(st == FV_ERR_IO && t < 2.0 && message_is_clean(m) && strstr(m, "fifo.png': not a regular file (a FIFO)"),
+    check(st == FV_ERR_IO && t < 2.0 && message_is_clean(m) &&
+              strstr(m, "fifo.png': not a regular file (a FIFO)"),
           "a FIFO is refused at once, by name", st == FV_OK ? "accepted" : m);
     unlink(p);
     st = image_load("/dev/null", &img);
@@ -1274,8 +1482,12 @@ static void test_load_limited(void)
     double t = now_s() - t0;
     if (st == FV_OK) fv_host_image_free(&img);
     char what[128];
-    snprintf(what, sizeof what, "a %zu KB PNG of 16384x16384 over a 127x127 limit is refused from its header", n >> 10);
-    check(st == FV_ERR_SIZE && t < 0.5 && strstr(fv_last_error(), "kernel_bomb.png': PNG header says 16384x16384: larger than 127x127"),
+    snprintf(what, sizeof what,
+             "a %zu KB PNG of 16384x16384 over a 127x127 limit is refused from its header",
+             n >> 10);
+    check(st == FV_ERR_SIZE && t < 0.5 &&
+              strstr(fv_last_error(),
+                     "kernel_bomb.png': PNG header says 16384x16384: larger than 127x127"),
           what, st == FV_OK ? "accepted" : fv_last_error());
     free(raw);
     free(z);
@@ -1291,22 +1503,26 @@ static void test_load_limited(void)
     path_of(p, "turned.jpg");
     write_bytes(p, turned, ne);
     st = image_load_limited(p, 20, 40, &img);
-    check(st == FV_OK && img.width == 20 && img.height == 40, "a JPEG turned upright within its limit loads",
-          st ? fv_last_error() : NULL);
+    check(st == FV_OK && img.width == 20 && img.height == 40,
+          "a JPEG turned upright within its limit loads", st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     st = image_load_limited(p, 40, 20, &img);
     check(st == FV_ERR_SIZE && strstr(fv_last_error(), "turned.jpg' is 20x40: larger than 40x20"),
-          "a JPEG that fits only before EXIF turns it is refused as shown", st == FV_OK ? "accepted" : fv_last_error());
+          "a JPEG that fits only before EXIF turns it is refused as shown",
+          st == FV_OK ? "accepted" : fv_last_error());
     if (st == FV_OK) fv_host_image_free(&img);
     path_of(p, "wide.pgm");
     write_bytes(p, "P5\n128 1\n255\n", 13);
     st = image_load_limited(p, 127, 127, &img);
-    check(st == FV_ERR_SIZE && strstr(fv_last_error(), "wide.pgm': PNM header says 128x1: larger than 127x127"),
-          "a PNM one pixel too wide is refused from its header", st == FV_OK ? "accepted" : fv_last_error());
+    check(st == FV_ERR_SIZE &&
+              strstr(fv_last_error(), "wide.pgm': PNM header says 128x1: larger than 127x127"),
+          "a PNM one pixel too wide is refused from its header",
+          st == FV_OK ? "accepted" : fv_last_error());
     /* the limit is for that load only */
     path_of(p, "turned.jpg");
     st = image_load(p, &img);
-    check(st == FV_OK && img.width == 20, "a load after a limited one has no limit", st ? fv_last_error() : NULL);
+    check(st == FV_OK && img.width == 20, "a load after a limited one has no limit",
+          st ? fv_last_error() : NULL);
     if (st == FV_OK) fv_host_image_free(&img);
     free(jpeg);
     free(turned);
@@ -1325,20 +1541,24 @@ static void test_png_output(void)
             test_fill_random(&img, &seed);
             /* smooth rows too, so that the filters and levels have something to do */
             for (int y = 0; y < img.height / 2; y++)
-                for (int x = 0; x < img.width * 4; x++) img.data[(size_t)y * img.pitch + x] = (uint8_t)(x / 4 + y);
+                for (int x = 0; x < img.width * 4; x++)
+                    img.data[(size_t)y * img.pitch + x] = (uint8_t)(x / 4 + y);
             if (opaque)
                 for (int i = 0; i < img.width * img.height; i++) img.data[4 * i + 3] = 255;
             for (int level = 0; level <= 9; level += 3)
                 for (int threads = 1; threads <= 8; threads *= 8) {
                     char p[PATH_MAX], what[128];
                     path_of(p, "out.png");
-                    image_save_options o = {.png_level = level, .jpeg_quality = 0, .threads = threads};
+                    image_save_options o = {
+                        .png_level = level, .jpeg_quality = 0, .threads = threads};
                     fv_status st = image_save(p, &img, &o);
                     fv_image back = {0};
                     if (st == FV_OK) st = image_load(p, &back);
-                    snprintf(what, sizeof what, "PNG %dx%d %s level %d, %d threads read back exactly",
-                             img.width, img.height, opaque ? "opaque" : "RGBA", level, threads);
-                    check(st == FV_OK && max_diff(&back, &img) == 0, what, st ? fv_last_error() : NULL);
+                    snprintf(what, sizeof what,
+                             "PNG %dx%d %s level %d, %d threads read back exactly", img.width,
+                             img.height, opaque ? "opaque" : "RGBA", level, threads);
+                    check(st == FV_OK && max_diff(&back, &img) == 0, what,
+                          st ? fv_last_error() : NULL);
                     if (back.data) fv_host_image_free(&back);
                 }
             fv_host_image_free(&img);
@@ -1346,7 +1566,8 @@ static void test_png_output(void)
     /* levels trade size: 9 is smaller than 1 on a smooth image */
     fv_image img;
     fv_host_image_alloc(&img, 256, 256);
-    for (int i = 0; i < 256 * 256 * 4; i++) img.data[i] = (uint8_t)((i / 4) % 256 / 3 + (i / 1024) % 7);
+    for (int i = 0; i < 256 * 256 * 4; i++)
+        img.data[i] = (uint8_t)((i / 4) % 256 / 3 + (i / 1024) % 7);
     char p1[PATH_MAX], p9[PATH_MAX];
     path_of(p1, "l1.png");
     path_of(p9, "l9.png");
@@ -1354,20 +1575,24 @@ static void test_png_output(void)
     image_save(p1, &img, &o1);
     image_save(p9, &img, &o9);
     struct stat s1, s9;
-    check(stat(p1, &s1) == 0 && stat(p9, &s9) == 0 && s9.st_size < s1.st_size, "PNG level 9 is smaller than level 1", NULL);
+    check(stat(p1, &s1) == 0 && stat(p9, &s9) == 0 && s9.st_size < s1.st_size,
+          "PNG level 9 is smaller than level 1", NULL);
     /* JPEG out: close to the input; lower quality, smaller file */
     fv_image ref;
     blocky(&ref, 64, 48);
     char j95[PATH_MAX], j30[PATH_MAX];
     path_of(j95, "q95.jpg");
     path_of(j30, "q30.JPEG");
-    image_save_options q95 = {.png_level = -1, .jpeg_quality = 95}, q30 = {.png_level = -1, .jpeg_quality = 30};
+    image_save_options q95 = {.png_level = -1, .jpeg_quality = 95},
+                       q30 = {.png_level = -1, .jpeg_quality = 30};
     fv_status st = image_save(j95, &ref, &q95);
     if (st == FV_OK) st = image_save(j30, &ref, &q30);
     fv_image back = {0};
     if (st == FV_OK) st = image_load(j95, &back);
-    check(st == FV_OK && mean_diff(&back, &ref) < 4.0, "JPEG written at quality 95 reads back close", st ? fv_last_error() : NULL);
-    check(stat(j95, &s1) == 0 && stat(j30, &s9) == 0 && s9.st_size < s1.st_size, "JPEG quality 30 is smaller than 95", NULL);
+    check(st == FV_OK && mean_diff(&back, &ref) < 4.0,
+          "JPEG written at quality 95 reads back close", st ? fv_last_error() : NULL);
+    check(stat(j95, &s1) == 0 && stat(j30, &s9) == 0 && s9.st_size < s1.st_size,
+          "JPEG quality 30 is smaller than 95", NULL);
     if (back.data) fv_host_image_free(&back);
     fv_host_image_free(&ref);
     fv_host_image_free(&img);
@@ -1396,7 +1621,8 @@ static void test_output_files(void)
     fv_status s = image_save_png(p, &img);
     uint8_t *kept = read_bytes(p, &n0);
     check(s == FV_ERR_IO && strstr(fv_last_error(), "read-only") && n0 == 3 && stat(p, &st) == 0 &&
-          (st.st_mode & 0777) == 0444, "a read-only target is refused and left as it was", fv_last_error());
+              (st.st_mode & 0777) == 0444,
+          "a read-only target is refused and left as it was", fv_last_error());
     free(kept);
     chmod(p, 0644);
 
@@ -1416,16 +1642,17 @@ static void test_output_files(void)
     if (symlink("target.png", link) != 0) printf("symlink: %s\n", strerror(errno));
     s = image_save_png(link, &img);
     fv_image back = {0};
-    int ok = s == FV_OK && lstat(link, &st) == 0 && S_ISLNK(st.st_mode) && image_load(target, &back) == FV_OK &&
-             max_diff(&back, &img) == 0;
+    int ok = s == FV_OK && lstat(link, &st) == 0 && S_ISLNK(st.st_mode) &&
+             image_load(target, &back) == FV_OK && max_diff(&back, &img) == 0;
     check(ok, "a symbolic link target is written through and stays a link", fv_last_error());
     if (back.data) fv_host_image_free(&back);
     path_of(link, "dangling.png");
     unlink(link);
     if (symlink("nowhere/none.png", link) != 0) printf("symlink: %s\n", strerror(errno));
     s = image_save_png(link, &img);
-    check(s != FV_OK && strstr(fv_last_error(), "symbolic link to a missing") && lstat(link, &st) == 0 &&
-          S_ISLNK(st.st_mode), "a dangling link is refused and kept", fv_last_error());
+    check(s != FV_OK && strstr(fv_last_error(), "symbolic link to a missing") &&
+              lstat(link, &st) == 0 && S_ISLNK(st.st_mode),
+          "a dangling link is refused and kept", fv_last_error());
 
     /* the longest legal name: the temporary name must fit in NAME_MAX as well */
     char name[NAME_MAX + 8];
@@ -1433,28 +1660,32 @@ static void test_output_files(void)
     memcpy(name + NAME_MAX - 4, ".png", 5);
     path_of(p, name);
     s = image_save_png(p, &img);
-    check(s == FV_OK && stat(p, &st) == 0 && no_temp_left(), "a 255-byte file name is written", fv_last_error());
+    check(s == FV_OK && stat(p, &st) == 0 && no_temp_left(), "a 255-byte file name is written",
+          fv_last_error());
     unlink(p);
     memset(name, 'n', NAME_MAX + 1);
     memcpy(name + NAME_MAX - 3, ".png", 5);
     path_of(p, name);
     s = image_save_png(p, &img);
-    check(s == FV_ERR_IO && message_is_clean(fv_last_error()) && strstr(fv_last_error(), "longer than"),
+    check(s == FV_ERR_IO && message_is_clean(fv_last_error()) &&
+              strstr(fv_last_error(), "longer than"),
           "a 256-byte file name is refused with one line", fv_last_error());
 
     /* directory, missing folder, bad ending */
     path_of(p, "");
     check(image_save_png(p, &img) != FV_OK, "a directory is refused", NULL);
     path_of(p, "missing/x.png");
-    check(image_save_png(p, &img) == FV_ERR_IO && strstr(fv_last_error(), "does not exist"), "a missing folder is refused", fv_last_error());
+    check(image_save_png(p, &img) == FV_ERR_IO && strstr(fv_last_error(), "does not exist"),
+          "a missing folder is refused", fv_last_error());
     path_of(p, "x.gif");
-    check(image_save_png(p, &img) == FV_ERR_ARG && strstr(fv_last_error(), "must end in .png, .jpg or .jpeg"),
+    check(image_save_png(p, &img) == FV_ERR_ARG &&
+              strstr(fv_last_error(), "must end in .png, .jpg or .jpeg"),
           "an unknown ending is refused", fv_last_error());
     check(no_temp_left(), "no temporary file left by failed writes", NULL);
 
     /* signals: the temporary file goes with the process, whichever signal ends it */
-    const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF,
-                        SIGXCPU, SIGRTMIN};
+    const int sigs[] = {SIGINT,  SIGTERM,   SIGHUP,  SIGQUIT, SIGUSR1, SIGUSR2,
+                        SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU, SIGRTMIN};
     for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
         int pipefd[2];
         if (pipe(pipefd) != 0) break;
@@ -1478,8 +1709,9 @@ static void test_output_files(void)
         waitpid(pid, &status, 0);
         char what[96];
         snprintf(what, sizeof what, "the temporary file is removed on %s", strsignal(sigs[k]));
-        check(existed && access(tmp, F_OK) != 0 && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] &&
-              access(p, F_OK) != 0, what, tmp);
+        check(existed && access(tmp, F_OK) != 0 && WIFSIGNALED(status) &&
+                  WTERMSIG(status) == sigs[k] && access(p, F_OK) != 0,
+              what, tmp);
     }
     fv_host_image_free(&img);
     (void)n1;
@@ -1512,7 +1744,10 @@ static int save_over_file_limit(void)
     if (s == FV_OK) return 1;
     printf("  (child) %s\n", fv_last_error());
     fflush(stdout);
-    return s == FV_ERR_IO && strstr(fv_last_error(), "File too large") && message_is_clean(fv_last_error()) ? 0 : 2;
+    return s == FV_ERR_IO && strstr(fv_last_error(), "File too large") &&
+                   message_is_clean(fv_last_error())
+               ? 0
+               : 2;
 }
 
 /* After a temporary file: a write to a closed pipe fails with EPIPE instead of ending the run. */
@@ -1542,9 +1777,11 @@ static void test_write_failures(void)
     path_of(child_path, "limited.png");
     int code = in_child(save_over_file_limit);
     check(code == 0 && access(child_path, F_OK) != 0 && no_temp_left(),
-          "a write past the file size limit fails with a message and leaves nothing", code > 128 ? strsignal(code - 128) : NULL);
+          "a write past the file size limit fails with a message and leaves nothing",
+          code > 128 ? strsignal(code - 128) : NULL);
     code = in_child(write_to_closed_pipe);
-    check(code == 0, "SIGPIPE is ignored once a temporary file was made", code > 128 ? strsignal(code - 128) : NULL);
+    check(code == 0, "SIGPIPE is ignored once a temporary file was made",
+          code > 128 ? strsignal(code - 128) : NULL);
     /* a signal during a real write: wait for the temporary file, then send it */
     const int sigs[] = {SIGQUIT, SIGUSR1};
     for (size_t k = 0; k < sizeof sigs / sizeof sigs[0]; k++) {
@@ -1565,7 +1802,8 @@ static void test_write_failures(void)
         waitpid(pid, &status, 0);
         char what[96];
         snprintf(what, sizeof what, "%s during a write leaves no file", strsignal(sigs[k]));
-        check(seen && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] && no_temp_left() && access(child_path, F_OK) != 0,
+        check(seen && WIFSIGNALED(status) && WTERMSIG(status) == sigs[k] && no_temp_left() &&
+                  access(child_path, F_OK) != 0,
               what, seen ? NULL : "no temporary file seen");
     }
 }

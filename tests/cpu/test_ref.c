@@ -68,7 +68,8 @@ static void test_taps(void)
                    "weights sum to 256, symmetric, non-increasing, radius ceil(3 sigma):", what);
     }
     p = gaussian_params(10.7, 0, 1);
-    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG, "sigma 10.7 needs radius 33: refused", NULL);
+    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG,
+               "sigma 10.7 needs radius 33: refused", NULL);
     p = gaussian_params(0.0, 0, 1);
     test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG, "sigma 0 refused", NULL);
     p = gaussian_params(NAN, 0, 1);
@@ -78,58 +79,111 @@ static void test_taps(void)
 /* A parameter table with every kind of parameter, as a filter would declare it. */
 static const char *const norms[] = {"l1", "l2"};
 static const fv_param_desc table[] = {
-    {.name = "sigma", .help = "h", .type = FV_PARAM_REAL, .min = 0.1, .max = 10.66, .step = 0.25, .def = 1},
-    {.name = "radius", .help = "h", .type = FV_PARAM_INT, .min = 1, .max = 32, .step = 1, .def = 2,
-     .auto_means = "ceil(3 sigma)", .follows = "sigma"},
-    {.name = "size", .help = "h", .type = FV_PARAM_INT, .min = 3, .max = 25, .step = 2, .def = 3, .odd_only = 1},
-    {.name = "norm", .help = "h", .type = FV_PARAM_CHOICE, .def = 1, .choices = norms, .n_choices = 2},
+    {.name = "sigma",
+     .help = "h",
+     .type = FV_PARAM_REAL,
+     .min = 0.1,
+     .max = 10.66,
+     .step = 0.25,
+     .def = 1},
+    {.name = "radius",
+     .help = "h",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = 32,
+     .step = 1,
+     .def = 2,
+     .auto_means = "ceil(3 sigma)",
+     .follows = "sigma"},
+    {.name = "size",
+     .help = "h",
+     .type = FV_PARAM_INT,
+     .min = 3,
+     .max = 25,
+     .step = 2,
+     .def = 3,
+     .odd_only = 1},
+    {.name = "norm",
+     .help = "h",
+     .type = FV_PARAM_CHOICE,
+     .def = 1,
+     .choices = norms,
+     .n_choices = 2},
 };
-static const fv_filter table_filter = {.name = "table", .params = table, .n_params = 4,
-                                       .check = gaussian_check, .resolve = gaussian_resolve,
+static const fv_filter table_filter = {.name = "table",
+                                       .params = table,
+                                       .n_params = 4,
+                                       .check = gaussian_check,
+                                       .resolve = gaussian_resolve,
                                        .max_iterations = 100};
 
 static void test_param_tables(void)
 {
     const fv_filter *f = &table_filter;
     fv_params p = fv_params_default(f);
-    test_check(&t, p.value[0] == 1 && p.value[1] == 2 && p.value[2] == 3 && p.value[3] == 1 && p.iterations == 1,
+    test_check(&t,
+               p.value[0] == 1 && p.value[1] == 2 && p.value[2] == 3 && p.value[3] == 1 &&
+                   p.iterations == 1,
                "defaults come from the table", NULL);
-    test_check(&t, fv_param_index(f, "size") == 2 && fv_param_index(f, "nope") == -1, "look-up by name", NULL);
+    test_check(&t, fv_param_index(f, "size") == 2 && fv_param_index(f, "nope") == -1,
+               "look-up by name", NULL);
     /* good values */
-    const struct { int index; const char *text; double want; } good[] = {
-        {0, "2.5", 2.5}, {0, "0.1", 0.1}, {0, "10.66", 10.66}, {0, "1e0", 1}, {1, "0", 0}, {1, "32", 32},
-        {2, "25", 25}, {2, "3", 3}, {3, "l1", 0}, {3, "l2", 1}, {1, "+7", 7},
+    const struct {
+        int index;
+        const char *text;
+        double want;
+    } good[] = {
+        {0, "2.5", 2.5}, {0, "0.1", 0.1}, {0, "10.66", 10.66}, {0, "1e0", 1},
+        {1, "0", 0},     {1, "32", 32},   {2, "25", 25},       {2, "3", 3},
+        {3, "l1", 0},    {3, "l2", 1},    {1, "+7", 7},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
         double v = -1;
-        test_check(&t, fv_param_parse(f, good[i].index, good[i].text, "--x", &v) == FV_OK && v == good[i].want,
+        test_check(&t,
+                   fv_param_parse(f, good[i].index, good[i].text, "--x", &v) == FV_OK &&
+                       v == good[i].want,
                    "accepted:", good[i].text);
     }
     /* bad ones: one line that names the flag, what is allowed and what was given */
-    const struct { int index; const char *text; const char *message; } bad[] = {
+    const struct {
+        int index;
+        const char *text;
+        const char *message;
+    } bad[] = {
         {0, "0", "--x: expected a number 0.1..10.66, got '0'"},
         {0, "10.67", "--x: expected a number 0.1..10.66, got '10.67'"},
         {0, "0x10", "--x: expected a number 0.1..10.66, got '0x10'"},
-        {0, "abc", "got 'abc'"}, {0, "", "got ''"}, {0, "nan", "got 'nan'"}, {0, "inf", "got 'inf'"},
-        {0, "1.5 ", "got '1.5 '"}, {0, "1e", "got '1e'"},
+        {0, "abc", "got 'abc'"},
+        {0, "", "got ''"},
+        {0, "nan", "got 'nan'"},
+        {0, "inf", "got 'inf'"},
+        {0, "1.5 ", "got '1.5 '"},
+        {0, "1e", "got '1e'"},
         {1, "33", "--x: expected an integer 1..32, or 0 for ceil(3 sigma), got '33'"},
-        {1, "2.5", "got '2.5'"}, {1, "-1", "got '-1'"}, {1, "1e1", "got '1e1'"},
-        {2, "4", "--x: expected an odd integer 3..25, got '4'"}, {2, "27", "got '27'"}, {2, "1", "got '1'"},
-        {3, "l3", "--x: expected one of l1, l2, got 'l3'"}, {3, "1", "got '1'"},
+        {1, "2.5", "got '2.5'"},
+        {1, "-1", "got '-1'"},
+        {1, "1e1", "got '1e1'"},
+        {2, "4", "--x: expected an odd integer 3..25, got '4'"},
+        {2, "27", "got '27'"},
+        {2, "1", "got '1'"},
+        {3, "l3", "--x: expected one of l1, l2, got 'l3'"},
+        {3, "1", "got '1'"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         double v = -1;
         fv_status st = fv_param_parse(f, bad[i].index, bad[i].text, "--x", &v);
         char what[240];
         snprintf(what, sizeof what, "'%s' -> %s", bad[i].text, fv_last_error());
-        test_check(&t, st == FV_ERR_ARG && v == -1 && strstr(fv_last_error(), bad[i].message) &&
-                           !strchr(fv_last_error(), '\n'),
+        test_check(&t,
+                   st == FV_ERR_ARG && v == -1 && strstr(fv_last_error(), bad[i].message) &&
+                       !strchr(fv_last_error(), '\n'),
                    "refused with one line:", what);
     }
     /* follows: setting sigma makes the radius auto (0), which resolves to ceil(3 sigma) */
     p = fv_params_default(f);
     fv_param_set(f, &p, 0, 2.5);
-    test_check(&t, p.value[1] == 0 && fv_params_resolved(f, &p).value[1] == 8, "radius follows sigma: 8", NULL);
+    test_check(&t, p.value[1] == 0 && fv_params_resolved(f, &p).value[1] == 8,
+               "radius follows sigma: 8", NULL);
     char text[160];
     fv_params_describe(f, &p, text, sizeof text);
     test_check(&t, strcmp(text, "sigma 2.5, radius 8, size 3, norm l2") == 0, "describe:", text);
@@ -137,14 +191,16 @@ static void test_param_tables(void)
     test_check(&t, strcmp(text, "sigma2.5-radius8-size3-norml2") == 0, "file tag:", text);
     /* steps: real on its grid, odd-only by 2, choices wrap, ranges clamp, auto steps from its value */
     p = fv_params_default(f);
-    test_check(&t, fv_param_step(f, &p, 0, 1) && p.value[0] == 1.25 && p.value[1] == 0, "sigma + 0.25, radius auto", NULL);
+    test_check(&t, fv_param_step(f, &p, 0, 1) && p.value[0] == 1.25 && p.value[1] == 0,
+               "sigma + 0.25, radius auto", NULL);
     test_check(&t, fv_param_step(f, &p, 1, 1) && p.value[1] == 5, "auto radius 4 steps to 5", NULL);
     test_check(&t, fv_param_step(f, &p, 2, 1) && p.value[2] == 5, "odd size 3 -> 5", NULL);
     test_check(&t, fv_param_step(f, &p, 2, 100) && p.value[2] == 25 && !fv_param_step(f, &p, 2, 1),
                "size clamps at 25", NULL);
     test_check(&t, fv_param_step(f, &p, 3, 1) && p.value[3] == 0, "choice wraps l2 -> l1", NULL);
     p.value[0] = 0.1;
-    test_check(&t, !fv_param_step(f, &p, 0, -1) && p.value[0] == 0.1, "sigma stays at its minimum", NULL);
+    test_check(&t, !fv_param_step(f, &p, 0, -1) && p.value[0] == 0.1, "sigma stays at its minimum",
+               NULL);
     /* whole-set checks: ranges, iterations, and the filter's own constraint */
     p = fv_params_default(f);
     test_check(&t, fv_params_check(f, &p) == FV_OK, "defaults pass", NULL);
@@ -152,13 +208,15 @@ static void test_param_tables(void)
     test_check(&t, fv_params_check(f, &p) == FV_ERR_ARG && strstr(fv_last_error(), "1..100"),
                "iterations over the filter's maximum refused", fv_last_error());
     fv_param_range_text(f, 1, text, sizeof text);
-    test_check(&t, strcmp(text, "an integer 1..32, or 0 for ceil(3 sigma); default 2") == 0, "range text:", text);
+    test_check(&t, strcmp(text, "an integer 1..32, or 0 for ceil(3 sigma); default 2") == 0,
+               "range text:", text);
     /* the Gaussian's own constraint: a derived radius beyond 32 */
     fv_params g = gaussian_params(10.7, 0, 1);
     test_check(&t, gaussian_check(&g) == FV_ERR_ARG && strstr(fv_last_error(), "needs radius 33"),
                "sigma 10.7 needs radius 33: refused", fv_last_error());
     g = gaussian_params(10.66, 0, 1);
-    test_check(&t, gaussian_check(&g) == FV_OK && fv_gaussian_radius(&g) == 32, "sigma 10.66: radius 32", NULL);
+    test_check(&t, gaussian_check(&g) == FV_OK && fv_gaussian_radius(&g) == 32,
+               "sigma 10.66: radius 32", NULL);
 }
 
 static void test_gaussian_hand_computed(void)
@@ -219,10 +277,11 @@ static void test_gaussian_hand_computed(void)
 /* the separable reference against the 2-D sum, on random images of awkward sizes */
 static int gaussian_against_2d(test_case *c)
 {
-    static const double sets[][2] = {{1.0, 2}, {0.5, 0}, {2.0, 0}, {1.0, 1}, {5.0, 0}}; /* sigma, radius */
+    static const double sets[][2] = {
+        {1.0, 2}, {0.5, 0}, {2.0, 0}, {1.0, 1}, {5.0, 0}}; /* sigma, radius */
     const fv_params p = gaussian_params(sets[c->set][0], (int)sets[c->set][1], 1);
-    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu sigma %g radius %g", c->src.width, c->src.height, c->got.pitch,
-             p.value[GAUSSIAN_SIGMA], p.value[GAUSSIAN_RADIUS]);
+    snprintf(c->what, sizeof c->what, "%dx%d pitch %zu sigma %g radius %g", c->src.width,
+             c->src.height, c->got.pitch, p.value[GAUSSIAN_SIGMA], p.value[GAUSSIAN_RADIUS]);
     const int ran = test_ref_runs(gaussian_ref, &c->src, &c->got, &p, "gaussian_ref");
     gaussian_brute_2d(&c->src, &c->want, &p);
     return ran;
@@ -261,15 +320,18 @@ static void test_invert_and_iterations(uint32_t *seed)
     int fx, fy;
     fv_image ping;
     fv_host_image_alloc(&ping, 17, 5);
-    test_check(&t, fv_iterate(invert_pass, &p, &src, &twice, &ping, 2) == FV_OK, "two host passes run", NULL);
-    test_check(&t, test_max_abs_diff(&src, &twice, 0, &fx, &fy) == 0, "invert twice = identity", NULL);
+    test_check(&t, fv_iterate(invert_pass, &p, &src, &twice, &ping, 2) == FV_OK,
+               "two host passes run", NULL);
+    test_check(&t, test_max_abs_diff(&src, &twice, 0, &fx, &fy) == 0, "invert twice = identity",
+               NULL);
 
     /* the iteration driver's ping-pong: 3 gaussian passes = ref(ref(ref(x))) */
     fv_params g = gaussian_params(1.5, 0, 1);
     gaussian_ref(&src, &once, &g);
     gaussian_ref(&once, &tmp, &g);
     gaussian_ref(&tmp, &once, &g);
-    test_check(&t, fv_iterate(gaussian_pass, &g, &src, &twice, &ping, 3) == FV_OK, "three host passes run", NULL);
+    test_check(&t, fv_iterate(gaussian_pass, &g, &src, &twice, &ping, 3) == FV_OK,
+               "three host passes run", NULL);
     test_check(&t, test_max_abs_diff(&once, &twice, 0, &fx, &fy) == 0,
                "3 iterations equal three chained passes", NULL);
     test_check(&t, fv_iterate(gaussian_pass, &g, &src, &twice, NULL, 2) == FV_ERR_ARG,

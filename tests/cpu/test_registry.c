@@ -28,7 +28,8 @@ static test_counts t;
 #ifdef __GNUC__
 __attribute__((format(printf, 2, 3)))
 #endif
-static void expect(int ok, const char *fmt, ...)
+static void
+expect(int ok, const char *fmt, ...)
 {
     char what[400];
     va_list ap;
@@ -44,103 +45,143 @@ static int flag_like(const char *name)
 {
     if (!name || !(*name >= 'a' && *name <= 'z')) return 0;
     for (const char *c = name; *c; c++)
-        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-')) return 0;
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'))
+            return 0;
     return 1;
 }
 
-static int filled(const char *text) { return text && *text; }
+static int filled(const char *text)
+{
+    return text && *text;
+}
 
 /* ---- the filter headers' enums of parameter indices: what each table must agree with ---- */
 typedef struct param_enum {
     const char *filter;
-    int count;                          /* the enum's count constant, or its last index + 1 */
-    const char *names[FV_MAX_PARAMS];   /* by index */
-    int choice_index, n_choices;        /* a choice parameter whose names are an enum too (-1: none) */
+    int count;                        /* the enum's count constant, or its last index + 1 */
+    const char *names[FV_MAX_PARAMS]; /* by index */
+    int choice_index, n_choices; /* a choice parameter whose names are an enum too (-1: none) */
     int choice_index2, n_choices2;
 } param_enum;
 
 static const param_enum enums[] = {
-    {"gaussian", GAUSSIAN_RADIUS + 1, {[GAUSSIAN_SIGMA] = "sigma", [GAUSSIAN_RADIUS] = "radius"}, -1, 0, -1, 0},
+    {"gaussian",
+     GAUSSIAN_RADIUS + 1,
+     {[GAUSSIAN_SIGMA] = "sigma", [GAUSSIAN_RADIUS] = "radius"},
+     -1,
+     0,
+     -1,
+     0},
     {"box", BOX_RADIUS + 1, {[BOX_RADIUS] = "radius"}, -1, 0, -1, 0},
     {"median", MEDIAN_SIZE + 1, {[MEDIAN_SIZE] = "size"}, -1, 0, -1, 0},
-    {"canny", CANNY_SWEEPS + 1,
-     {[CANNY_STAGE] = "stage", [CANNY_SIGMA] = "sigma", [CANNY_NORM] = "norm", [CANNY_LOW] = "low",
-      [CANNY_HIGH] = "high", [CANNY_THRESHOLDS] = "thresholds", [CANNY_HYSTERESIS] = "hysteresis",
+    {"canny",
+     CANNY_SWEEPS + 1,
+     {[CANNY_STAGE] = "stage",
+      [CANNY_SIGMA] = "sigma",
+      [CANNY_NORM] = "norm",
+      [CANNY_LOW] = "low",
+      [CANNY_HIGH] = "high",
+      [CANNY_THRESHOLDS] = "thresholds",
+      [CANNY_HYSTERESIS] = "hysteresis",
       [CANNY_SWEEPS] = "sweeps"},
-     CANNY_STAGE, CANNY_N_STAGES, -1, 0},
-    {"conv", CONV_N_PARAMS,
-     {[CONV_STAGE] = "stage", [CONV_SHAPE] = "shape", [CONV_SIGMA] = "sigma", [CONV_RADIUS] = "radius",
-      [CONV_LENGTH] = "length", [CONV_ANGLE] = "angle"},
-     CONV_STAGE, CONV_N_STAGES, CONV_SHAPE, CONV_N_SHAPES},
+     CANNY_STAGE,
+     CANNY_N_STAGES,
+     -1,
+     0},
+    {"conv",
+     CONV_N_PARAMS,
+     {[CONV_STAGE] = "stage",
+      [CONV_SHAPE] = "shape",
+      [CONV_SIGMA] = "sigma",
+      [CONV_RADIUS] = "radius",
+      [CONV_LENGTH] = "length",
+      [CONV_ANGLE] = "angle"},
+     CONV_STAGE,
+     CONV_N_STAGES,
+     CONV_SHAPE,
+     CONV_N_SHAPES},
 };
 
 static void test_filter_list(void)
 {
-    expect(fv_n_filters >= 1 && fv_n_filters <= FV_MAX_FILTERS, "the registry holds 1..%d filters (%d)", FV_MAX_FILTERS,
-           fv_n_filters);
+    expect(fv_n_filters >= 1 && fv_n_filters <= FV_MAX_FILTERS,
+           "the registry holds 1..%d filters (%d)", FV_MAX_FILTERS, fv_n_filters);
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         expect(f != NULL, "fv_filters[%d] is set", i);
         if (!f) continue;
-        expect(flag_like(f->name), "filter name '%s' is flag-like (lowercase, digits, '_', '-')", f->name ? f->name : "(null)");
+        expect(flag_like(f->name), "filter name '%s' is flag-like (lowercase, digits, '_', '-')",
+               f->name ? f->name : "(null)");
         expect(filled(f->summary), "%s has a summary", f->name);
         int same = 0;
-        for (int j = 0; j < fv_n_filters; j++) same += fv_filters[j] && f->name && fv_filters[j]->name && !strcmp(fv_filters[j]->name, f->name);
+        for (int j = 0; j < fv_n_filters; j++)
+            same += fv_filters[j] && f->name && fv_filters[j]->name &&
+                    !strcmp(fv_filters[j]->name, f->name);
         expect(same == 1, "filter name '%s' is unique (%d filters carry it)", f->name, same);
-        expect(f->name && fv_filter_find(f->name) == f && fv_filter_index(f) == i, "fv_filter_find('%s') finds it at %d",
-               f->name, i);
+        expect(f->name && fv_filter_find(f->name) == f && fv_filter_index(f) == i,
+               "fv_filter_find('%s') finds it at %d", f->name, i);
     }
     /* every enum table names a registered filter: a renamed filter leaves none unchecked */
     for (size_t e = 0; e < sizeof enums / sizeof enums[0]; e++)
-        expect(fv_filter_find(enums[e].filter) != NULL, "the enum table's '%s' is a registered filter", enums[e].filter);
+        expect(fv_filter_find(enums[e].filter) != NULL,
+               "the enum table's '%s' is a registered filter", enums[e].filter);
 }
 
 static void test_variants(const fv_filter *f)
 {
-    expect(f->variants != NULL && f->n_variants >= 2, "%s has variants (a reference and at least one more): %d", f->name,
-           f->n_variants);
+    expect(f->variants != NULL && f->n_variants >= 2,
+           "%s has variants (a reference and at least one more): %d", f->name, f->n_variants);
     if (!f->variants) return;
     int n_reference = 0, n_fastest = 0;
     for (int i = 0; i < f->n_variants; i++) {
         const fv_variant *v = &f->variants[i];
         n_reference += v->role == FV_ROLE_REFERENCE;
         n_fastest += v->role == FV_ROLE_FASTEST;
-        expect(flag_like(v->name), "%s: variant name '%s' is flag-like", f->name, v->name ? v->name : "(null)");
+        expect(flag_like(v->name), "%s: variant name '%s' is flag-like", f->name,
+               v->name ? v->name : "(null)");
         expect(filled(v->summary), "%s/%s has a summary", f->name, v->name);
         int same = 0;
-        for (int j = 0; j < f->n_variants; j++) same += v->name && f->variants[j].name && !strcmp(f->variants[j].name, v->name);
+        for (int j = 0; j < f->n_variants; j++)
+            same += v->name && f->variants[j].name && !strcmp(f->variants[j].name, v->name);
         expect(same == 1, "%s: variant name '%s' is unique (%d carry it)", f->name, v->name, same);
-        expect(v->role >= FV_ROLE_TEACHING && v->role <= FV_ROLE_REFERENCE, "%s/%s has a known role", f->name, v->name);
+        expect(v->role >= FV_ROLE_TEACHING && v->role <= FV_ROLE_REFERENCE,
+               "%s/%s has a known role", f->name, v->name);
         expect((v->role == FV_ROLE_REFERENCE) == (v->run == NULL),
-               "%s/%s: the reference alone has no kernel to run (role %d)", f->name, v->name, (int)v->role);
-        expect(!v->state_create == !v->state_destroy, "%s/%s: state made and destroyed in pairs", f->name, v->name);
+               "%s/%s: the reference alone has no kernel to run (role %d)", f->name, v->name,
+               (int)v->role);
+        expect(!v->state_create == !v->state_destroy, "%s/%s: state made and destroyed in pairs",
+               f->name, v->name);
         if (v->tolerance)
-            expect(v->tolerance->max_abs >= 0 && v->tolerance->max_abs <= 255 && v->tolerance->max_share >= 0 &&
-                       v->tolerance->max_share <= 1,
+            expect(v->tolerance->max_abs >= 0 && v->tolerance->max_abs <= 255 &&
+                       v->tolerance->max_share >= 0 && v->tolerance->max_share <= 1,
                    "%s/%s: its own tolerance is within 0..255 and 0..1", f->name, v->name);
     }
     expect(n_reference == 1, "%s has exactly one reference variant (%d)", f->name, n_reference);
     expect(n_fastest >= 1, "%s has a fastest variant (%d)", f->name, n_fastest);
     const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
-    expect(ref && fv_variant_is_host(ref) && fv_variant_index(f, ref) >= 0, "%s: fv_filter_variant_of_role finds its reference",
-           f->name);
+    expect(ref && fv_variant_is_host(ref) && fv_variant_index(f, ref) >= 0,
+           "%s: fv_filter_variant_of_role finds its reference", f->name);
     const fv_variant *base = f->baseline ? fv_variant_find(f, f->baseline) : NULL;
     expect(base && base->role != FV_ROLE_REFERENCE && fv_filter_baseline(f) == base,
-           "%s: its baseline '%s' names a variant other than the reference", f->name, f->baseline ? f->baseline : "(none)");
+           "%s: its baseline '%s' names a variant other than the reference", f->name,
+           f->baseline ? f->baseline : "(none)");
 }
 
 static void test_filter_fields(const fv_filter *f)
 {
     expect(f->ref != NULL, "%s has its CPU reference function", f->name);
     expect(f->traffic_bytes != NULL, "%s says its memory traffic (for GB/s)", f->name);
-    expect(f->max_iterations >= 1 && f->max_iterations <= FV_MAX_ITERATIONS, "%s: max_iterations %d in 1..%d", f->name,
-           f->max_iterations, FV_MAX_ITERATIONS);
-    expect(f->tolerance.max_abs >= 0 && f->tolerance.max_abs <= 255 && f->tolerance.max_share >= 0 &&
-               f->tolerance.max_share <= 1,
+    expect(f->max_iterations >= 1 && f->max_iterations <= FV_MAX_ITERATIONS,
+           "%s: max_iterations %d in 1..%d", f->name, f->max_iterations, FV_MAX_ITERATIONS);
+    expect(f->tolerance.max_abs >= 0 && f->tolerance.max_abs <= 255 &&
+               f->tolerance.max_share >= 0 && f->tolerance.max_share <= 1,
            "%s: its tolerance is within 0..255 and 0..1", f->name);
 }
 
-static int whole(double v) { return v == floor(v); }
+static int whole(double v)
+{
+    return v == floor(v);
+}
 
 static void test_param(const fv_filter *f, int i)
 {
@@ -149,43 +190,57 @@ static void test_param(const fv_filter *f, int i)
     expect(flag_like(d->name), "%s: parameter name '%s' is flag-like", f->name, n);
     expect(filled(d->help), "%s --%s has a help line", f->name, n);
     int same = 0;
-    for (int j = 0; j < f->n_params; j++) same += d->name && f->params[j].name && !strcmp(f->params[j].name, d->name);
+    for (int j = 0; j < f->n_params; j++)
+        same += d->name && f->params[j].name && !strcmp(f->params[j].name, d->name);
     expect(same == 1, "%s: parameter name '%s' is unique (%d carry it)", f->name, n, same);
     if (d->type == FV_PARAM_CHOICE) {
         int named = d->choices != NULL;
         for (int c = 0; named && c < d->n_choices; c++) {
-            named = filled(d->choices[c]) && !strchr(d->choices[c], ' ') && !strchr(d->choices[c], '=');
+            named =
+                filled(d->choices[c]) && !strchr(d->choices[c], ' ') && !strchr(d->choices[c], '=');
             for (int k = 0; named && k < c; k++) named = strcmp(d->choices[k], d->choices[c]) != 0;
         }
-        expect(d->n_choices > 0 && named, "%s --%s: %d choices, each named (no space or '='), names unique", f->name, n,
+        expect(d->n_choices > 0 && named,
+               "%s --%s: %d choices, each named (no space or '='), names unique", f->name, n,
                d->n_choices);
-        expect(whole(d->def) && d->def >= 0 && d->def < d->n_choices, "%s --%s: default %g is a choice's index", f->name, n,
-               d->def);
+        expect(whole(d->def) && d->def >= 0 && d->def < d->n_choices,
+               "%s --%s: default %g is a choice's index", f->name, n, d->def);
     } else {
-        expect(d->type == FV_PARAM_INT || d->type == FV_PARAM_REAL, "%s --%s has a known type", f->name, n);
+        expect(d->type == FV_PARAM_INT || d->type == FV_PARAM_REAL, "%s --%s has a known type",
+               f->name, n);
         expect(d->min <= d->max, "%s --%s: min %g <= max %g", f->name, n, d->min, d->max);
         expect((d->def >= d->min && d->def <= d->max) || (d->auto_means && d->def == 0),
-               "%s --%s: default %g within %g..%g (or 0 where it means %s)", f->name, n, d->def, d->min, d->max,
-               d->auto_means ? d->auto_means : "nothing");
+               "%s --%s: default %g within %g..%g (or 0 where it means %s)", f->name, n, d->def,
+               d->min, d->max, d->auto_means ? d->auto_means : "nothing");
         expect(d->step > 0, "%s --%s: step %g > 0", f->name, n, d->step);
         if (d->type == FV_PARAM_INT)
-            expect(whole(d->min) && whole(d->max) && whole(d->def) && whole(d->step), "%s --%s: whole min, max, default, step",
-                   f->name, n);
-        expect(!d->odd_only || (d->type == FV_PARAM_INT && ((long long)d->def % 2 != 0 || (d->auto_means && d->def == 0))),
+            expect(whole(d->min) && whole(d->max) && whole(d->def) && whole(d->step),
+                   "%s --%s: whole min, max, default, step", f->name, n);
+        expect(!d->odd_only || (d->type == FV_PARAM_INT &&
+                                ((long long)d->def % 2 != 0 || (d->auto_means && d->def == 0))),
                "%s --%s: odd only, so an integer with an odd default (%g)", f->name, n, d->def);
-        expect(fv_param_check(f, i, d->type == FV_PARAM_INT && d->odd_only && !((long long)d->min % 2) ? d->min + 1 : d->min,
+        expect(fv_param_check(f, i,
+                              d->type == FV_PARAM_INT && d->odd_only && !((long long)d->min % 2)
+                                  ? d->min + 1
+                                  : d->min,
                               "--x") == FV_OK &&
-                   fv_param_check(f, i, d->type == FV_PARAM_INT && d->odd_only && !((long long)d->max % 2) ? d->max - 1 : d->max,
+                   fv_param_check(f, i,
+                                  d->type == FV_PARAM_INT && d->odd_only && !((long long)d->max % 2)
+                                      ? d->max - 1
+                                      : d->max,
                                   "--x") == FV_OK,
                "%s --%s: its range's ends are accepted", f->name, n);
     }
-    expect(fv_param_check(f, i, d->def, "--x") == FV_OK, "%s --%s: the default %g is accepted", f->name, n, d->def);
+    expect(fv_param_check(f, i, d->def, "--x") == FV_OK, "%s --%s: the default %g is accepted",
+           f->name, n, d->def);
     if (d->auto_means)
-        expect(fv_param_check(f, i, 0, "--x") == FV_OK, "%s --%s: 0 is accepted, as it means %s", f->name, n, d->auto_means);
+        expect(fv_param_check(f, i, 0, "--x") == FV_OK, "%s --%s: 0 is accepted, as it means %s",
+               f->name, n, d->auto_means);
     if (d->follows) {
         const int k = fv_param_index(f, d->follows);
-        expect(k >= 0 && k != i && d->auto_means, "%s --%s follows '%s': another parameter, and it has an automatic 0", f->name,
-               n, d->follows);
+        expect(k >= 0 && k != i && d->auto_means,
+               "%s --%s follows '%s': another parameter, and it has an automatic 0", f->name, n,
+               d->follows);
     }
 }
 
@@ -201,17 +256,22 @@ static void test_params(const fv_filter *f)
     for (size_t e = 0; e < sizeof enums / sizeof enums[0]; e++) {
         const param_enum *pe = &enums[e];
         if (strcmp(pe->filter, f->name) != 0) continue;
-        expect(f->n_params == pe->count, "%s: %d parameters, as its header's enum counts (%d)", f->name, f->n_params, pe->count);
+        expect(f->n_params == pe->count, "%s: %d parameters, as its header's enum counts (%d)",
+               f->name, f->n_params, pe->count);
         for (int i = 0; i < pe->count && i < f->n_params; i++) {
-            const char *got = f->params[i].name ? f->params[i].name : "(null)", *want = pe->names[i] ? pe->names[i] : "(none)";
-            expect(!strcmp(got, want), "%s: parameter %d is '%s', as its header's enum says ('%s')", f->name, i, got, want);
+            const char *got = f->params[i].name ? f->params[i].name : "(null)",
+                       *want = pe->names[i] ? pe->names[i] : "(none)";
+            expect(!strcmp(got, want), "%s: parameter %d is '%s', as its header's enum says ('%s')",
+                   f->name, i, got, want);
         }
-        const int ci[2] = {pe->choice_index, pe->choice_index2}, cn[2] = {pe->n_choices, pe->n_choices2};
+        const int ci[2] = {pe->choice_index, pe->choice_index2},
+                  cn[2] = {pe->n_choices, pe->n_choices2};
         for (int k = 0; k < 2; k++)
             if (ci[k] >= 0 && ci[k] < f->n_params)
-                expect(f->params[ci[k]].type == FV_PARAM_CHOICE && f->params[ci[k]].n_choices == cn[k],
-                       "%s --%s: %d choices, as its header's enum counts (%d)", f->name, f->params[ci[k]].name,
-                       f->params[ci[k]].n_choices, cn[k]);
+                expect(f->params[ci[k]].type == FV_PARAM_CHOICE &&
+                           f->params[ci[k]].n_choices == cn[k],
+                       "%s --%s: %d choices, as its header's enum counts (%d)", f->name,
+                       f->params[ci[k]].name, f->params[ci[k]].n_choices, cn[k]);
     }
 }
 
@@ -226,9 +286,11 @@ static void test_test_params(const fv_filter *f)
             snprintf(why, sizeof why, "%s", fv_last_error());
             ok = 0;
         }
-        expect(ok, "%s: test_params entry '%s' parses and passes the checks (%s)", f->name, *e, filled(*e) ? why : "empty");
+        expect(ok, "%s: test_params entry '%s' parses and passes the checks (%s)", f->name, *e,
+               filled(*e) ? why : "empty");
     }
-    printf("%s: %d variants, %d parameters, %d test parameter sets\n", f->name, f->n_variants, f->n_params, n);
+    printf("%s: %d variants, %d parameters, %d test parameter sets\n", f->name, f->n_variants,
+           f->n_params, n);
 }
 
 int main(void)

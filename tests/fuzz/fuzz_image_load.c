@@ -14,7 +14,10 @@
 
 static char path[64];
 
-static void remove_temp(void) { unlink(path); }
+static void remove_temp(void)
+{
+    unlink(path);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,11 +31,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fclose(f);
     fv_image img;
     if (image_load(path, &img) == FV_OK) {
-        if (img.width < 1 || img.height < 1 || img.width > FV_MAX_DIMENSION || img.height > FV_MAX_DIMENSION)
+        if (img.width < 1 || img.height < 1 || img.width > FV_MAX_DIMENSION ||
+            img.height > FV_MAX_DIMENSION)
             abort();
         unsigned sum = 0; /* every byte readable (ASan) and initialised (the result is used) */
         for (int y = 0; y < img.height; y++)
-            for (size_t x = 0; x < (size_t)img.width * 4; x++) sum += img.data[(size_t)y * img.pitch + x];
+            for (size_t x = 0; x < (size_t)img.width * 4; x++)
+                sum += img.data[(size_t)y * img.pitch + x];
         if (sum == 0xdeadbeef) fprintf(stderr, "%u\n", sum);
         fv_host_image_free(&img);
     }

@@ -38,7 +38,8 @@ int main(int argc, char **argv)
             if (write(null, row, n) != (ssize_t)n) status = 1;
             for (size_t k = 0; k < n; k++) sum = (sum ^ row[k]) * 1099511628211u;
         }
-        printf("%s: %dx%d, checksum %016llx\n", argv[i], img.width, img.height, (unsigned long long)sum);
+        printf("%s: %dx%d, checksum %016llx\n", argv[i], img.width, img.height,
+               (unsigned long long)sum);
         fv_host_image_free(&img);
     }
     close(null);

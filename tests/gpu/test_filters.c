@@ -38,11 +38,11 @@ typedef struct size_case {
 } size_case;
 
 static const size_case sizes[] = {
-    {1, 1, 0},    {1, 7, 0},     {7, 1, 0},    {2, 2, 0},       {31, 17, 0},      {130, 3, 0},
-    {3, 130, 0},  {121, 67, 0},  {2100, 3, 0}, {257, 129, 1},   {997, 991, 1},    {1920, 1080, 1},
+    {1, 1, 0},   {1, 7, 0},    {7, 1, 0},    {2, 2, 0},     {31, 17, 0},   {130, 3, 0},
+    {3, 130, 0}, {121, 67, 0}, {2100, 3, 0}, {257, 129, 1}, {997, 991, 1}, {1920, 1080, 1},
 };
 
-#define MAX_CASES 48
+#define MAX_CASES         48
 #define SMALL_CASE_PIXELS 4096 /* FV_TEST_QUICK=2: 1x1 .. 31x17, 130x3 and 3x130 (several blocks) */
 
 /* The defaults with an entry's "NAME=VALUE NAME=VALUE ..." set (a check fails for an entry that
@@ -58,7 +58,10 @@ static void parse_param_entry(const fv_filter *f, const char *entry, fv_params *
 /* ---- the selection: FV_TEST_FILTER, FV_TEST_VARIANT, FV_TEST_PARAMS, FV_TEST_SIZE, FV_TEST_SHARD,
  * checked against the registry before the device is looked for ---- */
 /* an entry of FV_TEST_PARAMS that names nothing: empty, or spaces alone */
-static int blank(const char *text) { return text[strspn(text, " ")] == 0; }
+static int blank(const char *text)
+{
+    return text[strspn(text, " ")] == 0;
+}
 
 static const char *env_text(const char *name)
 {
@@ -70,7 +73,8 @@ static const char *env_text(const char *name)
 #ifdef __GNUC__
 __attribute__((format(printf, 1, 2)))
 #endif
-static void selection_error(const char *fmt, ...)
+static void
+selection_error(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -110,7 +114,8 @@ static int only_size(size_case *out)
     if (!text) return 0;
     char end = 0;
     *out = (size_case){0, 0, 0};
-    if (sscanf(text, "%dx%d%c", &out->width, &out->height, &end) != 2 || out->width <= 0 || out->height <= 0)
+    if (sscanf(text, "%dx%d%c", &out->width, &out->height, &end) != 2 || out->width <= 0 ||
+        out->height <= 0)
         return -1;
     return 1;
 }
@@ -146,42 +151,50 @@ static int check_selection(void)
                 list_add(names, sizeof names, v->name);
             }
         if (!found)
-            selection_error("FV_TEST_VARIANT='%s' names no variant%s%s tested against the reference%s (there are %s)",
-                            variant, filter ? " of " : "", filter ? filter : "",
-                            reference ? ": it is the reference itself" : "", names);
+            selection_error(
+                "FV_TEST_VARIANT='%s' names no variant%s%s tested against the reference%s (there are %s)",
+                variant, filter ? " of " : "", filter ? filter : "",
+                reference ? ": it is the reference itself" : "", names);
     }
     const char *params = env_text("FV_TEST_PARAMS");
     if (params) {
         char list[512];
         int n_entries = 0;
         snprintf(list, sizeof list, "%s", params);
-        if (strlen(params) >= sizeof list) selection_error("FV_TEST_PARAMS is longer than %zu characters", sizeof list - 1);
+        if (strlen(params) >= sizeof list)
+            selection_error("FV_TEST_PARAMS is longer than %zu characters", sizeof list - 1);
         for (char *entry = list; entry;) {
             char *next = strchr(entry, ';');
             if (next) *next++ = 0;
             for (int i = 0; !blank(entry) && i < fv_n_filters; i++) {
                 fv_params p;
                 char why[200];
-                if (selected_filter(fv_filters[i]) && !test_param_entry(fv_filters[i], entry, &p, why, sizeof why))
-                    selection_error("FV_TEST_PARAMS entry '%s' selects nothing for %s: %s", entry, fv_filters[i]->name, why);
+                if (selected_filter(fv_filters[i]) &&
+                    !test_param_entry(fv_filters[i], entry, &p, why, sizeof why))
+                    selection_error("FV_TEST_PARAMS entry '%s' selects nothing for %s: %s", entry,
+                                    fv_filters[i]->name, why);
             }
             n_entries += !blank(entry);
             entry = next;
         }
         if (n_entries == 0) selection_error("FV_TEST_PARAMS='%s' holds no parameter set", params);
-        if (n_entries > MAX_CASES) selection_error("FV_TEST_PARAMS holds %d parameter sets, a run takes %d", n_entries, MAX_CASES);
+        if (n_entries > MAX_CASES)
+            selection_error("FV_TEST_PARAMS holds %d parameter sets, a run takes %d", n_entries,
+                            MAX_CASES);
     }
     size_case size;
     const int sized = only_size(&size);
-    if (sized < 0) selection_error("FV_TEST_SIZE='%s' is not a size WxH of at least 1x1", env_text("FV_TEST_SIZE"));
+    if (sized < 0)
+        selection_error("FV_TEST_SIZE='%s' is not a size WxH of at least 1x1",
+                        env_text("FV_TEST_SIZE"));
     if (sized > 0 && quick_level() >= 2 && (long long)size.width * size.height > SMALL_CASE_PIXELS)
         selection_error("FV_TEST_SIZE='%s' is larger than FV_TEST_QUICK=2 runs (%d pixels at most)",
                         env_text("FV_TEST_SIZE"), SMALL_CASE_PIXELS);
     const char *shard = env_text("FV_TEST_SHARD");
     if (shard) {
         char end = 0;
-        if (sscanf(shard, "%d/%d%c", &shard_index, &shard_count, &end) != 2 || shard_count < 1 || shard_index < 0 ||
-            shard_index >= shard_count) {
+        if (sscanf(shard, "%d/%d%c", &shard_index, &shard_count, &end) != 2 || shard_count < 1 ||
+            shard_index < 0 || shard_index >= shard_count) {
             selection_error("FV_TEST_SHARD: expected I/N with 0 <= I < N, got '%s'", shard);
             shard_index = 0;
             shard_count = 1;
@@ -217,7 +230,8 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
         for (int end = 0; end < 2; end++) {
             out[n] = fv_params_default(f);
             const fv_param_desc *d = &f->params[i];
-            double v = d->type == FV_PARAM_CHOICE ? (end ? d->n_choices - 1 : 0) : (end ? d->max : d->min);
+            double v =
+                d->type == FV_PARAM_CHOICE ? (end ? d->n_choices - 1 : 0) : (end ? d->max : d->min);
             if (d->odd_only && (long long)v % 2 == 0) v += end ? -1 : 1;
             fv_param_set(f, &out[n], i, v);
             big[n++] = end == 1 && i == 0;
@@ -268,8 +282,8 @@ typedef struct peer_worst {
     const fv_variant *v;
     int max_abs;
     double share;
-    int declined;       /* cases it does not offer (e.g. a stage NPP cannot make) */
-    char why[160];      /* the first refusal's message */
+    int declined;  /* cases it does not offer (e.g. a stage NPP cannot make) */
+    char why[160]; /* the first refusal's message */
 } peer_worst;
 static peer_worst peers[16];
 static int n_peers;
@@ -285,7 +299,8 @@ static peer_worst *peer_entry(const fv_filter *f, const fv_variant *v)
     return &peers[i];
 }
 
-static void peer_report(const fv_filter *f, const fv_variant *v, const fv_diff_stats *d, long long n_pixels)
+static void peer_report(const fv_filter *f, const fv_variant *v, const fv_diff_stats *d,
+                        long long n_pixels)
 {
     peer_worst *pw = peer_entry(f, v);
     if (!pw) return;
@@ -335,7 +350,8 @@ static int test_variant_case(const fv_filter *f, const fv_variant *v, const fv_i
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h);
     peer_worst *declining = fv_variant_is_peer(v) && peer_declines(st) ? peer_entry(f, v) : NULL;
     if (declining) { /* a peer need not offer every case: counted and reported (all of them: failed) */
-        if (!declining->declined++) snprintf(declining->why, sizeof declining->why, "%s", fv_last_error());
+        if (!declining->declined++)
+            snprintf(declining->why, sizeof declining->why, "%s", fv_last_error());
     } else {
         if (st == FV_OK) st = fv_runner_run(&runner, &src, &dst, 0);
         test_check(&t, st == FV_OK, what, fv_last_error());
@@ -349,9 +365,10 @@ static int test_variant_case(const fv_filter *f, const fv_variant *v, const fv_i
         char detail[400];
         int fx, fy;
         test_max_abs_diff(&got, expected, tol->max_abs, &fx, &fy);
-        snprintf(detail, sizeof detail, "%s: max abs error %d (allowed %d), %lld pixels differ (allowed %.4g%%), "
-                 "first beyond the tolerance at (%d, %d)", what, d.max_abs, tol->max_abs, d.n_differing,
-                 100.0 * tol->max_share, fx, fy);
+        snprintf(detail, sizeof detail,
+                 "%s: max abs error %d (allowed %d), %lld pixels differ (allowed %.4g%%), "
+                 "first beyond the tolerance at (%d, %d)",
+                 what, d.max_abs, tol->max_abs, d.n_differing, 100.0 * tol->max_share, fx, fy);
         if (fv_variant_is_peer(v)) { /* peers may filter alpha too (NPP does): report R, G, B */
             fv_image rgb_got = got, rgb_expected;
             fv_host_image_alloc(&rgb_expected, w, h);
@@ -366,7 +383,8 @@ static int test_variant_case(const fv_filter *f, const fv_variant *v, const fv_i
             fv_host_image_free(&rgb_expected);
             peer_report(f, v, &d, (long long)w * h);
         } else {
-            test_check(&t, fv_tolerance_holds(tol, &d, (long long)w * h), "matches the CPU reference:", detail);
+            test_check(&t, fv_tolerance_holds(tol, &d, (long long)w * h),
+                       "matches the CPU reference:", detail);
         }
     }
     fv_runner_release(&runner);
@@ -385,7 +403,8 @@ static int test_variant_case(const fv_filter *f, const fv_variant *v, const fv_i
  * (FV_TEST_PARAMS, FV_TEST_SIZE, FV_TEST_QUICK, FV_TEST_SHARD) a peer that declined every case it
  * met, not named by FV_TEST_VARIANT, is reported instead: the narrowed set may hold only what it
  * does not offer. A shard that met none of this filter's cases has nothing to say about it. */
-static void check_every_variant_ran(const fv_filter *f, const int *ran, long long cases_met, int narrowed)
+static void check_every_variant_ran(const fv_filter *f, const int *ran, long long cases_met,
+                                    int narrowed)
 {
     if (shard_count > 1 && cases_met == 0) return;
     for (int vi = 0; vi < f->n_variants; vi++) {
@@ -395,7 +414,8 @@ static void check_every_variant_ran(const fv_filter *f, const int *ran, long lon
         for (int i = 0; i < n_peers; i++)
             if (peers[i].f == f && peers[i].v == v) pw = &peers[i];
         char what[300];
-        snprintf(what, sizeof what, "%s/%s%s%s%s", f->name, v->name, pw && pw->declined ? " (declined every case: " : "",
+        snprintf(what, sizeof what, "%s/%s%s%s%s", f->name, v->name,
+                 pw && pw->declined ? " (declined every case: " : "",
                  pw && pw->declined ? pw->why : "", pw && pw->declined ? ")" : "");
         if (pw && pw->declined && narrowed && !env_text("FV_TEST_VARIANT"))
             printf("note: peer %s declined every case of this narrowed run\n", what);
@@ -439,7 +459,8 @@ static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
         for (int pi = 0; pi < n_cases; pi++) {
             if (list[si].big && !big[pi]) continue;
             test_fill_random(&src, seed);
-            if ((si / 2 + pi) % 2) { /* every variant on noisy sources too: runs of equal extremes */
+            if ((si / 2 + pi) %
+                2) { /* every variant on noisy sources too: runs of equal extremes */
                 const fv_noise noise = {.density = 0.3, .sigma = 6, .seed = *seed};
                 fv_noise_apply_host(&src, &noise);
             }
@@ -454,7 +475,8 @@ static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
             test_check(&t, st == FV_OK, "the reference runs:", fv_last_error());
             for (int vi = 0; vi < f->n_variants && st == FV_OK; vi++) {
                 if (!selected_variant(&f->variants[vi])) continue;
-                const int r = test_variant_case(f, &f->variants[vi], &src, &expected, &cases[pi], (int)((si + pi) % 2));
+                const int r = test_variant_case(f, &f->variants[vi], &src, &expected, &cases[pi],
+                                                (int)((si + pi) % 2));
                 ran[vi] += r;
                 runs += r;
             }
@@ -462,7 +484,8 @@ static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
         fv_host_image_free(&src);
         fv_host_image_free(&expected);
     }
-    const int narrowed = env_text("FV_TEST_PARAMS") || env_text("FV_TEST_SIZE") || quick || shard_count > 1;
+    const int narrowed =
+        env_text("FV_TEST_PARAMS") || env_text("FV_TEST_SIZE") || quick || shard_count > 1;
     check_every_variant_ran(f, ran, cases_met, narrowed);
     free(ran);
     return runs;
@@ -489,7 +512,8 @@ static void test_diff(uint32_t *seed)
         for (int x = 0; x < w; x++) {
             int m = 0;
             for (int c = 0; c < 4; c++) {
-                int a = ha.data[(size_t)y * ha.pitch + 4 * x + c], b = hb.data[(size_t)y * hb.pitch + 4 * x + c];
+                int a = ha.data[(size_t)y * ha.pitch + 4 * x + c],
+                    b = hb.data[(size_t)y * hb.pitch + 4 * x + c];
                 int d = a > b ? a - b : b - a;
                 want_sum += d;
                 if (d > m) m = d;
@@ -508,8 +532,9 @@ static void test_diff(uint32_t *seed)
     char detail[160];
     snprintf(detail, sizeof detail, "max %d/%d count %lld/%lld mean %.5f/%.5f", s.max_abs, want_max,
              s.n_differing, want_count, s.mean_abs, want_sum / (4.0 * w * h));
-    test_check(&t, s.max_abs == want_max && s.n_differing == want_count &&
-                       s.mean_abs == want_sum / (4.0 * w * h),
+    test_check(&t,
+               s.max_abs == want_max && s.n_differing == want_count &&
+                   s.mean_abs == want_sum / (4.0 * w * h),
                "fv_diff equals the host count:", detail);
     test_check(&t, fv_diff(&da, &da, &s, work, 0) == FV_OK && s.max_abs == 0 && s.n_differing == 0,
                "fv_diff of an image with itself is 0", NULL);
@@ -534,10 +559,12 @@ static void test_noise_device(uint32_t *seed)
     const fv_noise noise = {.density = 0.35, .sigma = 9, .seed = *seed};
     fv_status st = fv_noise_apply(&dev_src, &dev_dst, &noise, 0);
     if (st == FV_OK) st = fv_noise_apply_host(&host, &noise);
-    test_check(&t, st == FV_OK && check_cuda("fv_noise_apply"), "source noise runs:", fv_last_error());
+    test_check(&t, st == FV_OK && check_cuda("fv_noise_apply"),
+               "source noise runs:", fv_last_error());
     fv_image_download(&got, &dev_dst);
     int fx, fy;
-    test_check(&t, test_max_abs_diff(&got, &host, 0, &fx, &fy) == 0, "source noise: the device's image equals the host's", NULL);
+    test_check(&t, test_max_abs_diff(&got, &host, 0, &fx, &fy) == 0,
+               "source noise: the device's image equals the host's", NULL);
     fv_host_image_free(&host);
     fv_host_image_free(&got);
     fv_device_image_free(&dev_src);
@@ -557,25 +584,30 @@ int main(void)
     long long runs = 0;
     for (int i = 0; i < fv_n_filters; i++) {
         if (!selected_filter(fv_filters[i])) continue;
-        if (!n_selected_variants(fv_filters[i])) { /* FV_TEST_VARIANT names another filter's variant */
+        if (!n_selected_variants(
+                fv_filters[i])) { /* FV_TEST_VARIANT names another filter's variant */
             printf("%s: no variant selected\n", fv_filters[i]->name);
             continue;
         }
         const int before = t.failed;
         const long long filter_runs = test_filter(fv_filters[i], &seed, quick);
         runs += filter_runs;
-        if (t.failed != before) printf("%s: MISMATCH\n", fv_filters[i]->name);
-        else if (filter_runs == 0) printf("%s: no variant ran on a case of this run\n", fv_filters[i]->name);
-        else printf("%s: all variants match\n", fv_filters[i]->name);
+        if (t.failed != before)
+            printf("%s: MISMATCH\n", fv_filters[i]->name);
+        else if (filter_runs == 0)
+            printf("%s: no variant ran on a case of this run\n", fv_filters[i]->name);
+        else
+            printf("%s: all variants match\n", fv_filters[i]->name);
     }
     test_check(&t, runs > 0, "the selection ran at least one variant on one case", NULL);
     for (int i = 0; i < n_peers; i++) {
-        printf("peer %s/%s (not held to the tolerance): largest R, G, B difference from the reference %d, "
-               "at most %.2f%% of the pixels of a case differ\n", peers[i].f->name, peers[i].v->name,
-               peers[i].max_abs, 100.0 * peers[i].share);
+        printf(
+            "peer %s/%s (not held to the tolerance): largest R, G, B difference from the reference %d, "
+            "at most %.2f%% of the pixels of a case differ\n",
+            peers[i].f->name, peers[i].v->name, peers[i].max_abs, 100.0 * peers[i].share);
         if (peers[i].declined)
-            printf("peer %s/%s declined %d cases (%s)\n", peers[i].f->name, peers[i].v->name, peers[i].declined,
-                   peers[i].why);
+            printf("peer %s/%s declined %d cases (%s)\n", peers[i].f->name, peers[i].v->name,
+                   peers[i].declined, peers[i].why);
     }
     test_diff(&seed);
     test_noise_device(&seed);

@@ -35,7 +35,8 @@ static int load(const char *path, fv_image *img)
 }
 
 /* shot columns [x0, x0 + w) against ref columns [rx0, rx0 + w), all rows; RGB only */
-static void same_region(const fv_image *shot, int x0, const fv_image *ref, int rx0, int w, const char *what)
+static void same_region(const fv_image *shot, int x0, const fv_image *ref, int rx0, int w,
+                        const char *what)
 {
     long bad = 0;
     int fx = -1, fy = -1;
@@ -50,8 +51,10 @@ static void same_region(const fv_image *shot, int x0, const fv_image *ref, int r
                     }
                 }
     char detail[160];
-    snprintf(detail, sizeof detail, "%s: %ld channel values differ, first at (%d, %d)", what, bad, fx, fy);
-    test_check(&t, bad == 0 && shot->height == ref->height, "screenshot region equals its pane:", detail);
+    snprintf(detail, sizeof detail, "%s: %ld channel values differ, first at (%d, %d)", what, bad,
+             fx, fy);
+    test_check(&t, bad == 0 && shot->height == ref->height,
+               "screenshot region equals its pane:", detail);
 }
 
 static int same_rgb(const fv_image *img, int x, int y, const uint8_t rgb[3])
@@ -88,13 +91,15 @@ static void check_uniform(const fv_image *shot, const fv_image *image)
                 y1 = y > y1 ? y : y1;
             }
     char detail[200];
-    snprintf(detail, sizeof detail, "black from (%d, %d) to (%d, %d) in a %dx%d shot, the image %dx%d", x0, y0, x1, y1,
+    snprintf(detail, sizeof detail,
+             "black from (%d, %d) to (%d, %d) in a %dx%d shot, the image %dx%d", x0, y0, x1, y1,
              shot->width, shot->height, image->width, image->height);
     /* the pixels around the rectangle are not black: it holds every black one */
     test_check(&t, x1 - x0 + 1 == image->width && y1 - y0 + 1 == image->height,
                "the difference |A-B| = 0 is a black rectangle of the image's size:", detail);
     test_check(&t, shot->width > image->width || shot->height > image->height,
-               "the window is larger than the image (so that the view is told from a blank frame):", detail);
+               "the window is larger than the image (so that the view is told from a blank frame):",
+               detail);
     long inside_other = 0, outside_other = 0, outside = 0;
     const uint8_t *around = NULL;
     for (int y = 0; y < shot->height; y++)
@@ -107,8 +112,10 @@ static void check_uniform(const fv_image *shot, const fv_image *image)
             if (!around) around = shot->data + (size_t)y * shot->pitch + 4 * (size_t)x;
             outside_other += !same_rgb(shot, x, y, around);
         }
-    snprintf(detail, sizeof detail, "%ld pixels of the image's rectangle are not black; %ld of the %ld around it "
-             "differ from the first of them", inside_other, outside_other, outside);
+    snprintf(detail, sizeof detail,
+             "%ld pixels of the image's rectangle are not black; %ld of the %ld around it "
+             "differ from the first of them",
+             inside_other, outside_other, outside);
     test_check(&t, inside_other == 0 && outside > 0 && outside_other == 0,
                "|A-B| = 0 everywhere, framed by one other colour:", detail);
 }
@@ -116,12 +123,15 @@ static void check_uniform(const fv_image *shot, const fv_image *image)
 int main(int argc, char **argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: check_screenshot single|wipe|side|uniform|drawn|near SHOT [A.png [B.png]]\n");
+        fprintf(
+            stderr,
+            "usage: check_screenshot single|wipe|side|uniform|drawn|near SHOT [A.png [B.png]]\n");
         return 2;
     }
     const char *mode = argv[1];
     fv_image shot = {0}, a = {0}, b = {0};
-    if (!load(argv[2], &shot) || (argc > 3 && !load(argv[3], &a)) || (argc > 4 && !load(argv[4], &b)))
+    if (!load(argv[2], &shot) || (argc > 3 && !load(argv[3], &a)) ||
+        (argc > 4 && !load(argv[4], &b)))
         goto done;
     if (strcmp(mode, "uniform") != 0) { /* uniform's IMAGE gives its size alone */
         check_not_blank(&shot, argv[2]);
@@ -145,12 +155,15 @@ int main(int argc, char **argv)
         long differ = 0;
         for (int y = 0; y < shot.height; y++)
             for (int x = 0; x < shot.width; x++)
-                differ += memcmp(shot.data + (size_t)y * shot.pitch + 4 * (size_t)x, shot.data, 3) != 0;
-        test_check(&t, differ > (long)shot.width * shot.height / 4, "the screenshot shows something", NULL);
+                differ +=
+                    memcmp(shot.data + (size_t)y * shot.pitch + 4 * (size_t)x, shot.data, 3) != 0;
+        test_check(&t, differ > (long)shot.width * shot.height / 4,
+                   "the screenshot shows something", NULL);
     } else if (!strcmp(mode, "near") && a.data) {
         int max_diff = 0;
         long differing = 0;
-        test_check(&t, shot.width == a.width && shot.height == a.height, "shots of the same size", NULL);
+        test_check(&t, shot.width == a.width && shot.height == a.height, "shots of the same size",
+                   NULL);
         for (int y = 0; y < shot.height && y < a.height; y++)
             for (int x = 0; x < shot.width && x < a.width; x++)
                 for (int c = 0; c < 3; c++) {
@@ -160,8 +173,8 @@ int main(int argc, char **argv)
                     differing += d != 0;
                 }
         char detail[96];
-        snprintf(detail, sizeof detail, "largest channel difference %d, %ld channel values differ", max_diff,
-                 differing);
+        snprintf(detail, sizeof detail, "largest channel difference %d, %ld channel values differ",
+                 max_diff, differing);
         test_check(&t, max_diff <= 2, "the two renderings agree within 2 levels:", detail);
         printf("near: %s\n", detail);
     } else if (!strcmp(mode, "uniform") && a.data) {

@@ -39,17 +39,23 @@ typedef struct bmp_channel {
 } bmp_channel;
 
 typedef struct bmp_header {
-    uint32_t offset, size;     /* of the pixels; of the info header */
-    long width, height;        /* height made positive */
-    int top_down, core;        /* core: OS/2 1.x, 3-byte palette entries */
+    uint32_t offset, size; /* of the pixels; of the info header */
+    long width, height;    /* height made positive */
+    int top_down, core;    /* core: OS/2 1.x, 3-byte palette entries */
     unsigned planes, bpp, compression;
     uint32_t colours_used;
-    uint32_t masks[4];         /* R, G, B, A of 16- and 32-bit pixels */
-    size_t headers_end;        /* where the headers (and masks after them) end */
+    uint32_t masks[4];  /* R, G, B, A of 16- and 32-bit pixels */
+    size_t headers_end; /* where the headers (and masks after them) end */
 } bmp_header;
 
-static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
-static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
+static uint32_t le16(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+static uint32_t le32(const uint8_t *p)
+{
+    return le16(p) | le16(p + 2) << 16;
+}
 
 static int bit_count(uint32_t v)
 {
@@ -81,14 +87,18 @@ static void channel_init(bmp_channel *c, uint32_t mask)
     }
 }
 
-static uint8_t channel_get(const bmp_channel *c, uint32_t px) { return c->scale[(px & c->mask) >> c->shift]; }
+static uint8_t channel_get(const bmp_channel *c, uint32_t px)
+{
+    return c->scale[(px & c->mask) >> c->shift];
+}
 
 /* The file and info headers, checked; FV_OK leaves everything in h within what the file holds. */
 static fv_status read_header(const char *name, const uint8_t *d, size_t size, bmp_header *h)
 {
     memset(h, 0, sizeof *h);
     if (size < BMP_FILE_HEADER + 4)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)", name);
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)",
+                       name);
     h->offset = le32(d + 10);
     h->size = le32(d + 14);
     const uint32_t s = h->size;
@@ -97,7 +107,8 @@ static fv_status read_header(const char *name, const uint8_t *d, size_t size, bm
     h->core = s == 12;
     /* the sides first, so that an absurd size is called that even in a cut file */
     if (size < BMP_FILE_HEADER + (h->core ? 12 : 16))
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)", name);
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)",
+                       name);
     if (h->core) {
         h->width = (long)le16(d + 18);
         h->height = (long)le16(d + 20);
@@ -113,12 +124,14 @@ static fv_status read_header(const char *name, const uint8_t *d, size_t size, bm
     }
     FV_TRY(codec_check_claim(name, "BMP", h->width, h->height, size, 8.0));
     if (size < BMP_FILE_HEADER + (size_t)s)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)", name);
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)",
+                       name);
     if (h->planes != 1)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: %u colour planes, not 1)", name, h->planes);
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: %u colour planes, not 1)", name,
+                       h->planes);
     const unsigned bpp = h->bpp;
     if ((bpp != 1 && bpp != 4 && bpp != 8 && bpp != 16 && bpp != 24 && bpp != 32) ||
-        (h->core && (bpp == 16 || bpp == 32)))   /* OS/2 1.x has no 16- or 32-bit pixels */
+        (h->core && (bpp == 16 || bpp == 32))) /* OS/2 1.x has no 16- or 32-bit pixels */
         return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: %u bits per pixel)", name, bpp);
     if (s >= 40) {
         h->compression = le32(d + 30);
@@ -126,15 +139,19 @@ static fv_status read_header(const char *name, const uint8_t *d, size_t size, bm
     }
     /* OS/2 2.x (64) numbers its methods otherwise: 3 is Huffman there, not bit fields */
     const unsigned c = h->compression;
-    if ((s == 64 && c != BMP_RGB) || (c != BMP_RGB && c != BMP_BITFIELDS && c != BMP_ALPHABITFIELDS))
-        return fv_fail(FV_ERR_FORMAT, "'%s': compressed BMP (method %u) is not supported: convert it "
-                       "to PNG", name, c);
+    if ((s == 64 && c != BMP_RGB) ||
+        (c != BMP_RGB && c != BMP_BITFIELDS && c != BMP_ALPHABITFIELDS))
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s': compressed BMP (method %u) is not supported: convert it "
+                       "to PNG",
+                       name, c);
     h->headers_end = BMP_FILE_HEADER + (size_t)s;
     if (c == BMP_RGB) {
         if (bpp == 16) {
             h->masks[0] = 0x7c00, h->masks[1] = 0x03e0, h->masks[2] = 0x001f;
         } else if (bpp == 32) {
-            h->masks[0] = 0xff0000, h->masks[1] = 0xff00, h->masks[2] = 0xff, h->masks[3] = 0xff000000u;
+            h->masks[0] = 0xff0000, h->masks[1] = 0xff00, h->masks[2] = 0xff,
+            h->masks[3] = 0xff000000u;
         }
     } else {
         if (bpp != 16 && bpp != 32)
@@ -143,12 +160,13 @@ static fv_status read_header(const char *name, const uint8_t *d, size_t size, bm
         const int n = c == BMP_ALPHABITFIELDS ? 4 : 3;
         size_t at = h->headers_end;
         int count = n;
-        if (s > 40) {  /* V2 holds R, G, B; V3 and later add A */
+        if (s > 40) { /* V2 holds R, G, B; V3 and later add A */
             at = BMP_FILE_HEADER + 40;
             count = s == 52 ? 3 : 4;
-        } else {       /* a 40-byte header is followed by them */
+        } else { /* a 40-byte header is followed by them */
             if (size < h->headers_end + 4 * (size_t)n)
-                return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: no complete header)", name);
+                return fv_fail(FV_ERR_FORMAT,
+                               "'%s' is corrupt or truncated (BMP: no complete header)", name);
             h->headers_end += 4 * (size_t)n;
         }
         for (int k = 0; k < count; k++) h->masks[k] = le32(d + at + 4 * (size_t)k);
@@ -165,19 +183,25 @@ static fv_status check_masks(const char *name, const bmp_header *h)
         const uint32_t m = h->masks[k];
         if (!m) {
             if (k == 3) continue;
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: the %s mask is empty)", name, what[k]);
+            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: the %s mask is empty)", name,
+                           what[k]);
         }
         uint32_t run = m;
         while (!(run & 1)) run >>= 1;
         if (run & (run + 1))
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: the %s mask 0x%08x is not one run of "
-                           "bits)", name, what[k], m);
-        if (h->bpp == 16 && m > 0xffff)
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: the %s mask 0x%08x is wider than a "
-                           "16-bit pixel)", name, what[k], m);
-        if (seen & m)
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: the %s mask 0x%08x overlaps another)",
+            return fv_fail(FV_ERR_FORMAT,
+                           "'%s' is corrupt (BMP: the %s mask 0x%08x is not one run of "
+                           "bits)",
                            name, what[k], m);
+        if (h->bpp == 16 && m > 0xffff)
+            return fv_fail(FV_ERR_FORMAT,
+                           "'%s' is corrupt (BMP: the %s mask 0x%08x is wider than a "
+                           "16-bit pixel)",
+                           name, what[k], m);
+        if (seen & m)
+            return fv_fail(FV_ERR_FORMAT,
+                           "'%s' is corrupt (BMP: the %s mask 0x%08x overlaps another)", name,
+                           what[k], m);
         seen |= m;
     }
     return FV_OK;
@@ -190,17 +214,21 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
     bmp_header h;
     FV_TRY(read_header(name, data, size, &h));
     const unsigned bpp = h.bpp;
-    const int w = (int)h.width, ht = (int)h.height;  /* within FV_MAX_DIMENSION: checked */
+    const int w = (int)h.width, ht = (int)h.height; /* within FV_MAX_DIMENSION: checked */
 
     /* the palette lies between the headers and the pixels */
     uint8_t palette[256][3];
     uint32_t colours = 0;
     if (h.offset < h.headers_end)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: pixels at offset %u, inside the %zu bytes "
-                       "of headers)", name, h.offset, h.headers_end);
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s' is corrupt (BMP: pixels at offset %u, inside the %zu bytes "
+                       "of headers)",
+                       name, h.offset, h.headers_end);
     if (h.offset > size)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: pixels at offset %u, past the "
-                       "end of a file of %zu bytes)", name, h.offset, size);
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s' is corrupt or truncated (BMP: pixels at offset %u, past the "
+                       "end of a file of %zu bytes)",
+                       name, h.offset, size);
     if (bpp <= 8) {
         if (h.colours_used > 256)
             return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: a palette of %u colours)", name,
@@ -209,10 +237,12 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
         colours = h.colours_used && h.colours_used < 1u << bpp ? h.colours_used : 1u << bpp;
         if (colours > room) colours = (uint32_t)room;
         if (colours == 0)
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: no room for a palette before the "
-                           "pixels at offset %u)", name, h.offset);
+            return fv_fail(FV_ERR_FORMAT,
+                           "'%s' is corrupt (BMP: no room for a palette before the "
+                           "pixels at offset %u)",
+                           name, h.offset);
         for (uint32_t i = 0; i < colours; i++) {
-            const uint8_t *e = data + h.headers_end + entry * i;  /* B, G, R[, 0] */
+            const uint8_t *e = data + h.headers_end + entry * i; /* B, G, R[, 0] */
             palette[i][0] = e[2];
             palette[i][1] = e[1];
             palette[i][2] = e[0];
@@ -224,8 +254,10 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
     /* rows are padded to 4 bytes; the file must hold all of them */
     const size_t row = ((size_t)w * bpp + 31) / 32 * 4, need = row * (size_t)ht;
     if (size - h.offset < need)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (BMP: %zu bytes of pixels, %zu "
-                       "needed)", name, size - h.offset, need);
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s' is corrupt or truncated (BMP: %zu bytes of pixels, %zu "
+                       "needed)",
+                       name, size - h.offset, need);
 
     bmp_channel ch[4];
     if (bpp == 16 || bpp == 32)
@@ -238,11 +270,14 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
         for (int x = 0; x < w; x++, dst += 4) {
             if (bpp <= 8) {
                 const unsigned per_byte = 8 / bpp, at = (unsigned)x % per_byte;
-                const unsigned index = src[x / per_byte] >> (8 - bpp * (at + 1)) & ((1u << bpp) - 1);
+                const unsigned index =
+                    src[x / per_byte] >> (8 - bpp * (at + 1)) & ((1u << bpp) - 1);
                 if (index >= colours) {
                     codec_free_image(a, out);
-                    return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (BMP: pixel index %u past a palette "
-                                   "of %u colour%s)", name, index, colours, colours == 1 ? "" : "s");
+                    return fv_fail(FV_ERR_FORMAT,
+                                   "'%s' is corrupt (BMP: pixel index %u past a palette "
+                                   "of %u colour%s)",
+                                   name, index, colours, colours == 1 ? "" : "s");
                 }
                 memcpy(dst, palette[index], 3);
                 dst[3] = 255;
@@ -253,7 +288,8 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
                 dst[2] = p[0];
                 dst[3] = 255;
             } else {
-                const uint32_t px = bpp == 16 ? le16(src + 2 * (size_t)x) : le32(src + 4 * (size_t)x);
+                const uint32_t px =
+                    bpp == 16 ? le16(src + 2 * (size_t)x) : le32(src + 4 * (size_t)x);
                 for (int k = 0; k < 3; k++) dst[k] = channel_get(&ch[k], px);
                 dst[3] = ch[3].mask ? channel_get(&ch[3], px) : 255;
                 alpha_seen |= dst[3];

@@ -26,14 +26,18 @@ fv_status codec_check_claim(const char *name, const char *format, long width, lo
     int h = height > FV_MAX_DIMENSION ? FV_MAX_DIMENSION + 1 : height < 0 ? 0 : (int)height;
     if (fv_check_dimensions(w, h) != FV_OK)
         return fv_fail(FV_ERR_SIZE, "'%s': %s header says %ldx%ld: %s", name, format, width, height,
-                       w < 1 || h < 1 ? "an image needs at least one pixel" : "too large for filterview");
-    if (limit_width > 0 && !(w <= limit_width && h <= limit_height) && !(h <= limit_width && w <= limit_height))
-        return fv_fail(FV_ERR_SIZE, "'%s': %s header says %dx%d: larger than %dx%d", name, format, w, h,
-                       limit_width, limit_height);
+                       w < 1 || h < 1 ? "an image needs at least one pixel"
+                                      : "too large for filterview");
+    if (limit_width > 0 && !(w <= limit_width && h <= limit_height) &&
+        !(h <= limit_width && w <= limit_height))
+        return fv_fail(FV_ERR_SIZE, "'%s': %s header says %dx%d: larger than %dx%d", name, format,
+                       w, h, limit_width, limit_height);
     const double pixels = (double)w * h;
     if (pixels > (double)CODEC_SMALL_PIXELS && pixels > (double)file_bytes * pixels_per_byte)
-        return fv_fail(FV_ERR_FORMAT, "'%s': %s header says %dx%d, more than a file of %zu bytes "
-                       "can hold (truncated or forged)", name, format, w, h, file_bytes);
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s': %s header says %dx%d, more than a file of %zu bytes "
+                       "can hold (truncated or forged)",
+                       name, format, w, h, file_bytes);
     return FV_OK;
 }
 
@@ -43,7 +47,8 @@ fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_
     if (!a) return fv_host_image_alloc(out, width, height);
     FV_TRY(fv_check_dimensions(width, height));
     out->data = a->alloc(a->context, (size_t)width * 4 * (size_t)height);
-    if (!out->data) return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", width, height);
+    if (!out->data)
+        return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", width, height);
     out->width = width;
     out->height = height;
     out->pitch = (size_t)width * 4;
@@ -53,8 +58,10 @@ fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_
 
 void codec_free_image(const image_allocator *a, fv_image *img)
 {
-    if (!a) fv_host_image_free(img);
-    else if (img->data) a->release(a->context, img->data);
+    if (!a)
+        fv_host_image_free(img);
+    else if (img->data)
+        a->release(a->context, img->data);
     memset(img, 0, sizeof *img);
 }
 
@@ -65,9 +72,10 @@ fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n)
         ssize_t w = write(fd, p, n);
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && errno == EFBIG)
-            return fv_fail(FV_ERR_IO, "cannot write '%s': %s (past the file size limit, ulimit -f)", name,
-                           strerror(EFBIG));
-        if (w <= 0) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
+            return fv_fail(FV_ERR_IO, "cannot write '%s': %s (past the file size limit, ulimit -f)",
+                           name, strerror(EFBIG));
+        if (w <= 0)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(w < 0 ? errno : EIO));
         p += w;
         n -= (size_t)w;
     }

@@ -12,7 +12,7 @@
 /* Where decoded pixels go: batch hands in pinned (page-locked) buffers for the GPU's copies.
  * NULL everywhere means malloc/free. */
 typedef struct image_allocator {
-    uint8_t *(*alloc)(void *context, size_t bytes);  /* NULL: out of memory */
+    uint8_t *(*alloc)(void *context, size_t bytes); /* NULL: out of memory */
     void (*release)(void *context, uint8_t *data);
     void *context;
 } image_allocator;
@@ -30,13 +30,13 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
  * 16384x16384), and after decoding once more as shown, EXIF orientation applied. Both sides >= 1. */
 fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out);
 
-#define IMAGE_PNG_LEVEL_DEFAULT 1     /* zlib level: 1 is fast, 9 is small */
+#define IMAGE_PNG_LEVEL_DEFAULT    1 /* zlib level: 1 is fast, 9 is small */
 #define IMAGE_JPEG_QUALITY_DEFAULT 90
 
 typedef struct image_save_options {
-    int png_level;      /* 0..9; -1: IMAGE_PNG_LEVEL_DEFAULT */
-    int jpeg_quality;   /* 1..100; 0: IMAGE_JPEG_QUALITY_DEFAULT */
-    int threads;        /* PNG strips deflated at once; 0: every online CPU */
+    int png_level;    /* 0..9; -1: IMAGE_PNG_LEVEL_DEFAULT */
+    int jpeg_quality; /* 1..100; 0: IMAGE_JPEG_QUALITY_DEFAULT */
+    int threads;      /* PNG strips deflated at once; 0: every online CPU */
 } image_save_options;
 
 #define IMAGE_SAVE_DEFAULTS ((image_save_options){.png_level = -1, .jpeg_quality = 0, .threads = 0})
@@ -59,9 +59,9 @@ fv_status image_save_png(const char *path, const fv_image *img);
  * SIGXFSZ are ignored (where nobody handles them): such writes fail with a message instead. */
 typedef struct image_temp {
     int fd;
-    int slot;              /* in the signal handler's table; -1: none */
-    char path[4096];       /* the temporary file */
-    char target[4096];     /* what rename() replaces (a link's target, resolved) */
+    int slot;          /* in the signal handler's table; -1: none */
+    char path[4096];   /* the temporary file */
+    char target[4096]; /* what rename() replaces (a link's target, resolved) */
 } image_temp;
 
 fv_status image_temp_open(const char *path, image_temp *t);

@@ -29,7 +29,7 @@
 /* Huffman coding needs at least a bit per 8x8 block in the DC scan: about 512 pixels a byte at
  * the very best. Arithmetic-coded flat images may do better; past this they are refused. */
 #define JPEG_MAX_PIXELS_PER_BYTE 1024.0
-#define ORIENT_TILE 64
+#define ORIENT_TILE              64
 /* scans in one file: jpeg_simple_progression writes 10, optimisers a few dozen; libjpeg-turbo
  * advises a limit for untrusted files (djpeg -maxscan), as each scan may touch every block */
 #define JPEG_MAX_SCANS 100
@@ -37,15 +37,18 @@
 #define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;   /* EXIF 1..8; 1 when absent (before the first scan) */
-    int adobe;         /* APP14 "Adobe" present (before the first scan) */
-    unsigned sof;      /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
-    int precision;     /* its bits per sample */
-    int hierarchical;  /* a DHP marker */
-    int scans;         /* SOS markers up to EOI */
+    int orientation;  /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;        /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;     /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;    /* its bits per sample */
+    int hierarchical; /* a DHP marker */
+    int scans;        /* SOS markers up to EOI */
 } jpeg_markers;
 
-static unsigned get16(const uint8_t *p, int le) { return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1]; }
+static unsigned get16(const uint8_t *p, int le)
+{
+    return le ? p[0] | p[1] << 8 : p[0] << 8 | p[1];
+}
 static uint32_t get32(const uint8_t *p, int le)
 {
     return le ? (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24
@@ -92,7 +95,8 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
         if (len < 2 || i + len > n) return;
         const uint8_t *seg = d + i + 2;
         size_t seg_len = len - 2;
-        int is_sof = marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc;
+        int is_sof =
+            marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc;
         if (is_sof && !m->sof) {
             m->sof = marker;
             m->precision = seg_len >= 1 ? seg[0] : 0;
@@ -102,7 +106,8 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
                    memcmp(seg, "Exif\0\0", 6) == 0) {
             m->orientation = exif_orientation(seg + 6, seg_len - 6);
             have_exif = 1;
-        } else if (m->scans == 0 && marker == 0xee && seg_len >= 5 && memcmp(seg, "Adobe", 5) == 0) {
+        } else if (m->scans == 0 && marker == 0xee && seg_len >= 5 &&
+                   memcmp(seg, "Adobe", 5) == 0) {
             m->adobe = 1;
         }
         i += len;
@@ -116,9 +121,12 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
             }
             i = (size_t)(ff - d);
             const uint8_t next = d[i + 1];
-            if (next == 0xff) i++;                                        /* fill */
-            else if (next == 0 || (next >= 0xd0 && next <= 0xd7)) i += 2; /* data, restart */
-            else break;
+            if (next == 0xff)
+                i++; /* fill */
+            else if (next == 0 || (next >= 0xd0 && next <= 0xd7))
+                i += 2; /* data, restart */
+            else
+                break;
         }
     }
 }
@@ -158,13 +166,34 @@ static fv_status apply_orientation(const char *name, fv_image *img, int o)
                 for (int x = tx; x < w && x < tx + ORIENT_TILE; x++) {
                     int dx, dy;
                     switch (o) {
-                    case 2: dx = w - 1 - x; dy = y; break;
-                    case 3: dx = w - 1 - x; dy = h - 1 - y; break;
-                    case 4: dx = x; dy = h - 1 - y; break;
-                    case 5: dx = y; dy = x; break;                  /* transpose */
-                    case 6: dx = h - 1 - y; dy = x; break;          /* a quarter turn clockwise */
-                    case 7: dx = h - 1 - y; dy = w - 1 - x; break;  /* transverse */
-                    default: dx = y; dy = w - 1 - x; break;         /* 8: a quarter turn back */
+                    case 2:
+                        dx = w - 1 - x;
+                        dy = y;
+                        break;
+                    case 3:
+                        dx = w - 1 - x;
+                        dy = h - 1 - y;
+                        break;
+                    case 4:
+                        dx = x;
+                        dy = h - 1 - y;
+                        break;
+                    case 5:
+                        dx = y;
+                        dy = x;
+                        break; /* transpose */
+                    case 6:
+                        dx = h - 1 - y;
+                        dy = x;
+                        break; /* a quarter turn clockwise */
+                    case 7:
+                        dx = h - 1 - y;
+                        dy = w - 1 - x;
+                        break; /* transverse */
+                    default:
+                        dx = y;
+                        dy = w - 1 - x;
+                        break; /* 8: a quarter turn back */
                     }
                     dst[(size_t)dy * dw + dx] = src[(size_t)y * w + x];
                 }
@@ -231,8 +260,9 @@ static void jpeg_on_progress(j_common_ptr c)
 static fv_status jpeg_too_many_scans(const char *name, int progressive, int scans)
 {
     if (scans > JPEG_MAX_SCANS)
-        return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with %d scans, more than the %d filterview accepts",
-                       name, progressive ? "progressive " : "", scans, JPEG_MAX_SCANS);
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s': %sJPEG with %d scans, more than the %d filterview accepts", name,
+                       progressive ? "progressive " : "", scans, JPEG_MAX_SCANS);
     return fv_fail(FV_ERR_FORMAT, "'%s': %sJPEG with more than the %d scans filterview accepts",
                    name, progressive ? "progressive " : "", JPEG_MAX_SCANS);
 }
@@ -261,10 +291,13 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     volatile fv_status s = FV_OK;
     volatile int allocated = 0;
     if (setjmp(f.jump)) {
-        if (f.too_many_scans) s = jpeg_too_many_scans(name, d.progressive_mode, 0);
+        if (f.too_many_scans)
+            s = jpeg_too_many_scans(name, d.progressive_mode, 0);
         else if (f.pub.msg_code == JERR_NO_BACKING_STORE) /* past jpeg_memory_limit */
-            s = fv_fail(FV_ERR_FORMAT, "'%s': JPEG needs more memory than a %ux%u image justifies "
-                        "(forged)", name, d.image_width, d.image_height);
+            s = fv_fail(FV_ERR_FORMAT,
+                        "'%s': JPEG needs more memory than a %ux%u image justifies "
+                        "(forged)",
+                        name, d.image_width, d.image_height);
         else if (f.pub.msg_code == JERR_OUT_OF_MEMORY)
             s = fv_fail(FV_ERR_MEMORY, "out of host memory decoding '%s'", name);
         else {
@@ -283,7 +316,9 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     /* a header cut short reads as no header at all rather than as an error */
     if (jpeg_read_header(&d, FALSE) != JPEG_HEADER_OK || d.image_width < 1 || d.image_height < 1)
         s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (JPEG: no complete header)", name);
-    if (s == FV_OK) s = codec_check_claim(name, "JPEG", d.image_width, d.image_height, size, JPEG_MAX_PIXELS_PER_BYTE);
+    if (s == FV_OK)
+        s = codec_check_claim(name, "JPEG", d.image_width, d.image_height, size,
+                              JPEG_MAX_PIXELS_PER_BYTE);
     const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
     if (s == FV_OK) s = codec_alloc_image(a, (int)d.image_width, (int)d.image_height, out);
     if (s != FV_OK) {
@@ -312,7 +347,8 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
     jpeg_scan_markers(data, size, &m);
     char buf[64];
     const char *unsupported = jpeg_unsupported(&m, buf, sizeof buf);
-    if (unsupported) return fv_fail(FV_ERR_FORMAT, "'%s': %s: convert it to PNG", name, unsupported);
+    if (unsupported)
+        return fv_fail(FV_ERR_FORMAT, "'%s': %s: convert it to PNG", name, unsupported);
     if (m.scans > JPEG_MAX_SCANS)
         return jpeg_too_many_scans(name, m.sof == 0xc2 || m.sof == 0xca, m.scans);
     int cmyk = 0;

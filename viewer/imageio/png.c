@@ -22,9 +22,9 @@
 
 /* deflate cannot beat about 1032:1; anything claiming more than that is lying or truncated */
 #define PNG_MAX_INFLATE_RATIO 1032.0
-#define PNG_CHUNK_LIMIT ((size_t)16 << 20)     /* an ancillary chunk (text, ICC profile) */
-#define PNG_CHUNK_CACHE ((size_t)64 << 20)     /* all ancillary chunks kept together */
-#define PNG_STRIP_MIN_ROWS 16
+#define PNG_CHUNK_LIMIT       ((size_t)16 << 20) /* an ancillary chunk (text, ICC profile) */
+#define PNG_CHUNK_CACHE       ((size_t)64 << 20) /* all ancillary chunks kept together */
+#define PNG_STRIP_MIN_ROWS    16
 #define PNG_STRIPS_PER_THREAD 4
 /* below this many threads one libdeflate call (about 1.6x zlib's speed on one core, and
  * smaller) beats zlib's strips in parallel */
@@ -34,7 +34,8 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
                            const image_allocator *a, fv_image *out)
 {
     if (size < 33)
-        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: no complete header)", name);
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: no complete header)",
+                       name);
     long w = (long)data[16] << 24 | data[17] << 16 | data[18] << 8 | data[19];
     long h = (long)data[20] << 24 | data[21] << 16 | data[22] << 8 | data[23];
     int depth = data[24], colour = data[25];
@@ -55,7 +56,9 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
     if (!e) e = spng_get_ihdr(ctx, &ihdr);
     size_t bytes = 0;
     if (!e) e = spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &bytes);
-    if (e) s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name, spng_strerror(e));
+    if (e)
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name,
+                    spng_strerror(e));
     if (s == FV_OK) s = codec_alloc_image(a, (int)ihdr.width, (int)ihdr.height, out);
     if (s == FV_OK && bytes != out->pitch * (size_t)out->height)
         s = fv_fail(FV_ERR_FORMAT, "'%s': unexpected decoded size", name);
@@ -65,9 +68,11 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
          * so that a bad checksum on the last IDAT or a file cut after the pixels is refused */
         if (!e) e = spng_decode_chunks(ctx);
         if (e == SPNG_IO_EOF)
-            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: the file ends before IEND)", name);
+            s = fv_fail(FV_ERR_FORMAT,
+                        "'%s' is corrupt or truncated (PNG: the file ends before IEND)", name);
         else if (e)
-            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name, spng_strerror(e));
+            s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name,
+                        spng_strerror(e));
     }
     spng_ctx_free(ctx);
     if (s != FV_OK) codec_free_image(a, out);
@@ -78,21 +83,21 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
 
 typedef struct png_strip {
     int row0, rows;
-    uint8_t *out;        /* deflated bytes */
+    uint8_t *out; /* deflated bytes */
     size_t out_len;
-    uLong adler;         /* of the filtered rows */
+    uLong adler; /* of the filtered rows */
     int failed;
 } png_strip;
 
 typedef struct png_job {
     const fv_image *img;
-    int channels;        /* 3 or 4 */
+    int channels; /* 3 or 4 */
     int level;
-    int filter;          /* 1 = SUB, 4 = PAETH */
+    int filter; /* 1 = SUB, 4 = PAETH */
     png_strip *strips;
     int n_strips;
-    int next;            /* taken with __atomic_fetch_add */
-    int use_libdeflate;  /* one strip, compressed whole by libdeflate (zlib header included) */
+    int next;           /* taken with __atomic_fetch_add */
+    int use_libdeflate; /* one strip, compressed whole by libdeflate (zlib header included) */
 } png_job;
 
 static inline uint8_t paeth(int a, int b, int c)
@@ -178,7 +183,8 @@ static void png_deflate_strip(png_job *j, png_strip *s, int last)
     s->adler = adler32(adler32(0, NULL, 0), filtered, (uInt)in_len);
     size_t cap = deflateBound(&z, in_len) + 64;
     s->out = malloc(cap);
-    if (!s->out) s->failed = 1;
+    if (!s->out)
+        s->failed = 1;
     else {
         z.next_in = filtered;
         z.avail_in = (uInt)in_len;
@@ -212,8 +218,8 @@ static void put_be32(uint8_t *p, uint32_t v)
 }
 
 /* One chunk: length, type, the pieces of data in order, CRC. */
-static fv_status png_write_chunk(const char *name, int fd, const char *type, const uint8_t *const *piece,
-                                 const size_t *piece_len, int n_pieces)
+static fv_status png_write_chunk(const char *name, int fd, const char *type,
+                                 const uint8_t *const *piece, const size_t *piece_len, int n_pieces)
 {
     size_t len = 0;
     for (int i = 0; i < n_pieces; i++) len += piece_len[i];
@@ -266,7 +272,8 @@ fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int le
 
     fv_status s = FV_OK;
     for (int k = 0; k < n; k++)
-        if (j.strips[k].failed) s = fv_fail(FV_ERR_MEMORY, "cannot write '%s': PNG encoder ran out of memory", name);
+        if (j.strips[k].failed)
+            s = fv_fail(FV_ERR_MEMORY, "cannot write '%s': PNG encoder ran out of memory", name);
     if (s == FV_OK) {
         static const uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
         uint8_t ihdr[13];
@@ -282,11 +289,15 @@ fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int le
         len[0] = 13;
         if (s == FV_OK) s = png_write_chunk(name, fd, "IHDR", p, len, 1);
         /* zlib header: deflate, 32 KiB window, no dictionary; level hint; check bits */
-        uint8_t zhead[2] = {0x78, (uint8_t)(level <= 1 ? 0x01 : level <= 5 ? 0x5e : level <= 6 ? 0x9c : 0xda)};
+        uint8_t zhead[2] = {0x78, (uint8_t)(level <= 1   ? 0x01
+                                            : level <= 5 ? 0x5e
+                                            : level <= 6 ? 0x9c
+                                                         : 0xda)};
         uLong adler = j.strips[0].adler;
         for (int k = 1; k < n; k++)
-            adler = adler32_combine(adler, j.strips[k].adler,
-                                    (z_off_t)((size_t)j.strips[k].rows * (1 + (size_t)img->width * j.channels)));
+            adler = adler32_combine(
+                adler, j.strips[k].adler,
+                (z_off_t)((size_t)j.strips[k].rows * (1 + (size_t)img->width * j.channels)));
         uint8_t ztail[4];
         put_be32(ztail, (uint32_t)adler);
         for (int k = 0; k < n && s == FV_OK; k++) {

@@ -12,7 +12,10 @@ typedef struct pnm_reader {
     size_t n, i;
 } pnm_reader;
 
-static int pnm_space(int c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f'; }
+static int pnm_space(int c)
+{
+    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
 
 /* The next header number (comments skipped); -1 when there is none or it is out of 0..limit. */
 static long pnm_number(pnm_reader *r, long limit)
@@ -38,7 +41,7 @@ fv_status codec_pnm_decode(const char *name, const uint8_t *data, size_t size,
                            const image_allocator *a, fv_image *out)
 {
     pnm_reader r = {data, size, 2};
-    const int kind = data[1] - '0';   /* 2, 3: text; 5, 6: binary */
+    const int kind = data[1] - '0'; /* 2, 3: text; 5, 6: binary */
     const int channels = kind == 3 || kind == 6 ? 3 : 1;
     long w = pnm_number(&r, 1L << 30), h = pnm_number(&r, 1L << 30), maxval = pnm_number(&r, 65535);
     if (w < 0 || h < 0 || maxval < 1)
@@ -54,8 +57,10 @@ fv_status codec_pnm_decode(const char *name, const uint8_t *data, size_t size,
             return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: bad header)", name);
         r.i++;
         if (size - r.i < samples * sample_bytes)
-            return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: %zu bytes of pixels, "
-                           "%zu needed)", name, size - r.i, samples * sample_bytes);
+            return fv_fail(FV_ERR_FORMAT,
+                           "'%s' is corrupt or truncated (PNM: %zu bytes of pixels, "
+                           "%zu needed)",
+                           name, size - r.i, samples * sample_bytes);
     }
     FV_TRY(codec_alloc_image(a, (int)w, (int)h, out));
     for (size_t p = 0; p < (size_t)w * (size_t)h; p++) {
@@ -66,8 +71,10 @@ fv_status codec_pnm_decode(const char *name, const uint8_t *data, size_t size,
                 v = pnm_number(&r, 65535);
                 if (v < 0 || v > maxval) {
                     codec_free_image(a, out);
-                    return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNM: sample %zu is "
-                                   "missing or above the maximum %ld)", name, p * channels + c, maxval);
+                    return fv_fail(FV_ERR_FORMAT,
+                                   "'%s' is corrupt or truncated (PNM: sample %zu is "
+                                   "missing or above the maximum %ld)",
+                                   name, p * channels + c, maxval);
                 }
             } else if (sample_bytes == 2) {
                 v = data[r.i] << 8 | data[r.i + 1];

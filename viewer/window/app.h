@@ -36,41 +36,41 @@ typedef enum fv_compare_mode {
 } fv_compare_mode;
 
 typedef enum fv_compute_mode {
-    FV_COMPUTE_INTEROP,   /* CUDA writes the GL pixel buffers directly */
-    FV_COMPUTE_STAGING,   /* interop refused: CUDA buffer -> host -> texture */
-    FV_COMPUTE_CPU        /* no CUDA device: the CPU references */
+    FV_COMPUTE_INTEROP, /* CUDA writes the GL pixel buffers directly */
+    FV_COMPUTE_STAGING, /* interop refused: CUDA buffer -> host -> texture */
+    FV_COMPUTE_CPU      /* no CUDA device: the CPU references */
 } fv_compute_mode;
 
-#define PANE_ORIGINAL (-1)
-#define ITER_MAX_VIEWER 1000                 /* the viewer's cap on iterations */
+#define PANE_ORIGINAL   (-1)
+#define ITER_MAX_VIEWER 1000 /* the viewer's cap on iterations */
 
 /* Where a frame's host time goes (--bench-frames). Without a->profile each stage is the time its
  * calls take to return; with it, the GPU is drained at the end of each stage as well. */
 typedef enum frame_stage {
-    STAGE_MAP,       /* cudaGraphicsMapResources */
-    STAGE_COMPUTE,   /* kernels, diff, device -> texture copy: enqueued (or run, with profile) */
-    STAGE_UNMAP,     /* cudaGraphicsUnmapResources */
-    STAGE_TEXTURE,   /* PBO or host -> texture (pbo and staging paths) */
-    STAGE_DRAW,      /* composition and HUD */
+    STAGE_MAP,     /* cudaGraphicsMapResources */
+    STAGE_COMPUTE, /* kernels, diff, device -> texture copy: enqueued (or run, with profile) */
+    STAGE_UNMAP,   /* cudaGraphicsUnmapResources */
+    STAGE_TEXTURE, /* PBO or host -> texture (pbo and staging paths) */
+    STAGE_DRAW,    /* composition and HUD */
     FRAME_STAGES
 } frame_stage;
 #define CHART_MAX_VARIANTS 16
 
 typedef struct pane {
-    int filter;                          /* index into fv_filters (pane B: unless linked to A) */
-    int variant;                         /* PANE_ORIGINAL or an index into the filter's variants */
-    fv_runner runner;                    /* the variant's iteration buffer and state, made when the
+    int filter;          /* index into fv_filters (pane B: unless linked to A) */
+    int variant;         /* PANE_ORIGINAL or an index into the filter's variants */
+    fv_runner runner;    /* the variant's iteration buffer and state, made when the
                                             image, variant or a parameter changes: never per frame */
-    char resources[320];                 /* its kernels' registers, shared memory, occupancy */
-    double kernel_ms;                    /* last run: CUDA events (host clock for `cpu`) */
+    char resources[320]; /* its kernels' registers, shared memory, occupancy */
+    double kernel_ms;    /* last run: CUDA events (host clock for `cpu`) */
     GLuint pbo, texture;
-    GLuint buffer_texture;               /* --interop buffer: the shader's view of pbo */
-    struct cudaGraphicsResource *resource; /* interop registration of pbo */
+    GLuint buffer_texture;                         /* --interop buffer: the shader's view of pbo */
+    struct cudaGraphicsResource *resource;         /* interop registration of pbo */
     struct cudaGraphicsResource *texture_resource; /* interop registration of the texture */
-    fv_image device_out;                 /* staging mode: the kernel's output */
-    fv_image host_out;                   /* staging and CPU modes: what the texture is fed */
-    fv_timer timer;                      /* the kernel's CUDA events, made once */
-    char unprepared[256];                /* why the runner is not ready for what the pane shows
+    fv_image device_out;                           /* staging mode: the kernel's output */
+    fv_image host_out;    /* staging and CPU modes: what the texture is fed */
+    fv_timer timer;       /* the kernel's CUDA events, made once */
+    char unprepared[256]; /* why the runner is not ready for what the pane shows
                                             (its prepare's message); "" when it is */
 } pane;
 
@@ -80,29 +80,29 @@ typedef struct hud_vertex {
 } hud_vertex;
 
 #define HUD_MAX_VERTICES 393216
-#define HUD_TEXT_BYTES 1048576
+#define HUD_TEXT_BYTES   1048576
 
 /* image.frag's uniforms, looked up once */
 typedef struct image_uniforms {
     GLint pane_a, pane_b, pane_a_buffer, pane_b_buffer, a_in_buffer, b_in_buffer, image_size,
-          smooth_sampling, mode, divider_x, gain, image_rect, window_size;
+        smooth_sampling, mode, divider_x, gain, image_rect, window_size;
 } image_uniforms;
 
 typedef struct renderer {
     GLuint image_program, hud_program, quad_vao, quad_vbo, hud_vao, hud_vbo, source_texture;
     image_uniforms image;
-    GLint hud_window_size;               /* hud.vert's one uniform */
+    GLint hud_window_size; /* hud.vert's one uniform */
     GLint max_texture_size, max_buffer_texels;
-    GLuint fbo, fbo_color;               /* headless target */
-    hud_vertex *hud;                     /* HUD geometry, built each frame into this one array */
+    GLuint fbo, fbo_color; /* headless target */
+    hud_vertex *hud;       /* HUD geometry, built each frame into this one array */
     int hud_count;
-    char *text_quads;                    /* stb_easy_font output, reused */
+    char *text_quads; /* stb_easy_font output, reused */
 } renderer;
 
 typedef struct bar_chart {
     int visible, stale, n;
     const char *names[CHART_MAX_VARIANTS];
-    int on_host[CHART_MAX_VARIANTS];     /* the reference: drawn apart, may run off the scale */
+    int on_host[CHART_MAX_VARIANTS]; /* the reference: drawn apart, may run off the scale */
     double ms[CHART_MAX_VARIANTS];
 } bar_chart;
 
@@ -116,12 +116,12 @@ typedef struct key_help {
 
 typedef struct app {
     /* the image */
-    const char *path;                    /* NULL: random image */
+    const char *path; /* NULL: random image */
     int random_w, random_h;
     unsigned seed;
-    fv_image host_clean;                 /* the image as loaded */
-    fv_image host_src, device_src;       /* what every pane sees: host_clean with the noise */
-    fv_noise noise;                      /* noise on the source (n/N, --noise) */
+    fv_image host_clean;           /* the image as loaded */
+    fv_image host_src, device_src; /* what every pane sees: host_clean with the noise */
+    fv_noise noise;                /* noise on the source (n/N, --noise) */
     /* what is computed */
     fv_params params[2][FV_MAX_FILTERS]; /* per pane and per filter, so each keeps its own */
     int linked;                          /* pane B shows pane A's filter with A's parameters */
@@ -131,30 +131,30 @@ typedef struct app {
     fv_compute_mode compute;
     char compute_note[160];
     void *diff_work;
-    void *diff_host_totals;              /* pinned: where the frame's diff totals land */
-    cudaEvent_t results_ready;           /* recorded after the frame's diff is enqueued */
-    int results_pending;                 /* diff and kernel times not yet read back */
+    void *diff_host_totals;    /* pinned: where the frame's diff totals land */
+    cudaEvent_t results_ready; /* recorded after the frame's diff is enqueued */
+    int results_pending;       /* diff and kernel times not yet read back */
     fv_diff_stats diff;
     int diff_valid;
-    double copy_gbps;                    /* measured at start-up */
+    double copy_gbps; /* measured at start-up */
     bar_chart chart;
     /* what is shown */
     fv_compare_mode compare;
     int show_original, show_hud, show_help, animate;
     float diff_gain;
     int win_w, win_h;
-    float zoom, center_x, center_y;      /* image point at the centre of a pane's viewport */
-    int fit;                             /* zoom follows the window */
-    float divider;                       /* wipe divider, fraction of the window width */
+    float zoom, center_x, center_y; /* image point at the centre of a pane's viewport */
+    int fit;                        /* zoom follows the window */
+    float divider;                  /* wipe divider, fraction of the window width */
     int mouse_x, mouse_y, drag, drag_x, drag_y;
     /* bookkeeping */
-    int dirty;                           /* the panes must be recomputed */
-    fv_interop_path interop;             /* --interop: buffer (default), texture or pbo */
-    int force_staging;                   /* --interop staging: the fallback, asked for */
-    int profile;                         /* --bench-frames: sync between stages, time each */
-    double stage_ms[FRAME_STAGES];       /* the last frame: host ms per stage (see frame_stage) */
+    int dirty;                     /* the panes must be recomputed */
+    fv_interop_path interop;       /* --interop: buffer (default), texture or pbo */
+    int force_staging;             /* --interop staging: the fallback, asked for */
+    int profile;                   /* --bench-frames: sync between stages, time each */
+    double stage_ms[FRAME_STAGES]; /* the last frame: host ms per stage (see frame_stage) */
     int quit;
-    int save_failed;                     /* a p or w save failed: the run exits 1 */
+    int save_failed; /* a p or w save failed: the run exits 1 */
     double frame_ms;
     /* allocations per frame, for the exit summary: the frame loop itself must make nothing */
     unsigned long long allocations;      /* the viewer's own buffers and textures (re)made */
@@ -162,37 +162,38 @@ typedef struct app {
     int input_changed;                   /* since the last frame: an input changed the image,
                                             filter, variant, parameters, noise or window size */
     long long frames, frames_allocated, frames_allocated_no_change;
-    char message[256];                   /* last action ("saved ..."), shown in the HUD */
-    char error[256];                     /* last error, shown in the HUD */
+    char message[256]; /* last action ("saved ..."), shown in the HUD */
+    char error[256];   /* last error, shown in the HUD */
     renderer gl;
-    key_help help;                       /* the key table's rows, for the help overlay */
+    key_help help; /* the key table's rows, for the help overlay */
     int headless;
 } app;
 
 /* ---- view.c ---- */
 void view_fit(app *a);
-void view_resize(app *a, int w, int h);  /* the window's new size (0x0: minimised) */
+void view_resize(app *a, int w, int h); /* the window's new size (0x0: minimised) */
 void view_pane_rect(const app *a, int p, float rect[4]); /* viewport of pane p (x, y, w, h) */
 /* the image's rectangle in window pixels (x, y, w, h; y down) inside viewport vp */
 void view_image_rect(const app *a, const float vp[4], float out[4]);
 int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
 
 /* ---- pipeline.c ---- */
-fv_status app_load_image(app *a);        /* (re)loads the host image; reallocates on size change */
-fv_status pipeline_init(app *a);         /* device, interop or fallback, buffers: after GL is up */
+fv_status app_load_image(app *a); /* (re)loads the host image; reallocates on size change */
+fv_status pipeline_init(app *a);  /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
-fv_status pipeline_reload(app *a);       /* the same path again, buffers follow a size change */
-fv_status pipeline_set_noise(app *a, const fv_noise *noise); /* applied once, on the GPU where there is one */
+fv_status pipeline_reload(app *a); /* the same path again, buffers follow a size change */
+fv_status pipeline_set_noise(
+    app *a, const fv_noise *noise); /* applied once, on the GPU where there is one */
 /* Makes both panes' runners ready for what they show (buffers, state): after every change of
  * image, filter, variant or parameter, so that the frame loop itself allocates nothing. */
 fv_status pipeline_prepare(app *a);
-fv_status pipeline_compute(app *a);      /* enqueues both panes into what the shader samples */
+fv_status pipeline_compute(app *a); /* enqueues both panes into what the shader samples */
 /* Reads the last compute's diff statistics and kernel times once the GPU has them: without
  * `wait` only if they are ready. Returns 1 when nothing is left pending. */
 int pipeline_collect(app *a, int wait);
-void pipeline_cuda_tick(app *a);         /* the smallest CUDA work, waited for (--bench-frames) */
+void pipeline_cuda_tick(app *a); /* the smallest CUDA work, waited for (--bench-frames) */
 const fv_filter *pane_filter(const app *a, int p);
-fv_params *pane_params(app *a, int p);   /* pane B's are pane A's while linked */
+fv_params *pane_params(app *a, int p);      /* pane B's are pane A's while linked */
 const fv_filter *edit_filter(const app *a); /* the filter the keys act on */
 const char *pane_name(const app *a, int p); /* the variant, or "original" */
 /* "fast", or "box:fast" while the panes show different filters */
@@ -212,17 +213,17 @@ void hud_draw(app *a);
 /* ---- render.c ---- */
 fv_status render_init(app *a);
 void render_release(app *a);
-void render_frame(app *a);               /* the panes, then the HUD */
+void render_frame(app *a); /* the panes, then the HUD */
 fv_status render_screenshot(app *a, const char *path);
 
 /* ---- keys.c ---- */
 #define KEY_SPECIAL(glut_key) (256 + (glut_key))
 /* --keys "<WxH>": not a key but a window resize (0x0: minimised), replayed in order */
-#define KEY_RESIZE_FLAG (1 << 30)
-#define KEY_RESIZE_MAX 16383
-#define KEY_RESIZE(w, h) (KEY_RESIZE_FLAG | ((w) << 15) | (h))
+#define KEY_RESIZE_FLAG   (1 << 30)
+#define KEY_RESIZE_MAX    16383
+#define KEY_RESIZE(w, h)  (KEY_RESIZE_FLAG | ((w) << 15) | (h))
 #define KEY_RESIZE_W(key) (((key) >> 15) & 0x7fff)
-#define KEY_RESIZE_H(key) ((key) & 0x7fff)
+#define KEY_RESIZE_H(key) ((key)&0x7fff)
 void app_key(app *a, int key);
 void app_mouse_button(app *a, int button, int pressed, int x, int y);
 void app_mouse_motion(app *a, int x, int y);

@@ -81,7 +81,8 @@ static void panel(renderer *r, const hud_line *lines, int n, float x, float y, f
     if (anchor_right) x = win_w - x - width - 2 * pad;
     if (anchor_bottom) y = win_h - y - h;
     rect(r, x, y, width + 2 * pad, h, PANEL);
-    for (int i = 0; i < n; i++) text(r, x + pad, y + pad + i * line_h, scale, lines[i].rgba, lines[i].text);
+    for (int i = 0; i < n; i++)
+        text(r, x + pad, y + pad + i * line_h, scale, lines[i].rgba, lines[i].text);
 }
 
 static void pane_lines(app *a, int p, hud_line *lines, int *n, int max)
@@ -94,14 +95,17 @@ static void pane_lines(app *a, int p, hud_line *lines, int *n, int max)
         int host = fv_variant_is_host(&f->variants[pn->variant]);
         double gbps = pane_gbps(a, p);
         if (host || a->copy_gbps <= 0)
-            snprintf(timing, sizeof timing, "%.3f ms%s", pn->kernel_ms, host ? " (host clock)" : "");
+            snprintf(timing, sizeof timing, "%.3f ms%s", pn->kernel_ms,
+                     host ? " (host clock)" : "");
         else
             snprintf(timing, sizeof timing, "%.4f ms  %.0f GB/s  %.0f%% of copy", pn->kernel_ms,
                      gbps, 100.0 * gbps / a->copy_gbps);
     }
-    add_line(lines, n, max, WHITE, "%c [%c/%c]: %-10s %s", 'A' + p, 'a' + p, 'A' + p, label, timing);
-    add_line(lines, n, max, DIM, "     %s", pn->variant == PANE_ORIGINAL ? "the image as loaded"
-                                                                     : f->variants[pn->variant].summary);
+    add_line(lines, n, max, WHITE, "%c [%c/%c]: %-10s %s", 'A' + p, 'a' + p, 'A' + p, label,
+             timing);
+    add_line(lines, n, max, DIM, "     %s",
+             pn->variant == PANE_ORIGINAL ? "the image as loaded"
+                                          : f->variants[pn->variant].summary);
     if (pn->variant != PANE_ORIGINAL && pn->resources[0])
         add_line(lines, n, max, DIM, "     %s", pn->resources);
 }
@@ -114,22 +118,26 @@ static void params_line(app *a, int p, hud_line *lines, int *n, int max)
     char text[256];
     size_t len = 0;
     const int editing = a->edit_pane == p;
-    if (a->linked) len += (size_t)snprintf(text, sizeof text, "%s [1-9,Tab]:", f->name);
-    else len += (size_t)snprintf(text, sizeof text, "%s%c: %s%s:", editing ? ">" : " ", 'A' + p, f->name,
-                                 editing ? " [1-9,Tab]" : "");
+    if (a->linked)
+        len += (size_t)snprintf(text, sizeof text, "%s [1-9,Tab]:", f->name);
+    else
+        len += (size_t)snprintf(text, sizeof text, "%s%c: %s%s:", editing ? ">" : " ", 'A' + p,
+                                f->name, editing ? " [1-9,Tab]" : "");
     for (int i = 0; i < f->n_params && len < sizeof text; i++) {
         if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file: not shown, not stepped */
         char v[32];
         fv_param_format(f, i, resolved.value[i], v, sizeof v);
         const int picked = editing && i == a->picked_param;
-        len += (size_t)snprintf(text + len, sizeof text - len, "%s %s%s %s%s", i ? "," : "", picked ? ">" : "",
-                                f->params[i].name, v, picked ? "<" : "");
+        len += (size_t)snprintf(text + len, sizeof text - len, "%s %s%s %s%s", i ? "," : "",
+                                picked ? ">" : "", f->params[i].name, v, picked ? "<" : "");
     }
-    if (f->n_params == 0 && len < sizeof text) len += (size_t)snprintf(text + len, sizeof text - len, " no parameters");
+    if (f->n_params == 0 && len < sizeof text)
+        len += (size_t)snprintf(text + len, sizeof text - len, " no parameters");
     if (editing && f->n_params && len < sizeof text)
         len += (size_t)snprintf(text + len, sizeof text - len, " [j s/S d/D]");
     if (len < sizeof text)
-        snprintf(text + len, sizeof text - len, "  iterations %d%s", params->iterations, editing ? " [+/-]" : "");
+        snprintf(text + len, sizeof text - len, "  iterations %d%s", params->iterations,
+                 editing ? " [+/-]" : "");
     add_line(lines, n, max, WHITE, "%s", text);
 }
 
@@ -145,36 +153,42 @@ static void main_panel(app *a, float scale)
     add_line(lines, &n, MAX_LINES, ACCENT, "%s  %dx%d  zoom %.0f%%%s  frame %.2f ms%s", base,
              a->host_src.width, a->host_src.height, a->zoom * 100.0f, a->fit ? " (fit)" : "",
              a->frame_ms, a->animate ? "  animating [space]" : "");
-    add_line(lines, &n, MAX_LINES, a->compute == FV_COMPUTE_INTEROP ? DIM : BAD, "%s", a->compute_note);
+    add_line(lines, &n, MAX_LINES, a->compute == FV_COMPUTE_INTEROP ? DIM : BAD, "%s",
+             a->compute_note);
     params_line(a, 0, lines, &n, MAX_LINES);
     if (!a->linked) params_line(a, 1, lines, &n, MAX_LINES);
-    add_line(lines, &n, MAX_LINES, DIM, a->linked ? "panes linked: B shows A's filter [l unlinks]"
-                                                  : "panes unlinked: each its own filter [l links, e edits the other]");
+    add_line(lines, &n, MAX_LINES, DIM,
+             a->linked ? "panes linked: B shows A's filter [l unlinks]"
+                       : "panes unlinked: each its own filter [l links, e edits the other]");
     pane_lines(a, 0, lines, &n, MAX_LINES);
     pane_lines(a, 1, lines, &n, MAX_LINES);
     char speed[96] = "";
     const pane *pa = &a->panes[0], *pb = &a->panes[1];
-    if (pa->variant != PANE_ORIGINAL && pb->variant != PANE_ORIGINAL && pa->kernel_ms > 0 && pb->kernel_ms > 0)
+    if (pa->variant != PANE_ORIGINAL && pb->variant != PANE_ORIGINAL && pa->kernel_ms > 0 &&
+        pb->kernel_ms > 0)
         snprintf(speed, sizeof speed, "   B is %.2fx %s than A",
-                 pa->kernel_ms >= pb->kernel_ms ? pa->kernel_ms / pb->kernel_ms : pb->kernel_ms / pa->kernel_ms,
+                 pa->kernel_ms >= pb->kernel_ms ? pa->kernel_ms / pb->kernel_ms
+                                                : pb->kernel_ms / pa->kernel_ms,
                  pa->kernel_ms >= pb->kernel_ms ? "faster" : "slower");
     if (fv_noise_is_on(&a->noise))
-        add_line(lines, &n, MAX_LINES, ACCENT, "noise on the source [n/N]: salt-and-pepper %g %%, gaussian sigma %g, seed %u",
+        add_line(lines, &n, MAX_LINES, ACCENT,
+                 "noise on the source [n/N]: salt-and-pepper %g %%, gaussian sigma %g, seed %u",
                  a->noise.density * 100, a->noise.sigma, a->noise.seed);
     add_line(lines, &n, MAX_LINES, WHITE, "compare [c]: %s%s%s", compare_names[a->compare],
              a->show_original ? " (original [o])" : "", speed);
     if (a->diff_valid)
         add_line(lines, &n, MAX_LINES, a->diff.max_abs == 0 ? GOOD : ACCENT,
-                 "|A-B| (%s): max %d  mean %.4f  %lld of %lld px differ", a->compute == FV_COMPUTE_CPU ? "CPU" : "GPU",
-                 a->diff.max_abs, a->diff.mean_abs, a->diff.n_differing,
-                 (long long)a->host_src.width * a->host_src.height);
+                 "|A-B| (%s): max %d  mean %.4f  %lld of %lld px differ",
+                 a->compute == FV_COMPUTE_CPU ? "CPU" : "GPU", a->diff.max_abs, a->diff.mean_abs,
+                 a->diff.n_differing, (long long)a->host_src.width * a->host_src.height);
     float ix, iy;
     view_window_to_image(a, a->mouse_x, a->mouse_y, &ix, &iy);
     uint8_t pxa[4], pxb[4];
     const int px = (int)floorf(ix), py = (int)floorf(iy);
-    if (a->zoom > 1.0f && pipeline_probe_pixel(a, 0, px, py, pxa) && pipeline_probe_pixel(a, 1, px, py, pxb))
-        add_line(lines, &n, MAX_LINES, DIM, "(%d, %d)  A %d %d %d %d   B %d %d %d %d", px, py, pxa[0], pxa[1],
-                 pxa[2], pxa[3], pxb[0], pxb[1], pxb[2], pxb[3]);
+    if (a->zoom > 1.0f && pipeline_probe_pixel(a, 0, px, py, pxa) &&
+        pipeline_probe_pixel(a, 1, px, py, pxb))
+        add_line(lines, &n, MAX_LINES, DIM, "(%d, %d)  A %d %d %d %d   B %d %d %d %d", px, py,
+                 pxa[0], pxa[1], pxa[2], pxa[3], pxb[0], pxb[1], pxb[2], pxb[3]);
     if (a->error[0]) add_line(lines, &n, MAX_LINES, BAD, "error: %s", a->error);
     if (a->message[0]) add_line(lines, &n, MAX_LINES, GOOD, "%s", a->message);
     add_line(lines, &n, MAX_LINES, DIM, "h: help  t: time all  p: screenshot  w: save  q: quit");
@@ -187,7 +201,8 @@ static void help_panel(app *a, float scale)
     renderer *r = &a->gl;
     const char *title = "keys and mouse (h or F1 closes)";
     const key_help *keys = &a->help;
-    float line_h = 11 * scale, pad = 6 * scale, label_w = 0, help_w = stb_easy_font_width((char *)title) * scale;
+    float line_h = 11 * scale, pad = 6 * scale, label_w = 0,
+          help_w = stb_easy_font_width((char *)title) * scale;
     const int n = keys->n;
     for (int i = 0; i < n; i++) {
         float lw = stb_easy_font_width((char *)keys->label[i]) * scale;
@@ -212,7 +227,8 @@ static void chart_panel(app *a, float scale)
     renderer *r = &a->gl;
     char params[192], title[320];
     fv_params_describe(edit_filter(a), pane_params(a, a->edit_pane), params, sizeof params);
-    snprintf(title, sizeof title, "all variants of %s (%s, %d iterations), ms, shorter is faster [t]",
+    snprintf(title, sizeof title,
+             "all variants of %s (%s, %d iterations), ms, shorter is faster [t]",
              edit_filter(a)->name, params, pane_params(a, a->edit_pane)->iterations);
     float line_h = 11 * scale, label_w = 70 * scale, bar_max = 220 * scale, pad = 4 * scale;
     float w = stb_easy_font_width(title) * scale;
@@ -233,9 +249,11 @@ static void chart_panel(app *a, float scale)
         text(r, x + pad, ly, scale, WHITE, c->names[i]);
         float len = max_ms > 0 ? (float)fmin(c->ms[i] / max_ms, 1.15) * bar_max : 0;
         int is_cpu = c->on_host[i];
-        rect(r, x + pad + label_w, ly, len < 1 ? 1 : len, line_h - 3 * scale, is_cpu ? BAR_CPU : BAR_A);
+        rect(r, x + pad + label_w, ly, len < 1 ? 1 : len, line_h - 3 * scale,
+             is_cpu ? BAR_CPU : BAR_A);
         char ms[32];
-        snprintf(ms, sizeof ms, c->ms[i] > 1.15 * max_ms ? "%.4f ms (off scale)" : "%.4f ms", c->ms[i]);
+        snprintf(ms, sizeof ms, c->ms[i] > 1.15 * max_ms ? "%.4f ms (off scale)" : "%.4f ms",
+                 c->ms[i]);
         text(r, x + pad + label_w + len + 4 * scale, ly, scale, WHITE, ms);
     }
     if (c->n == 0) text(r, x + pad, y + pad + line_h, scale, DIM, "(nothing to time in this mode)");

@@ -11,11 +11,21 @@
 
 #define SPECIAL(k) KEY_SPECIAL(GLUT_KEY_##k)
 
-static const struct { const char *name; int key; } named_keys[] = {
-    {"F1", SPECIAL(F1)},       {"Tab", '\t'},          {"Esc", 27},
-    {"PgUp", SPECIAL(PAGE_UP)}, {"PgDn", SPECIAL(PAGE_DOWN)}, {"Left", SPECIAL(LEFT)},
-    {"Right", SPECIAL(RIGHT)}, {"Up", SPECIAL(UP)},    {"Down", SPECIAL(DOWN)},
-    {"Space", ' '},            {"lt", '<'},
+static const struct {
+    const char *name;
+    int key;
+} named_keys[] = {
+    {"F1", SPECIAL(F1)},
+    {"Tab", '\t'},
+    {"Esc", 27},
+    {"PgUp", SPECIAL(PAGE_UP)},
+    {"PgDn", SPECIAL(PAGE_DOWN)},
+    {"Left", SPECIAL(LEFT)},
+    {"Right", SPECIAL(RIGHT)},
+    {"Up", SPECIAL(UP)},
+    {"Down", SPECIAL(DOWN)},
+    {"Space", ' '},
+    {"lt", '<'},
 };
 
 /* Decimal digits at *p into *v, saturating above KEY_RESIZE_MAX (never wrapping); 0 if none. */
@@ -45,8 +55,8 @@ int keys_parse(const char *text, int *out, int max)
         size_t used = 0;
         if (*c == '<' && (used = resize_at(c, &w, &h)) > 0) {
             if (w > KEY_RESIZE_MAX || h > KEY_RESIZE_MAX) {
-                fv_fail(FV_ERR_ARG, "--keys: a window size from 0x0 to %dx%d, not %.*s", KEY_RESIZE_MAX,
-                        KEY_RESIZE_MAX, (int)(used - 2), c + 1);
+                fv_fail(FV_ERR_ARG, "--keys: a window size from 0x0 to %dx%d, not %.*s",
+                        KEY_RESIZE_MAX, KEY_RESIZE_MAX, (int)(used - 2), c + 1);
                 return -1;
             }
             key = KEY_RESIZE((int)w, (int)h);
@@ -59,8 +69,11 @@ int keys_parse(const char *text, int *out, int max)
                     strncmp(c + 1, named_keys[i].name, (size_t)(end - c - 1)) == 0)
                     key = named_keys[i].key;
             if (key < 0) {
-                fv_fail(FV_ERR_ARG, "--keys: unknown key name at '%.40s' (known: <F1> <Tab> <Esc> "
-                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>, or a window size <WxH>)", c);
+                fv_fail(
+                    FV_ERR_ARG,
+                    "--keys: unknown key name at '%.40s' (known: <F1> <Tab> <Esc> "
+                    "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>, or a window size <WxH>)",
+                    c);
                 return -1;
             }
             c = end;

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHART_RUNS 5
+#define CHART_RUNS           5
 #define CHART_CPU_MAX_PIXELS (4 << 20)
 
 const fv_filter *pane_filter(const app *a, int p)
@@ -43,7 +43,10 @@ fv_params *pane_params(app *a, int p)
     return &a->params[owner][a->panes[owner].filter];
 }
 
-const fv_filter *edit_filter(const app *a) { return pane_filter(a, a->edit_pane); }
+const fv_filter *edit_filter(const app *a)
+{
+    return pane_filter(a, a->edit_pane);
+}
 
 const char *pane_name(const app *a, int p)
 {
@@ -64,7 +67,8 @@ void pane_label(const app *a, int p, char *buf, size_t size)
 int pane_variant_available(const app *a, int p, int variant)
 {
     if (variant == PANE_ORIGINAL) return 1;
-    return a->compute != FV_COMPUTE_CPU || fv_variant_is_host(&pane_filter(a, p)->variants[variant]);
+    return a->compute != FV_COMPUTE_CPU ||
+           fv_variant_is_host(&pane_filter(a, p)->variants[variant]);
 }
 
 void describe_pane_params(app *a, int p, char *buf, size_t size)
@@ -85,7 +89,8 @@ double pane_gbps(const app *a, int p)
 static void copy_host_image(fv_image *dst, const fv_image *src)
 {
     for (int y = 0; y < src->height; y++)
-        memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch, (size_t)src->width * 4);
+        memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch,
+               (size_t)src->width * 4);
 }
 
 /* host_src = host_clean with the noise drawn on the host (a copy where the noise is off) */
@@ -108,8 +113,10 @@ fv_status app_load_image(app *a)
         (img.width > a->gl.max_texture_size || img.height > a->gl.max_texture_size)) {
         int max = a->gl.max_texture_size;
         fv_host_image_free(&img);
-        return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit "
-                       "(%dx%d): use the batch mode (-o) for it", img.width, img.height, max, max);
+        return fv_fail(FV_ERR_SIZE,
+                       "image %dx%d is larger than this OpenGL's texture limit "
+                       "(%dx%d): use the batch mode (-o) for it",
+                       img.width, img.height, max, max);
     }
     fv_host_image_free(&a->host_clean);
     a->host_clean = img;
@@ -200,9 +207,10 @@ static void release_buffers(app *a)
 
 static const char *interop_note(fv_interop_path how)
 {
-    return how == FV_INTEROP_BUFFER ? "CUDA-GL interop: kernels write the GL buffers the shader samples"
-         : how == FV_INTEROP_TEXTURE ? "CUDA-GL interop: device copy into the textures"
-                                     : "CUDA-GL interop: kernels write the pixel buffers";
+    return how == FV_INTEROP_BUFFER
+               ? "CUDA-GL interop: kernels write the GL buffers the shader samples"
+           : how == FV_INTEROP_TEXTURE ? "CUDA-GL interop: device copy into the textures"
+                                       : "CUDA-GL interop: kernels write the pixel buffers";
 }
 
 /* Registers both panes' GL objects with CUDA; on refusal unregisters what was done and returns
@@ -211,10 +219,12 @@ static cudaError_t register_panes(app *a)
 {
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        cudaError_t err = a->interop == FV_INTEROP_TEXTURE
-            ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
-                                          cudaGraphicsRegisterFlagsWriteDiscard)
-            : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo, cudaGraphicsMapFlagsWriteDiscard);
+        cudaError_t err =
+            a->interop == FV_INTEROP_TEXTURE
+                ? cudaGraphicsGLRegisterImage(&pn->texture_resource, pn->texture, GL_TEXTURE_2D,
+                                              cudaGraphicsRegisterFlagsWriteDiscard)
+                : cudaGraphicsGLRegisterBuffer(&pn->resource, pn->pbo,
+                                               cudaGraphicsMapFlagsWriteDiscard);
         if (err == cudaSuccess) continue;
         cudaGetLastError();
         unregister_panes(a);
@@ -229,8 +239,10 @@ static fv_status alloc_buffers(app *a)
     const int w = a->host_src.width, h = a->host_src.height;
     const size_t bytes = (size_t)w * 4 * (size_t)h;
     if (a->interop == FV_INTEROP_BUFFER && (double)w * h > (double)a->gl.max_buffer_texels) {
-        fprintf(stderr, "filterview: %dx%d is more than this OpenGL's buffer texture limit (%d texels): "
-                "device copy into textures instead\n", w, h, a->gl.max_buffer_texels);
+        fprintf(stderr,
+                "filterview: %dx%d is more than this OpenGL's buffer texture limit (%d texels): "
+                "device copy into textures instead\n",
+                w, h, a->gl.max_buffer_texels);
         a->interop = FV_INTEROP_TEXTURE;
         if (a->compute == FV_COMPUTE_INTEROP)
             snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
@@ -251,7 +263,8 @@ static fv_status alloc_buffers(app *a)
         glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, pn->pbo);
         glBindTexture(GL_TEXTURE_BUFFER, 0);
     }
-    if (glGetError() != GL_NO_ERROR) return fv_fail(FV_ERR_GL, "cannot make the panes' pixel buffers");
+    if (glGetError() != GL_NO_ERROR)
+        return fv_fail(FV_ERR_GL, "cannot make the panes' pixel buffers");
     if (a->compute == FV_COMPUTE_CPU) return FV_OK;
     char what[64];
     snprintf(what, sizeof what, "a %dx%d image in the viewer", w, h);
@@ -266,17 +279,21 @@ static fv_status alloc_buffers(app *a)
     if (a->compute != FV_COMPUTE_INTEROP) return FV_OK;
     if (a->force_staging) {
         a->compute = FV_COMPUTE_STAGING;
-        snprintf(a->compute_note, sizeof a->compute_note, "no interop (--interop staging): staging copy");
+        snprintf(a->compute_note, sizeof a->compute_note,
+                 "no interop (--interop staging): staging copy");
         return FV_OK;
     }
     cudaError_t err = register_panes(a);
     if (err != cudaSuccess) {
         a->compute = FV_COMPUTE_STAGING;
-        snprintf(a->compute_note, sizeof a->compute_note, "interop unavailable: staging copy (error %d)",
-                 (int)err);
-        fprintf(stderr, "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
-                a->interop == FV_INTEROP_TEXTURE ? "cudaGraphicsGLRegisterImage" : "cudaGraphicsGLRegisterBuffer",
-                (int)err, cudaGetErrorString(err));
+        snprintf(a->compute_note, sizeof a->compute_note,
+                 "interop unavailable: staging copy (error %d)", (int)err);
+        fprintf(
+            stderr,
+            "filterview: interop unavailable (%s: error %d, %s): staging copy through the host\n",
+            a->interop == FV_INTEROP_TEXTURE ? "cudaGraphicsGLRegisterImage"
+                                             : "cudaGraphicsGLRegisterBuffer",
+            (int)err, cudaGetErrorString(err));
     }
     return FV_OK;
 }
@@ -303,9 +320,11 @@ fv_status pipeline_init(app *a)
     /* pick pane variants this mode can run */
     for (int p = 0; p < 2; p++) {
         const fv_filter *f = pane_filter(a, p);
-        if (a->panes[p].variant >= f->n_variants || !pane_variant_available(a, p, a->panes[p].variant))
-            a->panes[p].variant = p == 0 ? fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE))
-                                         : PANE_ORIGINAL;
+        if (a->panes[p].variant >= f->n_variants ||
+            !pane_variant_available(a, p, a->panes[p].variant))
+            a->panes[p].variant =
+                p == 0 ? fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE))
+                       : PANE_ORIGINAL;
     }
     fv_status st = alloc_buffers(a);
     if (st == FV_OK) st = pipeline_prepare(a);
@@ -370,7 +389,8 @@ fv_status pipeline_prepare(app *a)
             if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
                 snprintf(pn->resources, sizeof pn->resources, "-");
             else
-                fv_variant_resources_text(v, pane_params(a, p), pn->resources, sizeof pn->resources);
+                fv_variant_resources_text(v, pane_params(a, p), pn->resources,
+                                          sizeof pn->resources);
         }
     }
     return FV_OK;
@@ -386,7 +406,8 @@ static fv_status run_pane(app *a, int p, fv_image *out)
         pn->kernel_ms = fv_now_ms() - t0;
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
-                         (size_t)out->width * 4, (size_t)out->height, cudaMemcpyHostToDevice) != cudaSuccess)
+                         (size_t)out->width * 4, (size_t)out->height,
+                         cudaMemcpyHostToDevice) != cudaSuccess)
             return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
         return FV_OK;
     }
@@ -401,8 +422,10 @@ static fv_status run_pane(app *a, int p, fv_image *out)
 static void end_stage(app *a, frame_stage stage, double *t)
 {
     if (a->profile) {
-        if (stage == STAGE_TEXTURE || stage == STAGE_DRAW) glFinish();
-        else if (a->compute != FV_COMPUTE_CPU) cudaDeviceSynchronize();
+        if (stage == STAGE_TEXTURE || stage == STAGE_DRAW)
+            glFinish();
+        else if (a->compute != FV_COMPUTE_CPU)
+            cudaDeviceSynchronize();
     }
     double now = fv_now_ms();
     a->stage_ms[stage] = now - *t;
@@ -412,14 +435,16 @@ static void end_stage(app *a, frame_stage stage, double *t)
 int pipeline_collect(app *a, int wait)
 {
     if (!a->results_pending) return 1;
-    cudaError_t done = wait ? cudaEventSynchronize(a->results_ready) : cudaEventQuery(a->results_ready);
+    cudaError_t done =
+        wait ? cudaEventSynchronize(a->results_ready) : cudaEventQuery(a->results_ready);
     if (done == cudaErrorNotReady) {
         cudaGetLastError(); /* "not ready" is an answer, not an error for the next launch check */
         return 0;
     }
     a->results_pending = 0;
     if (done != cudaSuccess) {
-        snprintf(a->error, sizeof a->error, "the frame's GPU work failed: %s", cudaGetErrorString(done));
+        snprintf(a->error, sizeof a->error, "the frame's GPU work failed: %s",
+                 cudaGetErrorString(done));
         a->diff_valid = 0;
         return 1;
     }
@@ -427,7 +452,8 @@ int pipeline_collect(app *a, int wait)
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+        if (pn->variant == PANE_ORIGINAL ||
+            fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
             continue; /* host clock, already set */
         fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
     }
@@ -454,7 +480,8 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
     if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
         cudaMemcpy2DToArrayAsync(array, 0, 0, from->data, from->pitch, (size_t)from->width * 4,
                                  (size_t)from->height, cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s", cudaGetErrorString(cudaGetLastError()));
+        return fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s",
+                       cudaGetErrorString(cudaGetLastError()));
     return FV_OK;
 }
 
@@ -493,7 +520,8 @@ static fv_status upload_to_gl(app *a)
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) continue;
-        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+        if (a->compute == FV_COMPUTE_STAGING &&
+            !fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
             FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
@@ -502,10 +530,12 @@ static fv_status upload_to_gl(app *a)
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         } else if (pn->buffer_texture) {
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
-            glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)pn->host_out.pitch * h, pn->host_out.data);
+            glBufferSubData(GL_PIXEL_UNPACK_BUFFER, 0, (GLsizeiptr)pn->host_out.pitch * h,
+                            pn->host_out.data);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         } else {
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, pn->host_out.data);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE,
+                            pn->host_out.data);
         }
     }
     glBindTexture(GL_TEXTURE_2D, 0);
@@ -527,9 +557,10 @@ fv_status pipeline_compute(app *a)
     for (int p = 0; p < 2; p++)
         if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
             mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource
-                                                                   : a->panes[p].resource;
+                                                                  : a->panes[p].resource;
     if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s", cudaGetErrorString(cudaGetLastError()));
+        return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s",
+                       cudaGetErrorString(cudaGetLastError()));
     end_stage(a, STAGE_MAP, &t);
     fv_image outs[2];
     fv_status st = compute_panes(a, outs);
@@ -583,7 +614,8 @@ void pipeline_time_all_variants(app *a)
         fv_runner runner = {0};
         fv_status st = FV_OK;
         if (fv_variant_is_host(v)) {
-            if ((size_t)a->host_src.width * a->host_src.height * params->iterations > CHART_CPU_MAX_PIXELS)
+            if ((size_t)a->host_src.width * a->host_src.height * params->iterations >
+                CHART_CPU_MAX_PIXELS)
                 continue;
             st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
             double t0 = fv_now_ms();
@@ -613,7 +645,8 @@ fv_status pane_download(app *a, int p, fv_image *host)
     const pane *pn = &a->panes[p];
     const fv_filter *f = pane_filter(a, p);
     const fv_image *from = NULL;
-    if (pn->variant == PANE_ORIGINAL) from = &a->host_src;
+    if (pn->variant == PANE_ORIGINAL)
+        from = &a->host_src;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
         from = &pn->host_out;
     if (!from && a->interop == FV_INTEROP_TEXTURE) return fv_image_download(host, &pn->device_out);
@@ -626,7 +659,8 @@ fv_status pane_download(app *a, int p, fv_image *host)
     glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo);
     glGetBufferSubData(GL_COPY_READ_BUFFER, 0, (GLsizeiptr)host->pitch * host->height, host->data);
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
-    return glGetError() == GL_NO_ERROR ? FV_OK : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
+    return glGetError() == GL_NO_ERROR ? FV_OK
+                                       : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
 }
 
 int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
@@ -636,7 +670,8 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
     const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
     if (pn->variant == PANE_ORIGINAL) {
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
-    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant])) {
+    } else if (a->compute != FV_COMPUTE_INTEROP ||
+               fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant])) {
         memcpy(rgba, pn->host_out.data + offset, 4);
     } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
         cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,

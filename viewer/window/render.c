@@ -73,7 +73,8 @@ static fv_status link_program(const char *vs_src, const char *vs_name, const cha
 
 /* FV_SHADER_DIR=shaders/ reads the shaders from files instead of the embedded copies: edit and
  * restart without rebuilding (and how the tests feed a broken shader). */
-static fv_status shader_source(const char *name, const char *embedded, char **owned, const char **out)
+static fv_status shader_source(const char *name, const char *embedded, char **owned,
+                               const char **out)
 {
     const char *dir = getenv("FV_SHADER_DIR");
     *owned = NULL;
@@ -163,18 +164,21 @@ fv_status render_init(app *a)
     if (a->headless) {
         glGenTextures(1, &r->fbo_color);
         glBindTexture(GL_TEXTURE_2D, r->fbo_color);
-        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, a->win_w, a->win_h, 0, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+        glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, a->win_w, a->win_h, 0, GL_RGBA, GL_UNSIGNED_BYTE,
+                     NULL);
         glBindTexture(GL_TEXTURE_2D, 0);
         glGenFramebuffers(1, &r->fbo);
         glBindFramebuffer(GL_FRAMEBUFFER, r->fbo);
-        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->fbo_color, 0);
+        glFramebufferTexture2D(GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_TEXTURE_2D, r->fbo_color,
+                               0);
         if (glCheckFramebufferStatus(GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
             return fv_fail(FV_ERR_GL, "the offscreen framebuffer is incomplete");
     }
     if (a->host_src.width > r->max_texture_size || a->host_src.height > r->max_texture_size)
-        return fv_fail(FV_ERR_SIZE, "image %dx%d is larger than this OpenGL's texture limit (%d): "
-                       "use the batch mode (-o) for it", a->host_src.width, a->host_src.height,
-                       r->max_texture_size);
+        return fv_fail(FV_ERR_SIZE,
+                       "image %dx%d is larger than this OpenGL's texture limit (%d): "
+                       "use the batch mode (-o) for it",
+                       a->host_src.width, a->host_src.height, r->max_texture_size);
     pipeline_resize_textures(a);
     return glGetError() == GL_NO_ERROR ? FV_OK : fv_fail(FV_ERR_GL, "OpenGL set-up failed");
 }
@@ -204,9 +208,12 @@ static void pane_source(const app *a, int p, GLuint *texture_2d, GLuint *buffer_
 {
     const pane *pn = &a->panes[p];
     *texture_2d = *buffer_texture = 0;
-    if (a->show_original || pn->variant == PANE_ORIGINAL) *texture_2d = a->gl.source_texture;
-    else if (pn->buffer_texture) *buffer_texture = pn->buffer_texture;
-    else *texture_2d = pn->texture;
+    if (a->show_original || pn->variant == PANE_ORIGINAL)
+        *texture_2d = a->gl.source_texture;
+    else if (pn->buffer_texture)
+        *buffer_texture = pn->buffer_texture;
+    else
+        *texture_2d = pn->texture;
 }
 
 /* Draws the image quad in viewport vp; `mode` as in image.frag; the shader's A and B are panes
@@ -223,7 +230,8 @@ static void draw_image(const app *a, const float vp[4], int mode, int pa, int pb
     for (int i = 0; i < 2; i++) {
         glActiveTexture(GL_TEXTURE0 + i); /* units 0, 1: sampler2D; 2, 3: samplerBuffer */
         glBindTexture(GL_TEXTURE_2D, texture_2d[i]);
-        if (texture_2d[i]) glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, smooth ? GL_LINEAR : GL_NEAREST);
+        if (texture_2d[i])
+            glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, smooth ? GL_LINEAR : GL_NEAREST);
         glActiveTexture(GL_TEXTURE2 + i);
         glBindTexture(GL_TEXTURE_BUFFER, buffer_texture[i]);
     }
@@ -287,11 +295,14 @@ fv_status render_screenshot(app *a, const char *path)
 {
     fv_image shot;
     if (a->win_w <= 0 || a->win_h <= 0)
-        return fv_fail(FV_ERR_ARG, "screenshot %s: the window is minimised (%dx%d), nothing to save", path,
+        return fv_fail(FV_ERR_ARG,
+                       "screenshot %s: the window is minimised (%dx%d), nothing to save", path,
                        a->win_w, a->win_h);
     FV_TRY(fv_host_image_alloc(&shot, a->win_w, a->win_h));
-    if (a->gl.fbo) glBindFramebuffer(GL_READ_FRAMEBUFFER, a->gl.fbo);
-    else glReadBuffer(GL_BACK);
+    if (a->gl.fbo)
+        glBindFramebuffer(GL_READ_FRAMEBUFFER, a->gl.fbo);
+    else
+        glReadBuffer(GL_BACK);
     glPixelStorei(GL_PACK_ALIGNMENT, 4);
     glReadPixels(0, 0, a->win_w, a->win_h, GL_RGBA, GL_UNSIGNED_BYTE, shot.data);
     /* GL rows run bottom-up: flip in place */
