@@ -95,7 +95,8 @@ static const param_enum enums[] = {
       [CONV_SIGMA] = "sigma",
       [CONV_RADIUS] = "radius",
       [CONV_LENGTH] = "length",
-      [CONV_ANGLE] = "angle"},
+      [CONV_ANGLE] = "angle",
+      [CONV_KERNEL_FILE] = "kernel-file"},
      CONV_STAGE,
      CONV_N_STAGES,
      CONV_SHAPE,
@@ -205,6 +206,11 @@ static void test_param(const fv_filter *f, int i)
                d->n_choices);
         expect(whole(d->def) && d->def >= 0 && d->def < d->n_choices,
                "%s --%s: default %g is a choice's index", f->name, n, d->def);
+    } else if (d->type == FV_PARAM_IMAGE) {
+        /* a file the program loads: built-in (0) by default, its largest side in max */
+        expect(d->def == 0 && d->max >= 1 && whole(d->max),
+               "%s --%s: an image, built-in by default, at most %g pixels a side", f->name, n,
+               d->max);
     } else {
         expect(d->type == FV_PARAM_INT || d->type == FV_PARAM_REAL, "%s --%s has a known type",
                f->name, n);

@@ -228,8 +228,10 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
     big[n++] = 1;
     for (int i = 0; i < f->n_params; i++)
         for (int end = 0; end < 2; end++) {
-            out[n] = fv_params_default(f);
             const fv_param_desc *d = &f->params[i];
+            if (d->type == FV_PARAM_IMAGE)
+                continue; /* a file the program loads: its built-in default runs */
+            out[n] = fv_params_default(f);
             double v =
                 d->type == FV_PARAM_CHOICE ? (end ? d->n_choices - 1 : 0) : (end ? d->max : d->min);
             if (d->odd_only && (long long)v % 2 == 0) v += end ? -1 : 1;
