@@ -25,75 +25,15 @@
  * equals canny_ref byte for byte: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
  * variant's state, made before any run. Rows need only 4-byte alignment.
  * ------------------------------------------------------------------------------------------------ */
-#include "canny.h"
+#include "canny_internal.h"
+#include "canny_npp.h"
 #include "cuda_check.h"
 
 #include <cooperative_groups.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef FV_HAVE_NPP
-#include "npp/npp_peers.h"
-#include <nppi_filtering_functions.h>
-#endif
-
 namespace cg = cooperative_groups;
-
-#define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
-#define PIXEL_BLOCK_Y 8
-#define TILE_W 32                  /* smem: 32x16 output tiles, 256 threads (2 each) */
-#define TILE_H 16
-#define TILE_THREADS 256
-#define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
-#define GRAY_W (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define BLUR_W (TILE_W + 2 * APRON)
-#define BLUR_H (TILE_H + 2 * APRON)
-#define FUSED_W 64                 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
-#define FUSED_H 32
-#define FUSED_UNROLLED_RADIUS 4    /* fast: blur radii compiled one by one (sigma <= 1.33) */
-#define OUTPUT_PX 8                /* fast's output kernel: pixels a thread */
-#define BITS_BATCH 32              /* fast, full hysteresis: rows of a tile whose loads go out together */
-#define BITS_MIN_BLOCKS 2          /* and blocks an SM: 128 registers, no spills, one round trip a tile */
-
-/* ---- the state: intermediates of one image size ------------------------------------------- */
-enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
-
-typedef struct canny_state {
-    canny_config config;           /* p resolved, made with the state */
-    int width, height;
-    uint8_t *gray, *blur;          /* w*h each */
-    int *mag;                      /* w*h: l1 magnitude or squared l2 */
-    uint8_t *sk;                   /* w*h: sector | kept << 2 */
-    uint16_t *label;               /* w*h: hysteresis labels */
-    unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
-    unsigned *host_flag;           /* pinned: the changed-flag read back */
-    int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
-    int bits_blocks;               /* fast, full hysteresis: blocks of the bit-mask kernel */
-    uint8_t *dirty;                /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
-    /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
-     * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
-    const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
-    unsigned hysteresis_steps;
-    int rounds_on_device;
-} canny_state;
-
-typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
-
-/* what the kernels read: pointers of the state and the resolved parameters */
-typedef struct canny_args {
-    int w, h, radius, l2, stage, auto_thr, lowc, highc, inc, cap;
-    uint8_t *gray, *blur, *sk;
-    int *mag;
-    uint16_t *label;
-    unsigned *misc;
-} canny_args;
-
-/* full hysteresis in `fast`: a warp's tile is BITS_W x BITS_H pixels; with a one-pixel ring that
- * is 64 columns (a 64-bit mask a row) by 32 rows (a row a lane) */
-#define BITS_W 62
-#define BITS_H 30
-static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
 
 static size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
@@ -180,7 +120,7 @@ static int canny_last_run_text(const fv_variant *v, const void *state, char *tex
 /* ---- what the variants share ---------------------------------------------------------------- */
 /* The kernels' arguments for a run of the state's configuration (made for these parameters and
  * this size by state_create: the runner checked both). */
-static void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a)
+void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a)
 {
     canny_state *s = (canny_state *)state;
     *c = s->config;
@@ -197,8 +137,6 @@ static canny_taps taps_of(const canny_config *c)
     return t;
 }
 
-static dim3 pixel_grid(int w, int h) { return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y); }
-static dim3 tile_grid(int w, int h) { return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H); }
 
 /* kept min = all ones, max = 0, flags 0 */
 static fv_status misc_reset(const canny_args *a, cudaStream_t stream)
@@ -206,16 +144,6 @@ static fv_status misc_reset(const canny_args *a, cudaStream_t stream)
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc, 0, MISC_WORDS * sizeof(unsigned), stream));
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_MIN, 0xff, sizeof(unsigned), stream));
     return FV_OK;
-}
-
-__device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
-{
-    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
-}
-
-__device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, uint32_t v)
-{
-    reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
 }
 
 /* the thresholds compared with: given, or from the kept minimum and maximum */
@@ -260,7 +188,7 @@ __device__ __forceinline__ void block_minmax(const canny_args &a, unsigned mn, u
 }
 
 /* ---- per-pixel kernels (naive; smem reuses the first and the last two, fast the classification) */
-static __global__ void canny_gray_kernel(fv_image src, canny_args a)
+__global__ void canny_gray_kernel(fv_image src, canny_args a)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= a.w || y >= a.h) return;
@@ -1217,103 +1145,6 @@ static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel
     return n;
 }
 
-/* ---- npp: NPP's Canny on our gray image ----------------------------------------------------- */
-#ifdef FV_HAVE_NPP
-typedef struct canny_npp_state {
-    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
-    NppStreamContext ctx;
-    Npp8u *buffer;
-} canny_npp_state;
-
-static void canny_npp_state_destroy(const fv_variant *v, void *state)
-{
-    canny_npp_state *s = (canny_npp_state *)state;
-    if (!s) return;
-    cudaFree(s->buffer);
-    cudaFree(s->base.gray);
-    cudaFree(s->base.blur);
-    free(s);
-}
-
-static size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
-{
-    (void)p;
-    return 2 * (size_t)width * height;
-}
-
-static fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
-{
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny/npp", &c));
-    canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
-    if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
-    s->base.config = c;
-    s->base.width = width;
-    s->base.height = height;
-    int bytes = 0;
-    const NppiSize size = {width, height};
-    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
-        cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
-        cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
-        cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
-        cudaGetLastError();
-        canny_npp_state_destroy(v, s);
-        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
-    }
-    *state = s;
-    return FV_OK;
-}
-
-static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edges, int w, int h)
-{
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
-}
-
-static fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                               cudaStream_t stream)
-{
-    canny_config c;
-    canny_args a{};
-    canny_npp_state *s = (canny_npp_state *)state;
-    canny_prepare(src, &s->base, &c, &a);
-    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
-    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
-    FV_CUDA_CHECK(cudaGetLastError());
-    const uint8_t *shown = s->base.gray;
-    if (a.stage != CANNY_GRAY) {
-        unsigned flags = 0;
-        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
-        s->ctx.hStream = stream;
-        s->ctx.nStreamFlags = flags;
-        const NppiSize size = {a.w, a.h};
-        const NppiPoint origin = {0, 0};
-        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
-            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
-            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
-        if (st < NPP_SUCCESS)
-            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
-        shown = s->base.blur;
-    }
-    canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);
-    FV_CUDA_CHECK(cudaGetLastError());
-    return FV_OK;
-}
-
-#define CANNY_VARIANT_NPP                                                                          \
-    {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
-     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
-                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
-     .run = canny_npp_run,                                                                         \
-     .state_bytes = canny_npp_state_bytes,                                                         \
-     .state_create = canny_npp_state_create,                                                       \
-     .state_destroy = canny_npp_state_destroy},
-#else
-#define CANNY_VARIANT_NPP
-#endif
-
 /* ---- the descriptor -------------------------------------------------------------------------- */
 static const fv_variant canny_variants[] = {
     {.name = "naive",
@@ -1345,7 +1176,7 @@ static const fv_variant canny_variants[] = {
      .state_destroy = canny_state_destroy,
      .kernels = canny_fast_kernels,
      .last_run_text = canny_last_run_text},
-    CANNY_VARIANT_NPP
+    FV_VARIANT_NPP_CANNY
     FV_VARIANT_CPU,
 };
 

@@ -11,7 +11,7 @@
  *   fft          cuFFT per channel: pad, R2C, multiply, C2R (kernels/conv/conv_fft.cu)
  *   fft_fast     the three channels in one batched plan, conversions fused into the passes
  *   auto         direct_smem or fft_fast by a cost model of both (CONV_AUTO_* below)
- *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/npp/npp_peers.c)
+ *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/conv/conv_npp.c)
  * Direct variants sum exact integers (< 2^24) and round as the reference: tolerance 0. The FFT
  * variants compute in float: at most 1 level of 255 where an exact sum lies within the float
  * error of a rounding boundary (conv_fft_tolerance: 1 level, at most 3 % of the pixels or one pixel;
@@ -22,8 +22,8 @@
  * Rows need only 4-byte alignment.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
+#include "conv_npp.h"
 #include "cuda_check.h"
-#include "npp/npp_peers.h"
 
 #include <math.h>
 #include <stdio.h>
