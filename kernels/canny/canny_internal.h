@@ -80,10 +80,28 @@ __device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, u
     reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
 }
 
-/* The kernels' arguments for a run of the state's configuration (canny.cu). */
+/* ---- the state (canny_state.cu) ---- */
+size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+void canny_state_destroy(const fv_variant *v, void *state);
+int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size);
+/* The kernels' arguments for a run of the state's configuration. */
 void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a);
 
-/* gray of every pixel of src (canny.cu; the peer's input too) */
+/* ---- the stages (canny.cu) ---- */
+/* gray of every pixel of src (the peer's input too) */
 __global__ void canny_gray_kernel(fv_image src, canny_args a);
+
+/* ---- hysteresis (canny_hysteresis.cu) ---- */
+typedef void (*canny_sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
+/* naive and smem: launches until a launch lowers nothing, reading the changed-flag after each */
+fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s, canny_sweep_launch_fn launch,
+                                     const char *unit, cudaStream_t stream);
+void canny_relax_naive_launch(const canny_args *a, cudaStream_t stream);
+void canny_relax_tile_launch(const canny_args *a, cudaStream_t stream);
+__global__ void canny_relax_naive_kernel(canny_args a);
+__global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a);
+__global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
+__global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
 
 #endif
