@@ -120,7 +120,7 @@ __device__ __forceinline__ void load_totals(const uint2 *band_totals, int pitch,
 }
 
 /* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1.
- * WIDE: 8 loads in flight at a time, else 4 (box_fast_kernel says where each was faster) */
+ * WIDE: 8 loads in flight at a time, else 4 (box_fast_body's WIDE_START says which kernels) */
 template <bool EDGE, bool WIDE = false>
 __device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, int first, int last, int x0,
                                          bool vector, uint32_t times)
@@ -327,17 +327,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     /* A group of several warps joins their prefixes either with a scan of the warps' totals
      * between two barriers (PLAIN), or (JOINED_WHEN_READ) with one barrier, each output adding
      * the total of the one warp its window may cross (windows of <= 127 columns: up to r = 63).
-     * The second, on the H200: r = 21..44 3-5 % faster at 9984x6400, 8-12 % at 3840x2160; for
-     * wider windows, which cross up to 3 warps (adding up to 3 totals), no faster. */
+     * The second pays up to r = 44; for wider windows, which cross up to 3 warps (adding up to
+     * 3 totals), it is no faster. */
     constexpr bool JOINED_WHEN_READ = GROUP_WARPS > 1 && MODE != PLAIN;
     constexpr bool ACROSS_WARPS = GROUP_WARPS > 1 && !JOINED_WHEN_READ;
     /* The dense kernel loads each row's alphas a row ahead: there (block groups of PACK21, whose
      * prefix pass before its one barrier is the shortest) the wait for them came before the
-     * barrier (Nsight, 9984x6400 radius 44: 15 % of the warps' stall samples). Elsewhere that was
-     * no faster (H200, 9984x6400: warp groups 5 % slower, PLAIN 4 %, block groups of PACK21 at 3
-     * blocks a SM -1..+4 % by the radius). Window starts keep 8 loads in flight in the dense
-     * kernel and warp groups of PACK21 (9984x6400 radius 8..20 1-3 % faster, 24 3 %), 4 in the
-     * others (8: radius 1 3 % slower, 64..128 1.5 %). */
+     * barrier. Elsewhere that was no faster. Window starts keep 8 loads in flight in the dense
+     * kernel and warp groups of PACK21, 4 in the others, where 8 were slower (docs/perf/box.md). */
     constexpr bool ALPHA_AHEAD = DENSE, WIDE_START = DENSE || (GROUP_WARPS < WARPS && MODE == PACK21);
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
@@ -539,9 +536,7 @@ typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, in
  * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii where box_quotient_hi divides (every radius
  * up to 31, so warp groups always, and some beyond) divide with one high multiply, the others
  * with a high multiply and a shift (the 64-bit product and its shift took 3 instructions a
- * channel): on the H200, 3840x2160 radius 8, 12, 16, 24 0.046 -> 0.044, 0.051 -> 0.048, 0.052 ->
- * 0.050, 0.057 -> 0.055 ms, 9984x6400 radius 8, 12, 20 0.244 -> 0.231, 0.271 -> 0.256, 0.298 ->
- * 0.286; radius 32..43 where the bound holds 2 %. */
+ * channel; the gain: docs/perf/box.md). */
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius)
 {
     const bool quotient_hi = box_divider_make(radius).magic_hi != 0; /* at every radius up to 31 */

@@ -26,11 +26,9 @@ int box_fast_mode(int radius)
  * y0 + i - r out at step i; where r + 1 is a multiple kB (B = (r + 1) / k), the row leaving
  * band j is the one band j - k reads as its own row one step later, and the row entering it
  * the one band j + k reads, so vertically nearby blocks walking at about the same pace fetch
- * the same rows and L2 serves most of them. Measured at 9984x6400 for every height 16..32 and
- * 40, 48, 64, r = 20..128 (18 radii): the best heights are about (r + 1) / k, at most 32 (r = 44:
- * 22 or 24 rows 0.357 ms against 0.411 with 45-row bands, r = 96: 32 rows 0.376 against 0.466,
- * r = 112: 28 rows 0.381 against 0.455). Up to r = SMALL_GROUP_MAX_RADIUS (groups of one warp,
- * windows that L2 holds anyway) roundup8(r + 1), 16 to 32, the best of 16..64 measured there. */
+ * the same rows and L2 serves most of them. On large images the best heights measured are
+ * about (r + 1) / k, at most 32 (docs/perf/box.md). Up to r = SMALL_GROUP_MAX_RADIUS (groups of
+ * one warp, windows that L2 holds anyway) roundup8(r + 1), 16 to 32, the best of 16..64 there. */
 static int box_fast_short_rows(int radius)
 {
     if (radius <= SMALL_GROUP_MAX_RADIUS) return imin(imax((radius + 8) & ~7, 16), 32);
@@ -38,11 +36,9 @@ static int box_fast_short_rows(int radius)
     return imin((radius + 1) / k, 32);
 }
 
-/* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows.
- * Measured on the H200 at 9984x6400 with 16, 20, 24, 28 and 32-row bands at every radius 8..31:
- * the best height was r + 1 to r + 5 from radius 16 (r = 16, 17: 20 rows 0.254, 0.267 ms against
- * 0.270, 0.273 with 24; r = 24..27: 28 rows 2-3 % faster than r + 1; r = 28..31: 32 rows 2-3 %
- * faster), 16 below. */
+/* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows,
+ * of 16, 20, 24, 28 and 32-row bands the best at every radius 8..31 on large images: r + 1 to
+ * r + 5 from radius 16, 16 below (docs/perf/box.md). */
 static int box_fast_quad_rows(int radius) { return imin(imax((radius + 4) & ~3, 16), 32); }
 
 /* blocks in a grid of the strips of g and bands of band_rows rows */
@@ -70,11 +66,8 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
     int resident = resident_blocks(g.group_warps, radius, false);
     /* Groups of 4 warps on large images (where their short bands make MANY_WAVES waves) from
      * radius 10 to 31: a quarter of the overlap of warp groups, and the barrier of 4 warps alone.
-     * On the H200 at 9984x6400, against warp groups up to r = 20 and block groups (the dense
-     * kernel) beyond: r = 10 0.5 % faster, 11..15 3-7 % (r = 14 0.271 -> 0.253 ms), 16..20 2-8 %
-     * (r = 20 0.289 -> 0.266), 21..27 3-4 %, 28..31 0-3 %; 7680x4320 r = 10..23 1-11 %; r = 8, 9
-     * 1-3 % slower and r = 32 2 % slower with them; at 3840x2160, where they would not take
-     * short bands, -6..+8 % by radius. */
+     * They beat warp groups and block groups in that range on large images only; below radius
+     * 10, above 31 and where they would not take short bands they did not pay (docs/perf/box.md). */
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
         box_fast_geometry quad = g;
         box_fast_strips(&quad, QUAD_WARPS, radius, width);
@@ -91,15 +84,14 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
         resident = resident_blocks(g.group_warps, radius, false);
     }
     /* Block groups of PACK21 on large images (short bands, below) take the kernel compiled for 4
-     * blocks a SM (64 registers, a few spilled): on the H200 at 9984x6400 radius 24, 32, 44
-     * 0.294, 0.315, 0.326 -> 0.290, 0.306, 0.315 ms; at 3840x2160, where the grid is a wave or
-     * two, no faster, and the other kernels at 4 blocks no faster anywhere. */
+     * blocks a SM (64 registers, a few spilled); where the grid is a wave or two it is no faster,
+     * and the other kernels at 4 blocks a SM are no faster anywhere (docs/perf/box.md). */
     if (g.group_warps == WARPS && g.mode == PACK21 && resident > 0 &&
         box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident) {
         g.dense = true;
         resident = resident_blocks(g.group_warps, radius, true);
     }
-    /* Bands, by the first of three rules that applies (each measured on the H200):
+    /* Bands, by the first of three rules that applies (each chosen by measurement; docs/perf/box.md):
      *   short       where even short bands make a grid of MANY_WAVES waves or more (large
      *               images), bands of box_fast_short_rows(r) rows, 16 to 32: blocks finish and
      *               start all the time, so window starts overlap other blocks' walks, and the
@@ -107,14 +99,11 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
      *               same time (below).
      *   whole waves as many blocks as the GPU runs at once, or a whole multiple of it, the fewest
      *               such waves whose bands are at most MAX_BAND_ROWS tall (no last wave of a few
-     *               blocks, and the tallest bands, whose window starts cost least): best at
-     *               3840x2160 (radius 1, 4, 20 0.0355, 0.0411, 0.0633 -> 0.0313, 0.0388, 0.0571
-     *               against the next rule), unless such bands would need band totals; then
-     *               bands of r + 1 rows (no totals) where they make one wave at least 7/8 full
-     *               (3840x2160 radius 22 and 24: 0.068 -> 0.058 and 0.062 ms; emptier waves
-     *               lost: radius 28 and 30 +7 % and +15 %).
+     *               blocks, and the tallest bands, whose window starts cost least), unless such
+     *               bands would need band totals; then bands of r + 1 rows (no totals) where
+     *               they make one wave at least 7/8 full (emptier waves lost).
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
-     *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
+     *               BLOCKS_WANTED blocks (where it applies, faster than whole waves) */
     int chosen = 0;
     const bool many_waves = resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident;
     if (many_waves) {
@@ -142,11 +131,8 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
      * what the others leave): a group writes its outputs 1 per thread a pass, so fewer outputs
      * can mean a pass fewer for every group (3840x2160 radius 7: 111 -> 96 outputs per warp, 4
      * passes -> 3), and where the grid is one wave (small images) the GPU waits for the busiest
-     * groups. On the H200 at 3840x2160 radius 4, 7, 12, 33, 128 0.0376, 0.0399, 0.0486, 0.0596,
-     * 0.0760 -> 0.0362, 0.0387, 0.0464, 0.0581, 0.0735 ms (1-4.5 %, none slower); at 9984x6400
-     * block groups radius 44..128 0.2-3 % faster (radius 32 1-3 % slower). Not for groups smaller
-     * than a block in many waves: there the groups past the image would sum columns too (9984x6400
-     * radius 1..16 2-4 % slower). */
+     * groups. Not for groups smaller than a block in many waves: there the groups past the image
+     * would sum columns too. */
     if (g.group_warps == WARPS || !many_waves) {
         const int groups = g.blocks_across * (WARPS / g.group_warps);
         g.outputs_per_group = (width + groups - 1) / groups;

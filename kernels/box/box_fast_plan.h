@@ -41,9 +41,8 @@ enum { PACK16, PACK21, PLAIN_NEAR, PLAIN }; /* how window sums travel through th
 /* which kernel a radius takes: its group size and prefix mode. From BLOCK_GROUPS_MIN_RADIUS to
  * SMALL_GROUP_MAX_RADIUS either group size may serve: warps alone on large images, whole blocks
  * (their prefixes joined as read, one barrier a row) on images too small for many waves of short
- * bands (box_fast_geometry_make): on the H200, block groups at 3840x2160 radius 13..20 3-8 %
- * faster (radius 16 0.0558 -> 0.0515 ms), at 9984x6400 radius 15..17 2-4 % slower, below radius
- * 13 no faster. */
+ * bands (box_fast_geometry_make): there block groups pay from radius 13 on; on large images,
+ * and below radius 13, they do not (docs/perf/box.md). */
 #define BLOCK_GROUPS_MIN_RADIUS 13
 
 /* how the image is cut: groups of warps summing strips of columns, bands of rows */
