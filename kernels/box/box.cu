@@ -8,14 +8,14 @@
  *   smem      16x16 block stages its tile plus apron in shared memory (in strips for wide windows)
  *   tex       taps read through a texture object whose clamp address mode does the borders
  *   fast      constant work per pixel: sliding sums in one pass, plus band totals for wide windows (kernels/box/box_fast.cu)
- *   npp       NVIDIA NPP's box filter, the peer (kernels/npp/npp_peers.c, where NPP is available)
+ *   npp       NVIDIA NPP's box filter, the peer (kernels/box/box_npp.c, where NPP is available)
  * All sum in exact integers and divide with box_mean (kernels/box/box.h), so every one equals box_ref
  * (kernels/box/box_ref.c) byte for byte: tolerance 0, checked by tests/gpu/test_filters.c for many sizes,
  * radii and pitches. Rows need only 4-byte alignment (uchar4 accesses).
  * ------------------------------------------------------------------------------------------------ */
 #include "box.h"
+#include "box_npp.h"
 #include "cuda_check.h"
-#include "npp/npp_peers.h"
 
 #include <stdlib.h>
 

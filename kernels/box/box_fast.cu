@@ -31,262 +31,27 @@
  *                few totals plus at most half a band of rows at each end. On compute capability 9
  *                and up the walk is launched programmatically after that pass and waits for it
  *                only to read the totals.
+ * The groups, strips and bands for an image and a radius are planned in box_fast_plan.c (plain
+ * C); this file holds the kernels, the choice of kernel binary, the state and the run.
  * Nothing is written but the output. Equals box_ref byte for byte (tests/gpu/test_filters.c);
  * figures, what paid and what did not: docs/perf/box.md.
  * ------------------------------------------------------------------------------------------------ */
 #include "box.h"
+#include "box_fast_plan.h"
 #include "cuda_check.h"
 
 #include <stdlib.h>
 
-#define THREADS 256                 /* threads per block */
-#define COLUMNS_PER_THREAD 4        /* adjacent columns each thread sums (one 16-byte load) */
 #define SPAN (THREADS * COLUMNS_PER_THREAD) /* columns a block sums: outputs plus overlap */
-#define WARPS (THREADS / 32)
-#ifndef BLOCKS_WANTED
-#define BLOCKS_WANTED 512           /* enough blocks for 3 or 4 per SM on a 132-SM GPU */
-#endif
 #define BAND_TOTALS_THREADS 256     /* threads (columns) per block of the band-totals pass */
 #define MIN_BLOCKS 3                /* blocks per SM the register budget must allow (80 registers) */
 #define MIN_BLOCKS_DENSE 4          /* the dense kernel's (64 registers), below */
-#ifndef SMALL_GROUP_MAX_RADIUS
-#define SMALL_GROUP_MAX_RADIUS 20   /* up to here a warp alone sums 128 columns (no barriers) */
-#endif
-#define QUAD_WARPS 4                /* groups of 4 warps (512 columns, a named barrier) ... */
-#define QUAD_MIN_RADIUS 10          /* ... serve this range on large images (box_fast_geometry_make) */
-#define QUAD_MAX_RADIUS 31
-#define PACKED_MAX_RADIUS 7         /* up to here R and B stay packed in the row prefix too */
-#define PACK21_MAX_RADIUS 44        /* up to here R, G and B share one 64-bit prefix word */
-#define NEAR_MAX_RADIUS 63           /* up to here a window (<= 127 columns) crosses at most 1 warp */
-enum { PACK16, PACK21, PLAIN_NEAR, PLAIN }; /* how window sums travel through the row prefix (below) */
-#ifndef BAND_TOTALS_FACTOR
-#define BAND_TOTALS_FACTOR 2        /* band totals once a window is taller than this many bands */
-#endif
 
 const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
     "(16-bit lanes), row sums are differences of a warp (r <= 12; <= 9 on large images), 4-warp "
     "(r 10..31 on large images) or block prefix in shared memory (r <= 44: the warps' own, joined "
     "as read); R, G, B packed in 2 words up to r = 44; wide windows start from band totals";
-
-/* how the image is cut: groups of warps summing strips of columns, bands of rows */
-typedef struct box_fast_geometry {
-    int group_warps;                /* 1 (small radii) or WARPS */
-    bool dense;                     /* block groups of PACK21 on large images: 4 blocks a SM */
-    int mode;                       /* PACK16, PACK21, PLAIN_NEAR or PLAIN, by the radius */
-    int outputs_per_group;          /* at most 128 * group_warps - 2r - 3 (3: the 4-pixel alignment) */
-    int blocks_across;
-    int band_rows;                  /* rows each block walks */
-    int bands;
-    int use_band_totals;            /* a window start would cost more than its band: sum bands */
-    int totals_pitch;               /* columns per row of band totals (a multiple of 4) */
-} box_fast_geometry;
-
-#define MIN_BAND_ROWS 8
-#define MAX_BAND_ROWS 64
-#define MANY_WAVES 4                /* a grid this many waves long takes short bands */
-static int box_fast_resident_blocks(int group_warps, int radius, bool dense); /* below the kernels */
-typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
-static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius);
-
-/* which kernel a radius takes: its group size and prefix mode. From BLOCK_GROUPS_MIN_RADIUS to
- * SMALL_GROUP_MAX_RADIUS either group size may serve: warps alone on large images, whole blocks
- * (their prefixes joined as read, one barrier a row) on images too small for many waves of short
- * bands (box_fast_geometry_make): on the H200, block groups at 3840x2160 radius 13..20 3-8 %
- * faster (radius 16 0.0558 -> 0.0515 ms), at 9984x6400 radius 15..17 2-4 % slower, below radius
- * 13 no faster. */
-#define BLOCK_GROUPS_MIN_RADIUS 13
-static int box_fast_group_warps(int radius) { return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS; }
-static int box_fast_mode(int radius)
-{
-    return radius <= PACKED_MAX_RADIUS ? PACK16
-           : radius <= PACK21_MAX_RADIUS ? PACK21 : radius <= NEAR_MAX_RADIUS ? PLAIN_NEAR : PLAIN;
-}
-
-/* Short bands' height. A band of B rows at row y0 = jB takes rows y0 + i + r + 1 in and
- * y0 + i - r out at step i; where r + 1 is a multiple kB (B = (r + 1) / k), the row leaving
- * band j is the one band j - k reads as its own row one step later, and the row entering it
- * the one band j + k reads, so vertically nearby blocks walking at about the same pace fetch
- * the same rows and L2 serves most of them. Measured at 9984x6400 for every height 16..32 and
- * 40, 48, 64, r = 20..128 (18 radii): the best heights are about (r + 1) / k, at most 32 (r = 44:
- * 22 or 24 rows 0.357 ms against 0.411 with 45-row bands, r = 96: 32 rows 0.376 against 0.466,
- * r = 112: 28 rows 0.381 against 0.455). Up to r = SMALL_GROUP_MAX_RADIUS (groups of one warp,
- * windows that L2 holds anyway) roundup8(r + 1), 16 to 32, the best of 16..64 measured there. */
-static int box_fast_short_rows(int radius)
-{
-    if (radius <= SMALL_GROUP_MAX_RADIUS) return min(max((radius + 8) & ~7, 16), 32);
-    const int k = (radius + 33) / 33; /* ceil((r + 1) / 33): the fewest bands per r + 1 rows */
-    return min((radius + 1) / k, 32);
-}
-
-/* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows.
- * Measured on the H200 at 9984x6400 with 16, 20, 24, 28 and 32-row bands at every radius 8..31:
- * the best height was r + 1 to r + 5 from radius 16 (r = 16, 17: 20 rows 0.254, 0.267 ms against
- * 0.270, 0.273 with 24; r = 24..27: 28 rows 2-3 % faster than r + 1; r = 28..31: 32 rows 2-3 %
- * faster), 16 below. */
-static int box_fast_quad_rows(int radius) { return min(max((radius + 4) & ~3, 16), 32); }
-
-/* blocks in a grid of the strips of g and bands of band_rows rows */
-static long long box_fast_grid_blocks(const box_fast_geometry *g, int band_rows, int height)
-{
-    return (long long)g->blocks_across * ((height + band_rows - 1) / band_rows);
-}
-
-/* the strips of groups of that size: outputs per group, blocks across the image */
-static void box_fast_strips(box_fast_geometry *g, int group_warps, int radius, int width)
-{
-    g->group_warps = group_warps;
-    g->outputs_per_group = 32 * COLUMNS_PER_THREAD * group_warps - 2 * radius - 3;
-    const int per_block = g->outputs_per_group * (WARPS / group_warps);
-    g->blocks_across = (width + per_block - 1) / per_block;
-}
-
-static box_fast_geometry box_fast_geometry_make(int radius, int width, int height)
-{
-    box_fast_geometry g;
-    g.mode = box_fast_mode(radius);
-    box_fast_strips(&g, box_fast_group_warps(radius), radius, width);
-    int short_rows = box_fast_short_rows(radius);
-    g.dense = false;
-    int resident = box_fast_resident_blocks(g.group_warps, radius, false);
-    /* Groups of 4 warps on large images (where their short bands make MANY_WAVES waves) from
-     * radius 10 to 31: a quarter of the overlap of warp groups, and the barrier of 4 warps alone.
-     * On the H200 at 9984x6400, against warp groups up to r = 20 and block groups (the dense
-     * kernel) beyond: r = 10 0.5 % faster, 11..15 3-7 % (r = 14 0.271 -> 0.253 ms), 16..20 2-8 %
-     * (r = 20 0.289 -> 0.266), 21..27 3-4 %, 28..31 0-3 %; 7680x4320 r = 10..23 1-11 %; r = 8, 9
-     * 1-3 % slower and r = 32 2 % slower with them; at 3840x2160, where they would not take
-     * short bands, -6..+8 % by radius. */
-    if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
-        box_fast_geometry quad = g;
-        box_fast_strips(&quad, QUAD_WARPS, radius, width);
-        const int quad_resident = box_fast_resident_blocks(QUAD_WARPS, radius, false), quad_rows = box_fast_quad_rows(radius);
-        if (quad_resident > 0 && box_fast_grid_blocks(&quad, quad_rows, height) >= (long long)MANY_WAVES * quad_resident) {
-            g = quad;
-            short_rows = quad_rows;
-            resident = quad_resident;
-        }
-    }
-    if (g.group_warps == 1 && radius >= BLOCK_GROUPS_MIN_RADIUS && resident > 0 &&
-        box_fast_grid_blocks(&g, short_rows, height) < (long long)MANY_WAVES * resident) {
-        box_fast_strips(&g, WARPS, radius, width); /* a small image: block groups */
-        resident = box_fast_resident_blocks(g.group_warps, radius, false);
-    }
-    /* Block groups of PACK21 on large images (short bands, below) take the kernel compiled for 4
-     * blocks a SM (64 registers, a few spilled): on the H200 at 9984x6400 radius 24, 32, 44
-     * 0.294, 0.315, 0.326 -> 0.290, 0.306, 0.315 ms; at 3840x2160, where the grid is a wave or
-     * two, no faster, and the other kernels at 4 blocks no faster anywhere. */
-    if (g.group_warps == WARPS && g.mode == PACK21 && resident > 0 &&
-        box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident) {
-        g.dense = true;
-        resident = box_fast_resident_blocks(g.group_warps, radius, true);
-    }
-    /* Bands, by the first of three rules that applies (each measured on the H200):
-     *   short       where even short bands make a grid of MANY_WAVES waves or more (large
-     *               images), bands of box_fast_short_rows(r) rows, 16 to 32: blocks finish and
-     *               start all the time, so window starts overlap other blocks' walks, and the
-     *               rows a block fetches are the ones blocks a few bands away fetch at about the
-     *               same time (below).
-     *   whole waves as many blocks as the GPU runs at once, or a whole multiple of it, the fewest
-     *               such waves whose bands are at most MAX_BAND_ROWS tall (no last wave of a few
-     *               blocks, and the tallest bands, whose window starts cost least): best at
-     *               3840x2160 (radius 1, 4, 20 0.0355, 0.0411, 0.0633 -> 0.0313, 0.0388, 0.0571
-     *               against the next rule), unless such bands would need band totals; then
-     *               bands of r + 1 rows (no totals) where they make one wave at least 7/8 full
-     *               (3840x2160 radius 22 and 24: 0.068 -> 0.058 and 0.062 ms; emptier waves
-     *               lost: radius 28 and 30 +7 % and +15 %).
-     *   otherwise   (and without a device to ask) the tallest power-of-two band giving
-     *               BLOCKS_WANTED blocks (9984x6400 radius 64 0.368 against 0.430 for whole waves) */
-    int chosen = 0;
-    const bool many_waves = resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident;
-    if (many_waves) {
-        g.band_rows = short_rows;
-        chosen = 1;
-    } else if (resident > 0) {
-        for (int waves = 1;; waves++) {
-            const int bands = max(1, waves * resident / g.blocks_across);
-            g.band_rows = max((height + bands - 1) / bands, MIN_BAND_ROWS);
-            if (g.band_rows <= MAX_BAND_ROWS) break;
-        }
-        chosen = 2 * radius + 1 <= BAND_TOTALS_FACTOR * g.band_rows;
-        const long long one_row_more = box_fast_grid_blocks(&g, radius + 1, height);
-        if (!chosen && one_row_more <= resident && 8 * one_row_more >= 7 * (long long)resident) {
-            g.band_rows = radius + 1; /* one wave, at least 7/8 full, of bands needing no totals */
-            chosen = 1;
-        }
-    }
-    if (!chosen) {
-        g.band_rows = MAX_BAND_ROWS;
-        while (g.band_rows > MIN_BAND_ROWS && box_fast_grid_blocks(&g, g.band_rows, height) < BLOCKS_WANTED)
-            g.band_rows /= 2;
-    }
-    /* The image's columns spread evenly over the groups of its strips (the last no longer takes
-     * what the others leave): a group writes its outputs 1 per thread a pass, so fewer outputs
-     * can mean a pass fewer for every group (3840x2160 radius 7: 111 -> 96 outputs per warp, 4
-     * passes -> 3), and where the grid is one wave (small images) the GPU waits for the busiest
-     * groups. On the H200 at 3840x2160 radius 4, 7, 12, 33, 128 0.0376, 0.0399, 0.0486, 0.0596,
-     * 0.0760 -> 0.0362, 0.0387, 0.0464, 0.0581, 0.0735 ms (1-4.5 %, none slower); at 9984x6400
-     * block groups radius 44..128 0.2-3 % faster (radius 32 1-3 % slower). Not for groups smaller
-     * than a block in many waves: there the groups past the image would sum columns too (9984x6400
-     * radius 1..16 2-4 % slower). */
-    if (g.group_warps == WARPS || !many_waves) {
-        const int groups = g.blocks_across * (WARPS / g.group_warps);
-        g.outputs_per_group = (width + groups - 1) / groups;
-    }
-    g.bands = (height + g.band_rows - 1) / g.band_rows;
-    g.use_band_totals = 2 * radius + 1 > BAND_TOTALS_FACTOR * g.band_rows;
-    g.totals_pitch = (width + 3) & ~3;
-    return g;
-}
-
-typedef struct box_fast_state {
-    box_fast_geometry geometry;
-    int radius, width, height;
-    bool programmatic;              /* the GPU launches programmatic dependents (compute capability >= 9) */
-    box_fast_kernel_fn walk;        /* the kernel the geometry picked */
-    box_divider divider;            /* the radius's */
-    uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
-} box_fast_state;
-
-static size_t box_fast_totals_bytes(const box_fast_geometry *g)
-{
-    return g->use_band_totals ? sizeof(uint2) * (size_t)g->totals_pitch * (size_t)g->bands : 0;
-}
-
-size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
-{
-    const box_fast_geometry g = box_fast_geometry_make(box_radius(p), width, height);
-    return box_fast_totals_bytes(&g);
-}
-
-fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
-{
-    box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
-    if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->radius = box_radius(p);
-    s->width = width;
-    s->height = height;
-    s->geometry = box_fast_geometry_make(s->radius, width, height);
-    s->walk = box_fast_kernel_for(s->geometry.group_warps, s->geometry.mode, s->geometry.dense, s->radius);
-    s->divider = box_divider_make(s->radius);
-    s->programmatic = fv_device_compute_major() >= 9;
-    const size_t bytes = box_fast_totals_bytes(&s->geometry);
-    if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        free(s);
-        return fv_fail(FV_ERR_MEMORY, "box/fast: cannot allocate its %zu KiB of band totals",
-                       bytes >> 10);
-    }
-    *state = s;
-    return FV_OK;
-}
-
-void box_fast_state_destroy(const fv_variant *v, void *state)
-{
-    box_fast_state *s = (box_fast_state *)state;
-    if (!s) return;
-    cudaFree(s->band_totals);
-    free(s);
-}
 
 /* ---- packed sums ----------------------------------------------------------------------------- */
 /* R and B as 16-bit lanes of one word; G alone */
@@ -355,7 +120,7 @@ __device__ __forceinline__ void load_totals(const uint2 *band_totals, int pitch,
 }
 
 /* sums += rows first..last (inside the image) of the thread's columns; `times` = +1 or -1.
- * WIDE: 8 loads in flight at a time, else 4 (box_fast_kernel says where each was faster) */
+ * WIDE: 8 loads in flight at a time, else 4 (box_fast_body's WIDE_START says which kernels) */
 template <bool EDGE, bool WIDE = false>
 __device__ __forceinline__ void add_rows(column_sums &s, const fv_image &img, int first, int last, int x0,
                                          bool vector, uint32_t times)
@@ -562,17 +327,14 @@ __device__ __forceinline__ void box_fast_body(box_fast_shared<GROUP_WARPS, MODE>
     /* A group of several warps joins their prefixes either with a scan of the warps' totals
      * between two barriers (PLAIN), or (JOINED_WHEN_READ) with one barrier, each output adding
      * the total of the one warp its window may cross (windows of <= 127 columns: up to r = 63).
-     * The second, on the H200: r = 21..44 3-5 % faster at 9984x6400, 8-12 % at 3840x2160; for
-     * wider windows, which cross up to 3 warps (adding up to 3 totals), no faster. */
+     * The second pays up to r = 44; for wider windows, which cross up to 3 warps (adding up to
+     * 3 totals), it is no faster. */
     constexpr bool JOINED_WHEN_READ = GROUP_WARPS > 1 && MODE != PLAIN;
     constexpr bool ACROSS_WARPS = GROUP_WARPS > 1 && !JOINED_WHEN_READ;
     /* The dense kernel loads each row's alphas a row ahead: there (block groups of PACK21, whose
      * prefix pass before its one barrier is the shortest) the wait for them came before the
-     * barrier (Nsight, 9984x6400 radius 44: 15 % of the warps' stall samples). Elsewhere that was
-     * no faster (H200, 9984x6400: warp groups 5 % slower, PLAIN 4 %, block groups of PACK21 at 3
-     * blocks a SM -1..+4 % by the radius). Window starts keep 8 loads in flight in the dense
-     * kernel and warp groups of PACK21 (9984x6400 radius 8..20 1-3 % faster, 24 3 %), 4 in the
-     * others (8: radius 1 3 % slower, 64..128 1.5 %). */
+     * barrier. Elsewhere that was no faster. Window starts keep 8 loads in flight in the dense
+     * kernel and warp groups of PACK21, 4 in the others, where 8 were slower (docs/perf/box.md). */
     constexpr bool ALPHA_AHEAD = DENSE, WIDE_START = DENSE || (GROUP_WARPS < WARPS && MODE == PACK21);
     const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
     const int group = warp / GROUP_WARPS, gt = t % GROUP_THREADS, gwarp = warp % GROUP_WARPS;
@@ -768,13 +530,13 @@ __global__ void __launch_bounds__(THREADS, BLOCKS_PER_SM)
                                                                     band_rows, band_totals, totals_pitch, vector);
 }
 
+typedef void (*box_fast_kernel_fn)(fv_image, fv_image, int, box_divider, int, int, const uint2 *, int, bool);
+
 /* The kernel of that group size and mode; dense (block groups of PACK21 only): the one compiled
  * for MIN_BLOCKS_DENSE blocks a SM. Kernels for radii where box_quotient_hi divides (every radius
  * up to 31, so warp groups always, and some beyond) divide with one high multiply, the others
  * with a high multiply and a shift (the 64-bit product and its shift took 3 instructions a
- * channel): on the H200, 3840x2160 radius 8, 12, 16, 24 0.046 -> 0.044, 0.051 -> 0.048, 0.052 ->
- * 0.050, 0.057 -> 0.055 ms, 9984x6400 radius 8, 12, 20 0.244 -> 0.231, 0.271 -> 0.256, 0.298 ->
- * 0.286; radius 32..43 where the bound holds 2 %. */
+ * channel; the gain: docs/perf/box.md). */
 static box_fast_kernel_fn box_fast_kernel_for(int group_warps, int mode, bool dense, int radius)
 {
     const bool quotient_hi = box_divider_make(radius).magic_hi != 0; /* at every radius up to 31 */
@@ -801,6 +563,52 @@ static int box_fast_resident_blocks(int group_warps, int radius, bool dense)
         return 0;
     }
     return sms * per_sm;
+}
+
+/* ---- the state: the plan for this radius and size, its kernel, its band totals -------------- */
+typedef struct box_fast_state {
+    box_fast_geometry geometry;
+    int radius, width, height;
+    bool programmatic;              /* the GPU launches programmatic dependents (compute capability >= 9) */
+    box_fast_kernel_fn walk;        /* the kernel the geometry picked */
+    box_divider divider;            /* the radius's */
+    uint2 *band_totals;             /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
+} box_fast_state;
+
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+{
+    const box_fast_geometry g = box_fast_geometry_make(box_radius(p), width, height, box_fast_resident_blocks);
+    return box_fast_totals_bytes(&g);
+}
+
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+{
+    box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
+    s->radius = box_radius(p);
+    s->width = width;
+    s->height = height;
+    s->geometry = box_fast_geometry_make(s->radius, width, height, box_fast_resident_blocks);
+    s->walk = box_fast_kernel_for(s->geometry.group_warps, s->geometry.mode, s->geometry.dense, s->radius);
+    s->divider = box_divider_make(s->radius);
+    s->programmatic = fv_device_compute_major() >= 9;
+    const size_t bytes = box_fast_totals_bytes(&s->geometry);
+    if (bytes && cudaMalloc((void **)&s->band_totals, bytes) != cudaSuccess) {
+        cudaGetLastError();
+        free(s);
+        return fv_fail(FV_ERR_MEMORY, "box/fast: cannot allocate its %zu KiB of band totals",
+                       bytes >> 10);
+    }
+    *state = s;
+    return FV_OK;
+}
+
+void box_fast_state_destroy(const fv_variant *v, void *state)
+{
+    box_fast_state *s = (box_fast_state *)state;
+    if (!s) return;
+    cudaFree(s->band_totals);
+    free(s);
 }
 
 int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)

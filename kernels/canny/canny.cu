@@ -24,172 +24,18 @@
  * point the reference's breadth-first search computes. Every stage of every variant but the peer
  * equals canny_ref byte for byte: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
  * variant's state, made before any run. Rows need only 4-byte alignment.
+ * This file holds the stages before hysteresis, the runs and the descriptor; the state is in
+ * canny_state.cu, hysteresis in canny_hysteresis.cu, the peer in canny_npp.cu, what they share in
+ * canny_internal.h.
  * ------------------------------------------------------------------------------------------------ */
-#include "canny.h"
+#include "canny_internal.h"
+#include "canny_npp.h"
 #include "cuda_check.h"
 
-#include <cooperative_groups.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#ifdef FV_HAVE_NPP
-#include "npp/npp_peers.h"
-#include <nppi_filtering_functions.h>
-#endif
-
-namespace cg = cooperative_groups;
-
-#define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
-#define PIXEL_BLOCK_Y 8
-#define TILE_W 32                  /* smem: 32x16 output tiles, 256 threads (2 each) */
-#define TILE_H 16
-#define TILE_THREADS 256
-#define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
-#define GRAY_W (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define BLUR_W (TILE_W + 2 * APRON)
-#define BLUR_H (TILE_H + 2 * APRON)
-#define FUSED_W 64                 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
-#define FUSED_H 32
-#define FUSED_UNROLLED_RADIUS 4    /* fast: blur radii compiled one by one (sigma <= 1.33) */
-#define OUTPUT_PX 8                /* fast's output kernel: pixels a thread */
-#define BITS_BATCH 32              /* fast, full hysteresis: rows of a tile whose loads go out together */
-#define BITS_MIN_BLOCKS 2          /* and blocks an SM: 128 registers, no spills, one round trip a tile */
-
-/* ---- the state: intermediates of one image size ------------------------------------------- */
-enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
-
-typedef struct canny_state {
-    canny_config config;           /* p resolved, made with the state */
-    int width, height;
-    uint8_t *gray, *blur;          /* w*h each */
-    int *mag;                      /* w*h: l1 magnitude or squared l2 */
-    uint8_t *sk;                   /* w*h: sector | kept << 2 */
-    uint16_t *label;               /* w*h: hysteresis labels */
-    unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
-    unsigned *host_flag;           /* pinned: the changed-flag read back */
-    int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
-    int bits_blocks;               /* fast, full hysteresis: blocks of the bit-mask kernel */
-    uint8_t *dirty;                /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
-    /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
-     * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
-    const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
-    unsigned hysteresis_steps;
-    int rounds_on_device;
-} canny_state;
-
-typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
-
-/* what the kernels read: pointers of the state and the resolved parameters */
-typedef struct canny_args {
-    int w, h, radius, l2, stage, auto_thr, lowc, highc, inc, cap;
-    uint8_t *gray, *blur, *sk;
-    int *mag;
-    uint16_t *label;
-    unsigned *misc;
-} canny_args;
-
-/* full hysteresis in `fast`: a warp's tile is BITS_W x BITS_H pixels; with a one-pixel ring that
- * is 64 columns (a 64-bit mask a row) by 32 rows (a row a lane) */
-#define BITS_W 62
-#define BITS_H 30
-static long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
-
-static size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
-{
-    (void)p;
-    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
-           2 * (size_t)bits_tiles(width, height);
-}
-
-static void canny_state_destroy(const fv_variant *v, void *state)
-{
-    canny_state *s = (canny_state *)state;
-    if (!s) return;
-    cudaFree(s->gray);
-    cudaFree(s->blur);
-    cudaFree(s->mag);
-    cudaFree(s->sk);
-    cudaFree(s->label);
-    cudaFree(s->misc);
-    cudaFree(s->dirty);
-    cudaFreeHost(s->host_flag);
-    free(s);
-}
-
-static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
-static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
-
-/* blocks of a cooperative kernel: every block resident at once, never more than there is work */
-static int coop_grid(const void *kernel, long long work_blocks)
-{
-    int device = 0, sms = 0, per_sm = 0, coop = 0;
-    if (cudaGetDevice(&device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
-        cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TILE_THREADS, 0) != cudaSuccess || !coop) {
-        cudaGetLastError();
-        return 0;
-    }
-    const long long most = (long long)sms * per_sm;
-    return (int)(work_blocks < most ? work_blocks : most);
-}
-
-static fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
-{
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny", &c));
-    canny_state *s = (canny_state *)calloc(1, sizeof *s);
-    if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
-    s->config = c;
-    s->width = width;
-    s->height = height;
-    const size_t n = (size_t)width * height;
-    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess || cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
-        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess || cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
-        cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
-        cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
-        cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
-        cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
-        cudaGetLastError();
-        canny_state_destroy(v, s);
-        return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
-    }
-    s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
-                               (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H));
-    const int warps = TILE_THREADS / 32;
-    s->bits_blocks = coop_grid((const void *)canny_hysteresis_bits_kernel, (bits_tiles(width, height) + warps - 1) / warps);
-    *state = s;
-    return FV_OK;
-}
-
-/* the bench's note: how much hysteresis the last run needed (fast's count is read back here) */
-static int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size)
-{
-    const canny_state *s = (const canny_state *)state;
-    if (!s->hysteresis_unit) return 0;
-    unsigned steps = s->hysteresis_steps;
-    if (s->rounds_on_device && cudaMemcpy(&steps, s->misc + MISC_ROUNDS, sizeof steps, cudaMemcpyDeviceToHost) != cudaSuccess) {
-        cudaGetLastError();
-        return 0;
-    }
-    snprintf(text, size, "hysteresis: %u %s", steps, s->hysteresis_unit);
-    return 1;
-}
-
 /* ---- what the variants share ---------------------------------------------------------------- */
-/* The kernels' arguments for a run of the state's configuration (made for these parameters and
- * this size by state_create: the runner checked both). */
-static void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a)
-{
-    canny_state *s = (canny_state *)state;
-    *c = s->config;
-    s->hysteresis_unit = NULL;
-    *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
-                    canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
-                    s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
-}
-
 static canny_taps taps_of(const canny_config *c)
 {
     canny_taps t;
@@ -197,25 +43,12 @@ static canny_taps taps_of(const canny_config *c)
     return t;
 }
 
-static dim3 pixel_grid(int w, int h) { return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y); }
-static dim3 tile_grid(int w, int h) { return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H); }
-
 /* kept min = all ones, max = 0, flags 0 */
 static fv_status misc_reset(const canny_args *a, cudaStream_t stream)
 {
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc, 0, MISC_WORDS * sizeof(unsigned), stream));
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_MIN, 0xff, sizeof(unsigned), stream));
     return FV_OK;
-}
-
-__device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
-{
-    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
-}
-
-__device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, uint32_t v)
-{
-    reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
 }
 
 /* the thresholds compared with: given, or from the kept minimum and maximum */
@@ -260,7 +93,7 @@ __device__ __forceinline__ void block_minmax(const canny_args &a, unsigned mn, u
 }
 
 /* ---- per-pixel kernels (naive; smem reuses the first and the last two, fast the classification) */
-static __global__ void canny_gray_kernel(fv_image src, canny_args a)
+__global__ void canny_gray_kernel(fv_image src, canny_args a)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= a.w || y >= a.h) return;
@@ -324,36 +157,6 @@ static __global__ void canny_classify_kernel(canny_args a)
     a.label[i] = (uint16_t)canny_classify(a.sk[i] >> 2, a.mag[i], lowc, highc, a.cap);
 }
 
-/* least label of the 8 neighbours (CANNY_NONE outside the image) */
-__device__ __forceinline__ unsigned least_neighbour_global(const volatile uint16_t *label, int x, int y, int w, int h)
-{
-    unsigned least = CANNY_NONE;
-    for (int dy = -1; dy <= 1; dy++)
-        for (int dx = -1; dx <= 1; dx++) {
-            const int xx = x + dx, yy = y + dy;
-            if ((dx | dy) == 0 || xx < 0 || xx >= w || yy < 0 || yy >= h) continue;
-            const unsigned v = label[(size_t)yy * w + xx];
-            least = v < least ? v : least;
-        }
-    return least;
-}
-
-/* One sweep in place: labels read while neighbours write them are old or new, valid either way. */
-static __global__ void canny_relax_naive_kernel(canny_args a)
-{
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= a.w || y >= a.h) return;
-    volatile uint16_t *label = a.label;
-    const size_t i = (size_t)y * a.w + x;
-    const unsigned old = label[i];
-    if (old == 0 || old == CANNY_NONE) return;
-    const unsigned now = canny_relax(old, least_neighbour_global(label, x, y, a.w, a.h), a.inc);
-    if (now < old) {
-        label[i] = (uint16_t)now;
-        a.misc[MISC_CHANGED] = 1;
-    }
-}
-
 static __global__ void canny_output_kernel(fv_image dst, canny_args a)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
@@ -370,29 +173,6 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
     default: out = canny_display_edge(a.label[i], a.cap); break;
     }
     store_pixel(dst, x, y, out);
-}
-
-/* ---- hysteresis by sweeps or tile rounds with the host reading the changed-flag -------------- */
-typedef void (*sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
-
-static fv_status hysteresis_host_loop(const canny_args *a, canny_state *s, sweep_launch_fn launch,
-                                      const char *unit, cudaStream_t stream)
-{
-    s->hysteresis_unit = unit;
-    s->rounds_on_device = 0;
-    for (s->hysteresis_steps = 1;; s->hysteresis_steps++) { /* every sweep that changes something lowers a label: this ends */
-        FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_CHANGED, 0, sizeof(unsigned), stream));
-        launch(a, stream);
-        FV_CUDA_CHECK(cudaGetLastError());
-        FV_CUDA_CHECK(cudaMemcpyAsync(s->host_flag, a->misc + MISC_CHANGED, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
-        FV_CUDA_CHECK(cudaStreamSynchronize(stream));
-        if (!*s->host_flag) return FV_OK;
-    }
-}
-
-static void relax_naive_launch(const canny_args *a, cudaStream_t stream)
-{
-    canny_relax_naive_kernel<<<pixel_grid(a->w, a->h), dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), 0, stream>>>(*a);
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
@@ -422,7 +202,7 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_naive_launch, "sweeps of the whole image", stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_naive_launch, "sweeps of the whole image", stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -889,237 +669,6 @@ static dim3 output_fast_grid(int w, int h)
     return dim3((w + PIXEL_BLOCK_X * OUTPUT_PX - 1) / (PIXEL_BLOCK_X * OUTPUT_PX), (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
 }
 
-/* ---- hysteresis on tiles: converge inside the tile in shared memory ------------------------- */
-/* Loads the tile's labels and a one-pixel ring (CANNY_NONE outside the image), relaxes in Jacobi
- * steps (all read, barrier, all write) until nothing in the tile lowers, writes back what did.
- * Returns (to every thread) whether anything changed. COHERENT: loads and stores through L2 only,
- * for the cooperative kernel, whose other blocks write labels while it runs. */
-template <bool COHERENT>
-__device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
-{
-    __shared__ uint16_t lab[TILE_H + 2][TILE_W + 2];
-    for (int idx = threadIdx.x; idx < (TILE_H + 2) * (TILE_W + 2); idx += TILE_THREADS) {
-        const int k = idx / (TILE_W + 2), j = idx - k * (TILE_W + 2), x = x0 - 1 + j, y = y0 - 1 + k;
-        unsigned v = CANNY_NONE;
-        if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
-            const uint16_t *q = a.label + (size_t)y * a.w + x;
-            v = COHERENT ? __ldcg(q) : *q;
-        }
-        lab[k][j] = (uint16_t)v;
-    }
-    __syncthreads();
-    /* each thread owns 2 pixels: idx and idx + 256 */
-    unsigned start[2], mine[2];
-    for (int e = 0; e < 2; e++) {
-        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
-        start[e] = mine[e] = lab[k + 1][j + 1];
-    }
-    bool more = true;
-    while (more) {
-        unsigned now[2];
-        bool lowered = false;
-        for (int e = 0; e < 2; e++) {
-            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
-            now[e] = mine[e];
-            if (mine[e] == 0 || mine[e] == CANNY_NONE) continue;
-            unsigned least = CANNY_NONE;
-            for (int dy = 0; dy <= 2; dy++)
-                for (int dx = 0; dx <= 2; dx++)
-                    if (dy != 1 || dx != 1) least = min(least, (unsigned)lab[k + dy][j + dx]);
-            now[e] = canny_relax(mine[e], least, a.inc);
-            lowered |= now[e] < mine[e];
-        }
-        __syncthreads();
-        for (int e = 0; e < 2; e++) {
-            const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W;
-            if (now[e] < mine[e]) lab[k + 1][j + 1] = (uint16_t)now[e];
-            mine[e] = now[e];
-        }
-        more = __syncthreads_or(lowered);
-    }
-    bool changed = false;
-    for (int e = 0; e < 2; e++) {
-        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
-        if (mine[e] == start[e] || x >= a.w || y >= a.h) continue; /* ring-less pixels outside never lower */
-        uint16_t *q = a.label + (size_t)y * a.w + x;
-        if (COHERENT) __stcg(q, (uint16_t)mine[e]);
-        else *q = (uint16_t)mine[e];
-        changed = true;
-    }
-    return __syncthreads_or(changed);
-}
-
-static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a)
-{
-    if (tile_hysteresis<false>(a, blockIdx.x * TILE_W, blockIdx.y * TILE_H) && threadIdx.x == 0) a.misc[MISC_CHANGED] = 1;
-}
-
-static void relax_tile_launch(const canny_args *a, cudaStream_t stream)
-{
-    canny_hysteresis_tile_kernel<<<tile_grid(a->w, a->h), TILE_THREADS, 0, stream>>>(*a);
-}
-
-/* fast: every block walks its share of the tiles each round; a grid-wide barrier ends a round, and
- * all blocks read the round's flag after it. Three flags rotate: round n sets flag n % 3, which
- * was cleared during round n - 2 (after the barrier that ended the last reads of it), and nobody
- * sets it again before round n + 3 begins. */
-static __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a)
-{
-    cg::grid_group grid = cg::this_grid();
-    const int tiles_x = (a.w + TILE_W - 1) / TILE_W, tiles = tiles_x * ((a.h + TILE_H - 1) / TILE_H);
-    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
-    for (unsigned round = 0;; round++) {
-        bool changed = false;
-        for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
-            changed |= tile_hysteresis<true>(a, tx * TILE_W, ty * TILE_H);
-        }
-        if (changed && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
-        grid.sync();
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
-            flags[(round + 2) % 3] = 0;
-            a.misc[MISC_ROUNDS] = round + 1; /* for the bench's note, read after the run */
-        }
-        if (__ldcg(&flags[round % 3]) == 0) return;
-    }
-}
-
-/* fast, full hysteresis (inc 0: a weak pixel is an edge when any chain joins it to a strong one):
- * the labels as bit masks. A warp takes a BITS_W x BITS_H tile; lane k holds row y0 - 1 + k as two
- * 64-bit masks over columns x0 - 1 .. x0 + 62 (bit j = column x0 - 1 + j): `cand` (weak or strong)
- * and `strong`. The ring (lanes 0 and 31, bits 0 and 63) belongs to the neighbouring tiles and is
- * only read. A step grows `strong` into the candidates next to it (8-neighbourhood: the rows
- * above and below by shuffles, left and right by shifts), then along whole runs of candidates in a
- * row at once (Kogge-Stone fills, six shift-and-mask steps a direction); steps repeat until the
- * tile stops changing. Newly strong pixels are written back as label 0.
- * Rounds: round 0 takes every tile, later rounds only the tiles whose ring a neighbour changed
- * (dirty[round & 1], marked by that neighbour), with grid-wide barriers between rounds. The
- * result is the same fixed point as every other order of growth: what is joined to a strong pixel. */
-__device__ __forceinline__ unsigned long long fill_up(unsigned long long gen, unsigned long long pro)
-{
-    gen |= pro & (gen << 1);  pro &= pro << 1;
-    gen |= pro & (gen << 2);  pro &= pro << 2;
-    gen |= pro & (gen << 4);  pro &= pro << 4;
-    gen |= pro & (gen << 8);  pro &= pro << 8;
-    gen |= pro & (gen << 16); pro &= pro << 16;
-    return gen | (pro & (gen << 32));
-}
-
-__device__ __forceinline__ unsigned long long fill_down(unsigned long long gen, unsigned long long pro)
-{
-    gen |= pro & (gen >> 1);  pro &= pro >> 1;
-    gen |= pro & (gen >> 2);  pro &= pro >> 2;
-    gen |= pro & (gen >> 4);  pro &= pro >> 4;
-    gen |= pro & (gen >> 8);  pro &= pro >> 8;
-    gen |= pro & (gen >> 16); pro &= pro >> 16;
-    return gen | (pro & (gen >> 32));
-}
-
-/* One tile by one warp; returns (to every lane) the sides whose pixels changed: bit 0 top, 1
- * bottom, 2 left, 3 right, 4..7 the corners top-left, top-right, bottom-left, bottom-right. */
-__device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
-{
-    const unsigned lane = threadIdx.x & 31, all = 0xffffffffu;
-    unsigned long long cand = 0, strong = 0;
-    /* Row y0 - 1 + k: lane j reads columns x0 - 1 + j (v0) and x0 + 31 + j (v1). A batch's loads
-     * go out together, then its ballots: straight-line code, every load from a clamped address,
-     * what lies outside the image replaced by CANNY_NONE afterwards. */
-    const int xa = x0 - 1 + (int)lane, xb = xa + 32, y_c = canny_clamp(y0 - 1, a.h - 1);
-    const bool in_a = xa >= 0 && xa < a.w, in_b = xb < a.w;
-    const uint16_t *col_a = a.label + (size_t)y_c * a.w + canny_clamp(xa, a.w - 1);
-    const uint16_t *col_b = a.label + (size_t)y_c * a.w + canny_clamp(xb, a.w - 1);
-#pragma unroll
-    for (int k0 = 0; k0 < 32; k0 += BITS_BATCH) {
-        unsigned v0s[BITS_BATCH], v1s[BITS_BATCH];
-#pragma unroll
-        for (int k = 0; k < BITS_BATCH; k++) {
-            const unsigned row = (unsigned)(canny_clamp(y0 - 1 + k0 + k, a.h - 1) - y_c) * (unsigned)a.w; /* < 32 rows */
-            v0s[k] = __ldcg(col_a + row);
-            v1s[k] = __ldcg(col_b + row);
-        }
-#pragma unroll
-        for (int k = 0; k < BITS_BATCH; k++) {
-            const int y = y0 - 1 + k0 + k;
-            const bool row_in = y >= 0 && y < a.h;
-            const unsigned v0 = row_in && in_a ? v0s[k] : CANNY_NONE, v1 = row_in && in_b ? v1s[k] : CANNY_NONE;
-            const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
-            const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
-            if (lane == (unsigned)(k0 + k)) {
-                cand = c0 | (unsigned long long)c1 << 32;
-                strong = s0 | (unsigned long long)s1 << 32;
-            }
-        }
-    }
-    /* what may change: inner rows (lanes 1..30) and inner columns (bits 1..62) */
-    const unsigned long long inner = (lane >= 1 && lane <= BITS_H) ? 0x7ffffffffffffffeull : 0ull;
-    const unsigned long long grow_into = cand & ~strong & inner, before = strong;
-    if (!__any_sync(all, grow_into != 0) || !__any_sync(all, strong != 0)) return 0;
-    const unsigned long long runs = cand & inner; /* strong pixels carry growth along a run too */
-    for (;;) {
-        unsigned long long up = __shfl_up_sync(all, strong, 1), down = __shfl_down_sync(all, strong, 1);
-        if (lane == 0) up = 0;
-        if (lane == 31) down = 0;
-        unsigned long long near = strong | up | down;
-        near |= (near << 1) | (near >> 1);
-        unsigned long long grown = strong | (near & grow_into);
-        grown |= (fill_up(grown & runs, runs) | fill_down(grown & runs, runs)) & grow_into;
-        const bool changed = grown != strong;
-        strong = grown;
-        if (!__any_sync(all, changed)) break;
-    }
-    /* write the newly strong pixels back and say which sides of the tile changed */
-    unsigned long long fresh = strong & ~before;
-    const int y = y0 - 1 + (int)lane;
-    const unsigned long long left_bit = 2ull, right_bit = 1ull << BITS_W;
-    unsigned sides = 0;
-    if (fresh) {
-        if (lane == 1) sides |= 1u | (fresh & left_bit ? 16u : 0u) | (fresh & right_bit ? 32u : 0u);
-        if (lane == BITS_H) sides |= 2u | (fresh & left_bit ? 64u : 0u) | (fresh & right_bit ? 128u : 0u);
-        if (fresh & left_bit) sides |= 4u;
-        if (fresh & right_bit) sides |= 8u;
-    }
-    while (fresh) { /* fresh bits are inside the image: only candidates grow */
-        const int j = __ffsll((long long)fresh) - 1;
-        fresh &= fresh - 1;
-        __stcg(a.label + (size_t)y * a.w + (x0 - 1 + j), (uint16_t)0);
-    }
-    for (int offset = 16; offset > 0; offset >>= 1) sides |= __shfl_xor_sync(all, sides, offset);
-    return sides;
-}
-
-static __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
-{
-    cg::grid_group grid = cg::this_grid();
-    const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H, tiles = tiles_x * tiles_y;
-    const int warp = (int)(blockIdx.x * (TILE_THREADS / 32) + threadIdx.x / 32), warps = (int)gridDim.x * (TILE_THREADS / 32);
-    unsigned *flags = a.misc + MISC_ROUND_FLAGS;
-    for (unsigned round = 0;; round++) {
-        uint8_t *now = dirty + (size_t)(round & 1) * tiles, *next = dirty + (size_t)((round + 1) & 1) * tiles;
-        bool changed = false;
-        for (int tile = warp; tile < tiles; tile += warps) {
-            if (round > 0 && !__ldcg(now + tile)) continue;
-            if (round > 0 && (threadIdx.x & 31) == 0) __stcg(now + tile, (uint8_t)0);
-            const int ty = tile / tiles_x, tx = tile - ty * tiles_x;
-            const unsigned sides = bits_tile(a, tx * BITS_W, ty * BITS_H);
-            if (!sides || (threadIdx.x & 31) != 0) continue;
-            changed = true;
-            const int mark[8][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
-            for (int k = 0; k < 8; k++) {
-                const int nx = tx + mark[k][0], ny = ty + mark[k][1];
-                if ((sides >> k & 1) && nx >= 0 && nx < tiles_x && ny >= 0 && ny < tiles_y)
-                    __stcg(next + ny * tiles_x + nx, (uint8_t)1);
-            }
-        }
-        if (__syncthreads_or(changed) && threadIdx.x == 0) atomicOr(&flags[round % 3], 1u);
-        grid.sync();
-        if (blockIdx.x == 0 && threadIdx.x == 0) {
-            flags[(round + 2) % 3] = 0;
-            a.misc[MISC_ROUNDS] = round + 1;
-        }
-        if (__ldcg(&flags[round % 3]) == 0) return;
-    }
-}
-
 /* ---- smem ----------------------------------------------------------------------------------- */
 static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
                                 cudaStream_t stream)
@@ -1143,7 +692,7 @@ static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_ima
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(hysteresis_host_loop(&a, (canny_state *)state, relax_tile_launch, "rounds of tiles (each converged in shared memory)", stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_tile_launch, "rounds of tiles (each converged in shared memory)", stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -1217,103 +766,6 @@ static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel
     return n;
 }
 
-/* ---- npp: NPP's Canny on our gray image ----------------------------------------------------- */
-#ifdef FV_HAVE_NPP
-typedef struct canny_npp_state {
-    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
-    NppStreamContext ctx;
-    Npp8u *buffer;
-} canny_npp_state;
-
-static void canny_npp_state_destroy(const fv_variant *v, void *state)
-{
-    canny_npp_state *s = (canny_npp_state *)state;
-    if (!s) return;
-    cudaFree(s->buffer);
-    cudaFree(s->base.gray);
-    cudaFree(s->base.blur);
-    free(s);
-}
-
-static size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
-{
-    (void)p;
-    return 2 * (size_t)width * height;
-}
-
-static fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
-{
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny/npp", &c));
-    canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
-    if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
-    s->base.config = c;
-    s->base.width = width;
-    s->base.height = height;
-    int bytes = 0;
-    const NppiSize size = {width, height};
-    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
-        cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
-        cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
-        cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
-        cudaGetLastError();
-        canny_npp_state_destroy(v, s);
-        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
-    }
-    *state = s;
-    return FV_OK;
-}
-
-static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edges, int w, int h)
-{
-    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= w || y >= h) return;
-    store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
-}
-
-static fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                               cudaStream_t stream)
-{
-    canny_config c;
-    canny_args a{};
-    canny_npp_state *s = (canny_npp_state *)state;
-    canny_prepare(src, &s->base, &c, &a);
-    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
-    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
-    FV_CUDA_CHECK(cudaGetLastError());
-    const uint8_t *shown = s->base.gray;
-    if (a.stage != CANNY_GRAY) {
-        unsigned flags = 0;
-        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
-        s->ctx.hStream = stream;
-        s->ctx.nStreamFlags = flags;
-        const NppiSize size = {a.w, a.h};
-        const NppiPoint origin = {0, 0};
-        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
-            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
-            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
-        if (st < NPP_SUCCESS)
-            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
-        shown = s->base.blur;
-    }
-    canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);
-    FV_CUDA_CHECK(cudaGetLastError());
-    return FV_OK;
-}
-
-#define CANNY_VARIANT_NPP                                                                          \
-    {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
-     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
-                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
-     .run = canny_npp_run,                                                                         \
-     .state_bytes = canny_npp_state_bytes,                                                         \
-     .state_create = canny_npp_state_create,                                                       \
-     .state_destroy = canny_npp_state_destroy},
-#else
-#define CANNY_VARIANT_NPP
-#endif
-
 /* ---- the descriptor -------------------------------------------------------------------------- */
 static const fv_variant canny_variants[] = {
     {.name = "naive",
@@ -1345,7 +797,7 @@ static const fv_variant canny_variants[] = {
      .state_destroy = canny_state_destroy,
      .kernels = canny_fast_kernels,
      .last_run_text = canny_last_run_text},
-    CANNY_VARIANT_NPP
+    FV_VARIANT_NPP_CANNY
     FV_VARIANT_CPU,
 };
 

@@ -11,19 +11,18 @@
  *   fft          cuFFT per channel: pad, R2C, multiply, C2R (kernels/conv/conv_fft.cu)
  *   fft_fast     the three channels in one batched plan, conversions fused into the passes
  *   auto         direct_smem or fft_fast by a cost model of both (CONV_AUTO_* below)
- *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/npp/npp_peers.c)
+ *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/conv/conv_npp.c)
  * Direct variants sum exact integers (< 2^24) and round as the reference: tolerance 0. The FFT
  * variants compute in float: at most 1 level of 255 where an exact sum lies within the float
  * error of a rounding boundary (conv_fft_tolerance: 1 level, at most 3 % of the pixels or one pixel;
- * measured on an H200 over the full test set: largest |difference| 1, worst share 1.46 % on
- * 121x67, one pixel of 7 on 1x7). The kernel stage is exact integers; the
+ * what the test set shows: docs/perf/conv.md). The kernel stage is exact integers; the
  * spectrum stages are computed in double by every variant (one shared path, conv_fft.cu) and by
  * the reference, and agree to the byte. All checked by tests/gpu/test_filters.c against conv_ref.
  * Rows need only 4-byte alignment.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
+#include "conv_npp.h"
 #include "cuda_check.h"
-#include "npp/npp_peers.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -37,11 +36,11 @@
 #define SMEM_TILE_H (SMEM_BLOCK_Y * SMEM_ROWS)
 #define SMEM_BAND 16               /* kernel rows staged at a time: (32 + 15) x (32 + kw - 1) pixels */
 
-/* auto: a cost model of direct_smem and fft_fast, fitted to the bench's sweep on an H200 (box
- * kernels 9x9 .. 17x17 at 512x512 .. 9984x6400, 127x127 at 3840x2160): direct_smem 0.48 ps per
- * non-zero tap and pixel + 8 us (0.476 .. 0.535 at the large sizes); fft_fast 3.2 ps per padded
- * point and log2(P Q) + 23 us. The FFT's cost per point varies with the padded lengths (powers of
- * two run faster: 2.9 .. 4.0 ps measured), so where the model's two estimates are within
+/* auto: a cost model of direct_smem and fft_fast, its coefficients below fitted on an H200 to the
+ * bench's sweep of box kernels 9x9 .. 17x17 at 512x512 .. 9984x6400 and 127x127 at 3840x2160
+ * (see docs/perf/conv.md): direct_smem a time per non-zero tap and pixel plus a fixed one; fft_fast
+ * a time per padded point and log2(P Q) plus a fixed one. The FFT's cost per point varies with the
+ * padded lengths (powers of two run faster), so where the model's two estimates are within
  * CONV_AUTO_CLOSE_CALL of each other, auto times both on this GPU when its state is made (blank
  * images, one warm-up and three timed runs each, the faster of the three) and keeps the faster:
  * the crossover as measured on the GPU it runs on, not on the one the model was fitted on. */
@@ -429,9 +428,8 @@ static int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_
 }
 
 /* ---- the descriptor -------------------------------------------------------------------------- */
-/* Measured on the GPU over tests/gpu/test_filters.c's sizes and kernels (see the README): the float
- * FFT's error is about 1e-4 of a level, so only exact sums within that of a rounding boundary
- * (x.5) can come out 1 level off. */
+/* The float FFT's error is a small fraction of a level (docs/perf/conv.md), so only exact sums
+ * within it of a rounding boundary (x.5) can come out 1 level off. */
 static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 0.03};
 
 static const fv_variant conv_variants[] = {

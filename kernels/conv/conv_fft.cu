@@ -11,19 +11,18 @@
  *                     C2R, write that channel's bytes (5 launches a channel)
  *   FAST (fft_fast)   one batched plan for R, G and B: one pass reads RGBA into three padded
  *                     planes, one multiply reads the kernel's spectrum once for three channels,
- *                     one pass packs R, G, B and the source's alpha into 32-bit stores. (Moving
- *                     these three passes into cuFFT as JIT-linked LTO callbacks, CUDA 13's
- *                     cufftXtSetJITCallback, was measured on an H200 and dropped: at 3840x2160
- *                     every combination ran slower, 0.65 .. 0.79 ms against 0.62 with the three
- *                     kernels, as cuFFT's callback kernels are slower than its own; only at
- *                     9984x6400 did pad + multiply gain 9 %, for 0.4 .. 2 s of linking a plan.)
+ *                     one pass packs R, G, B and the source's alpha into 32-bit stores. (These
+ *                     three passes stay kernels of ours: as JIT-linked LTO callbacks of cuFFT,
+ *                     cufftXtSetJITCallback, they ran slower, and linking a plan took seconds;
+ *                     docs/perf/conv.md.)
  *   VIEW              double-precision D2Z of each channel for the spectrum stages, the kernel's
  *                     magnitudes made once; the display formula is conv.h's, shared with the
  *                     reference, which computes its spectra in double too
  * Plans, work area, buffers and the kernel's spectrum are made by conv_fft_state_create (when the
  * image, shape or size changes), never in a run; each run sets the plans' stream. Tolerance: the
- * FFT output differs from the exact sums only where a value lies within the float error (about
- * 1e-4 of a level) of a rounding boundary: at most 1 level, on a small share of pixels.
+ * FFT output differs from the exact sums only where a value lies within the float error (a small
+ * fraction of a level) of a rounding boundary: at most 1 level, on a small share of pixels.
+ * Checked against conv_ref by tests/gpu/test_filters.c within conv.cu's tolerance.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
 #include "cuda_check.h"

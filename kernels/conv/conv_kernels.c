@@ -233,13 +233,10 @@ fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k)
 
 /* ---- FFT sizes ----
  * cuFFT is fastest on powers of two, then on 2,3-smooth lengths, then 2,3,5-smooth ones; 7 and
- * larger primes cost more again. Measured on an H200 (three R2C + C2R of the padded planes):
- * 2250 x 4000 0.554 ms, 2250 x 4096 0.454 ms (2.4 % more points, 18 % less time); 6480 x 10240
- * 4.25 ms, 6561 x 10240 3.86 ms (3^8 rows: 1.3 % more points, 9 % less time); 2240 = 2^6 5 7 rows
- * 0.585 ms against 0.454 for 2250; fft_fast at 3840x2160 with a 9x9 kernel took 0.687 ms on a
- * 3888 x 2187 grid, 0.624 with 31x31 on 4096 x 2250 (8 % more points). So a length is the smallest
- * power of two if that is at most 10 % longer than the smallest 2,3,5-smooth length, else the
- * smallest 2,3-smooth one if at most 2 % longer, else the smallest 2,3,5-smooth one. */
+ * larger primes cost more again, enough that a slightly longer length can take less time
+ * (docs/perf/conv.md). So a length is the smallest power of two if that is at most 10 % longer
+ * than the smallest 2,3,5-smooth length, else the smallest 2,3-smooth one if at most 2 % longer,
+ * else the smallest 2,3,5-smooth one. */
 static int smooth_over(int m, int largest_prime)
 {
     static const int primes[3] = {2, 3, 5};

@@ -13,9 +13,9 @@
  * tests/gpu/test_filters.c for many sizes, sigmas and iteration counts.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
+#include "gaussian_npp.h"
 #include "gaussian_taps.h"
 #include "gaussian_wide.h"
-#include "npp/npp_peers.h"
 
 #include <string.h>
 

@@ -5,6 +5,7 @@
  * largest-remainder method while keeping the symmetry w[k] = w[-k]: floor every e_k, then hand
  * the missing units out in pairs to the offsets with the largest remainders, the odd one (and any
  * that remain) to the centre. Computed once on the host; GPU kernels receive these integers.
+ * Checked by tests/cpu/test_ref.c: sum 256, symmetric, non-increasing, radius ceil(3 sigma).
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian_taps.h"
 

@@ -29,10 +29,10 @@
  * 16, 24, 32): the window widths and chunk counts depend on r8 alone, so they are constants, and
  * so is which MMAs can meet a non-zero band (those beyond 2 r8 are left out; a band beyond 2r
  * within them is all zeros and adds nothing). That, and row addresses as one 32-bit multiply
- * (rows lie within 4 GiB: gaussian_wide_addresses), took the kernel from 2.76 to 1.54
- * instructions per pixel and sigma 3 at 9984x6400 on the H200 from 0.380 to 0.269 ms (before:
- * run-time chunk loops and band tests, a 64-bit multiply per loaded row). Shared memory rows are
- * an odd number of 16-byte units apart, so ldmatrix and the sum stores meet no bank conflicts.
+ * (rows lie within 4 GiB: gaussian_wide_addresses), cut the kernel's instructions per pixel
+ * sharply (before: run-time chunk loops and band tests, a 64-bit multiply per loaded row; figures
+ * in docs/perf/gaussian.md). Shared memory rows are an odd number of 16-byte units apart, so
+ * ldmatrix and the sum stores meet no bank conflicts.
  * Needs sm_80 (compiled to a trap before) and taps < 256: gaussian_wide_applies says when.
  *
  * Fragment layouts (PTX ISA, "Matrix Fragments for mma.m16n8k32", .u8; g = lane / 4,

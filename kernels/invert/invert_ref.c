@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/invert/invert_ref.c: CPU reference of invert: each colour channel
- * becomes 255 - value, alpha is passed through.
+ * becomes 255 - value, alpha is passed through. Checked on hand-computed images by
+ * tests/cpu/test_ref.c; the oracle of the GPU variants in tests/gpu/test_filters.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "invert.h"
 

@@ -12,7 +12,7 @@
  *              shared-memory read serves every output whose window holds that pixel
  *   fast       shared sorting work: pruned sorting networks for k <= 7, sliding histograms
  *              beyond (kernels/median/median_fast.cu)
- *   npp        NVIDIA NPP's median filter, the peer (kernels/npp/npp_peers.c, where NPP is available)
+ *   npp        NVIDIA NPP's median filter, the peer (kernels/median/median_npp.c, where NPP is available)
  * The selection of naive and smem* is a bitwise binary search per channel: 8 passes over the
  * window, each counting the values below a candidate (no sorting, no data-dependent memory
  * accesses). Every variant equals median_ref (kernels/median/median_ref.c) byte for byte: tolerance
@@ -21,7 +21,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 #include "median.h"
-#include "npp/npp_peers.h"
+#include "median_npp.h"
 
 #include <stdio.h>
 

@@ -24,7 +24,7 @@
  *                 where a comparator needs both outputs, a share of the maxima become a + b - min,
  *                 two HADD2 on the otherwise idle FMA pipes. k = 5 and 9 run the network once per
  *                 word (R|B, then G|A), which halves the values live at once; k = 7 runs both
- *                 words together (timings of each choice at net_tile below).
+ *                 words together (the choices at net_tile below; their timings in docs/perf/median.md).
  *   k = 11..25    sliding histograms (Huang's algorithm): a thread walks down one column of one
  *                 channel over 64 rows with a 256-bin histogram of its window in shared memory
  *                 (two 16-bit bins a word, interleaved across threads: no bank conflicts); per
@@ -140,13 +140,12 @@ __device__ __forceinline__ uint32_t net_after(uint32_t after, uint32_t on)
     } while (0)
 
 /* Per size: its network, how it runs and the blocks per SM its registers must allow (1 lets a
- * thread take up to 255 registers, 2 at most 128). Measured on an H200 at 3840x2160 against the
- * other ways of running each (tiles 4x1 and 8x1; both words together or one at a time; plain
- * 16-bit lanes or the half encoding):
- *   k = 5  8x1 tile, one word at a time, half encoding: 0.106 ms (both words plain on 4x1, the
- *          earlier choice, 0.156; 8x1 one word plain 0.123; 8x1 both words plain 0.163)
- *   k = 7  4x1 tile, both words, half encoding: 0.239 ms (8x1: 0.255 to 0.276 whichever way)
- *   k = 9  4x1 tile, one word at a time, half encoding: 0.509 ms (the sliding histogram: 1.432) */
+ * thread take up to 255 registers, 2 at most 128). Each is the fastest of the ways of running it
+ * (tiles 4x1 and 8x1; both words together or one at a time; plain 16-bit lanes or the half
+ * encoding), measured against the others (docs/perf/median.md):
+ *   k = 5  8x1 tile, one word at a time, half encoding
+ *   k = 7  4x1 tile, both words, half encoding
+ *   k = 9  4x1 tile, one word at a time, half encoding (faster than the sliding histogram) */
 template <int K> struct net_tile;
 template <> struct net_tile<5> {
     enum { TX = MEDIAN_NET5_TX, TY = MEDIAN_NET5_TY, MIN_BLOCKS = 2 };

@@ -3,3 +3,4 @@
 # FV_KERNEL_SOURCES: its CUDA variants and descriptor; FV_NPP_SOURCES: its NPP peer (where NPP is).
 list(APPEND FV_REF_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_ref.c)
 list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.cu ${CMAKE_CURRENT_LIST_DIR}/median_fast.cu)
+list(APPEND FV_NPP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_npp.c)

@@ -1,0 +1,38 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/box/box_npp.h: the box filter's NPP peer, variant `npp` (kernels/box/box_npp.c): its
+ * callbacks and FV_VARIANT_NPP_BOX, the row kernels/box/box.cu puts in its variant table. Where
+ * NPP was not found (no FV_HAVE_NPP) the row is empty and the filter has no `npp` variant.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_BOX_NPP_H
+#define FV_BOX_NPP_H
+
+#include "filter.h"
+
+#ifdef FV_HAVE_NPP
+#include "npp/npp_common.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef FV_HAVE_NPP
+fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                      cudaStream_t stream);
+
+#define FV_VARIANT_NPP_BOX                                                                         \
+    {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
+     .summary = "NVIDIA NPP's nppiFilterBoxBorder_8u_C4R, replicated border: the field's peer",    \
+     .run = box_npp_run,                                                                           \
+     .state_create = box_npp_state_create,                                                         \
+     .state_destroy = npp_state_destroy},
+#else
+#define FV_VARIANT_NPP_BOX
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,95 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/canny/canny_npp.cu: Canny's peer, variant `npp` (built only where CMake found NPP):
+ * nppiFilterCannyBorder_8u_C1R on our gray image (canny_gray_kernel) with the manual low and high
+ * thresholds; no blur, no auto thresholds, only its edge map, expanded to RGBA8 by a kernel of its
+ * own. Measured against canny_ref, not held to it.
+ * ------------------------------------------------------------------------------------------------ */
+#include "canny_internal.h"
+#include "canny_npp.h"
+#include "cuda_check.h"
+#include "npp/npp_common.h"
+
+#include <nppi_filtering_functions.h>
+#include <stdlib.h>
+
+typedef struct canny_npp_state {
+    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
+    NppStreamContext ctx;
+    Npp8u *buffer;
+} canny_npp_state;
+
+void canny_npp_state_destroy(const fv_variant *v, void *state)
+{
+    canny_npp_state *s = (canny_npp_state *)state;
+    if (!s) return;
+    cudaFree(s->buffer);
+    cudaFree(s->base.gray);
+    cudaFree(s->base.blur);
+    free(s);
+}
+
+size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+{
+    (void)p;
+    return 2 * (size_t)width * height;
+}
+
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+{
+    canny_config c;
+    FV_TRY(canny_config_make(p, "canny/npp", &c));
+    canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
+    s->base.config = c;
+    s->base.width = width;
+    s->base.height = height;
+    int bytes = 0;
+    const NppiSize size = {width, height};
+    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
+        cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
+        cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
+        cudaGetLastError();
+        canny_npp_state_destroy(v, s);
+        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
+    }
+    *state = s;
+    return FV_OK;
+}
+
+static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edges, int w, int h)
+{
+    const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= w || y >= h) return;
+    store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
+}
+
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                               cudaStream_t stream)
+{
+    canny_config c;
+    canny_args a{};
+    canny_npp_state *s = (canny_npp_state *)state;
+    canny_prepare(src, &s->base, &c, &a);
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
+    FV_CUDA_CHECK(cudaGetLastError());
+    const uint8_t *shown = s->base.gray;
+    if (a.stage != CANNY_GRAY) {
+        unsigned flags = 0;
+        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+        s->ctx.hStream = stream;
+        s->ctx.nStreamFlags = flags;
+        const NppiSize size = {a.w, a.h};
+        const NppiPoint origin = {0, 0};
+        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
+            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
+            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
+        if (st < NPP_SUCCESS)
+            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
+        shown = s->base.blur;
+    }
+    canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}

@@ -1,0 +1,38 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/canny/canny_npp.h: Canny's NPP peer, variant `npp` (kernels/canny/canny_npp.cu): its
+ * callbacks and FV_VARIANT_NPP_CANNY, the row kernels/canny/canny.cu puts in its variant table.
+ * Where NPP was not found (no FV_HAVE_NPP) the row is empty and the filter has no `npp` variant.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_CANNY_NPP_H
+#define FV_CANNY_NPP_H
+
+#include "filter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef FV_HAVE_NPP
+size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+void canny_npp_state_destroy(const fv_variant *v, void *state);
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                       cudaStream_t stream);
+
+#define FV_VARIANT_NPP_CANNY                                                                       \
+    {.name = "npp",                                                                                \
+     .role = FV_ROLE_PEER,                                                                     \
+     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
+                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
+     .run = canny_npp_run,                                                                         \
+     .state_bytes = canny_npp_state_bytes,                                                         \
+     .state_create = canny_npp_state_create,                                                       \
+     .state_destroy = canny_npp_state_destroy},
+#else
+#define FV_VARIANT_NPP_CANNY
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,47 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/gaussian/gaussian_npp.c: the Gaussian's peer, variant `npp` (built only where CMake
+ * found NPP): nppiFilterGaussAdvancedBorder_8u_C4R with our taps in device memory, our integer
+ * weights divided by 256 as floats, so that NPP filters with the same kernel as ours; what
+ * differs is its float arithmetic and rounding. Measured against gaussian_ref, not held to it.
+ * ------------------------------------------------------------------------------------------------ */
+#include "gaussian/gaussian_npp.h"
+#include "gaussian/gaussian_taps.h"
+#include "npp/npp_common.h"
+
+#include <nppi_filtering_functions.h>
+
+fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+{
+    (void)v;
+    (void)width;
+    (void)height;
+    fv_gaussian_taps t;
+    FV_TRY(fv_gaussian_taps_make(p, &t));
+    npp_state *s = NULL;
+    FV_TRY(npp_state_make(&s));
+    Npp32f host[2 * FV_GAUSSIAN_MAX_RADIUS + 1];
+    s->n_taps = 2 * t.radius + 1;
+    for (int k = 0; k < s->n_taps; k++) host[k] = (Npp32f)t.w[k] / FV_GAUSSIAN_WEIGHT_SUM;
+    if (cudaMalloc((void **)&s->taps, sizeof host) != cudaSuccess ||
+        cudaMemcpy(s->taps, host, sizeof(Npp32f) * (size_t)s->n_taps, cudaMemcpyHostToDevice) != cudaSuccess) {
+        npp_state_destroy(v, s);
+        return fv_fail(FV_ERR_MEMORY, "npp: cannot place the Gaussian's taps on the device");
+    }
+    *state = s;
+    return FV_OK;
+}
+
+fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
+                           cudaStream_t stream)
+{
+    (void)v;
+    (void)p;
+    npp_state *s = state;
+    FV_TRY(npp_stream(s, stream));
+    NppiSize size = {src->width, src->height};
+    NppiPoint origin = {0, 0};
+    return npp_result(nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(
+                          src->data, (Npp32s)src->pitch, size, origin, dst->data, (Npp32s)dst->pitch,
+                          size, s->n_taps, s->taps, NPP_BORDER_REPLICATE, s->ctx),
+                      "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
+}

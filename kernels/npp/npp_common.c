@@ -1,0 +1,66 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/npp/npp_common.c: what NVIDIA NPP's peers share (built only where CMake found NPP; see
+ * npp_common.h): the stream context every NPP call takes, filled from the current device when a
+ * peer's state is made and pointed at the run's stream on every run; the state that holds it
+ * with a device buffer of weights; NPP's status as an fv_status. The peers themselves live in
+ * the filters' folders (kernels/<filter>/<filter>_npp.c).
+ * ------------------------------------------------------------------------------------------------ */
+#include "npp/npp_common.h"
+#include "cuda_check.h"
+
+#include <stdlib.h>
+
+fv_status npp_stream_context_fill(NppStreamContext *ctx)
+{
+    int device = 0;
+    struct cudaDeviceProp prop;
+    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+        cudaGetLastError();
+        return fv_fail(FV_ERR_CUDA, "npp: cannot query the CUDA device");
+    }
+    ctx->nCudaDeviceId = device;
+    ctx->nMultiProcessorCount = prop.multiProcessorCount;
+    ctx->nMaxThreadsPerMultiProcessor = prop.maxThreadsPerMultiProcessor;
+    ctx->nMaxThreadsPerBlock = prop.maxThreadsPerBlock;
+    ctx->nSharedMemPerBlock = prop.sharedMemPerBlock;
+    ctx->nCudaDevAttrComputeCapabilityMajor = prop.major;
+    ctx->nCudaDevAttrComputeCapabilityMinor = prop.minor;
+    return FV_OK;
+}
+
+fv_status npp_state_make(npp_state **out)
+{
+    npp_state *s = calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
+    const fv_status st = npp_stream_context_fill(&s->ctx);
+    if (st != FV_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return FV_OK;
+}
+
+void npp_state_destroy(const fv_variant *v, void *state)
+{
+    (void)v;
+    npp_state *s = state;
+    if (!s) return;
+    if (s->taps) cudaFree(s->taps);
+    free(s);
+}
+
+fv_status npp_stream(npp_state *s, cudaStream_t stream)
+{
+    unsigned flags = 0;
+    FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
+    s->ctx.hStream = stream;
+    s->ctx.nStreamFlags = flags;
+    return FV_OK;
+}
+
+fv_status npp_result(NppStatus st, const char *call)
+{
+    if (st >= NPP_SUCCESS) return FV_OK; /* positive statuses are warnings: the result is there */
+    return fv_fail(FV_ERR_CUDA, "%s failed with NPP status %d", call, (int)st);
+}

@@ -1,0 +1,46 @@
+/* ------------------------------------------------------------------------------------------------
+ * kernels/npp/npp_common.h: what NVIDIA's NPP peers share. Each filter's peer (variant `npp`) lives
+ * in its own folder (kernels/<filter>/<filter>_npp.c, Canny's in canny_npp.cu) and is built only
+ * where CMake found NPP (FV_HAVE_NPP); this holds the state they have in common: an
+ * NppStreamContext (device properties read once, when the state is made; the stream set on every
+ * run), a device buffer of weights, and the translation of NPP's status into an fv_status.
+ * Peers take the same parameters, run on the same images and streams, and are marked as peers:
+ * the tests and the bench report how far they are from the reference instead of holding them to
+ * a tolerance. NPP filters all four channels (alpha too); on opaque photos that makes no
+ * difference. Not npp.h: that name is NVIDIA's umbrella header.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_NPP_COMMON_H
+#define FV_NPP_COMMON_H
+
+#include "filter.h"
+
+#ifdef FV_HAVE_NPP
+#include <nppdefs.h> /* NppStreamContext */
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifdef FV_HAVE_NPP
+typedef struct npp_state {
+    NppStreamContext ctx;
+    Npp32f *taps;                /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights) */
+    int n_taps;
+} npp_state;
+
+/* ctx describes the current CUDA device (its stream is set per run). */
+fv_status npp_stream_context_fill(NppStreamContext *ctx);
+/* A state with its context filled and no taps. */
+fv_status npp_state_make(npp_state **out);
+void npp_state_destroy(const fv_variant *v, void *state);
+/* Points s's context at `stream` (and its flags) for the next NPP call. */
+fv_status npp_stream(npp_state *s, cudaStream_t stream);
+/* FV_OK for success and warnings, FV_ERR_CUDA naming `call` otherwise. */
+fv_status npp_result(NppStatus st, const char *call);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif
