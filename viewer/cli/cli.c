@@ -879,6 +879,6 @@ void cli_print_help(void)
     print_section(HELP_VIEWER);
     printf("\n"
            "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
-           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP.\n"
+           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP (Windows and OS/2).\n"
            "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
 }
