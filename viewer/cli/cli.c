@@ -10,17 +10,48 @@
 #include "image_io.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+/* ---- what the user gave, as messages show it ---- */
+
+#define SHOWN_RING 4
+
+static const char *shown_in_ring(const char *text, size_t room)
+{
+    static _Thread_local char ring[SHOWN_RING][4 * PATH_MAX + 1];
+    static _Thread_local int next;
+    char *buf = ring[next++ % SHOWN_RING];
+    image_printable(text ? text : "", buf, room);
+    return buf;
+}
+
+const char *cli_shown(const char *text) { return shown_in_ring(text, IMAGE_NAME_SHOWN); }
+
+const char *cli_escaped(const char *text) { return shown_in_ring(text, 4 * PATH_MAX + 1); }
+
+void cli_error(const char *format, ...)
+{
+    char line[4096], shown[4 * sizeof line];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    image_printable(line, shown, sizeof shown);
+    fprintf(stderr, "filterview: %s\n", shown);
+}
+
 static int bad(const char *flag, const char *what, const char *got)
 {
-    fprintf(stderr, "filterview: %s: expected %s, got '%s'\n", flag, what, got ? got : "nothing");
+    if (got) cli_error("%s: expected %s, got '%s'", flag, what, cli_shown(got));
+    else cli_error("%s: expected %s, got nothing (the value is missing)", flag, what);
     return 0;
 }
 
@@ -127,19 +158,19 @@ static int check_output_arg(const char *flag, const char *path)
     base = base ? base + 1 : path;
     struct stat st;
     if (!*path) {
-        fprintf(stderr, "filterview: %s: expected a file name, got ''\n", flag);
+        cli_error("%s: expected a file name, got ''", flag);
         return 0;
     }
     if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-        fprintf(stderr, "filterview: %s: '%s' is a directory, not a file\n", flag, path);
+        cli_error("%s: '%s' is a directory, not a file", flag, cli_shown(path));
         return 0;
     }
     if (base[0] == '.' && !strchr(base + 1, '.')) {
-        fprintf(stderr, "filterview: %s: '%s' has no name before its extension\n", flag, path);
+        cli_error("%s: '%s' has no name before its extension", flag, cli_shown(path));
         return 0;
     }
     if (image_check_output_path(path) == FV_ERR_ARG) {
-        fprintf(stderr, "filterview: %s: %s\n", flag, fv_last_error());
+        cli_error("%s: %s", flag, fv_last_error());
         return 0;
     }
     return 1;
@@ -170,16 +201,18 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
     const char *name = text, *colon = strchr(text, ':');
     if (colon) {
         char filter_name[64];
+        const int fits = colon - text < (ptrdiff_t)sizeof filter_name;
         snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
-        if (!(f = fv_filter_find(filter_name))) {
-            fprintf(stderr, "filterview: %s: unknown filter '%s' (see --list)\n", flag, filter_name);
+        if (!fits || !(f = fv_filter_find(filter_name))) {
+            if (fits) cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
+            else cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
             return 0;
         }
         name = colon + 1;
     }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
-        fprintf(stderr, "filterview: %s: filter '%s' has no variant '%s' (see --list)\n", flag, f->name, name);
+        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name, cli_shown(name));
         return 0;
     }
     out->filter = f;
@@ -235,13 +268,13 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
         const int is_list = strchr(set[i].text, ',') != NULL;
         if (is_list) {
             if (o->mode != CLI_MODE_BENCH) {
-                fprintf(stderr, "filterview: %s: a list of values is for --bench sweeps, got '%s'\n",
-                        set[i].flag, set[i].text);
+                cli_error("%s: a list of values is for --bench sweeps, got '%s'", set[i].flag,
+                          cli_shown(set[i].text));
                 return 0;
             }
             if (o->sweep_name && strcmp(o->sweep_name, set[i].name) != 0) {
-                fprintf(stderr, "filterview: %s: one parameter can be swept at a time ('%s' already is)\n",
-                        set[i].flag, o->sweep_name);
+                cli_error("%s: one parameter can be swept at a time ('%s' already is)", set[i].flag,
+                          o->sweep_name);
                 return 0;
             }
             snprintf(o->sweep_name_storage, sizeof o->sweep_name_storage, "%s", set[i].name);
@@ -266,7 +299,10 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
                 const char *text = is_list ? o->sweep_text[v] : set[i].text;
                 if (fv_param_parse(filter, index, text, set[i].flag, &value) != FV_OK) {
                     if (!in_play_here) break; /* another filter's range: not this run's business */
-                    fprintf(stderr, "filterview: %s (%s)\n", fv_last_error(), filter->name);
+                    /* the library quotes what it was given: once more as shown (escaped, a long
+                     * one shortened with "...", which no number or name is), for the message */
+                    fv_param_parse(filter, index, cli_shown(text), set[i].flag, &value);
+                    cli_error("%s (%s)", fv_last_error(), filter->name);
                     return 0;
                 }
                 if (v == 0) fv_param_set(filter, &o->params[f], index, value);
@@ -424,7 +460,7 @@ static int parse_param(parse_state *s, const char *flag)
         set->flag = set->flag_storage;
         set->text = eq + 1;
         if (!any_filter_has_param(set->name)) {
-            fprintf(stderr, "filterview: -p: no filter has a parameter '%s' (see --list)\n", set->name);
+            cli_error("-p: no filter has a parameter '%s' (see --list)", set->name);
             return 0;
         }
     } else {
@@ -615,8 +651,9 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         return 2;
     }
     if ((f->flags & FLAG_ONCE) && *(const char **)field) {
-        fprintf(stderr, "filterview: %s given twice ('%s' and '%s')\n", a, *(const char **)field,
-                s->i + 1 < s->argc ? s->argv[s->i + 1] : "nothing");
+        cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
+                  s->i + 1 < s->argc ? "'" : "", s->i + 1 < s->argc ? cli_shown(s->argv[s->i + 1]) : "nothing",
+                  s->i + 1 < s->argc ? "'" : "");
         return 0;
     }
     switch (f->arg) {
@@ -652,7 +689,7 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
     }
     if (f->flags & FLAG_MODE) {
         if (s->mode_given && o->mode != f->mode) {
-            fprintf(stderr, "filterview: %s cannot be combined with the other mode flags\n", a);
+            cli_error("%s cannot be combined with the other mode flags", a);
             return 0;
         }
         o->mode = f->mode;
@@ -676,7 +713,7 @@ static int check_modes(const parse_state *s)
         if (first < 0) continue;
         char modes[128];
         modes_text(scope_order[k], modes, sizeof modes);
-        fprintf(stderr, "filterview: %s is for %s, not %s\n", s->given_as[first], modes, mode_name(o->mode));
+        cli_error("%s is for %s, not %s", s->given_as[first], modes, mode_name(o->mode));
         return 0;
     }
     return 1;
@@ -706,8 +743,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
         }
         if (options_done || a[0] != '-' || a[1] == 0) {
             if (o->n_inputs == CLI_MAX_INPUTS) {
-                fprintf(stderr, "filterview: more than %d input images: give their folder instead\n",
-                        CLI_MAX_INPUTS);
+                cli_error("more than %d input images: give their folder instead", CLI_MAX_INPUTS);
                 return 0;
             }
             o->inputs[o->n_inputs++] = a;
@@ -718,18 +754,17 @@ int cli_parse(int argc, char **argv, cli_options *o)
         int r = 0;
         if (f) r = read_flag(&s, f, a);
         else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2)) r = parse_param(&s, a);
-        else fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
+        else cli_error("unknown option '%s' (see --help)", cli_shown(a));
         if (r == 0) return 0;
         if (r == 2) return 1;
     }
     if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
-        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", s.filter_name);
+        cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
         return 0;
     }
     o->variant = fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name) {
-        fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", o->filter->name,
-                s.variant_name);
+        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name, cli_shown(s.variant_name));
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -759,7 +794,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
     if (needs_input && !o->input) {
-        fprintf(stderr, "filterview: no input image given (see --help)\n");
+        cli_error("no input image given (see --help)");
         return 0;
     }
     /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
@@ -775,8 +810,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
         }
     }
     if (o->n_inputs > 1 && !o->output_is_dir) {
-        fprintf(stderr, "filterview: more than one input image ('%s' and '%s'): several are filtered "
-                "with -o DIR/\n", o->inputs[0], o->inputs[1]);
+        cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
+                  cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
         return 0;
     }
     if (!check_modes(&s)) return 0;

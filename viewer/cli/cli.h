@@ -93,6 +93,16 @@ const fv_params *cli_params(const cli_options *o, const fv_filter *f);
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */
 int cli_parse(int argc, char **argv, cli_options *o);
 void cli_print_help(void);
+
+/* `text` (a file name, a flag's value) as a message quotes it: control characters and invalid
+ * UTF-8 as \xNN, and the middle of a long one left out ("/very/long/...ending.png") so that the
+ * message keeps its reason. Valid until the fourth call after it on the same thread. */
+const char *cli_shown(const char *text);
+/* The same, whole: a name on standard output ("wrote NAME"). */
+const char *cli_escaped(const char *text);
+/* Prints "filterview: MESSAGE" as one line on stderr with control characters as \xNN: every
+ * message of the program, the library's (fv_last_error()) included, goes through it. */
+void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_list(int verbose);
 
 #endif

@@ -106,7 +106,7 @@ static int starts_with(const uint8_t *data, size_t size, const char *magic, size
 fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out)
 {
     memset(out, 0, sizeof *out);
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     uint8_t *data = NULL;
     size_t size = 0;
@@ -136,7 +136,7 @@ fv_status image_load_limited(const char *path, int max_width, int max_height, fv
     fv_status s = image_load_with(path, NULL, out);
     codec_set_limit(0, 0);
     if (s == FV_OK && (out->width > max_width || out->height > max_height)) {
-        char name[1024];
+        char name[IMAGE_NAME_SHOWN];
         image_printable(path, name, sizeof name);
         s = fv_fail(FV_ERR_SIZE, "'%s' is %dx%d: larger than %dx%d", name, out->width, out->height,
                     max_width, max_height);
@@ -204,7 +204,7 @@ static fv_status check_target(const char *target, const char *name)
     if (strlen(base_name(target)) > NAME_MAX)
         return fv_fail(FV_ERR_IO, "cannot write '%s': the file name is longer than %d bytes", name,
                        NAME_MAX);
-    char dir[PATH_MAX], dir_text[1024];
+    char dir[PATH_MAX], dir_text[IMAGE_NAME_SHOWN];
     dir_name(target, dir, sizeof dir);
     image_printable(dir, dir_text, sizeof dir_text);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -216,7 +216,7 @@ static fv_status check_target(const char *target, const char *name)
 
 fv_status image_check_output_path(const char *path)
 {
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     size_t n = strlen(path);
     const char *base = base_name(path);
@@ -318,7 +318,7 @@ fv_status image_temp_open(const char *path, image_temp *t)
     memset(t, 0, sizeof *t);
     t->fd = -1;
     t->slot = -1;
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     FV_TRY(resolve_target(path, name, t->target, sizeof t->target));
     FV_TRY(check_target(t->target, name));
@@ -369,7 +369,7 @@ void image_temp_discard(image_temp *t)
 
 fv_status image_temp_commit(image_temp *t, const char *path)
 {
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     int fd = t->fd;
     t->fd = -1;
@@ -401,7 +401,7 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
         o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
     }
     FV_TRY(image_check_output_path(path));
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     image_temp t;
     FV_TRY(image_temp_open(path, &t));

@@ -70,7 +70,12 @@ fv_status image_temp_commit(image_temp *t, const char *path);
 void image_temp_discard(image_temp *t);
 
 /* Copies `text` into buf with control characters and invalid UTF-8 written as \xNN, so that a
- * file name or a library message cannot reach the terminal raw. */
+ * file name or a library message cannot reach the terminal raw. A text that does not fit loses
+ * its middle ("/very/long/...ending.png"), never its end. */
 void image_printable(const char *text, char *buf, size_t size);
+
+/* The room a file name gets in a message (IMAGE_NAME_SHOWN bytes with its NUL): two of them and
+ * the reason fit in one library message (fv_fail keeps 511 bytes). */
+#define IMAGE_NAME_SHOWN 200
 
 #endif

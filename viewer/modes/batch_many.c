@@ -107,7 +107,7 @@ static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
         struct stat st;
         DIR *d = stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(o->inputs[i]) : NULL;
         if (!d && stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            char name[1024];
+            char name[IMAGE_NAME_SHOWN];
             image_printable(o->inputs[i], name, sizeof name);
             s = fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
             break;
@@ -168,7 +168,7 @@ static fv_status name_outputs(batch_run *b, const char *dir)
                     if (!first) first = b->jobs[k].in;
                     else if (!second) second = b->jobs[k].in;
                 }
-            char a[512], c[512], o[512];
+            char a[IMAGE_NAME_SHOWN], c[IMAGE_NAME_SHOWN], o[IMAGE_NAME_SHOWN];
             image_printable(first, a, sizeof a);
             image_printable(second, c, sizeof c);
             image_printable(sorted[i], o, sizeof o);
@@ -212,7 +212,7 @@ static void job_finished(batch_run *b, int i, const char *error)
         b->failed++;
         b->jobs[i].failed = 1;
         if (b->tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "filterview: %s (skipped)\n", error);
+        cli_error("%s (skipped)", error);
         b->last_draw = 0;
     }
     progress_draw(b, 0);
@@ -389,7 +389,7 @@ static void slot_finish(batch_run *b, gpu_slot *g)
     if (e == cudaSuccess) {
         b->encode_queue[b->enc_tail++ % (int)(sizeof b->encode_queue / sizeof(int))] = g->job;
     } else {
-        char name[1024];
+        char name[IMAGE_NAME_SHOWN];
         image_printable(j->in, name, sizeof name);
         fv_fail(FV_ERR_CUDA, "filter %s/%s failed on '%s': %s", b->f->name, b->v->name, name,
                 cudaGetErrorString(e));
@@ -415,7 +415,7 @@ static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
     j->dst.height = h;
     j->dst.pitch = (size_t)w * 4;
     fv_status s = FV_OK;
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(j->in, name, sizeof name);
     if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4, (size_t)h,
                           cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
@@ -513,7 +513,7 @@ int batch_many_main(const cli_options *o)
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
     if (!b.host && fv_device_check() != FV_OK) return run_fail_line();
     /* the folder must exist, as a file's folder must (a typo makes no new folder) */
-    char dir_text[1024];
+    char dir_text[IMAGE_NAME_SHOWN];
     image_printable(o->output, dir_text, sizeof dir_text);
     struct stat st;
     if (stat(o->output, &st) != 0) {
@@ -539,7 +539,7 @@ int batch_many_main(const cli_options *o)
     for (int i = 0; !code && i < n; i++) b.jobs[i].in = inputs[i];
     b.n_jobs = code ? 0 : n;
     if (!code && name_outputs(&b, o->output) != FV_OK) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         code = 2;
     }
     if (!code) {
@@ -581,7 +581,7 @@ int batch_many_main(const cli_options *o)
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, dir_text,
+                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, cli_escaped(o->output),
                    seconds, seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
                    b.host ? "on the CPU" : "on the GPU", started ? started : 1);
             if (b.failed) printf("; %d failed", b.failed);

@@ -31,7 +31,7 @@ static void report(app *a, fv_status st)
 {
     if (st == FV_OK) return;
     snprintf(a->error, sizeof a->error, "%s", fv_last_error());
-    fprintf(stderr, "filterview: %s\n", a->error);
+    cli_error("%s", a->error);
 }
 
 /* ---- actions ---- */
@@ -271,7 +271,7 @@ void app_save_panes(app *a)
         if (st == FV_OK) {
             size_t len = strlen(a->message);
             snprintf(a->message + len, sizeof a->message - len, "%s%c saved to %s", p ? ", " : "", 'A' + p, path);
-            printf("saved pane %c to %s\n", 'A' + p, path);
+            printf("saved pane %c to %s\n", 'A' + p, cli_escaped(path));
         }
     }
     fv_host_image_free(&out);

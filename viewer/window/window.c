@@ -68,7 +68,7 @@ static void app_frame(app *a)
         fv_status st = pipeline_compute(a);
         if (st != FV_OK) {
             snprintf(a->error, sizeof a->error, "%s", fv_last_error());
-            fprintf(stderr, "filterview: %s\n", a->error);
+            cli_error("%s", a->error);
         }
         a->dirty = 0;
     }
@@ -259,7 +259,7 @@ static int replay_step(viewer *v)
     r->frame++;
     for (GLenum err; (err = glGetError()) != GL_NO_ERROR;) { /* replayed runs are tests: say so */
         snprintf(a->error, sizeof a->error, "OpenGL error 0x%04x in frame %d", err, r->frame);
-        fprintf(stderr, "filterview: %s\n", a->error);
+        cli_error("%s", a->error);
     }
     if (r->next_key < r->n_keys) {
         int key = r->keys[r->next_key++];
@@ -273,8 +273,8 @@ static int replay_step(viewer *v)
     if (r->screenshot) {
         app_frame(a);
         fv_status st = render_screenshot(a, r->screenshot);
-        if (st == FV_OK) printf("wrote screenshot %s (%dx%d)\n", r->screenshot, a->win_w, a->win_h);
-        else fprintf(stderr, "filterview: %s\n", fv_last_error());
+        if (st == FV_OK) printf("wrote screenshot %s (%dx%d)\n", cli_escaped(r->screenshot), a->win_w, a->win_h);
+        else cli_error("%s", fv_last_error());
         r->failed = st != FV_OK;
     }
     print_summary(a);
@@ -499,7 +499,7 @@ static void window_size(app *a, const cli_options *o)
 
 static int fail(viewer *v, int code)
 {
-    fprintf(stderr, "filterview: %s\n", fv_last_error());
+    cli_error("%s", fv_last_error());
     pipeline_release(&v->a);
     free(v);
     return code;
@@ -517,7 +517,7 @@ int viewer_main(cli_options *o)
         return 2;
     }
     if (o->keys && (v->r.n_keys = keys_parse(o->keys, v->r.keys, MAX_REPLAY_KEYS)) < 0) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         free(v);
         return 2;
     }
