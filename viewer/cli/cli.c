@@ -124,11 +124,13 @@ static int parse_decimal(const char *flag, const char *s, double lo, double hi, 
     return 1;
 }
 
-/* "WxH" into w, h */
-static int parse_one_size(const char *flag, const char *s, int *w, int *h)
+/* "WxH" into w, h, each side 1..max */
+static int parse_one_size(const char *flag, const char *s, int max, int *w, int *h)
 {
+    char want[64];
+    snprintf(want, sizeof want, "a size WxH, each side 1..%d", max);
     const char *end = s ? parse_size_at(s, w, h) : NULL;
-    if (!end || *end) return bad(flag, "a size WxH, each side 1..32768", s);
+    if (!end || *end || *w > max || *h > max) return bad(flag, want, s);
     return 1;
 }
 
@@ -261,9 +263,18 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             size_t len = 0;
             for (int k = 0; k < n_in_play && len < sizeof names; k++)
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", k ? ", " : "", in_play[k]->name);
-            fprintf(stderr, "filterview: %s: no parameter '%s' in %s (see --list)\n", set[i].flag,
-                    set[i].name, names);
+            cli_error("%s: no parameter '%s' in %s (see --list)", set[i].flag, set[i].name, names);
             return 0;
+        }
+        if (!set[i].text) { /* the command line's last word: what the value should be, from the
+                               first filter in play that has the parameter */
+            int k = 0;
+            while (fv_param_index(in_play[k], set[i].name) < 0) k++;
+            char want[200];
+            fv_param_range_text(in_play[k], fv_param_index(in_play[k], set[i].name), want, sizeof want);
+            char *def = strstr(want, "; default");
+            if (def) *def = 0;
+            return bad(set[i].flag, want, NULL);
         }
         const int is_list = strchr(set[i].text, ',') != NULL;
         if (is_list) {
@@ -280,6 +291,12 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             snprintf(o->sweep_name_storage, sizeof o->sweep_name_storage, "%s", set[i].name);
             o->sweep_name = o->sweep_name_storage; /* settings[] is cli_parse's own */
             o->n_sweep = 0;
+            if (strlen(set[i].text) >= sizeof o->sweep_storage) {
+                char want[96];
+                snprintf(want, sizeof want, "a list of at most %d values and %d characters to sweep",
+                         CLI_MAX_SWEEP, CLI_MAX_SWEEP_TEXT - 1);
+                return bad(set[i].flag, want, set[i].text);
+            }
             snprintf(o->sweep_storage, sizeof o->sweep_storage, "%s", set[i].text);
             for (char *tok = o->sweep_storage, *next; tok; tok = next) {
                 next = strchr(tok, ',');
@@ -333,7 +350,7 @@ typedef enum flag_arg {
     ARG_SEED,    /* a plain integer 0..2147483647: `field` (an unsigned) */
     ARG_DECIMAL, /* a plain decimal lo..hi: `field` (a double) */
     ARG_PERCENT, /* a plain decimal lo..hi, '%' allowed: `field` (a double) gets it / 100 */
-    ARG_SIZE,    /* WxH: `field` and `field2` (ints) */
+    ARG_SIZE,    /* WxH: `field` and `field2` (ints), each side 1..hi (0: FV_MAX_DIMENSION) */
     ARG_CUSTOM   /* the row's own parse function */
 } flag_arg;
 
@@ -357,7 +374,7 @@ typedef struct cli_flag {
     const char *names[3];     /* the spellings (NULL-terminated); none: a --help line only */
     flag_arg arg;
     size_t field, field2;     /* where the value goes: offsets into cli_options */
-    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT */
+    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
     const char *expects;      /* ARG_TEXT */
     int (*parse)(parse_state *s, const char *flag);  /* ARG_CUSTOM */
     /* NULL: the spelling always means this flag; else whether it does here (--size) */
@@ -465,8 +482,7 @@ static int parse_param(parse_state *s, const char *flag)
         }
     } else {
         set->name = flag + 2;
-        set->text = value;
-        if (!value) return bad(flag, "a value (see --list)", NULL);
+        set->text = value; /* NULL: missing, said once the filters in play are known */
     }
     s->n_settings++;
     return 1;
@@ -585,7 +601,7 @@ static const cli_flag cli_flags[] = {
      .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
              "where the rest goes, and the CUDA <-> GL hand-over floor"},
     {.names = {"--window", "--size"}, .arg = ARG_SIZE, .field = FIELD(window_w), .field2 = FIELD(window_h),
-     .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
+     .hi = CLI_MAX_WINDOW, .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
      .help = "window or offscreen size (--size WxH still works)"},
     {.names = {"--random"}, .arg = ARG_SIZE, .field = FIELD(random_w), .field2 = FIELD(random_h),
      .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--random WxH",
@@ -681,7 +697,9 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         break;
     }
     case ARG_SIZE:
-        if (!parse_one_size(a, next_value(s), (int *)field, (int *)((char *)o + f->field2))) return 0;
+        if (!parse_one_size(a, next_value(s), f->hi > 0 ? (int)f->hi : FV_MAX_DIMENSION, (int *)field,
+                            (int *)((char *)o + f->field2)))
+            return 0;
         break;
     case ARG_CUSTOM:
         if (!f->parse(s, a)) return 0;

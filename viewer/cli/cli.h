@@ -21,6 +21,9 @@ typedef enum cli_mode {
 } cli_mode;
 
 #define CLI_MAX_SIZES 32
+/* --window: a side's most. OpenGL's own limits (GL_MAX_VIEWPORT_DIMS, GL_MAX_RENDERBUFFER_SIZE)
+ * are 16384 on Mesa and 32768 on NVIDIA; a 32768x32768 framebuffer alone is 4 GiB */
+#define CLI_MAX_WINDOW 16384
 
 /* How the viewer's CUDA output reaches OpenGL (--interop). */
 typedef enum fv_interop_path {
@@ -39,6 +42,7 @@ typedef struct pane_spec {
 } pane_spec;
 
 #define CLI_MAX_SWEEP 64
+#define CLI_MAX_SWEEP_TEXT 4096     /* the list's characters: a longer one is refused, not cut */
 #define CLI_MAX_INPUTS 4096         /* files on one command line; a folder holds any number */
 
 typedef struct cli_options {
@@ -84,7 +88,7 @@ typedef struct cli_options {
     int random_w, random_h;     /* --random: a random image instead of a file */
     /* storage for the sweep's name and comma-separated values */
     char sweep_name_storage[64];
-    char sweep_storage[512];
+    char sweep_storage[CLI_MAX_SWEEP_TEXT];
 } cli_options;
 
 /* The parameters of filter f as given on the command line. */
