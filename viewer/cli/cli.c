@@ -397,6 +397,7 @@ struct parse_state {
     const char *filter_name, *variant_name, *pane_text[2], *compare_text[2];
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings, iterations, mode_given;
+    const char *iters_flag, *iters_text; /* --iters as given (NULL: not given) */
     const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
     int given_at[64];         /* and where in argv */
 };
@@ -450,7 +451,58 @@ static int parse_compare(parse_state *s, const char *flag)
 
 static int parse_iterations(parse_state *s, const char *flag)
 {
-    return parse_int(flag, next_value(s), 1, FV_MAX_ITERATIONS, &s->iterations);
+    s->iters_flag = flag;
+    s->iters_text = next_value(s);
+    return parse_int(flag, s->iters_text, 1, FV_MAX_ITERATIONS, &s->iterations);
+}
+
+/* "canny", "canny and conv", "gaussian, invert and box": the distinct filters of list[] that
+ * `pick` keeps */
+static void filter_names(const fv_filter *const *list, int n, int (*pick)(const fv_filter *), char *buf,
+                         size_t size)
+{
+    const fv_filter *kept[FV_MAX_FILTERS + 4];
+    int n_kept = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = !pick(list[i]);
+        for (int k = 0; k < n_kept; k++) seen |= kept[k] == list[i];
+        if (!seen) kept[n_kept++] = list[i];
+    }
+    size_t len = 0;
+    buf[0] = 0;
+    for (int k = 0; k < n_kept && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 0 ? "" : k == n_kept - 1 ? " and " : ", ",
+                                kept[k]->name);
+}
+
+static int iterates(const fv_filter *f) { return f->max_iterations > 1; }
+static int runs_once(const fv_filter *f) { return f->max_iterations <= 1; }
+
+/* --iters N, as a parameter applies: to every filter in play that can take N passes (the others
+ * run once); a mistake when none of them can. The registry's max_iterations says which. */
+static int apply_iterations(cli_options *o, const parse_state *s, const fv_filter *const *in_play, int n_in_play)
+{
+    int taken = 0, most = 1;
+    for (int k = 0; k < n_in_play; k++) {
+        taken |= in_play[k]->max_iterations >= s->iterations;
+        if (in_play[k]->max_iterations > most) most = in_play[k]->max_iterations;
+    }
+    if (!taken && most > 1) {
+        char want[64];
+        snprintf(want, sizeof want, "an integer 1..%d", most);
+        return bad(s->iters_flag, want, s->iters_text);
+    }
+    if (!taken) {
+        char once[160], many[160];
+        filter_names(in_play, n_in_play, runs_once, once, sizeof once);
+        filter_names(fv_filters, fv_n_filters, iterates, many, sizeof many);
+        cli_error("%s: %s %s once per image (filters that iterate: %s)", s->iters_flag, once,
+                  strstr(once, " and ") ? "run" : "runs", many);
+        return 0;
+    }
+    for (int f = 0; f < fv_n_filters; f++)
+        o->params[f].iterations = fv_filters[f]->max_iterations >= s->iterations ? s->iterations : 1;
+    return 1;
 }
 
 static int parse_sizes_flag(parse_state *s, const char *flag)
@@ -511,7 +563,8 @@ static const cli_flag cli_flags[] = {
              "every filter in play that has it; --bench sweeps a list:\n"
              "-p radius=1,2,4,8"},
     {.names = {"--iters", "--iterations"}, .arg = ARG_CUSTOM, .parse = parse_iterations,
-     .section = HELP_OPTIONS, .label = "--iters N", .help = "apply the filter N times, 1..%d (default 1)"},
+     .section = HELP_OPTIONS, .label = "--iters N",
+     .help = "apply the filters that iterate N times, 1..%d (default 1)"},
     {.names = {"-o", "--output"}, .arg = ARG_TEXT, .field = FIELD(output), .expects = "an output .png path",
      .flags = FLAG_ONCE | FLAG_MODE, .mode = CLI_MODE_BATCH, .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
@@ -805,9 +858,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->mode == CLI_MODE_BENCH && !o->filter_given)
         for (int f = 0; f < fv_n_filters; f++) in_play[n_in_play++] = fv_filters[f];
     if (!apply_settings(o, s.settings, s.n_settings, in_play, n_in_play)) return 0;
-    for (int f = 0; f < fv_n_filters; f++) o->params[f].iterations = s.iterations;
+    if (!apply_iterations(o, &s, in_play, n_in_play)) return 0;
     if (o->input && o->random_w) {
-        fprintf(stderr, "filterview: give an image or --random WxH, not both\n");
+        cli_error("give an image or --random WxH, not both");
         return 0;
     }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
@@ -822,8 +875,14 @@ int cli_parse(int argc, char **argv, cli_options *o)
         const int is_dir = stat(o->output, &st) == 0 && S_ISDIR(st.st_mode);
         const int input_is_dir = o->input && stat(o->input, &st) == 0 && S_ISDIR(st.st_mode);
         o->output_is_dir = o->output[n - 1] == '/' || (is_dir && (o->n_inputs > 1 || input_is_dir));
-        if (o->output_is_dir && stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "filterview: -o: '%s' is a file, not a folder\n", o->output);
+        /* "out.png/" names a folder: the file it names without its slashes rules that out */
+        char *bare = o->output_is_dir ? strdup(o->output) : NULL;
+        for (size_t k = bare ? strlen(bare) : 0; k > 1 && bare[k - 1] == '/'; k--) bare[k - 1] = 0;
+        const int found = bare && stat(bare, &st) == 0, under_file = bare && !found && errno == ENOTDIR;
+        free(bare);
+        if ((found && !S_ISDIR(st.st_mode)) || under_file) {
+            cli_error("-o: '%s' is %s, not a folder", cli_shown(o->output),
+                      under_file ? "inside a file" : "a file");
             return 0;
         }
     }
