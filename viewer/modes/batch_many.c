@@ -97,7 +97,16 @@ static char *join(const char *dir, const char *name)
     return s;
 }
 
-/* Files given, and each folder's images (sorted, hidden ones skipped). */
+/* Whether the entry e at path is a folder (or a link to one), whatever its name. */
+static int is_folder(const char *path, const struct dirent *e)
+{
+    struct stat st;
+    if (e->d_type == DT_DIR) return 1;
+    if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) return 0;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Files given, and each folder's images (sorted, hidden ones and subfolders skipped). */
 static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
 {
     int n = 0, cap = 64;
@@ -125,7 +134,10 @@ static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
             }
             list[n] = d ? join(o->inputs[i], e->d_name) : strdup(o->inputs[i]);
             if (!list[n]) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
-            else n++;
+            else if (d && is_folder(list[n], e)) { /* named like an image, but not one */
+                cli_error("'%s' is a folder: skipped (subfolders are not searched)", cli_shown(list[n]));
+                free(list[n]);
+            } else n++;
         }
         if (d) {
             closedir(d);
