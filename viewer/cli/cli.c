@@ -368,6 +368,7 @@ typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 #define FOR_BENCH MODE_BIT(CLI_MODE_BENCH)
 #define FOR_LIST MODE_BIT(CLI_MODE_LIST)
 #define FOR_SOURCE (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
+#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH) /* where a filter runs */
 #define FIELD(name) offsetof(cli_options, name)
 
 typedef struct cli_flag {
@@ -476,6 +477,8 @@ static void filter_names(const fv_filter *const *list, int n, int (*pick)(const 
 }
 
 static int iterates(const fv_filter *f) { return f->max_iterations > 1; }
+static int takes_image(const fv_filter *f) { return fv_param_index(f, "kernel-file") >= 0; }
+static int takes_no_image(const fv_filter *f) { return !takes_image(f); }
 static int runs_once(const fv_filter *f) { return f->max_iterations <= 1; }
 
 /* --iters N, as a parameter applies: to every filter in play that can take N passes (the others
@@ -591,7 +594,8 @@ static const cli_flag cli_flags[] = {
      .flags = FLAG_ONCE, .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--save-source FILE",
      .help = "with -o: also write the source the filter saw (the noisy one)"},
     {.names = {"--kernel-file"}, .arg = ARG_TEXT, .field = FIELD(kernel_file),
-     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .section = HELP_OPTIONS,
+     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .modes = FOR_FILTERING,
+     .section = HELP_OPTIONS,
      .label = "--kernel-file FILE", .help = "conv's kernel for shape file: a grayscale image up to 127x127"},
     {.names = {"--compare"}, .arg = ARG_CUSTOM, .parse = parse_compare, .flags = FLAG_MODE,
      .mode = CLI_MODE_COMPARE, .section = HELP_OPTIONS, .label = "--compare A B",
@@ -669,7 +673,7 @@ _Static_assert(sizeof cli_flags / sizeof cli_flags[0] <= sizeof((parse_state *)0
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
@@ -790,6 +794,45 @@ static int check_modes(const parse_state *s)
     return 1;
 }
 
+/* --kernel-file is an image parameter's file (conv's `kernel-file`): it must reach a filter in
+ * play that takes it, with the choice that uses it ("file", as --shape file) made, else it would
+ * be silently ignored. */
+static int check_image_file(const cli_options *o, const char *flag, const fv_filter *const *in_play,
+                            int n_in_play)
+{
+    const fv_filter *taker = NULL;
+    int chooser = -1; /* taker's parameter with the "file" choice */
+    for (int k = 0; k < n_in_play; k++) {
+        const fv_filter *f = in_play[k];
+        if (!takes_image(f)) continue;
+        int has_choice = 0;
+        for (int i = 0; i < f->n_params; i++) {
+            const fv_param_desc *d = &f->params[i];
+            for (int c = 0; d->type == FV_PARAM_CHOICE && c < d->n_choices; c++)
+                if (!strcmp(d->choices[c], "file")) {
+                    if ((int)cli_params(o, f)->value[i] == c) return 1;
+                    has_choice = 1;
+                    if (!taker) {
+                        taker = f;
+                        chooser = i;
+                    }
+                }
+        }
+        if (!has_choice) return 1; /* the file is all it takes */
+    }
+    if (taker) {
+        const fv_param_desc *d = &taker->params[chooser];
+        cli_error("%s is %s's kernel for --%s file, but its %s is %s: give --%s file", flag, taker->name,
+                  d->name, d->name, d->choices[(int)cli_params(o, taker)->value[chooser]], d->name);
+        return 0;
+    }
+    char names[160], takers[160];
+    filter_names(in_play, n_in_play, takes_no_image, names, sizeof names);
+    filter_names(fv_filters, fv_n_filters, takes_image, takers, sizeof takers);
+    cli_error("%s is for %s, not %s", flag, takers, names);
+    return 0;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -805,6 +848,14 @@ int cli_parse(int argc, char **argv, cli_options *o)
     s.argc = argc;
     s.argv = argv;
     s.iterations = 1;
+    /* --help and --help-keys answer whatever else is given (a bad flag, a bad kernel file) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        for (int r = 0; r < N_FLAGS; r++)
+            for (int k = 0; k < 3 && (cli_flags[r].flags & FLAG_STOP) && cli_flags[r].names[k]; k++)
+                if (!strcmp(argv[i], cli_flags[r].names[k])) {
+                    o->mode = cli_flags[r].mode;
+                    return 1;
+                }
     int options_done = 0;
     for (s.i = 1; s.i < argc; s.i++) {
         const char *a = argv[s.i];
@@ -892,8 +943,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     if (!check_modes(&s)) return 0;
+    if (o->kernel_file && !check_image_file(o, "--kernel-file", in_play, n_in_play)) return 0;
     if (o->save_source && o->output_is_dir) {
-        fprintf(stderr, "filterview: --save-source is for one input image, not a folder of them\n");
+        cli_error("--save-source is for one input image, not a folder of them");
         return 0;
     }
     if (o->save_source && !check_output_arg("--save-source", o->save_source)) return 0;
