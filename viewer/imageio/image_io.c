@@ -3,9 +3,10 @@
  * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
  * directory, empty, unknown format) and handed to its codec (codec.h).
  * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
- * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
- * temporary file is removed by any signal that ends the process while it exists (SIGINT, SIGTERM,
- * SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
+ * (within NAME_MAX) and renamed (keeping the replaced file's mode and, where permitted, owner);
+ * read-only targets are refused, symbolic links written through, and the temporary file is
+ * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
@@ -287,11 +288,13 @@ static void temp_install_handlers(void)
         temp_take_signal(temp_ignored[i], SIG_IGN);
 }
 
+void image_temp_signals_init(void) { pthread_once(&temp_once, temp_install_handlers); }
+
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
  * just not cleaned up on a signal). */
 static int temp_register(const char *path)
 {
-    pthread_once(&temp_once, temp_install_handlers);
+    image_temp_signals_init();
     pthread_mutex_lock(&temp_lock);
     int slot = -1;
     for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
@@ -353,7 +356,13 @@ fv_status image_temp_open(const char *path, image_temp *t)
         if (errno != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
-    if (existing) (void)fchmod(t->fd, st.st_mode & 07777); /* a replaced file keeps its mode */
+    if (existing) {
+        /* a replaced file keeps its owner where this user may give it (root, or the group of a
+         * member), then its mode (chown clears set-id bits). A hard link to the old file is not
+         * followed: rename() makes a new file, the other names keep the old content. */
+        if (fchown(t->fd, st.st_uid, st.st_gid) != 0) (void)fchown(t->fd, (uid_t)-1, st.st_gid);
+        (void)fchmod(t->fd, st.st_mode & 07777);
+    }
     return FV_OK;
 }
 

@@ -9,7 +9,8 @@
  * GPU; filtered ones waiting for an encoder), and the threads take an encode before a new
  * decode, so that memory stays bounded and nothing waits on itself. A failed file is reported
  * in one line and skipped; outputs are written atomically (image_save). On a terminal a
- * progress bar shows files done, images/s and the time left. Tested by the CLI batch cases.
+ * progress bar shows files done, images/s and the time left, erased when a signal ends the run.
+ * Subfolders are skipped whatever their name. Tested by the CLI batch cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
@@ -20,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +216,40 @@ static void progress_draw(batch_run *b, int final)
     }
     fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s\033[K", bar, b->done, b->n_jobs, rate, eta);
     fflush(stderr);
+}
+
+/* Ctrl-C (or another signal that ends the run) while the bar is drawn: the line is erased, then
+ * the signal goes on to what handled it before (image_io.c's, which removes the temporary files
+ * and ends the process). Only async-signal-safe calls here. */
+static const int progress_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction progress_old[sizeof progress_signals / sizeof progress_signals[0]];
+
+static void progress_signal(int sig)
+{
+    static const char erase[] = "\r\033[K";
+    ssize_t ignored = write(STDERR_FILENO, erase, sizeof erase - 1);
+    (void)ignored;
+    for (size_t k = 0; k < sizeof progress_signals / sizeof progress_signals[0]; k++)
+        if (progress_signals[k] == sig) sigaction(sig, &progress_old[k], NULL);
+    raise(sig); /* blocked until this returns, then delivered to the handler restored */
+}
+
+/* install (on) or restore (off) the handlers, leaving ignored signals ignored (nohup) */
+static void progress_signals_take(int on)
+{
+    for (size_t k = 0; k < sizeof progress_signals / sizeof progress_signals[0]; k++) {
+        if (!on) {
+            sigaction(progress_signals[k], &progress_old[k], NULL);
+            continue;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = progress_signal;
+        sigfillset(&sa.sa_mask);
+        if (sigaction(progress_signals[k], NULL, &progress_old[k]) == 0 &&
+            !(progress_old[k].sa_flags & SA_SIGINFO) && progress_old[k].sa_handler != SIG_IGN)
+            sigaction(progress_signals[k], &sa, NULL);
+    }
 }
 
 /* Called with b->lock held when job i is finished (written or failed). */
@@ -565,6 +601,10 @@ int batch_many_main(const cli_options *o)
         b.in_tokens = b.n_workers + GPU_SLOTS;
         b.out_tokens = b.n_workers + GPU_SLOTS;
         b.tty = isatty(STDERR_FILENO);
+        if (b.tty) {
+            image_temp_signals_init(); /* theirs first: ours goes in front of them */
+            progress_signals_take(1);
+        }
         pthread_mutex_init(&b.lock, NULL);
         pthread_cond_init(&b.work, NULL);
         pthread_cond_init(&b.gpu, NULL);
@@ -588,6 +628,7 @@ int batch_many_main(const cli_options *o)
         if (!b.host && started > 0) gpu_loop(&b);
         for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
         progress_draw(&b, 1);
+        if (b.tty) progress_signals_take(0);
         const double seconds = (fv_now_ms() - b.t0) / 1000.0;
         if (!code) {
             char params[192];
