@@ -49,7 +49,7 @@ int main(int argc, char **argv)
             if (fv_filters[f]->check) st = fv_filters[f]->check(&o.params[f]);
         }
         if (st != FV_OK) {
-            fprintf(stderr, "filterview: --kernel-file: %s\n", fv_last_error());
+            cli_error("--kernel-file: %s", fv_last_error());
             fv_host_image_free(&kernel_image);
             return 2;
         }
@@ -60,8 +60,8 @@ int main(int argc, char **argv)
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "filterview: cannot write to standard output: %s\n",
-                errno ? strerror(errno) : last_errno ? strerror(last_errno) : "write error");
+        cli_error("cannot write to standard output: %s",
+                  errno ? strerror(errno) : last_errno ? strerror(last_errno) : "write error");
         if (code == 0) code = 1;
     }
     return code;

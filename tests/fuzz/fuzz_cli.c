@@ -1,8 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * tests/fuzz/fuzz_cli.c: libFuzzer harness for the command line (viewer/cli/cli.c). The input is the
  * arguments, separated by NUL bytes; cli_parse must accept or refuse them without exiting,
- * crashing or reading past them, and what it accepts must be consistent. An accepted --keys
- * text goes through the replay parser too.
+ * crashing or reading past them, and what it accepts must be consistent (iterations within each
+ * filter's own limit). An accepted --keys text goes through the replay parser too.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
@@ -27,9 +27,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS) {
         if (!o.filter || !o.variant) abort(); /* help returns at once, before they are chosen */
         if (o.mode == CLI_MODE_BATCH && !o.output) abort();
-        if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 ||
-            o.n_sweep > CLI_MAX_SWEEP)
-            abort();
+        if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 || o.n_sweep > CLI_MAX_SWEEP) abort();
+        /* --iters reaches only the filters that take that many passes */
+        for (int f = 0; f < fv_n_filters; f++)
+            if (o.params[f].iterations < 1 || o.params[f].iterations > fv_filters[f]->max_iterations) abort();
         for (int k = 0; k < o.n_sizes; k++)
             if (o.sizes[k][0] < 1 || o.sizes[k][1] < 1) abort();
         if (o.keys) {

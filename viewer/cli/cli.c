@@ -10,17 +10,48 @@
 #include "image_io.h"
 
 #include <ctype.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+/* ---- what the user gave, as messages show it ---- */
+
+#define SHOWN_RING 4
+
+static const char *shown_in_ring(const char *text, size_t room)
+{
+    static _Thread_local char ring[SHOWN_RING][4 * PATH_MAX + 1];
+    static _Thread_local int next;
+    char *buf = ring[next++ % SHOWN_RING];
+    image_printable(text ? text : "", buf, room);
+    return buf;
+}
+
+const char *cli_shown(const char *text) { return shown_in_ring(text, IMAGE_NAME_SHOWN); }
+
+const char *cli_escaped(const char *text) { return shown_in_ring(text, 4 * PATH_MAX + 1); }
+
+void cli_error(const char *format, ...)
+{
+    char line[4096], shown[4 * sizeof line];
+    va_list args;
+    va_start(args, format);
+    vsnprintf(line, sizeof line, format, args);
+    va_end(args);
+    image_printable(line, shown, sizeof shown);
+    fprintf(stderr, "filterview: %s\n", shown);
+}
+
 static int bad(const char *flag, const char *what, const char *got)
 {
-    fprintf(stderr, "filterview: %s: expected %s, got '%s'\n", flag, what, got ? got : "nothing");
+    if (got) cli_error("%s: expected %s, got '%s'", flag, what, cli_shown(got));
+    else cli_error("%s: expected %s, got nothing (the value is missing)", flag, what);
     return 0;
 }
 
@@ -93,11 +124,13 @@ static int parse_decimal(const char *flag, const char *s, double lo, double hi, 
     return 1;
 }
 
-/* "WxH" into w, h */
-static int parse_one_size(const char *flag, const char *s, int *w, int *h)
+/* "WxH" into w, h, each side 1..max */
+static int parse_one_size(const char *flag, const char *s, int max, int *w, int *h)
 {
+    char want[64];
+    snprintf(want, sizeof want, "a size WxH, each side 1..%d", max);
     const char *end = s ? parse_size_at(s, w, h) : NULL;
-    if (!end || *end) return bad(flag, "a size WxH, each side 1..32768", s);
+    if (!end || *end || *w > max || *h > max) return bad(flag, want, s);
     return 1;
 }
 
@@ -127,19 +160,19 @@ static int check_output_arg(const char *flag, const char *path)
     base = base ? base + 1 : path;
     struct stat st;
     if (!*path) {
-        fprintf(stderr, "filterview: %s: expected a file name, got ''\n", flag);
+        cli_error("%s: expected a file name, got ''", flag);
         return 0;
     }
     if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
-        fprintf(stderr, "filterview: %s: '%s' is a directory, not a file\n", flag, path);
+        cli_error("%s: '%s' is a directory, not a file", flag, cli_shown(path));
         return 0;
     }
     if (base[0] == '.' && !strchr(base + 1, '.')) {
-        fprintf(stderr, "filterview: %s: '%s' has no name before its extension\n", flag, path);
+        cli_error("%s: '%s' has no name before its extension", flag, cli_shown(path));
         return 0;
     }
     if (image_check_output_path(path) == FV_ERR_ARG) {
-        fprintf(stderr, "filterview: %s: %s\n", flag, fv_last_error());
+        cli_error("%s: %s", flag, fv_last_error());
         return 0;
     }
     return 1;
@@ -170,16 +203,18 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
     const char *name = text, *colon = strchr(text, ':');
     if (colon) {
         char filter_name[64];
+        const int fits = colon - text < (ptrdiff_t)sizeof filter_name;
         snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
-        if (!(f = fv_filter_find(filter_name))) {
-            fprintf(stderr, "filterview: %s: unknown filter '%s' (see --list)\n", flag, filter_name);
+        if (!fits || !(f = fv_filter_find(filter_name))) {
+            if (fits) cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
+            else cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
             return 0;
         }
         name = colon + 1;
     }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
-        fprintf(stderr, "filterview: %s: filter '%s' has no variant '%s' (see --list)\n", flag, f->name, name);
+        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name, cli_shown(name));
         return 0;
     }
     out->filter = f;
@@ -228,25 +263,40 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             size_t len = 0;
             for (int k = 0; k < n_in_play && len < sizeof names; k++)
                 len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", k ? ", " : "", in_play[k]->name);
-            fprintf(stderr, "filterview: %s: no parameter '%s' in %s (see --list)\n", set[i].flag,
-                    set[i].name, names);
+            cli_error("%s: no parameter '%s' in %s (see --list)", set[i].flag, set[i].name, names);
             return 0;
+        }
+        if (!set[i].text) { /* the command line's last word: what the value should be, from the
+                               first filter in play that has the parameter */
+            int k = 0;
+            while (fv_param_index(in_play[k], set[i].name) < 0) k++;
+            char want[200];
+            fv_param_range_text(in_play[k], fv_param_index(in_play[k], set[i].name), want, sizeof want);
+            char *def = strstr(want, "; default");
+            if (def) *def = 0;
+            return bad(set[i].flag, want, NULL);
         }
         const int is_list = strchr(set[i].text, ',') != NULL;
         if (is_list) {
             if (o->mode != CLI_MODE_BENCH) {
-                fprintf(stderr, "filterview: %s: a list of values is for --bench sweeps, got '%s'\n",
-                        set[i].flag, set[i].text);
+                cli_error("%s: a list of values is for --bench sweeps, got '%s'", set[i].flag,
+                          cli_shown(set[i].text));
                 return 0;
             }
             if (o->sweep_name && strcmp(o->sweep_name, set[i].name) != 0) {
-                fprintf(stderr, "filterview: %s: one parameter can be swept at a time ('%s' already is)\n",
-                        set[i].flag, o->sweep_name);
+                cli_error("%s: one parameter can be swept at a time ('%s' already is)", set[i].flag,
+                          o->sweep_name);
                 return 0;
             }
             snprintf(o->sweep_name_storage, sizeof o->sweep_name_storage, "%s", set[i].name);
             o->sweep_name = o->sweep_name_storage; /* settings[] is cli_parse's own */
             o->n_sweep = 0;
+            if (strlen(set[i].text) >= sizeof o->sweep_storage) {
+                char want[96];
+                snprintf(want, sizeof want, "a list of at most %d values and %d characters to sweep",
+                         CLI_MAX_SWEEP, CLI_MAX_SWEEP_TEXT - 1);
+                return bad(set[i].flag, want, set[i].text);
+            }
             snprintf(o->sweep_storage, sizeof o->sweep_storage, "%s", set[i].text);
             for (char *tok = o->sweep_storage, *next; tok; tok = next) {
                 next = strchr(tok, ',');
@@ -266,7 +316,10 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
                 const char *text = is_list ? o->sweep_text[v] : set[i].text;
                 if (fv_param_parse(filter, index, text, set[i].flag, &value) != FV_OK) {
                     if (!in_play_here) break; /* another filter's range: not this run's business */
-                    fprintf(stderr, "filterview: %s (%s)\n", fv_last_error(), filter->name);
+                    /* the library quotes what it was given: once more as shown (escaped, a long
+                     * one shortened with "...", which no number or name is), for the message */
+                    fv_param_parse(filter, index, cli_shown(text), set[i].flag, &value);
+                    cli_error("%s (%s)", fv_last_error(), filter->name);
                     return 0;
                 }
                 if (v == 0) fv_param_set(filter, &o->params[f], index, value);
@@ -297,7 +350,7 @@ typedef enum flag_arg {
     ARG_SEED,    /* a plain integer 0..2147483647: `field` (an unsigned) */
     ARG_DECIMAL, /* a plain decimal lo..hi: `field` (a double) */
     ARG_PERCENT, /* a plain decimal lo..hi, '%' allowed: `field` (a double) gets it / 100 */
-    ARG_SIZE,    /* WxH: `field` and `field2` (ints) */
+    ARG_SIZE,    /* WxH: `field` and `field2` (ints), each side 1..hi (0: FV_MAX_DIMENSION) */
     ARG_CUSTOM   /* the row's own parse function */
 } flag_arg;
 
@@ -315,13 +368,14 @@ typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 #define FOR_BENCH MODE_BIT(CLI_MODE_BENCH)
 #define FOR_LIST MODE_BIT(CLI_MODE_LIST)
 #define FOR_SOURCE (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
+#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH) /* where a filter runs */
 #define FIELD(name) offsetof(cli_options, name)
 
 typedef struct cli_flag {
     const char *names[3];     /* the spellings (NULL-terminated); none: a --help line only */
     flag_arg arg;
     size_t field, field2;     /* where the value goes: offsets into cli_options */
-    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT */
+    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
     const char *expects;      /* ARG_TEXT */
     int (*parse)(parse_state *s, const char *flag);  /* ARG_CUSTOM */
     /* NULL: the spelling always means this flag; else whether it does here (--size) */
@@ -344,6 +398,7 @@ struct parse_state {
     const char *filter_name, *variant_name, *pane_text[2], *compare_text[2];
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings, iterations, mode_given;
+    const char *iters_flag, *iters_text; /* --iters as given (NULL: not given) */
     const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
     int given_at[64];         /* and where in argv */
 };
@@ -397,7 +452,60 @@ static int parse_compare(parse_state *s, const char *flag)
 
 static int parse_iterations(parse_state *s, const char *flag)
 {
-    return parse_int(flag, next_value(s), 1, FV_MAX_ITERATIONS, &s->iterations);
+    s->iters_flag = flag;
+    s->iters_text = next_value(s);
+    return parse_int(flag, s->iters_text, 1, FV_MAX_ITERATIONS, &s->iterations);
+}
+
+/* "canny", "canny and conv", "gaussian, invert and box": the distinct filters of list[] that
+ * `pick` keeps */
+static void filter_names(const fv_filter *const *list, int n, int (*pick)(const fv_filter *), char *buf,
+                         size_t size)
+{
+    const fv_filter *kept[FV_MAX_FILTERS + 4];
+    int n_kept = 0;
+    for (int i = 0; i < n; i++) {
+        int seen = !pick(list[i]);
+        for (int k = 0; k < n_kept; k++) seen |= kept[k] == list[i];
+        if (!seen) kept[n_kept++] = list[i];
+    }
+    size_t len = 0;
+    buf[0] = 0;
+    for (int k = 0; k < n_kept && len < size; k++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 0 ? "" : k == n_kept - 1 ? " and " : ", ",
+                                kept[k]->name);
+}
+
+static int iterates(const fv_filter *f) { return f->max_iterations > 1; }
+static int takes_image(const fv_filter *f) { return fv_param_index(f, "kernel-file") >= 0; }
+static int takes_no_image(const fv_filter *f) { return !takes_image(f); }
+static int runs_once(const fv_filter *f) { return f->max_iterations <= 1; }
+
+/* --iters N, as a parameter applies: to every filter in play that can take N passes (the others
+ * run once); a mistake when none of them can. The registry's max_iterations says which. */
+static int apply_iterations(cli_options *o, const parse_state *s, const fv_filter *const *in_play, int n_in_play)
+{
+    int taken = 0, most = 1;
+    for (int k = 0; k < n_in_play; k++) {
+        taken |= in_play[k]->max_iterations >= s->iterations;
+        if (in_play[k]->max_iterations > most) most = in_play[k]->max_iterations;
+    }
+    if (!taken && most > 1) {
+        char want[64];
+        snprintf(want, sizeof want, "an integer 1..%d", most);
+        return bad(s->iters_flag, want, s->iters_text);
+    }
+    if (!taken) {
+        char once[160], many[160];
+        filter_names(in_play, n_in_play, runs_once, once, sizeof once);
+        filter_names(fv_filters, fv_n_filters, iterates, many, sizeof many);
+        cli_error("%s: %s %s once per image (filters that iterate: %s)", s->iters_flag, once,
+                  strstr(once, " and ") ? "run" : "runs", many);
+        return 0;
+    }
+    for (int f = 0; f < fv_n_filters; f++)
+        o->params[f].iterations = fv_filters[f]->max_iterations >= s->iterations ? s->iterations : 1;
+    return 1;
 }
 
 static int parse_sizes_flag(parse_state *s, const char *flag)
@@ -424,13 +532,12 @@ static int parse_param(parse_state *s, const char *flag)
         set->flag = set->flag_storage;
         set->text = eq + 1;
         if (!any_filter_has_param(set->name)) {
-            fprintf(stderr, "filterview: -p: no filter has a parameter '%s' (see --list)\n", set->name);
+            cli_error("-p: no filter has a parameter '%s' (see --list)", set->name);
             return 0;
         }
     } else {
         set->name = flag + 2;
-        set->text = value;
-        if (!value) return bad(flag, "a value (see --list)", NULL);
+        set->text = value; /* NULL: missing, said once the filters in play are known */
     }
     s->n_settings++;
     return 1;
@@ -459,7 +566,8 @@ static const cli_flag cli_flags[] = {
              "every filter in play that has it; --bench sweeps a list:\n"
              "-p radius=1,2,4,8"},
     {.names = {"--iters", "--iterations"}, .arg = ARG_CUSTOM, .parse = parse_iterations,
-     .section = HELP_OPTIONS, .label = "--iters N", .help = "apply the filter N times, 1..%d (default 1)"},
+     .section = HELP_OPTIONS, .label = "--iters N",
+     .help = "apply the filters that iterate N times, 1..%d (default 1)"},
     {.names = {"-o", "--output"}, .arg = ARG_TEXT, .field = FIELD(output), .expects = "an output .png path",
      .flags = FLAG_ONCE | FLAG_MODE, .mode = CLI_MODE_BATCH, .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
@@ -486,7 +594,8 @@ static const cli_flag cli_flags[] = {
      .flags = FLAG_ONCE, .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--save-source FILE",
      .help = "with -o: also write the source the filter saw (the noisy one)"},
     {.names = {"--kernel-file"}, .arg = ARG_TEXT, .field = FIELD(kernel_file),
-     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .section = HELP_OPTIONS,
+     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .modes = FOR_FILTERING,
+     .section = HELP_OPTIONS,
      .label = "--kernel-file FILE", .help = "conv's kernel for shape file: a grayscale image up to 127x127"},
     {.names = {"--compare"}, .arg = ARG_CUSTOM, .parse = parse_compare, .flags = FLAG_MODE,
      .mode = CLI_MODE_COMPARE, .section = HELP_OPTIONS, .label = "--compare A B",
@@ -549,7 +658,7 @@ static const cli_flag cli_flags[] = {
      .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
              "where the rest goes, and the CUDA <-> GL hand-over floor"},
     {.names = {"--window", "--size"}, .arg = ARG_SIZE, .field = FIELD(window_w), .field2 = FIELD(window_h),
-     .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
+     .hi = CLI_MAX_WINDOW, .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
      .help = "window or offscreen size (--size WxH still works)"},
     {.names = {"--random"}, .arg = ARG_SIZE, .field = FIELD(random_w), .field2 = FIELD(random_h),
      .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--random WxH",
@@ -564,7 +673,7 @@ _Static_assert(sizeof cli_flags / sizeof cli_flags[0] <= sizeof((parse_state *)0
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
@@ -615,8 +724,9 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         return 2;
     }
     if ((f->flags & FLAG_ONCE) && *(const char **)field) {
-        fprintf(stderr, "filterview: %s given twice ('%s' and '%s')\n", a, *(const char **)field,
-                s->i + 1 < s->argc ? s->argv[s->i + 1] : "nothing");
+        cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
+                  s->i + 1 < s->argc ? "'" : "", s->i + 1 < s->argc ? cli_shown(s->argv[s->i + 1]) : "nothing",
+                  s->i + 1 < s->argc ? "'" : "");
         return 0;
     }
     switch (f->arg) {
@@ -644,7 +754,9 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         break;
     }
     case ARG_SIZE:
-        if (!parse_one_size(a, next_value(s), (int *)field, (int *)((char *)o + f->field2))) return 0;
+        if (!parse_one_size(a, next_value(s), f->hi > 0 ? (int)f->hi : FV_MAX_DIMENSION, (int *)field,
+                            (int *)((char *)o + f->field2)))
+            return 0;
         break;
     case ARG_CUSTOM:
         if (!f->parse(s, a)) return 0;
@@ -652,7 +764,7 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
     }
     if (f->flags & FLAG_MODE) {
         if (s->mode_given && o->mode != f->mode) {
-            fprintf(stderr, "filterview: %s cannot be combined with the other mode flags\n", a);
+            cli_error("%s cannot be combined with the other mode flags", a);
             return 0;
         }
         o->mode = f->mode;
@@ -676,10 +788,49 @@ static int check_modes(const parse_state *s)
         if (first < 0) continue;
         char modes[128];
         modes_text(scope_order[k], modes, sizeof modes);
-        fprintf(stderr, "filterview: %s is for %s, not %s\n", s->given_as[first], modes, mode_name(o->mode));
+        cli_error("%s is for %s, not %s", s->given_as[first], modes, mode_name(o->mode));
         return 0;
     }
     return 1;
+}
+
+/* --kernel-file is an image parameter's file (conv's `kernel-file`): it must reach a filter in
+ * play that takes it, with the choice that uses it ("file", as --shape file) made, else it would
+ * be silently ignored. */
+static int check_image_file(const cli_options *o, const char *flag, const fv_filter *const *in_play,
+                            int n_in_play)
+{
+    const fv_filter *taker = NULL;
+    int chooser = -1; /* taker's parameter with the "file" choice */
+    for (int k = 0; k < n_in_play; k++) {
+        const fv_filter *f = in_play[k];
+        if (!takes_image(f)) continue;
+        int has_choice = 0;
+        for (int i = 0; i < f->n_params; i++) {
+            const fv_param_desc *d = &f->params[i];
+            for (int c = 0; d->type == FV_PARAM_CHOICE && c < d->n_choices; c++)
+                if (!strcmp(d->choices[c], "file")) {
+                    if ((int)cli_params(o, f)->value[i] == c) return 1;
+                    has_choice = 1;
+                    if (!taker) {
+                        taker = f;
+                        chooser = i;
+                    }
+                }
+        }
+        if (!has_choice) return 1; /* the file is all it takes */
+    }
+    if (taker) {
+        const fv_param_desc *d = &taker->params[chooser];
+        cli_error("%s is %s's kernel for --%s file, but its %s is %s: give --%s file", flag, taker->name,
+                  d->name, d->name, d->choices[(int)cli_params(o, taker)->value[chooser]], d->name);
+        return 0;
+    }
+    char names[160], takers[160];
+    filter_names(in_play, n_in_play, takes_no_image, names, sizeof names);
+    filter_names(fv_filters, fv_n_filters, takes_image, takers, sizeof takers);
+    cli_error("%s is for %s, not %s", flag, takers, names);
+    return 0;
 }
 
 int cli_parse(int argc, char **argv, cli_options *o)
@@ -697,6 +848,14 @@ int cli_parse(int argc, char **argv, cli_options *o)
     s.argc = argc;
     s.argv = argv;
     s.iterations = 1;
+    /* --help and --help-keys answer whatever else is given (a bad flag, a bad kernel file) */
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        for (int r = 0; r < N_FLAGS; r++)
+            for (int k = 0; k < 3 && (cli_flags[r].flags & FLAG_STOP) && cli_flags[r].names[k]; k++)
+                if (!strcmp(argv[i], cli_flags[r].names[k])) {
+                    o->mode = cli_flags[r].mode;
+                    return 1;
+                }
     int options_done = 0;
     for (s.i = 1; s.i < argc; s.i++) {
         const char *a = argv[s.i];
@@ -706,8 +865,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
         }
         if (options_done || a[0] != '-' || a[1] == 0) {
             if (o->n_inputs == CLI_MAX_INPUTS) {
-                fprintf(stderr, "filterview: more than %d input images: give their folder instead\n",
-                        CLI_MAX_INPUTS);
+                cli_error("more than %d input images: give their folder instead", CLI_MAX_INPUTS);
                 return 0;
             }
             o->inputs[o->n_inputs++] = a;
@@ -718,18 +876,17 @@ int cli_parse(int argc, char **argv, cli_options *o)
         int r = 0;
         if (f) r = read_flag(&s, f, a);
         else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2)) r = parse_param(&s, a);
-        else fprintf(stderr, "filterview: unknown option '%s' (see --help)\n", a);
+        else cli_error("unknown option '%s' (see --help)", cli_shown(a));
         if (r == 0) return 0;
         if (r == 2) return 1;
     }
     if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
-        fprintf(stderr, "filterview: unknown filter '%s' (see --list)\n", s.filter_name);
+        cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
         return 0;
     }
     o->variant = fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name) {
-        fprintf(stderr, "filterview: filter '%s' has no variant '%s' (see --list)\n", o->filter->name,
-                s.variant_name);
+        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name, cli_shown(s.variant_name));
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -752,14 +909,14 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->mode == CLI_MODE_BENCH && !o->filter_given)
         for (int f = 0; f < fv_n_filters; f++) in_play[n_in_play++] = fv_filters[f];
     if (!apply_settings(o, s.settings, s.n_settings, in_play, n_in_play)) return 0;
-    for (int f = 0; f < fv_n_filters; f++) o->params[f].iterations = s.iterations;
+    if (!apply_iterations(o, &s, in_play, n_in_play)) return 0;
     if (o->input && o->random_w) {
-        fprintf(stderr, "filterview: give an image or --random WxH, not both\n");
+        cli_error("give an image or --random WxH, not both");
         return 0;
     }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
     if (needs_input && !o->input) {
-        fprintf(stderr, "filterview: no input image given (see --help)\n");
+        cli_error("no input image given (see --help)");
         return 0;
     }
     /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
@@ -769,19 +926,26 @@ int cli_parse(int argc, char **argv, cli_options *o)
         const int is_dir = stat(o->output, &st) == 0 && S_ISDIR(st.st_mode);
         const int input_is_dir = o->input && stat(o->input, &st) == 0 && S_ISDIR(st.st_mode);
         o->output_is_dir = o->output[n - 1] == '/' || (is_dir && (o->n_inputs > 1 || input_is_dir));
-        if (o->output_is_dir && stat(o->output, &st) == 0 && !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "filterview: -o: '%s' is a file, not a folder\n", o->output);
+        /* "out.png/" names a folder: the file it names without its slashes rules that out */
+        char *bare = o->output_is_dir ? strdup(o->output) : NULL;
+        for (size_t k = bare ? strlen(bare) : 0; k > 1 && bare[k - 1] == '/'; k--) bare[k - 1] = 0;
+        const int found = bare && stat(bare, &st) == 0, under_file = bare && !found && errno == ENOTDIR;
+        free(bare);
+        if ((found && !S_ISDIR(st.st_mode)) || under_file) {
+            cli_error("-o: '%s' is %s, not a folder", cli_shown(o->output),
+                      under_file ? "inside a file" : "a file");
             return 0;
         }
     }
     if (o->n_inputs > 1 && !o->output_is_dir) {
-        fprintf(stderr, "filterview: more than one input image ('%s' and '%s'): several are filtered "
-                "with -o DIR/\n", o->inputs[0], o->inputs[1]);
+        cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
+                  cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
         return 0;
     }
     if (!check_modes(&s)) return 0;
+    if (o->kernel_file && !check_image_file(o, "--kernel-file", in_play, n_in_play)) return 0;
     if (o->save_source && o->output_is_dir) {
-        fprintf(stderr, "filterview: --save-source is for one input image, not a folder of them\n");
+        cli_error("--save-source is for one input image, not a folder of them");
         return 0;
     }
     if (o->save_source && !check_output_arg("--save-source", o->save_source)) return 0;
@@ -879,6 +1043,6 @@ void cli_print_help(void)
     print_section(HELP_VIEWER);
     printf("\n"
            "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
-           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP.\n"
+           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP (Windows and OS/2).\n"
            "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
 }

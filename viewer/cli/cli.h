@@ -21,6 +21,9 @@ typedef enum cli_mode {
 } cli_mode;
 
 #define CLI_MAX_SIZES 32
+/* --window: a side's most. OpenGL's own limits (GL_MAX_VIEWPORT_DIMS, GL_MAX_RENDERBUFFER_SIZE)
+ * are 16384 on Mesa and 32768 on NVIDIA; a 32768x32768 framebuffer alone is 4 GiB */
+#define CLI_MAX_WINDOW 16384
 
 /* How the viewer's CUDA output reaches OpenGL (--interop). */
 typedef enum fv_interop_path {
@@ -39,6 +42,7 @@ typedef struct pane_spec {
 } pane_spec;
 
 #define CLI_MAX_SWEEP 64
+#define CLI_MAX_SWEEP_TEXT 4096     /* the list's characters: a longer one is refused, not cut */
 #define CLI_MAX_INPUTS 4096         /* files on one command line; a folder holds any number */
 
 typedef struct cli_options {
@@ -84,7 +88,7 @@ typedef struct cli_options {
     int random_w, random_h;     /* --random: a random image instead of a file */
     /* storage for the sweep's name and comma-separated values */
     char sweep_name_storage[64];
-    char sweep_storage[512];
+    char sweep_storage[CLI_MAX_SWEEP_TEXT];
 } cli_options;
 
 /* The parameters of filter f as given on the command line. */
@@ -93,6 +97,16 @@ const fv_params *cli_params(const cli_options *o, const fv_filter *f);
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */
 int cli_parse(int argc, char **argv, cli_options *o);
 void cli_print_help(void);
+
+/* `text` (a file name, a flag's value) as a message quotes it: control characters and invalid
+ * UTF-8 as \xNN, and the middle of a long one left out ("/very/long/...ending.png") so that the
+ * message keeps its reason. Valid until the fourth call after it on the same thread. */
+const char *cli_shown(const char *text);
+/* The same, whole: a name on standard output ("wrote NAME"). */
+const char *cli_escaped(const char *text);
+/* Prints "filterview: MESSAGE" as one line on stderr with control characters as \xNN: every
+ * message of the program, the library's (fv_last_error()) included, goes through it. */
+void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_list(int verbose);
 
 #endif

@@ -3,9 +3,10 @@
  * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
  * directory, empty, unknown format) and handed to its codec (codec.h).
  * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
- * (within NAME_MAX) and renamed; read-only targets are refused, links written through, and the
- * temporary file is removed by any signal that ends the process while it exists (SIGINT, SIGTERM,
- * SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
+ * (within NAME_MAX) and renamed (keeping the replaced file's mode and, where permitted, owner);
+ * read-only targets are refused, symbolic links written through, and the temporary file is
+ * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
+ * SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
@@ -106,7 +107,7 @@ static int starts_with(const uint8_t *data, size_t size, const char *magic, size
 fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out)
 {
     memset(out, 0, sizeof *out);
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     uint8_t *data = NULL;
     size_t size = 0;
@@ -136,7 +137,7 @@ fv_status image_load_limited(const char *path, int max_width, int max_height, fv
     fv_status s = image_load_with(path, NULL, out);
     codec_set_limit(0, 0);
     if (s == FV_OK && (out->width > max_width || out->height > max_height)) {
-        char name[1024];
+        char name[IMAGE_NAME_SHOWN];
         image_printable(path, name, sizeof name);
         s = fv_fail(FV_ERR_SIZE, "'%s' is %dx%d: larger than %dx%d", name, out->width, out->height,
                     max_width, max_height);
@@ -204,7 +205,7 @@ static fv_status check_target(const char *target, const char *name)
     if (strlen(base_name(target)) > NAME_MAX)
         return fv_fail(FV_ERR_IO, "cannot write '%s': the file name is longer than %d bytes", name,
                        NAME_MAX);
-    char dir[PATH_MAX], dir_text[1024];
+    char dir[PATH_MAX], dir_text[IMAGE_NAME_SHOWN];
     dir_name(target, dir, sizeof dir);
     image_printable(dir, dir_text, sizeof dir_text);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -216,7 +217,7 @@ static fv_status check_target(const char *target, const char *name)
 
 fv_status image_check_output_path(const char *path)
 {
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     size_t n = strlen(path);
     const char *base = base_name(path);
@@ -287,11 +288,13 @@ static void temp_install_handlers(void)
         temp_take_signal(temp_ignored[i], SIG_IGN);
 }
 
+void image_temp_signals_init(void) { pthread_once(&temp_once, temp_install_handlers); }
+
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
  * just not cleaned up on a signal). */
 static int temp_register(const char *path)
 {
-    pthread_once(&temp_once, temp_install_handlers);
+    image_temp_signals_init();
     pthread_mutex_lock(&temp_lock);
     int slot = -1;
     for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
@@ -318,7 +321,7 @@ fv_status image_temp_open(const char *path, image_temp *t)
     memset(t, 0, sizeof *t);
     t->fd = -1;
     t->slot = -1;
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     FV_TRY(resolve_target(path, name, t->target, sizeof t->target));
     FV_TRY(check_target(t->target, name));
@@ -353,7 +356,13 @@ fv_status image_temp_open(const char *path, image_temp *t)
         if (errno != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
-    if (existing) (void)fchmod(t->fd, st.st_mode & 07777); /* a replaced file keeps its mode */
+    if (existing) {
+        /* a replaced file keeps its owner where this user may give it (root, or the group of a
+         * member), then its mode (chown clears set-id bits). A hard link to the old file is not
+         * followed: rename() makes a new file, the other names keep the old content. */
+        if (fchown(t->fd, st.st_uid, st.st_gid) != 0) (void)fchown(t->fd, (uid_t)-1, st.st_gid);
+        (void)fchmod(t->fd, st.st_mode & 07777);
+    }
     return FV_OK;
 }
 
@@ -369,7 +378,7 @@ void image_temp_discard(image_temp *t)
 
 fv_status image_temp_commit(image_temp *t, const char *path)
 {
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     int fd = t->fd;
     t->fd = -1;
@@ -401,7 +410,7 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
         o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
     }
     FV_TRY(image_check_output_path(path));
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     image_temp t;
     FV_TRY(image_temp_open(path, &t));

@@ -47,7 +47,8 @@ fv_status image_check_output_path(const char *path);
 
 /* Writes img to `path` (PNG, or JPEG for .jpg/.jpeg) through a temporary file and rename().
  * A symbolic link is written through (its target is replaced); a read-only target is refused;
- * a replaced file keeps its permissions. */
+ * a replaced file keeps its permissions and, where permitted, its owner and group; a hard link
+ * to it keeps the old content (the name gets a new file). */
 fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt);
 /* image_save with the defaults (screenshots, charts) */
 fv_status image_save_png(const char *path, const fv_image *img);
@@ -65,12 +66,20 @@ typedef struct image_temp {
 } image_temp;
 
 fv_status image_temp_open(const char *path, image_temp *t);
+/* Installs those handlers now (image_temp_open does it on first use): a caller that adds its own
+ * handler in front of them (the folder batch erasing its progress line) installs them first. */
+void image_temp_signals_init(void);
 /* Closes and renames over the target; removes the temporary file if that fails. */
 fv_status image_temp_commit(image_temp *t, const char *path);
 void image_temp_discard(image_temp *t);
 
 /* Copies `text` into buf with control characters and invalid UTF-8 written as \xNN, so that a
- * file name or a library message cannot reach the terminal raw. */
+ * file name or a library message cannot reach the terminal raw. A text that does not fit loses
+ * its middle ("/very/long/...ending.png"), never its end. */
 void image_printable(const char *text, char *buf, size_t size);
+
+/* The room a file name gets in a message (IMAGE_NAME_SHOWN bytes with its NUL): two of them and
+ * the reason fit in one library message (fv_fail keeps 511 bytes). */
+#define IMAGE_NAME_SHOWN 200
 
 #endif

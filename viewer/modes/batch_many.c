@@ -9,7 +9,8 @@
  * GPU; filtered ones waiting for an encoder), and the threads take an encode before a new
  * decode, so that memory stays bounded and nothing waits on itself. A failed file is reported
  * in one line and skipped; outputs are written atomically (image_save). On a terminal a
- * progress bar shows files done, images/s and the time left. Tested by the CLI batch cases.
+ * progress bar shows files done, images/s and the time left, erased when a signal ends the run.
+ * Subfolders are skipped whatever their name. Tested by the CLI batch cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
@@ -20,6 +21,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,7 +99,16 @@ static char *join(const char *dir, const char *name)
     return s;
 }
 
-/* Files given, and each folder's images (sorted, hidden ones skipped). */
+/* Whether the entry e at path is a folder (or a link to one), whatever its name. */
+static int is_folder(const char *path, const struct dirent *e)
+{
+    struct stat st;
+    if (e->d_type == DT_DIR) return 1;
+    if (e->d_type != DT_UNKNOWN && e->d_type != DT_LNK) return 0;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Files given, and each folder's images (sorted, hidden ones and subfolders skipped). */
 static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
 {
     int n = 0, cap = 64;
@@ -107,7 +118,7 @@ static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
         struct stat st;
         DIR *d = stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(o->inputs[i]) : NULL;
         if (!d && stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            char name[1024];
+            char name[IMAGE_NAME_SHOWN];
             image_printable(o->inputs[i], name, sizeof name);
             s = fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
             break;
@@ -125,7 +136,10 @@ static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
             }
             list[n] = d ? join(o->inputs[i], e->d_name) : strdup(o->inputs[i]);
             if (!list[n]) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
-            else n++;
+            else if (d && is_folder(list[n], e)) { /* named like an image, but not one */
+                cli_error("'%s' is a folder: skipped (subfolders are not searched)", cli_shown(list[n]));
+                free(list[n]);
+            } else n++;
         }
         if (d) {
             closedir(d);
@@ -168,7 +182,7 @@ static fv_status name_outputs(batch_run *b, const char *dir)
                     if (!first) first = b->jobs[k].in;
                     else if (!second) second = b->jobs[k].in;
                 }
-            char a[512], c[512], o[512];
+            char a[IMAGE_NAME_SHOWN], c[IMAGE_NAME_SHOWN], o[IMAGE_NAME_SHOWN];
             image_printable(first, a, sizeof a);
             image_printable(second, c, sizeof c);
             image_printable(sorted[i], o, sizeof o);
@@ -204,6 +218,40 @@ static void progress_draw(batch_run *b, int final)
     fflush(stderr);
 }
 
+/* Ctrl-C (or another signal that ends the run) while the bar is drawn: the line is erased, then
+ * the signal goes on to what handled it before (image_io.c's, which removes the temporary files
+ * and ends the process). Only async-signal-safe calls here. */
+static const int progress_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+static struct sigaction progress_old[sizeof progress_signals / sizeof progress_signals[0]];
+
+static void progress_signal(int sig)
+{
+    static const char erase[] = "\r\033[K";
+    ssize_t ignored = write(STDERR_FILENO, erase, sizeof erase - 1);
+    (void)ignored;
+    for (size_t k = 0; k < sizeof progress_signals / sizeof progress_signals[0]; k++)
+        if (progress_signals[k] == sig) sigaction(sig, &progress_old[k], NULL);
+    raise(sig); /* blocked until this returns, then delivered to the handler restored */
+}
+
+/* install (on) or restore (off) the handlers, leaving ignored signals ignored (nohup) */
+static void progress_signals_take(int on)
+{
+    for (size_t k = 0; k < sizeof progress_signals / sizeof progress_signals[0]; k++) {
+        if (!on) {
+            sigaction(progress_signals[k], &progress_old[k], NULL);
+            continue;
+        }
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = progress_signal;
+        sigfillset(&sa.sa_mask);
+        if (sigaction(progress_signals[k], NULL, &progress_old[k]) == 0 &&
+            !(progress_old[k].sa_flags & SA_SIGINFO) && progress_old[k].sa_handler != SIG_IGN)
+            sigaction(progress_signals[k], &sa, NULL);
+    }
+}
+
 /* Called with b->lock held when job i is finished (written or failed). */
 static void job_finished(batch_run *b, int i, const char *error)
 {
@@ -212,7 +260,7 @@ static void job_finished(batch_run *b, int i, const char *error)
         b->failed++;
         b->jobs[i].failed = 1;
         if (b->tty) fprintf(stderr, "\r\033[K");
-        fprintf(stderr, "filterview: %s (skipped)\n", error);
+        cli_error("%s (skipped)", error);
         b->last_draw = 0;
     }
     progress_draw(b, 0);
@@ -389,7 +437,7 @@ static void slot_finish(batch_run *b, gpu_slot *g)
     if (e == cudaSuccess) {
         b->encode_queue[b->enc_tail++ % (int)(sizeof b->encode_queue / sizeof(int))] = g->job;
     } else {
-        char name[1024];
+        char name[IMAGE_NAME_SHOWN];
         image_printable(j->in, name, sizeof name);
         fv_fail(FV_ERR_CUDA, "filter %s/%s failed on '%s': %s", b->f->name, b->v->name, name,
                 cudaGetErrorString(e));
@@ -415,7 +463,7 @@ static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
     j->dst.height = h;
     j->dst.pitch = (size_t)w * 4;
     fv_status s = FV_OK;
-    char name[1024];
+    char name[IMAGE_NAME_SHOWN];
     image_printable(j->in, name, sizeof name);
     if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4, (size_t)h,
                           cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
@@ -513,7 +561,7 @@ int batch_many_main(const cli_options *o)
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
     if (!b.host && fv_device_check() != FV_OK) return run_fail_line();
     /* the folder must exist, as a file's folder must (a typo makes no new folder) */
-    char dir_text[1024];
+    char dir_text[IMAGE_NAME_SHOWN];
     image_printable(o->output, dir_text, sizeof dir_text);
     struct stat st;
     if (stat(o->output, &st) != 0) {
@@ -539,7 +587,7 @@ int batch_many_main(const cli_options *o)
     for (int i = 0; !code && i < n; i++) b.jobs[i].in = inputs[i];
     b.n_jobs = code ? 0 : n;
     if (!code && name_outputs(&b, o->output) != FV_OK) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         code = 2;
     }
     if (!code) {
@@ -553,6 +601,10 @@ int batch_many_main(const cli_options *o)
         b.in_tokens = b.n_workers + GPU_SLOTS;
         b.out_tokens = b.n_workers + GPU_SLOTS;
         b.tty = isatty(STDERR_FILENO);
+        if (b.tty) {
+            image_temp_signals_init(); /* theirs first: ours goes in front of them */
+            progress_signals_take(1);
+        }
         pthread_mutex_init(&b.lock, NULL);
         pthread_cond_init(&b.work, NULL);
         pthread_cond_init(&b.gpu, NULL);
@@ -576,12 +628,13 @@ int batch_many_main(const cli_options *o)
         if (!b.host && started > 0) gpu_loop(&b);
         for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
         progress_draw(&b, 1);
+        if (b.tty) progress_signals_take(0);
         const double seconds = (fv_now_ms() - b.t0) / 1000.0;
         if (!code) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, dir_text,
+                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, cli_escaped(o->output),
                    seconds, seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
                    b.host ? "on the CPU" : "on the GPU", started ? started : 1);
             if (b.failed) printf("; %d failed", b.failed);

@@ -305,7 +305,7 @@ static void resample_bilinear(const fv_image *from, fv_image *to)
 int bench_main(const cli_options *o)
 {
     if (fv_device_check() != FV_OK) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         return 1;
     }
     int device = 0;
@@ -314,7 +314,7 @@ int bench_main(const cli_options *o)
     cudaGetDeviceProperties(&prop, device);
     fv_image photo = {0};
     if (o->bench_image && image_load(o->bench_image, &photo) != FV_OK) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         return 1;
     }
     /* --sizes, else the photo as it is, else the default sizes */
@@ -325,17 +325,17 @@ int bench_main(const cli_options *o)
         sizes[n_sizes][1] = o->n_sizes ? o->sizes[n_sizes][1] : photo.data ? photo.height : default_sizes[n_sizes][1];
     }
     if (o->chart && image_check_output_path(o->chart) != FV_OK) {
-        fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+        cli_error("--chart: %s", fv_last_error());
         return 1;
     }
     FILE *csv = NULL;
     if (o->csv && !(csv = fopen(o->csv, "w"))) {
-        fprintf(stderr, "filterview: cannot write '%s': %s\n", o->csv, strerror(errno));
+        cli_error("cannot write '%s': %s", cli_shown(o->csv), strerror(errno));
         return 1;
     }
     double copy_gbps = 0;
     if (bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
-        fprintf(stderr, "filterview: %s\n", fv_last_error());
+        cli_error("%s", fv_last_error());
         if (csv) fclose(csv), remove(o->csv);
         fv_host_image_free(&photo);
         return 1;
@@ -344,7 +344,7 @@ int bench_main(const cli_options *o)
            "seed %u\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
     printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n", copy_gbps,
            BENCH_COPY_BYTES >> 20);
-    if (o->bench_image) printf("# source: %s (%dx%d), resized to each size\n\n", o->bench_image, photo.width, photo.height);
+    if (o->bench_image) printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image), photo.width, photo.height);
     else printf("# source: random images (seed %u + size index)\n\n", o->seed);
     printf("| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
     printf("|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
@@ -353,7 +353,7 @@ int bench_main(const cli_options *o)
     int failed = 0;
     void *diff_work = NULL;
     if (cudaMalloc(&diff_work, fv_diff_work_bytes()) != cudaSuccess) {
-        fprintf(stderr, "filterview: cannot allocate the comparison buffer\n");
+        cli_error("cannot allocate the comparison buffer");
         failed = 1;
     }
     double cpu_ms_per_pixel[FV_MAX_FILTERS] = {0}; /* per filter: last measured CPU time per pixel */
@@ -376,7 +376,7 @@ int bench_main(const cli_options *o)
         }
         if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
         if (st != FV_OK) {
-            fprintf(stderr, "filterview: %s\n", fv_last_error());
+            cli_error("%s", fv_last_error());
             failed = 1;
         }
         for (int fi = 0; fi < fv_n_filters && !failed; fi++) {
@@ -388,7 +388,7 @@ int bench_main(const cli_options *o)
                 /* once per cell, naming the filter, before any variant runs; each runner's
                  * prepare checks again */
                 if (fv_params_check(f, &p) != FV_OK) {
-                    fprintf(stderr, "filterview: %s: %s\n", f->name, fv_last_error());
+                    cli_error("%s: %s", f->name, fv_last_error());
                     failed = 1;
                     break;
                 }
@@ -418,7 +418,7 @@ int bench_main(const cli_options *o)
                     fprintf(stderr, "\r%100s\r", "");
                     if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
                     if (st != FV_OK) {
-                        fprintf(stderr, "filterview: %s/%s: %s\n", f->name, v->name, fv_last_error());
+                        cli_error("%s/%s: %s", f->name, v->name, fv_last_error());
                         failed = 1;
                         break;
                     }
@@ -436,7 +436,7 @@ int bench_main(const cli_options *o)
                     print_row(stdout, &r, 0);
                     fflush(stdout);
                     if (table_add(&table, &r) != FV_OK) {
-                        fprintf(stderr, "filterview: %s\n", fv_last_error());
+                        cli_error("%s", fv_last_error());
                         failed = 1;
                     }
                 }
@@ -464,18 +464,18 @@ int bench_main(const cli_options *o)
                      "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
         for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1);
         if (fclose(csv) != 0 || failed) {
-            fprintf(stderr, "filterview: %s not written\n", o->csv);
+            cli_error("%s not written", cli_shown(o->csv));
             remove(o->csv);
             failed = 1;
         } else {
-            printf("# wrote %s\n", o->csv);
+            printf("# wrote %s\n", cli_escaped(o->csv));
         }
     }
     if (o->chart && !failed) {
         if (bench_chart(o, &table, prop.name, copy_gbps, sizes, n_sizes) == FV_OK) {
-            printf("# wrote %s\n", o->chart);
+            printf("# wrote %s\n", cli_escaped(o->chart));
         } else {
-            fprintf(stderr, "filterview: --chart: %s\n", fv_last_error());
+            cli_error("--chart: %s", fv_last_error());
             failed = 1;
         }
     }

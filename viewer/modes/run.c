@@ -79,6 +79,6 @@ fv_status source_with_noise(const cli_options *o, fv_image *src)
 
 int run_fail_line(void)
 {
-    fprintf(stderr, "filterview: %s\n", fv_last_error());
+    cli_error("%s", fv_last_error());
     return 1;
 }

@@ -162,6 +162,19 @@ fv_status render_init(app *a)
     glBindVertexArray(0);
     glBindBuffer(GL_ARRAY_BUFFER, 0);
     if (a->headless) {
+        /* the offscreen frame within what this OpenGL draws: said by name, not as an incomplete
+         * framebuffer */
+        GLint viewport[2] = {0, 0}, renderbuffer = 0;
+        glGetIntegerv(GL_MAX_VIEWPORT_DIMS, viewport);
+        glGetIntegerv(GL_MAX_RENDERBUFFER_SIZE, &renderbuffer);
+        const int most_w = viewport[0] < renderbuffer ? viewport[0] : renderbuffer;
+        const int most_h = viewport[1] < renderbuffer ? viewport[1] : renderbuffer;
+        if (a->win_w > most_w || a->win_h > most_h || a->win_w > r->max_texture_size ||
+            a->win_h > r->max_texture_size)
+            return fv_fail(FV_ERR_SIZE, "the offscreen window %dx%d is larger than this OpenGL "
+                           "draws (%dx%d): give a smaller --window", a->win_w, a->win_h,
+                           most_w < r->max_texture_size ? most_w : r->max_texture_size,
+                           most_h < r->max_texture_size ? most_h : r->max_texture_size);
         glGenTextures(1, &r->fbo_color);
         glBindTexture(GL_TEXTURE_2D, r->fbo_color);
         glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, a->win_w, a->win_h, 0, GL_RGBA, GL_UNSIGNED_BYTE,
