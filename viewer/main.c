@@ -38,7 +38,8 @@ int main(int argc, char **argv)
         int largest = 0; /* the largest side any filter takes: refused from the header beyond it */
         for (int f = 0; f < fv_n_filters; f++) {
             const int k = fv_param_index(fv_filters[f], "kernel-file");
-            if (k >= 0 && fv_filters[f]->params[k].max > largest) largest = (int)fv_filters[f]->params[k].max;
+            if (k >= 0 && fv_filters[f]->params[k].max > largest)
+                largest = (int)fv_filters[f]->params[k].max;
         }
         fv_status st = image_load_limited(o.kernel_file, largest, largest, &kernel_image);
         for (int f = 0; f < fv_n_filters && st == FV_OK; f++) {
@@ -60,8 +61,9 @@ int main(int argc, char **argv)
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {
-        cli_error("cannot write to standard output: %s",
-                  errno ? strerror(errno) : last_errno ? strerror(last_errno) : "write error");
+        cli_error("cannot write to standard output: %s", errno        ? strerror(errno)
+                                                         : last_errno ? strerror(last_errno)
+                                                                      : "write error");
         if (code == 0) code = 1;
     }
     return code;

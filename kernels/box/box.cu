@@ -19,14 +19,17 @@
 
 #include <stdlib.h>
 
-#define PIXEL_BLOCK_X 32           /* naive, unrolled, tex: 32x8 threads, one output pixel each */
-#define PIXEL_BLOCK_Y 8
-#define UNROLLED_MAX_RADIUS 8      /* unrolled: compile-time radii 1..8, the runtime loop beyond */
-#define SMEM_BLOCK 16              /* smem: 16x16 threads, one output pixel each */
-#define SMEM_BUDGET (48 * 1024)    /* smem: dynamic shared memory a block gets without opting in */
+#define PIXEL_BLOCK_X       32 /* naive, unrolled, tex: 32x8 threads, one output pixel each */
+#define PIXEL_BLOCK_Y       8
+#define UNROLLED_MAX_RADIUS 8  /* unrolled: compile-time radii 1..8, the runtime loop beyond */
+#define SMEM_BLOCK          16 /* smem: 16x16 threads, one output pixel each */
+#define SMEM_BUDGET         (48 * 1024) /* smem: dynamic shared memory a block gets without opting in */
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-static dim3 pixel_block(void) { return dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y); }
+static dim3 pixel_block(void)
+{
+    return dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+}
 
 static dim3 pixel_grid(const fv_image *img)
 {
@@ -34,7 +37,10 @@ static dim3 pixel_grid(const fv_image *img)
                 (img->height + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
 }
 
-__device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
+__device__ __forceinline__ int clamp_index(int v, int hi)
+{
+    return min(max(v, 0), hi);
+}
 
 __device__ __forceinline__ const uchar4 *image_row(const fv_image &img, int y)
 {
@@ -70,8 +76,8 @@ static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_d
     store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                               void *state, cudaStream_t stream)
+static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                               const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     const int r = box_radius(p);
@@ -135,8 +141,8 @@ static box_kernel_fn box_unrolled_pick(int r, const char **name)
     }
 }
 
-static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                  void *state, cudaStream_t stream)
+static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                  const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     const int r = box_radius(p);
@@ -147,7 +153,8 @@ static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_i
     return FV_OK;
 }
 
-static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                int max)
 {
     if (max < 1) return 0;
     const char *name;
@@ -161,9 +168,9 @@ static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kern
  * (+2r: an apron of r pixels on each side). It is staged `strip_rows` full-width rows at a
  * time: all of it at once while it fits SMEM_BUDGET (r <= 47), in strips beyond. */
 typedef struct box_smem_layout {
-    int region_w;                  /* = region height */
+    int region_w; /* = region height */
     int strip_rows;
-    size_t bytes;                  /* dynamic shared memory */
+    size_t bytes; /* dynamic shared memory */
 } box_smem_layout;
 
 static box_smem_layout box_smem_layout_make(int r)
@@ -187,10 +194,12 @@ static __global__ void box_smem_kernel(fv_image src, fv_image dst, int r, int st
     for (int s0 = 0; s0 < region_w; s0 += strip_rows) {
         const int rows = min(strip_rows, region_w - s0);
         if (s0 > 0) __syncthreads(); /* everyone is done with the previous strip */
-        for (int idx = ty * SMEM_BLOCK + tx; idx < rows * region_w; idx += SMEM_BLOCK * SMEM_BLOCK) {
+        for (int idx = ty * SMEM_BLOCK + tx; idx < rows * region_w;
+             idx += SMEM_BLOCK * SMEM_BLOCK) {
             const int sy = idx / region_w, sx = idx - sy * region_w;
-            strip[idx] = image_row(src, clamp_index(y0 + s0 + sy, src.height - 1))
-                             [clamp_index(x0 + sx, src.width - 1)];
+            strip[idx] =
+                image_row(src, clamp_index(y0 + s0 + sy,
+                                           src.height - 1))[clamp_index(x0 + sx, src.width - 1)];
         }
         __syncthreads();
         /* this thread's window is region rows ty..ty+2r, columns tx..tx+2r; the two half-warps
@@ -205,14 +214,15 @@ static __global__ void box_smem_kernel(fv_image src, fv_image dst, int r, int st
     if (x < src.width && y < src.height) store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
 }
 
-static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                              void *state, cudaStream_t stream)
+static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                              const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     const int r = box_radius(p);
     const box_smem_layout l = box_smem_layout_make(r);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
-    dim3 grid((src->width + SMEM_BLOCK - 1) / SMEM_BLOCK, (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
+    dim3 grid((src->width + SMEM_BLOCK - 1) / SMEM_BLOCK,
+              (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
     box_smem_kernel<<<grid, block, l.bytes, stream>>>(*src, *dst, r, l.strip_rows,
                                                       box_divider_make(r));
     FV_CUDA_CHECK(cudaGetLastError());
@@ -229,8 +239,8 @@ static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_i
 
 /* ---- tex: a texture object on a copy of the source; its clamp address mode is the border --- */
 typedef struct box_tex_state {
-    cudaArray_t array;             /* width x height uchar4: textures need their own layout */
-    cudaTextureObject_t texture;   /* point filtering, element reads, unnormalised coordinates */
+    cudaArray_t array;           /* width x height uchar4: textures need their own layout */
+    cudaTextureObject_t texture; /* point filtering, element reads, unnormalised coordinates */
     int has_texture;
     int width, height;
 } box_tex_state;
@@ -245,7 +255,8 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
     /* +0.5: the centre of texel (x, y); coordinates outside the image clamp to its edge texels */
     for (int i = -r; i <= r; i++) {
         const float v = (float)(y + i) + 0.5f;
-        for (int j = -r; j <= r; j++) add_rgb(sum, tex2D<uchar4>(texture, (float)(x + j) + 0.5f, v));
+        for (int j = -r; j <= r; j++)
+            add_rgb(sum, tex2D<uchar4>(texture, (float)(x + j) + 0.5f, v));
     }
     store_mean(dst, x, y, sum, tex2D<uchar4>(texture, (float)x + 0.5f, (float)y + 0.5f).w, d);
 }
@@ -283,7 +294,8 @@ static fv_status box_tex_state_fill(box_tex_state *s)
     return FV_OK;
 }
 
-static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                      int width, int height)
 {
     (void)p;
     *state = NULL;
@@ -301,8 +313,8 @@ static fv_status box_tex_state_create(const fv_variant *v, void **state, const f
     return FV_OK;
 }
 
-static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                             cudaStream_t stream)
+static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                             const fv_params *p, void *state, cudaStream_t stream)
 {
     const box_tex_state *s = (const box_tex_state *)state;
     const int r = box_radius(p);
@@ -355,19 +367,23 @@ static const fv_variant box_variants[] = {
      .state_create = box_fast_state_create,
      .state_destroy = box_fast_state_destroy,
      .kernels = box_fast_kernels},
-    FV_VARIANT_NPP_BOX
-    FV_VARIANT_CPU,
+    FV_VARIANT_NPP_BOX FV_VARIANT_CPU,
 };
 
 static const fv_param_desc box_params[BOX_N_PARAMS] = {
-    [BOX_RADIUS] = {.name = "radius", .help = "half-width: the window is (2r+1) x (2r+1) pixels", .type = FV_PARAM_INT,
-     .min = 1, .max = FV_BOX_MAX_RADIUS, .step = 1, .def = 1},
+    [BOX_RADIUS] = {.name = "radius",
+                    .help = "half-width: the window is (2r+1) x (2r+1) pixels",
+                    .type = FV_PARAM_INT,
+                    .min = 1,
+                    .max = FV_BOX_MAX_RADIUS,
+                    .step = 1,
+                    .def = 1},
 };
 
 /* 7/8 and 44/45: the prefix modes' boundaries (16-bit lanes, 21-bit lanes, plain words); 20/21:
  * the last warp and first block group */
-static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",  "radius=16",
-                                              "radius=17", "radius=20", "radius=21", "radius=44",
+static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",   "radius=16",
+                                              "radius=17", "radius=20", "radius=21",  "radius=44",
                                               "radius=45", "radius=64", "radius=100", NULL};
 
 extern "C" const fv_filter fv_filter_box = {

@@ -29,14 +29,14 @@ extern "C" {
 
 enum { BOX_RADIUS, BOX_N_PARAMS }; /* indices in the box filter's parameter table */
 #define FV_BOX_MAX_RADIUS 128
-#define FV_BOX_SUM_BITS 25        /* every window sum (+ area / 2) is below 2^25 */
+#define FV_BOX_SUM_BITS   25 /* every window sum (+ area / 2) is below 2^25 */
 
 typedef struct box_divider {
-    uint32_t area, half;          /* (2r+1)^2 and area / 2 */
-    uint32_t magic;               /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
-    uint32_t shift;               /* l - 1 */
-    uint64_t bias;                /* half * magic: the rounding folded into the multiply */
-    uint32_t magic_hi;            /* ceil(2^32 / area) where box_quotient_hi divides with it; else 0 */
+    uint32_t area, half; /* (2r+1)^2 and area / 2 */
+    uint32_t magic;      /* ceil(2^(31+l) / area), l = ceil(log2(area)) */
+    uint32_t shift;      /* l - 1 */
+    uint64_t bias;       /* half * magic: the rounding folded into the multiply */
+    uint32_t magic_hi;   /* ceil(2^32 / area) where box_quotient_hi divides with it; else 0 */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -52,7 +52,8 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     /* box_quotient_hi's bound: n e < 2^32 for the largest n, 255 area + area / 2 */
     const uint64_t magic_hi = (((uint64_t)1 << 32) + d.area - 1) / d.area;
     const uint64_t excess = magic_hi * d.area - ((uint64_t)1 << 32);
-    d.magic_hi = (255 * (uint64_t)d.area + d.half) * excess < ((uint64_t)1 << 32) ? (uint32_t)magic_hi : 0;
+    d.magic_hi =
+        (255 * (uint64_t)d.area + d.half) * excess < ((uint64_t)1 << 32) ? (uint32_t)magic_hi : 0;
     return d;
 }
 
@@ -102,10 +103,11 @@ FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
 }
 
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
-fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                       cudaStream_t stream);
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                       void *state, cudaStream_t stream);
 size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                int height);
 void box_fast_state_destroy(const fv_variant *v, void *state);
 int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char box_fast_summary[];

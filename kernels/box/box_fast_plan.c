@@ -8,18 +8,29 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box_fast_plan.h"
 
-static int imin(int a, int b) { return a < b ? a : b; }
-static int imax(int a, int b) { return a > b ? a : b; }
+static int imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+static int imax(int a, int b)
+{
+    return a > b ? a : b;
+}
 
 #define MIN_BAND_ROWS 8
 #define MAX_BAND_ROWS 64
-#define MANY_WAVES 4                /* a grid this many waves long takes short bands */
+#define MANY_WAVES    4 /* a grid this many waves long takes short bands */
 
-int box_fast_group_warps(int radius) { return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS; }
+int box_fast_group_warps(int radius)
+{
+    return radius <= SMALL_GROUP_MAX_RADIUS ? 1 : WARPS;
+}
 int box_fast_mode(int radius)
 {
-    return radius <= PACKED_MAX_RADIUS ? PACK16
-           : radius <= PACK21_MAX_RADIUS ? PACK21 : radius <= NEAR_MAX_RADIUS ? PLAIN_NEAR : PLAIN;
+    return radius <= PACKED_MAX_RADIUS   ? PACK16
+           : radius <= PACK21_MAX_RADIUS ? PACK21
+           : radius <= NEAR_MAX_RADIUS   ? PLAIN_NEAR
+                                         : PLAIN;
 }
 
 /* Short bands' height. A band of B rows at row y0 = jB takes rows y0 + i + r + 1 in and
@@ -39,7 +50,10 @@ static int box_fast_short_rows(int radius)
 /* Short bands' height for groups of 4 warps: r + 1 rounded up to a multiple of 4, 16 to 32 rows,
  * of 16, 20, 24, 28 and 32-row bands the best at every radius 8..31 on large images: r + 1 to
  * r + 5 from radius 16, 16 below (docs/perf/box.md). */
-static int box_fast_quad_rows(int radius) { return imin(imax((radius + 4) & ~3, 16), 32); }
+static int box_fast_quad_rows(int radius)
+{
+    return imin(imax((radius + 4) & ~3, 16), 32);
+}
 
 /* blocks in a grid of the strips of g and bands of band_rows rows */
 static long long box_fast_grid_blocks(const box_fast_geometry *g, int band_rows, int height)
@@ -56,7 +70,8 @@ static void box_fast_strips(box_fast_geometry *g, int group_warps, int radius, i
     g->blocks_across = (width + per_block - 1) / per_block;
 }
 
-box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_fast_resident_fn resident_blocks)
+box_fast_geometry box_fast_geometry_make(int radius, int width, int height,
+                                         box_fast_resident_fn resident_blocks)
 {
     box_fast_geometry g;
     g.mode = box_fast_mode(radius);
@@ -71,8 +86,10 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
     if (radius >= QUAD_MIN_RADIUS && radius <= QUAD_MAX_RADIUS) {
         box_fast_geometry quad = g;
         box_fast_strips(&quad, QUAD_WARPS, radius, width);
-        const int quad_resident = resident_blocks(QUAD_WARPS, radius, false), quad_rows = box_fast_quad_rows(radius);
-        if (quad_resident > 0 && box_fast_grid_blocks(&quad, quad_rows, height) >= (long long)MANY_WAVES * quad_resident) {
+        const int quad_resident = resident_blocks(QUAD_WARPS, radius, false),
+                  quad_rows = box_fast_quad_rows(radius);
+        if (quad_resident > 0 && box_fast_grid_blocks(&quad, quad_rows, height) >=
+                                     (long long)MANY_WAVES * quad_resident) {
             g = quad;
             short_rows = quad_rows;
             resident = quad_resident;
@@ -105,7 +122,8 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
      *   otherwise   (and without a device to ask) the tallest power-of-two band giving
      *               BLOCKS_WANTED blocks (where it applies, faster than whole waves) */
     int chosen = 0;
-    const bool many_waves = resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >= (long long)MANY_WAVES * resident;
+    const bool many_waves = resident > 0 && box_fast_grid_blocks(&g, short_rows, height) >=
+                                                (long long)MANY_WAVES * resident;
     if (many_waves) {
         g.band_rows = short_rows;
         chosen = 1;
@@ -124,7 +142,8 @@ box_fast_geometry box_fast_geometry_make(int radius, int width, int height, box_
     }
     if (!chosen) {
         g.band_rows = MAX_BAND_ROWS;
-        while (g.band_rows > MIN_BAND_ROWS && box_fast_grid_blocks(&g, g.band_rows, height) < BLOCKS_WANTED)
+        while (g.band_rows > MIN_BAND_ROWS &&
+               box_fast_grid_blocks(&g, g.band_rows, height) < BLOCKS_WANTED)
             g.band_rows /= 2;
     }
     /* The image's columns spread evenly over the groups of its strips (the last no longer takes

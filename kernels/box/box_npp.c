@@ -8,7 +8,8 @@
 
 #include <nppi_filtering_functions.h>
 
-fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                               int height)
 {
     (void)v;
     (void)p;
@@ -20,8 +21,8 @@ fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_param
     return FV_OK;
 }
 
-fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                      cudaStream_t stream)
+fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                      void *state, cudaStream_t stream)
 {
     (void)v;
     npp_state *s = state;

@@ -17,13 +17,14 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
-fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                      cudaStream_t stream);
+fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                               int height);
+fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                      void *state, cudaStream_t stream);
 
 #define FV_VARIANT_NPP_BOX                                                                         \
     {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
+     .role = FV_ROLE_PEER,                                                                         \
      .summary = "NVIDIA NPP's nppiFilterBoxBorder_8u_C4R, replicated border: the field's peer",    \
      .run = box_npp_run,                                                                           \
      .state_create = box_npp_state_create,                                                         \

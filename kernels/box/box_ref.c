@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static int clamp_int(int v, int lo, int hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p)
 {

@@ -39,7 +39,8 @@
 static canny_taps taps_of(const canny_config *c)
 {
     canny_taps t;
-    for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++) t.w[k] = k < 2 * c->radius + 1 ? c->w[k] : 0;
+    for (int k = 0; k < 2 * FV_CANNY_MAX_RADIUS + 1; k++)
+        t.w[k] = k < 2 * c->radius + 1 ? c->w[k] : 0;
     return t;
 }
 
@@ -121,7 +122,9 @@ static __global__ void canny_sobel_naive_kernel(canny_args a)
     if (x >= a.w || y >= a.h) return;
     int v[3][3];
     for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++) v[i][j] = a.blur[(size_t)canny_clamp(y + i - 1, a.h - 1) * a.w + canny_clamp(x + j - 1, a.w - 1)];
+        for (int j = 0; j < 3; j++)
+            v[i][j] = a.blur[(size_t)canny_clamp(y + i - 1, a.h - 1) * a.w +
+                             canny_clamp(x + j - 1, a.w - 1)];
     const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
     const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
     a.mag[(size_t)y * a.w + x] = canny_magnitude(dx, dy, a.l2);
@@ -138,8 +141,10 @@ static __global__ void canny_nms_naive_kernel(canny_args a)
         int ax, ay, bx, by;
         canny_neighbours(s, &ax, &ay, &bx, &by);
         const int xa = x + ax, ya = y + ay, xb = x + bx, yb = y + by;
-        const int ma = xa >= 0 && xa < a.w && ya >= 0 && ya < a.h ? a.mag[(size_t)ya * a.w + xa] : 0;
-        const int mb = xb >= 0 && xb < a.w && yb >= 0 && yb < a.h ? a.mag[(size_t)yb * a.w + xb] : 0;
+        const int ma =
+            xa >= 0 && xa < a.w && ya >= 0 && ya < a.h ? a.mag[(size_t)ya * a.w + xa] : 0;
+        const int mb =
+            xb >= 0 && xb < a.w && yb >= 0 && yb < a.h ? a.mag[(size_t)yb * a.w + xb] : 0;
         const int k = canny_nms_keeps(s, m, ma, mb);
         a.sk[i] = (uint8_t)(s | k << 2);
         if (k) mn = mx = (unsigned)m;
@@ -168,7 +173,9 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
     case CANNY_BLUR: out = canny_display_gray(a.blur[i]); break;
     case CANNY_MAGNITUDE: out = canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2)); break;
     case CANNY_DIRECTION: out = canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2); break;
-    case CANNY_NMS: out = canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0); break;
+    case CANNY_NMS:
+        out = canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0);
+        break;
     case CANNY_THRESHOLD_MAP: out = canny_display_threshold(a.label[i]); break;
     default: out = canny_display_edge(a.label[i], a.cap); break;
     }
@@ -176,8 +183,8 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
-static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                                 cudaStream_t stream)
+static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                 const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
@@ -202,21 +209,28 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_naive_launch, "sweeps of the whole image", stream));
+    if (a.stage >= CANNY_EDGES)
+        FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_naive_launch,
+                                          "sweeps of the whole image", stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
-static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                               int max)
 {
     (void)p;
     const int n = max < 4 ? max : 4;
     const fv_kernel_info all[4] = {
-        {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
-        {"canny_sobel_naive_kernel", (const void *)canny_sobel_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
-        {"canny_nms_naive_kernel", (const void *)canny_nms_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
-        {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+        {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel,
+         PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_sobel_naive_kernel", (const void *)canny_sobel_naive_kernel,
+         PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_nms_naive_kernel", (const void *)canny_nms_naive_kernel,
+         PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0},
+        {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel,
+         PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
     return n;
 }
@@ -225,26 +239,30 @@ static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kerne
 /* The blurred values a tile's Sobel and suppression need: bl[k][j] = blur at the image position
  * (x0 - APRON + j, y0 - APRON + k) clamped into the image, so replicated borders come for free. */
 typedef struct tile_smem {
-    uint8_t gray[GRAY_H][GRAY_W];  /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
-    int rows[GRAY_H][BLUR_W];      /* horizontal sums */
+    uint8_t gray[GRAY_H][GRAY_W]; /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
+    int rows[GRAY_H][BLUR_W];     /* horizontal sums */
     uint8_t bl[BLUR_H][BLUR_W];
     int mag[BLUR_H - 2][BLUR_W - 2];
 } tile_smem;
 
 /* gray of the region around the tile, from the source (fast) or the gray image (smem) */
 template <bool FROM_SRC>
-__device__ void tile_load_gray(tile_smem &t, const fv_image &src, const canny_args &a, int x0, int y0)
+__device__ void tile_load_gray(tile_smem &t, const fv_image &src, const canny_args &a, int x0,
+                               int y0)
 {
     const int r = a.radius, gw = TILE_W + 2 * (APRON + r), gh = TILE_H + 2 * (APRON + r);
     for (int idx = threadIdx.x; idx < gw * gh; idx += TILE_THREADS) {
         const int k = idx / gw, j = idx - k * gw;
-        const int x = canny_clamp(x0 - APRON - r + j, a.w - 1), y = canny_clamp(y0 - APRON - r + k, a.h - 1);
-        t.gray[k][j] = (uint8_t)(FROM_SRC ? canny_gray(load_pixel(src, x, y)) : a.gray[(size_t)y * a.w + x]);
+        const int x = canny_clamp(x0 - APRON - r + j, a.w - 1),
+                  y = canny_clamp(y0 - APRON - r + k, a.h - 1);
+        t.gray[k][j] =
+            (uint8_t)(FROM_SRC ? canny_gray(load_pixel(src, x, y)) : a.gray[(size_t)y * a.w + x]);
     }
 }
 
 /* bl from t.gray: at clamped positions, the window offsets index the clamped gray region */
-__device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &param_taps, int x0, int y0)
+__device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &param_taps, int x0,
+                          int y0)
 {
     __shared__ canny_taps taps; /* indexed by the loop: from shared memory, not a local copy */
     if (threadIdx.x == 0) {
@@ -253,10 +271,12 @@ __device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &p
     }
     __syncthreads();
     const int r = a.radius, gh = TILE_H + 2 * (APRON + r);
-    const int gx0 = x0 - APRON - r, gy0 = y0 - APRON - r; /* image position of t.gray[0][0], unclamped */
+    const int gx0 = x0 - APRON - r,
+              gy0 = y0 - APRON - r; /* image position of t.gray[0][0], unclamped */
     for (int idx = threadIdx.x; idx < gh * BLUR_W; idx += TILE_THREADS) {
         const int k = idx / BLUR_W, j = idx - k * BLUR_W;
-        const int cx = canny_clamp(x0 - APRON + j, a.w - 1) - gx0; /* the centre's column in t.gray */
+        const int cx =
+            canny_clamp(x0 - APRON + j, a.w - 1) - gx0; /* the centre's column in t.gray */
         int sum = 0;
         for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.gray[k][cx + q];
         t.rows[k][j] = sum;
@@ -272,11 +292,13 @@ __device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &p
 }
 
 /* bl straight from the gray region (no blur: r = 0 there) or a blurred image */
-__device__ void tile_load_blur(tile_smem &t, const uint8_t *img, const canny_args &a, int x0, int y0)
+__device__ void tile_load_blur(tile_smem &t, const uint8_t *img, const canny_args &a, int x0,
+                               int y0)
 {
     for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
         const int k = idx / BLUR_W, j = idx - k * BLUR_W;
-        const int x = canny_clamp(x0 - APRON + j, a.w - 1), y = canny_clamp(y0 - APRON + k, a.h - 1);
+        const int x = canny_clamp(x0 - APRON + j, a.w - 1),
+                  y = canny_clamp(y0 - APRON + k, a.h - 1);
         t.bl[k][j] = img[(size_t)y * a.w + x];
     }
 }
@@ -292,11 +314,12 @@ __device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0
         const int x = x0 - 1 + j, y = y0 - 1 + k;
         int m = 0;
         if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
-            const uint8_t(*v)[BLUR_W] = (const uint8_t(*)[BLUR_W])&t.bl[k][j];
+            const uint8_t(*v)[BLUR_W] = (const uint8_t(*)[BLUR_W]) & t.bl[k][j];
             const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
             const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
             m = canny_magnitude(dx, dy, a.l2);
-            if (k >= 1 && k <= TILE_H && j >= 1 && j <= TILE_W) sector[k - 1][j - 1] = (uint8_t)canny_sector(dx, dy);
+            if (k >= 1 && k <= TILE_H && j >= 1 && j <= TILE_W)
+                sector[k - 1][j - 1] = (uint8_t)canny_sector(dx, dy);
         }
         t.mag[k][j] = m;
     }
@@ -308,7 +331,8 @@ __device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0
         const int s = sector[k][j], m = t.mag[k + 1][j + 1];
         int ax, ay, bx, by;
         canny_neighbours(s, &ax, &ay, &bx, &by);
-        const int keep = canny_nms_keeps(s, m, t.mag[k + 1 + ay][j + 1 + ax], t.mag[k + 1 + by][j + 1 + bx]);
+        const int keep =
+            canny_nms_keeps(s, m, t.mag[k + 1 + ay][j + 1 + ax], t.mag[k + 1 + by][j + 1 + bx]);
         const size_t i = (size_t)y * a.w + x;
         a.mag[i] = m;
         a.sk[i] = (uint8_t)(s | keep << 2);
@@ -322,7 +346,8 @@ __device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0
 }
 
 /* smem: the blur of a tile from the gray image */
-static __global__ void __launch_bounds__(TILE_THREADS) canny_blur_smem_kernel(canny_args a, canny_taps taps)
+static __global__ void __launch_bounds__(TILE_THREADS)
+    canny_blur_smem_kernel(canny_args a, canny_taps taps)
 {
     __shared__ tile_smem t;
     const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
@@ -352,32 +377,34 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_sobel_nms_smem_kern
 /* Shared memory of one fused tile for blur radius at most RS. Columns are handled in groups of
  * four (a 32-bit word of bytes, two words of 16-bit sums, one int4 of magnitudes). Gray and the
  * vertical sums are dead once the blurred rows are made, so the magnitudes take their place. */
-template <int RS>
-struct fused_smem {
-    static constexpr int HALO = APRON + RS;                    /* gray rows needed around the tile */
-    static constexpr int GX = (HALO + 3) & ~3;                 /* gray columns: the halo in whole words */
-    static constexpr int GQ = (FUSED_W + 2 * GX) / 4;          /* words of a gray row */
+template <int RS> struct fused_smem {
+    static constexpr int HALO = APRON + RS;           /* gray rows needed around the tile */
+    static constexpr int GX = (HALO + 3) & ~3;        /* gray columns: the halo in whole words */
+    static constexpr int GQ = (FUSED_W + 2 * GX) / 4; /* words of a gray row */
     static constexpr int GH = FUSED_H + 2 * HALO;
-    static constexpr int BH = FUSED_H + 2 * APRON;             /* blurred rows: the tile and its apron */
-    static constexpr int BQ = (FUSED_W + 2 * APRON) / 4 + 1;   /* +1: a zero word the last Sobel group reads */
-    static constexpr int MH = FUSED_H + 2;                     /* magnitudes: the tile plus one */
+    static constexpr int BH = FUSED_H + 2 * APRON; /* blurred rows: the tile and its apron */
+    static constexpr int BQ =
+        (FUSED_W + 2 * APRON) / 4 + 1;     /* +1: a zero word the last Sobel group reads */
+    static constexpr int MH = FUSED_H + 2; /* magnitudes: the tile plus one */
     static constexpr int MQ = (FUSED_W + 2 + 3) / 4;
     static_assert(GQ % 2 == 0, "vs must start on 8 bytes");
-    union __align__(16) {
+    union __align__(16)
+    {
         struct {
-            uint32_t gray[GH][GQ];     /* gray at clamp(x0 - GX + j), clamp(y0 - HALO + k) */
-            uint16_t vs[BH][4 * GQ];   /* vertical sums for blurred row k (centre row clamped) */
+            uint32_t gray[GH][GQ];   /* gray at clamp(x0 - GX + j), clamp(y0 - HALO + k) */
+            uint16_t vs[BH][4 * GQ]; /* vertical sums for blurred row k (centre row clamped) */
         } g;
-        int mag[MH][4 * MQ];           /* magnitude << 2 | sector at (x0 - 1 + j, y0 - 1 + k); 0 outside */
-    } u;
-    uint32_t bl[BH][BQ];               /* blur at clamp(x0 - APRON + j), clamp(y0 - APRON + k) */
+        int mag[MH][4 * MQ]; /* magnitude << 2 | sector at (x0 - 1 + j, y0 - 1 + k); 0 outside */
+    }
+    u;
+    uint32_t bl[BH][BQ]; /* blur at clamp(x0 - APRON + j), clamp(y0 - APRON + k) */
 };
 
 /* canny_gray by two byte dot products: each weight split as 256 * hi + lo, hi and lo < 256 */
 __device__ __forceinline__ uint32_t gray_dp4a(uint32_t px)
 {
-    const uint32_t hi = __dp4a(px, 0x000e4b26u, 0u);          /* 38, 75, 14: weights >> 8 */
-    const uint32_t lo = __dp4a(px, 0x00972346u, 1u << 14);    /* 70, 35, 151: weights & 255 */
+    const uint32_t hi = __dp4a(px, 0x000e4b26u, 0u);       /* 38, 75, 14: weights >> 8 */
+    const uint32_t lo = __dp4a(px, 0x00972346u, 1u << 14); /* 70, 35, 151: weights & 255 */
     return (hi * 256u + lo) >> 15;
 }
 
@@ -400,7 +427,8 @@ __device__ __forceinline__ void store_bytes4(uint8_t *row, int x, int w, uint32_
  * 1.33); wider blurs take canny_fused_wide_kernel. Writes what later kernels read: gray or blur when
  * shown, magnitudes and sectors when shown or for auto thresholds, labels for manual thresholds. */
 template <int R>
-static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
+static __global__ void __launch_bounds__(TILE_THREADS)
+    canny_fused_kernel(fv_image src, canny_args a, canny_taps taps)
 {
     static_assert(R >= 0 && R <= FUSED_UNROLLED_RADIUS, "radii compiled one by one");
     constexpr int RS = R;
@@ -414,7 +442,8 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
     const bool src_wide = ((uintptr_t)src.data | src.pitch) % 16 == 0;
     for (int i = tid; i < S::GH * S::GQ; i += TILE_THREADS) {
         const int k = i / S::GQ, q = i - k * S::GQ;
-        const int y = canny_clamp(y0 - S::HALO + k, a.h - 1), x = x0 - S::GX + 4 * q; /* x: a multiple of 4 */
+        const int y = canny_clamp(y0 - S::HALO + k, a.h - 1),
+                  x = x0 - S::GX + 4 * q; /* x: a multiple of 4 */
         const uint8_t *row = src.data + (size_t)y * src.pitch;
         uint32_t px[4];
         if (src_wide && x >= 0 && x + 3 < a.w) {
@@ -422,15 +451,20 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
             px[0] = v.x, px[1] = v.y, px[2] = v.z, px[3] = v.w;
         } else {
 #pragma unroll
-            for (int o = 0; o < 4; o++) px[o] = __ldg(reinterpret_cast<const uint32_t *>(row) + canny_clamp(x + o, a.w - 1));
+            for (int o = 0; o < 4; o++)
+                px[o] =
+                    __ldg(reinterpret_cast<const uint32_t *>(row) + canny_clamp(x + o, a.w - 1));
         }
-        t.u.g.gray[k][q] = pack_bytes(gray_dp4a(px[0]), gray_dp4a(px[1]), gray_dp4a(px[2]), gray_dp4a(px[3]));
+        t.u.g.gray[k][q] =
+            pack_bytes(gray_dp4a(px[0]), gray_dp4a(px[1]), gray_dp4a(px[2]), gray_dp4a(px[3]));
     }
     __syncthreads();
     if (a.stage == CANNY_GRAY) {
         for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
             const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
-            if (x < a.w && y < a.h) store_bytes4(a.gray + (size_t)y * a.w, x, a.w, t.u.g.gray[k + S::HALO][b + S::GX / 4]);
+            if (x < a.w && y < a.h)
+                store_bytes4(a.gray + (size_t)y * a.w, x, a.w,
+                             t.u.g.gray[k + S::HALO][b + S::GX / 4]);
         }
         return;
     }
@@ -447,7 +481,8 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
          * at most 255 * 256 (the taps sum to 256), so lanes never carry into each other */
         for (int i = tid; i < S::BH * S::GQ; i += TILE_THREADS) {
             const int k = i / S::GQ, q = i - k * S::GQ;
-            const int c = canny_clamp(y0 - APRON + k, a.h - 1) - (y0 - S::HALO); /* centre's gray row */
+            const int c =
+                canny_clamp(y0 - APRON + k, a.h - 1) - (y0 - S::HALO); /* centre's gray row */
             uint32_t even = 0, odd = 0;
 #pragma unroll
             for (int p = -r; p <= r; p++) {
@@ -455,7 +490,8 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
                 even += wt * (word & 0x00ff00ffu);
                 odd += wt * ((word >> 8) & 0x00ff00ffu);
             }
-            *reinterpret_cast<uint2 *>(&t.u.g.vs[k][4 * q]) = make_uint2(__byte_perm(even, odd, 0x5410), __byte_perm(even, odd, 0x7632));
+            *reinterpret_cast<uint2 *>(&t.u.g.vs[k][4 * q]) =
+                make_uint2(__byte_perm(even, odd, 0x5410), __byte_perm(even, odd, 0x7632));
         }
         __syncthreads();
         /* rows: four blurred pixels a step, rounded to bytes */
@@ -491,7 +527,8 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
         for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
             const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
             if (x < a.w && y < a.h)
-                store_bytes4(a.blur + (size_t)y * a.w, x, a.w, __byte_perm(t.bl[k + APRON][b], t.bl[k + APRON][b + 1], 0x5432));
+                store_bytes4(a.blur + (size_t)y * a.w, x, a.w,
+                             __byte_perm(t.bl[k + APRON][b], t.bl[k + APRON][b + 1], 0x5432));
         }
         return;
     }
@@ -506,7 +543,8 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
             for (int e = 0; e < 3; e++) {
                 const uint32_t lo = t.bl[k + e][b], hi = t.bl[k + e][b + 1];
 #pragma unroll
-                for (int o = 0; o < 6; o++) v[e][o] = (int)(((o < 4 ? lo : hi) >> 8 * (o & 3)) & 0xffu);
+                for (int o = 0; o < 6; o++)
+                    v[e][o] = (int)(((o < 4 ? lo : hi) >> 8 * (o & 3)) & 0xffu);
             }
 #pragma unroll
             for (int o = 0; o < 6; o++) {
@@ -520,14 +558,17 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
         for (int o = 0; o < 4; o++) {
             const int dx = cs[o + 2] - cs[o], dy = cd[o] + 2 * cd[o + 1] + cd[o + 2];
             const int x = xf + o;
-            m[o] = row_in && x >= 0 && x < a.w ? canny_magnitude(dx, dy, a.l2) << 2 | canny_sector(dx, dy) : 0;
+            m[o] = row_in && x >= 0 && x < a.w
+                       ? canny_magnitude(dx, dy, a.l2) << 2 | canny_sector(dx, dy)
+                       : 0;
         }
         *reinterpret_cast<int4 *>(&t.u.mag[k][4 * b]) = make_int4(m[0], m[1], m[2], m[3]);
     }
     __syncthreads();
 
     /* suppression of the tile's pixels, four a step, and what later kernels read */
-    const bool need_mag = a.stage <= CANNY_NMS || a.auto_thr, need_label = a.stage >= CANNY_THRESHOLD_MAP && !a.auto_thr;
+    const bool need_mag = a.stage <= CANNY_NMS || a.auto_thr,
+               need_label = a.stage >= CANNY_THRESHOLD_MAP && !a.auto_thr;
     unsigned mn = 0xffffffffu, mx = 0;
     for (int i = tid; i < FUSED_H * (FUSED_W / 4); i += TILE_THREADS) {
         const int k = i / (FUSED_W / 4), b = i - k * (FUSED_W / 4), x = x0 + 4 * b, y = y0 + k;
@@ -547,8 +588,14 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
 #pragma unroll
         for (int o = 0; o < 4; o++) {
             const int s = own[o] & 3, mm = mg[1][o + 1], c = o + 1; /* see canny_neighbours */
-            const int ma = s == 0 ? mg[1][c - 1] : s == 1 ? mg[0][c] : s == 2 ? mg[0][c - 1] : mg[0][c + 1];
-            const int mb = s == 0 ? mg[1][c + 1] : s == 1 ? mg[2][c] : s == 2 ? mg[2][c + 1] : mg[2][c - 1];
+            const int ma = s == 0   ? mg[1][c - 1]
+                           : s == 1 ? mg[0][c]
+                           : s == 2 ? mg[0][c - 1]
+                                    : mg[0][c + 1];
+            const int mb = s == 0   ? mg[1][c + 1]
+                           : s == 1 ? mg[2][c]
+                           : s == 2 ? mg[2][c + 1]
+                                    : mg[2][c - 1];
             const int keep = canny_nms_keeps(s, mm, ma, mb);
             mag4[o] = mm;
             sk4[o] = (uint32_t)(s | keep << 2);
@@ -561,10 +608,14 @@ static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_kernel(fv_ima
         const size_t i0 = (size_t)y * a.w + x;
         if (a.w % 4 == 0) { /* x + 3 < w, and i0 is a multiple of 4: whole vectors */
             if (need_mag) {
-                *reinterpret_cast<int4 *>(a.mag + i0) = make_int4(mag4[0], mag4[1], mag4[2], mag4[3]);
-                *reinterpret_cast<uint32_t *>(a.sk + i0) = pack_bytes(sk4[0], sk4[1], sk4[2], sk4[3]);
+                *reinterpret_cast<int4 *>(a.mag + i0) =
+                    make_int4(mag4[0], mag4[1], mag4[2], mag4[3]);
+                *reinterpret_cast<uint32_t *>(a.sk + i0) =
+                    pack_bytes(sk4[0], sk4[1], sk4[2], sk4[3]);
             }
-            if (need_label) *reinterpret_cast<uint2 *>(a.label + i0) = make_uint2(lab4[0] | lab4[1] << 16, lab4[2] | lab4[3] << 16);
+            if (need_label)
+                *reinterpret_cast<uint2 *>(a.label + i0) =
+                    make_uint2(lab4[0] | lab4[1] << 16, lab4[2] | lab4[3] << 16);
         } else {
 #pragma unroll
             for (int o = 0; o < 4; o++) {
@@ -584,7 +635,8 @@ typedef void (*fused_kernel_fn)(fv_image, canny_args, canny_taps);
 
 /* Wider blurs (radius 5..12, sigma above 1.33): the same fused pass on 32x16 tiles with the radius
  * read at run time (tile_smem, as smem's kernels use it), magnitudes and sectors always written. */
-static __global__ void __launch_bounds__(TILE_THREADS) canny_fused_wide_kernel(fv_image src, canny_args a, canny_taps taps)
+static __global__ void __launch_bounds__(TILE_THREADS)
+    canny_fused_wide_kernel(fv_image src, canny_args a, canny_taps taps)
 {
     __shared__ tile_smem t;
     const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
@@ -609,8 +661,10 @@ static fused_kernel_fn fused_kernel_for(int radius)
 {
     static_assert(FUSED_UNROLLED_RADIUS == 4, "list one kernel a radius");
     static const fused_kernel_fn unrolled[FUSED_UNROLLED_RADIUS + 1] = {
-        canny_fused_kernel<0>, canny_fused_kernel<1>, canny_fused_kernel<2>, canny_fused_kernel<3>, canny_fused_kernel<4>};
-    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius] : canny_fused_wide_kernel;
+        canny_fused_kernel<0>, canny_fused_kernel<1>, canny_fused_kernel<2>, canny_fused_kernel<3>,
+        canny_fused_kernel<4>};
+    return radius >= 0 && radius <= FUSED_UNROLLED_RADIUS ? unrolled[radius]
+                                                          : canny_fused_wide_kernel;
 }
 
 /* fast's output: a warp's 256 columns of a row, four pixels a lane twice (each access of the warp
@@ -622,13 +676,15 @@ __device__ __forceinline__ uint32_t output_pixel(const canny_args &a, size_t i)
     case CANNY_BLUR: return canny_display_gray(a.blur[i]);
     case CANNY_MAGNITUDE: return canny_display_gray(canny_magnitude_shown(a.mag[i], a.l2));
     case CANNY_DIRECTION: return canny_display_direction(a.sk[i] & 3, a.mag[i], a.l2);
-    case CANNY_NMS: return canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0);
+    case CANNY_NMS:
+        return canny_display_gray(a.sk[i] >> 2 ? canny_magnitude_shown(a.mag[i], a.l2) : 0);
     case CANNY_THRESHOLD_MAP: return canny_display_threshold(a.label[i]);
     default: return canny_display_edge(a.label[i], a.cap);
     }
 }
 
-static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_output_fast_kernel(fv_image dst, canny_args a)
+static __global__ void __launch_bounds__(PIXEL_BLOCK_X *PIXEL_BLOCK_Y)
+    canny_output_fast_kernel(fv_image dst, canny_args a)
 {
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (y >= a.h) return;
@@ -636,7 +692,8 @@ static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_ou
     uint32_t *row = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch);
 #pragma unroll
     for (int e = 0; e < OUTPUT_PX / 4; e++) {
-        const int x = blockIdx.x * (PIXEL_BLOCK_X * OUTPUT_PX) + e * (4 * PIXEL_BLOCK_X) + 4 * threadIdx.x;
+        const int x =
+            blockIdx.x * (PIXEL_BLOCK_X * OUTPUT_PX) + e * (4 * PIXEL_BLOCK_X) + 4 * threadIdx.x;
         if (x >= a.w) break;
         const size_t i = (size_t)y * a.w + x;
         uint32_t out[4];
@@ -645,9 +702,11 @@ static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_ou
             const unsigned lab[4] = {l.x & 0xffffu, l.x >> 16, l.y & 0xffffu, l.y >> 16};
 #pragma unroll
             for (int o = 0; o < 4; o++)
-                out[o] = a.stage == CANNY_THRESHOLD_MAP ? canny_display_threshold(lab[o]) : canny_display_edge(lab[o], a.cap);
+                out[o] = a.stage == CANNY_THRESHOLD_MAP ? canny_display_threshold(lab[o])
+                                                        : canny_display_edge(lab[o], a.cap);
         } else if (a.w % 4 == 0 && a.stage <= CANNY_BLUR) {
-            const uint32_t g = *reinterpret_cast<const uint32_t *>((a.stage == CANNY_GRAY ? a.gray : a.blur) + i);
+            const uint32_t g =
+                *reinterpret_cast<const uint32_t *>((a.stage == CANNY_GRAY ? a.gray : a.blur) + i);
 #pragma unroll
             for (int o = 0; o < 4; o++) out[o] = canny_display_gray((g >> 8 * o) & 0xffu);
         } else {
@@ -666,17 +725,19 @@ static __global__ void __launch_bounds__(PIXEL_BLOCK_X * PIXEL_BLOCK_Y) canny_ou
 
 static dim3 output_fast_grid(int w, int h)
 {
-    return dim3((w + PIXEL_BLOCK_X * OUTPUT_PX - 1) / (PIXEL_BLOCK_X * OUTPUT_PX), (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
+    return dim3((w + PIXEL_BLOCK_X * OUTPUT_PX - 1) / (PIXEL_BLOCK_X * OUTPUT_PX),
+                (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
 }
 
 /* ---- smem ----------------------------------------------------------------------------------- */
-static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                                cudaStream_t stream)
+static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
-    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), tiles = tile_grid(a.w, a.h);
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y),
+               tiles = tile_grid(a.w, a.h);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
     FV_CUDA_CHECK(cudaGetLastError());
@@ -692,7 +753,10 @@ static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_ima
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES) FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_tile_launch, "rounds of tiles (each converged in shared memory)", stream));
+    if (a.stage >= CANNY_EDGES)
+        FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_tile_launch,
+                                          "rounds of tiles (each converged in shared memory)",
+                                          stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -705,27 +769,31 @@ static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel
     const fv_kernel_info all[3] = {
         {"canny_blur_smem_kernel", (const void *)canny_blur_smem_kernel, TILE_THREADS, 0},
         {"canny_sobel_nms_smem_kernel", (const void *)canny_sobel_nms_smem_kernel, TILE_THREADS, 0},
-        {"canny_hysteresis_tile_kernel", (const void *)canny_hysteresis_tile_kernel, TILE_THREADS, 0}};
+        {"canny_hysteresis_tile_kernel", (const void *)canny_hysteresis_tile_kernel, TILE_THREADS,
+         0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
     return n;
 }
 
 /* ---- fast ----------------------------------------------------------------------------------- */
-static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                                cudaStream_t stream)
+static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
     canny_state *s = (canny_state *)state;
-    const bool bits = a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
+    const bool bits =
+        a.inc == 0; /* full hysteresis: bit masks; chain lengths (sweeps, one-pass): labels */
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
-        return fv_fail(FV_ERR_CUDA, "canny/fast: this device cannot launch the cooperative hysteresis kernel");
+        return fv_fail(FV_ERR_CUDA,
+                       "canny/fast: this device cannot launch the cooperative hysteresis kernel");
     a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
     const bool unrolled = a.radius <= FUSED_UNROLLED_RADIUS;
-    const dim3 tiles = unrolled ? dim3((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H) : tile_grid(a.w, a.h);
+    const dim3 tiles = unrolled ? dim3((a.w + FUSED_W - 1) / FUSED_W, (a.h + FUSED_H - 1) / FUSED_H)
+                                : tile_grid(a.w, a.h);
     fused_kernel_for(a.radius)<<<tiles, TILE_THREADS, 0, stream>>>(*src, a, taps_of(&c));
     FV_CUDA_CHECK(cudaGetLastError());
     if (a.stage >= CANNY_THRESHOLD_MAP && a.auto_thr) {
@@ -738,14 +806,16 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
         FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a.w, a.h), stream));
         uint8_t *dirty = s->dirty;
         void *args[] = {&a, &dirty};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel, dim3(s->bits_blocks),
-                                                  dim3(TILE_THREADS), args, 0, stream));
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel,
+                                                  dim3(s->bits_blocks), dim3(TILE_THREADS), args, 0,
+                                                  stream));
     } else if (a.stage >= CANNY_EDGES) {
         s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
         s->rounds_on_device = 1;
         void *args[] = {&a};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel, dim3(s->coop_blocks),
-                                                  dim3(TILE_THREADS), args, 0, stream));
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel,
+                                                  dim3(s->coop_blocks), dim3(TILE_THREADS), args, 0,
+                                                  stream));
     }
     canny_output_fast_kernel<<<output_fast_grid(a.w, a.h), block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
@@ -759,9 +829,12 @@ static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
         {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
-        bits ? fv_kernel_info{"canny_hysteresis_bits_kernel", (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
-             : fv_kernel_info{"canny_hysteresis_coop_kernel", (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
-        {"canny_output_fast_kernel", (const void *)canny_output_fast_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
+        bits ? fv_kernel_info{"canny_hysteresis_bits_kernel",
+                              (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
+             : fv_kernel_info{"canny_hysteresis_coop_kernel",
+                              (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0},
+        {"canny_output_fast_kernel", (const void *)canny_output_fast_kernel,
+         PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
     return n;
 }
@@ -788,17 +861,17 @@ static const fv_variant canny_variants[] = {
      .last_run_text = canny_last_run_text},
     {.name = "fast",
      .role = FV_ROLE_FASTEST,
-     .summary = "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
-                "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
-                "a 62x30 tile, whole runs a step): no host round trip per sweep",
+     .summary =
+         "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
+         "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
+         "a 62x30 tile, whole runs a step): no host round trip per sweep",
      .run = canny_fast_run,
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_fast_kernels,
      .last_run_text = canny_last_run_text},
-    FV_VARIANT_NPP_CANNY
-    FV_VARIANT_CPU,
+    FV_VARIANT_NPP_CANNY FV_VARIANT_CPU,
 };
 
 static const char *const canny_norms[] = {"l1", "l2"};
@@ -806,37 +879,103 @@ static const char *const canny_threshold_modes[] = {"manual", "auto"};
 static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
 
 static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
-    [CANNY_STAGE] = {.name = "stage", .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
-     .type = FV_PARAM_CHOICE, .def = CANNY_EDGES, .choices = canny_stage_names, .n_choices = CANNY_N_STAGES},
-    [CANNY_SIGMA] = {.name = "sigma", .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
-     .type = FV_PARAM_REAL, .min = 0, .max = FV_CANNY_MAX_SIGMA, .step = 0.2, .def = 0.6},
-    [CANNY_NORM] = {.name = "norm", .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
-     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_norms, .n_choices = 2},
-    [CANNY_LOW] = {.name = "low", .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
-     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 50},
-    [CANNY_HIGH] = {.name = "high", .help = "strong threshold on the magnitude (above it: an edge for sure)",
-     .type = FV_PARAM_INT, .min = 0, .max = FV_CANNY_MAX_THRESHOLD, .step = 5, .def = 150},
-    [CANNY_THRESHOLDS] = {.name = "thresholds", .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
-     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_threshold_modes, .n_choices = 2},
-    [CANNY_HYSTERESIS] = {.name = "hysteresis", .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
-     .type = FV_PARAM_CHOICE, .def = 0, .choices = canny_hysteresis_modes, .n_choices = 2},
-    [CANNY_SWEEPS] = {.name = "sweeps", .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
-     .type = FV_PARAM_INT, .min = 1, .max = FV_CANNY_MAX_SWEEPS, .step = 1, .def = 0, .auto_means = "until done"},
+    [CANNY_STAGE] =
+        {.name = "stage",
+         .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+         .type = FV_PARAM_CHOICE,
+         .def = CANNY_EDGES,
+         .choices = canny_stage_names,
+         .n_choices = CANNY_N_STAGES},
+    [CANNY_SIGMA] =
+        {.name = "sigma",
+         .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+         .type = FV_PARAM_REAL,
+         .min = 0,
+         .max = FV_CANNY_MAX_SIGMA,
+         .step = 0.2,
+         .def = 0.6},
+    [CANNY_NORM] = {.name = "norm",
+                    .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+                    .type = FV_PARAM_CHOICE,
+                    .def = 0,
+                    .choices = canny_norms,
+                    .n_choices = 2},
+    [CANNY_LOW] = {.name = "low",
+                   .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
+                   .type = FV_PARAM_INT,
+                   .min = 0,
+                   .max = FV_CANNY_MAX_THRESHOLD,
+                   .step = 5,
+                   .def = 50},
+    [CANNY_HIGH] = {.name = "high",
+                    .help = "strong threshold on the magnitude (above it: an edge for sure)",
+                    .type = FV_PARAM_INT,
+                    .min = 0,
+                    .max = FV_CANNY_MAX_THRESHOLD,
+                    .step = 5,
+                    .def = 150},
+    [CANNY_THRESHOLDS] =
+        {.name = "thresholds",
+         .help =
+             "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+         .type = FV_PARAM_CHOICE,
+         .def = 0,
+         .choices = canny_threshold_modes,
+         .n_choices = 2},
+    [CANNY_HYSTERESIS] =
+        {.name = "hysteresis",
+         .help =
+             "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+         .type = FV_PARAM_CHOICE,
+         .def = 0,
+         .choices = canny_hysteresis_modes,
+         .n_choices = 2},
+    [CANNY_SWEEPS] =
+        {.name = "sweeps",
+         .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+         .type = FV_PARAM_INT,
+         .min = 1,
+         .max = FV_CANNY_MAX_SWEEPS,
+         .step = 1,
+         .def = 0,
+         .auto_means = "until done"},
 };
 
 /* each stage, both norms, both hysteresis modes, auto thresholds, a few sweeps, blur off and wide */
-static const char *const canny_test_params[] = {
-    "stage=gray", "stage=blur", "stage=blur sigma=4", "stage=magnitude", "stage=magnitude norm=l2",
-    "stage=direction", "stage=direction norm=l2", "stage=nms", "stage=nms sigma=0", "stage=thresholds",
-    "stage=thresholds thresholds=auto", "stage=thresholds norm=l2 thresholds=auto", "sigma=0",
-    "sigma=0 norm=l2", "sigma=1.4", "norm=l2", "low=10 high=30", "low=200 high=20", "low=0 high=0",
-    "thresholds=auto", "thresholds=auto norm=l2", "hysteresis=one-pass", "hysteresis=one-pass norm=l2",
-    "sweeps=1", "sweeps=2", "sweeps=7", "sweeps=40 low=5 high=60", "sigma=0 low=5 high=400",
-    NULL};
+static const char *const canny_test_params[] = {"stage=gray",
+                                                "stage=blur",
+                                                "stage=blur sigma=4",
+                                                "stage=magnitude",
+                                                "stage=magnitude norm=l2",
+                                                "stage=direction",
+                                                "stage=direction norm=l2",
+                                                "stage=nms",
+                                                "stage=nms sigma=0",
+                                                "stage=thresholds",
+                                                "stage=thresholds thresholds=auto",
+                                                "stage=thresholds norm=l2 thresholds=auto",
+                                                "sigma=0",
+                                                "sigma=0 norm=l2",
+                                                "sigma=1.4",
+                                                "norm=l2",
+                                                "low=10 high=30",
+                                                "low=200 high=20",
+                                                "low=0 high=0",
+                                                "thresholds=auto",
+                                                "thresholds=auto norm=l2",
+                                                "hysteresis=one-pass",
+                                                "hysteresis=one-pass norm=l2",
+                                                "sweeps=1",
+                                                "sweeps=2",
+                                                "sweeps=7",
+                                                "sweeps=40 low=5 high=60",
+                                                "sigma=0 low=5 high=400",
+                                                NULL};
 
 extern "C" const fv_filter fv_filter_canny = {
     .name = "canny",
-    .summary = "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
+    .summary =
+        "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
     .params = canny_params,
     .n_params = CANNY_N_PARAMS,
     .ref = canny_ref,

@@ -40,18 +40,35 @@ extern "C" {
 #endif
 
 /* indices in the Canny filter's parameter table */
-enum { CANNY_STAGE, CANNY_SIGMA, CANNY_NORM, CANNY_LOW, CANNY_HIGH, CANNY_THRESHOLDS,
-       CANNY_HYSTERESIS, CANNY_SWEEPS, CANNY_N_PARAMS };
+enum {
+    CANNY_STAGE,
+    CANNY_SIGMA,
+    CANNY_NORM,
+    CANNY_LOW,
+    CANNY_HIGH,
+    CANNY_THRESHOLDS,
+    CANNY_HYSTERESIS,
+    CANNY_SWEEPS,
+    CANNY_N_PARAMS
+};
 /* the values of `stage`, in pipeline order */
-enum { CANNY_GRAY, CANNY_BLUR, CANNY_MAGNITUDE, CANNY_DIRECTION, CANNY_NMS, CANNY_THRESHOLD_MAP,
-       CANNY_EDGES, CANNY_N_STAGES };
+enum {
+    CANNY_GRAY,
+    CANNY_BLUR,
+    CANNY_MAGNITUDE,
+    CANNY_DIRECTION,
+    CANNY_NMS,
+    CANNY_THRESHOLD_MAP,
+    CANNY_EDGES,
+    CANNY_N_STAGES
+};
 
-#define FV_CANNY_MAX_SIGMA 4.0        /* radius ceil(3 sigma) <= 12 */
-#define FV_CANNY_MAX_RADIUS 12
-#define FV_CANNY_MAX_THRESHOLD 2040   /* the largest l1 magnitude, 8 * 255 */
-#define FV_CANNY_MAX_SWEEPS 10000
-#define CANNY_TG22 13573              /* tan(22.5 degrees) * 2^15, rounded: cv2.Canny's */
-#define CANNY_SHIFT 15
+#define FV_CANNY_MAX_SIGMA     4.0 /* radius ceil(3 sigma) <= 12 */
+#define FV_CANNY_MAX_RADIUS    12
+#define FV_CANNY_MAX_THRESHOLD 2040 /* the largest l1 magnitude, 8 * 255 */
+#define FV_CANNY_MAX_SWEEPS    10000
+#define CANNY_TG22             13573 /* tan(22.5 degrees) * 2^15, rounded: cv2.Canny's */
+#define CANNY_SHIFT            15
 
 /* Hysteresis labels (uint16): 0 = strong; a weak pixel holds an upper bound of its chain length
  * to a strong pixel, capped at `cap` (not joined); CANNY_NONE = neither weak nor strong. */
@@ -60,12 +77,12 @@ enum { CANNY_GRAY, CANNY_BLUR, CANNY_MAGNITUDE, CANNY_DIRECTION, CANNY_NMS, CANN
 /* The parameters resolved into what the kernels use. */
 typedef struct canny_config {
     int stage;
-    int radius;                       /* 0: no blur */
+    int radius; /* 0: no blur */
     int w[2 * FV_CANNY_MAX_RADIUS + 1];
     int l2;
     int auto_thresholds;
-    int low, high;                    /* on the magnitude scale, low <= high (manual ones) */
-    int inc, cap;                     /* hysteresis: label step per pixel, cap; edge = label < cap */
+    int low, high; /* on the magnitude scale, low <= high (manual ones) */
+    int inc, cap;  /* hysteresis: label step per pixel, cap; edge = label < cap */
 } canny_config;
 
 /* Checks p and fills c; messages name `who` ("canny/smem"). */
@@ -74,17 +91,24 @@ fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 extern const char *const canny_stage_names[CANNY_N_STAGES];
 
 /* ---- per-pixel formulas, the same code on host and device ---- */
-CANNY_HD int canny_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+CANNY_HD int canny_clamp(int v, int hi)
+{
+    return v < 0 ? 0 : (v > hi ? hi : v);
+}
 
 /* px: little-endian RGBA8 (R in the low byte) */
 CANNY_HD int canny_gray(uint32_t px)
 {
-    return (int)(((px & 0xffu) * 9798u + ((px >> 8) & 0xffu) * 19235u + ((px >> 16) & 0xffu) * 3735u +
-                  (1u << 14)) >> 15);
+    return (int)(((px & 0xffu) * 9798u + ((px >> 8) & 0xffu) * 19235u +
+                  ((px >> 16) & 0xffu) * 3735u + (1u << 14)) >>
+                 15);
 }
 
 /* the blur's rounding of a 2-D sum of weights 65536 */
-CANNY_HD int canny_blur_round(int sum) { return (sum + 32768) >> 16; }
+CANNY_HD int canny_blur_round(int sum)
+{
+    return (sum + 32768) >> 16;
+}
 
 CANNY_HD int canny_magnitude(int dx, int dy, int l2)
 {
@@ -134,14 +158,20 @@ CANNY_HD void canny_auto_thresholds(int min_mag, int max_mag, int *low, int *hig
 }
 
 /* the value compared with a magnitude for threshold t */
-CANNY_HD int canny_threshold_value(int t, int l2) { return l2 ? t * t : t; }
+CANNY_HD int canny_threshold_value(int t, int l2)
+{
+    return l2 ? t * t : t;
+}
 
 CANNY_HD uint32_t canny_rgba(int r, int g, int b)
 {
     return (uint32_t)r | (uint32_t)g << 8 | (uint32_t)b << 16 | 0xff000000u;
 }
 
-CANNY_HD uint32_t canny_display_gray(int v) { return canny_rgba(v, v, v); }
+CANNY_HD uint32_t canny_display_gray(int v)
+{
+    return canny_rgba(v, v, v);
+}
 
 /* magnitude on a fixed scale: half the magnitude (l2: its square root), at most 255 */
 CANNY_HD int canny_magnitude_shown(int m, int l2)

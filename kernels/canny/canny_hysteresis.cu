@@ -18,7 +18,8 @@
 namespace cg = cooperative_groups;
 
 /* least label of the 8 neighbours (CANNY_NONE outside the image) */
-__device__ __forceinline__ unsigned least_neighbour_global(const volatile uint16_t *label, int x, int y, int w, int h)
+__device__ __forceinline__ unsigned least_neighbour_global(const volatile uint16_t *label, int x,
+                                                           int y, int w, int h)
 {
     unsigned least = CANNY_NONE;
     for (int dy = -1; dy <= 1; dy++)
@@ -48,16 +49,19 @@ __global__ void canny_relax_naive_kernel(canny_args a)
 }
 
 /* ---- hysteresis by sweeps or tile rounds with the host reading the changed-flag -------------- */
-fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s, canny_sweep_launch_fn launch,
-                                     const char *unit, cudaStream_t stream)
+fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s,
+                                     canny_sweep_launch_fn launch, const char *unit,
+                                     cudaStream_t stream)
 {
     s->hysteresis_unit = unit;
     s->rounds_on_device = 0;
-    for (s->hysteresis_steps = 1;; s->hysteresis_steps++) { /* every sweep that changes something lowers a label: this ends */
+    for (s->hysteresis_steps = 1;;
+         s->hysteresis_steps++) { /* every sweep that changes something lowers a label: this ends */
         FV_CUDA_CHECK(cudaMemsetAsync(a->misc + MISC_CHANGED, 0, sizeof(unsigned), stream));
         launch(a, stream);
         FV_CUDA_CHECK(cudaGetLastError());
-        FV_CUDA_CHECK(cudaMemcpyAsync(s->host_flag, a->misc + MISC_CHANGED, sizeof(unsigned), cudaMemcpyDeviceToHost, stream));
+        FV_CUDA_CHECK(cudaMemcpyAsync(s->host_flag, a->misc + MISC_CHANGED, sizeof(unsigned),
+                                      cudaMemcpyDeviceToHost, stream));
         FV_CUDA_CHECK(cudaStreamSynchronize(stream));
         if (!*s->host_flag) return FV_OK;
     }
@@ -65,7 +69,8 @@ fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s, canny_
 
 void canny_relax_naive_launch(const canny_args *a, cudaStream_t stream)
 {
-    canny_relax_naive_kernel<<<pixel_grid(a->w, a->h), dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), 0, stream>>>(*a);
+    canny_relax_naive_kernel<<<pixel_grid(a->w, a->h), dim3(PIXEL_BLOCK_X, PIXEL_BLOCK_Y), 0,
+                               stream>>>(*a);
 }
 
 /* ---- hysteresis on tiles: converge inside the tile in shared memory ------------------------- */
@@ -73,12 +78,12 @@ void canny_relax_naive_launch(const canny_args *a, cudaStream_t stream)
  * steps (all read, barrier, all write) until nothing in the tile lowers, writes back what did.
  * Returns (to every thread) whether anything changed. COHERENT: loads and stores through L2 only,
  * for the cooperative kernel, whose other blocks write labels while it runs. */
-template <bool COHERENT>
-__device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
+template <bool COHERENT> __device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
 {
     __shared__ uint16_t lab[TILE_H + 2][TILE_W + 2];
     for (int idx = threadIdx.x; idx < (TILE_H + 2) * (TILE_W + 2); idx += TILE_THREADS) {
-        const int k = idx / (TILE_W + 2), j = idx - k * (TILE_W + 2), x = x0 - 1 + j, y = y0 - 1 + k;
+        const int k = idx / (TILE_W + 2), j = idx - k * (TILE_W + 2), x = x0 - 1 + j,
+                  y = y0 - 1 + k;
         unsigned v = CANNY_NONE;
         if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
             const uint16_t *q = a.label + (size_t)y * a.w + x;
@@ -118,11 +123,15 @@ __device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
     }
     bool changed = false;
     for (int e = 0; e < 2; e++) {
-        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
-        if (mine[e] == start[e] || x >= a.w || y >= a.h) continue; /* ring-less pixels outside never lower */
+        const int idx = threadIdx.x + e * TILE_THREADS, k = idx / TILE_W, j = idx - k * TILE_W,
+                  x = x0 + j, y = y0 + k;
+        if (mine[e] == start[e] || x >= a.w || y >= a.h)
+            continue; /* ring-less pixels outside never lower */
         uint16_t *q = a.label + (size_t)y * a.w + x;
-        if (COHERENT) __stcg(q, (uint16_t)mine[e]);
-        else *q = (uint16_t)mine[e];
+        if (COHERENT)
+            __stcg(q, (uint16_t)mine[e]);
+        else
+            *q = (uint16_t)mine[e];
         changed = true;
     }
     return __syncthreads_or(changed);
@@ -130,7 +139,8 @@ __device__ bool tile_hysteresis(const canny_args &a, int x0, int y0)
 
 __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a)
 {
-    if (tile_hysteresis<false>(a, blockIdx.x * TILE_W, blockIdx.y * TILE_H) && threadIdx.x == 0) a.misc[MISC_CHANGED] = 1;
+    if (tile_hysteresis<false>(a, blockIdx.x * TILE_W, blockIdx.y * TILE_H) && threadIdx.x == 0)
+        a.misc[MISC_CHANGED] = 1;
 }
 
 void canny_relax_tile_launch(const canny_args *a, cudaStream_t stream)
@@ -145,7 +155,8 @@ void canny_relax_tile_launch(const canny_args *a, cudaStream_t stream)
 __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a)
 {
     cg::grid_group grid = cg::this_grid();
-    const int tiles_x = (a.w + TILE_W - 1) / TILE_W, tiles = tiles_x * ((a.h + TILE_H - 1) / TILE_H);
+    const int tiles_x = (a.w + TILE_W - 1) / TILE_W,
+              tiles = tiles_x * ((a.h + TILE_H - 1) / TILE_H);
     unsigned *flags = a.misc + MISC_ROUND_FLAGS;
     for (unsigned round = 0;; round++) {
         bool changed = false;
@@ -174,23 +185,35 @@ __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(can
  * Rounds: round 0 takes every tile, later rounds only the tiles whose ring a neighbour changed
  * (dirty[round & 1], marked by that neighbour), with grid-wide barriers between rounds. The
  * result is the same fixed point as every other order of growth: what is joined to a strong pixel. */
-__device__ __forceinline__ unsigned long long fill_up(unsigned long long gen, unsigned long long pro)
+__device__ __forceinline__ unsigned long long fill_up(unsigned long long gen,
+                                                      unsigned long long pro)
 {
-    gen |= pro & (gen << 1);  pro &= pro << 1;
-    gen |= pro & (gen << 2);  pro &= pro << 2;
-    gen |= pro & (gen << 4);  pro &= pro << 4;
-    gen |= pro & (gen << 8);  pro &= pro << 8;
-    gen |= pro & (gen << 16); pro &= pro << 16;
+    gen |= pro & (gen << 1);
+    pro &= pro << 1;
+    gen |= pro & (gen << 2);
+    pro &= pro << 2;
+    gen |= pro & (gen << 4);
+    pro &= pro << 4;
+    gen |= pro & (gen << 8);
+    pro &= pro << 8;
+    gen |= pro & (gen << 16);
+    pro &= pro << 16;
     return gen | (pro & (gen << 32));
 }
 
-__device__ __forceinline__ unsigned long long fill_down(unsigned long long gen, unsigned long long pro)
+__device__ __forceinline__ unsigned long long fill_down(unsigned long long gen,
+                                                        unsigned long long pro)
 {
-    gen |= pro & (gen >> 1);  pro &= pro >> 1;
-    gen |= pro & (gen >> 2);  pro &= pro >> 2;
-    gen |= pro & (gen >> 4);  pro &= pro >> 4;
-    gen |= pro & (gen >> 8);  pro &= pro >> 8;
-    gen |= pro & (gen >> 16); pro &= pro >> 16;
+    gen |= pro & (gen >> 1);
+    pro &= pro >> 1;
+    gen |= pro & (gen >> 2);
+    pro &= pro >> 2;
+    gen |= pro & (gen >> 4);
+    pro &= pro >> 4;
+    gen |= pro & (gen >> 8);
+    pro &= pro >> 8;
+    gen |= pro & (gen >> 16);
+    pro &= pro >> 16;
     return gen | (pro & (gen >> 32));
 }
 
@@ -212,7 +235,8 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
         unsigned v0s[BITS_BATCH], v1s[BITS_BATCH];
 #pragma unroll
         for (int k = 0; k < BITS_BATCH; k++) {
-            const unsigned row = (unsigned)(canny_clamp(y0 - 1 + k0 + k, a.h - 1) - y_c) * (unsigned)a.w; /* < 32 rows */
+            const unsigned row = (unsigned)(canny_clamp(y0 - 1 + k0 + k, a.h - 1) - y_c) *
+                                 (unsigned)a.w; /* < 32 rows */
             v0s[k] = __ldcg(col_a + row);
             v1s[k] = __ldcg(col_b + row);
         }
@@ -220,8 +244,10 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
         for (int k = 0; k < BITS_BATCH; k++) {
             const int y = y0 - 1 + k0 + k;
             const bool row_in = y >= 0 && y < a.h;
-            const unsigned v0 = row_in && in_a ? v0s[k] : CANNY_NONE, v1 = row_in && in_b ? v1s[k] : CANNY_NONE;
-            const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE), c1 = __ballot_sync(all, v1 != CANNY_NONE);
+            const unsigned v0 = row_in && in_a ? v0s[k] : CANNY_NONE,
+                           v1 = row_in && in_b ? v1s[k] : CANNY_NONE;
+            const unsigned c0 = __ballot_sync(all, v0 != CANNY_NONE),
+                           c1 = __ballot_sync(all, v1 != CANNY_NONE);
             const unsigned s0 = __ballot_sync(all, v0 == 0), s1 = __ballot_sync(all, v1 == 0);
             if (lane == (unsigned)(k0 + k)) {
                 cand = c0 | (unsigned long long)c1 << 32;
@@ -235,7 +261,8 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
     if (!__any_sync(all, grow_into != 0) || !__any_sync(all, strong != 0)) return 0;
     const unsigned long long runs = cand & inner; /* strong pixels carry growth along a run too */
     for (;;) {
-        unsigned long long up = __shfl_up_sync(all, strong, 1), down = __shfl_down_sync(all, strong, 1);
+        unsigned long long up = __shfl_up_sync(all, strong, 1),
+                           down = __shfl_down_sync(all, strong, 1);
         if (lane == 0) up = 0;
         if (lane == 31) down = 0;
         unsigned long long near = strong | up | down;
@@ -253,7 +280,8 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
     unsigned sides = 0;
     if (fresh) {
         if (lane == 1) sides |= 1u | (fresh & left_bit ? 16u : 0u) | (fresh & right_bit ? 32u : 0u);
-        if (lane == BITS_H) sides |= 2u | (fresh & left_bit ? 64u : 0u) | (fresh & right_bit ? 128u : 0u);
+        if (lane == BITS_H)
+            sides |= 2u | (fresh & left_bit ? 64u : 0u) | (fresh & right_bit ? 128u : 0u);
         if (fresh & left_bit) sides |= 4u;
         if (fresh & right_bit) sides |= 8u;
     }
@@ -266,14 +294,18 @@ __device__ unsigned bits_tile(const canny_args &a, int x0, int y0)
     return sides;
 }
 
-__global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
+__global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS)
+    canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty)
 {
     cg::grid_group grid = cg::this_grid();
-    const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H, tiles = tiles_x * tiles_y;
-    const int warp = (int)(blockIdx.x * (TILE_THREADS / 32) + threadIdx.x / 32), warps = (int)gridDim.x * (TILE_THREADS / 32);
+    const int tiles_x = (a.w + BITS_W - 1) / BITS_W, tiles_y = (a.h + BITS_H - 1) / BITS_H,
+              tiles = tiles_x * tiles_y;
+    const int warp = (int)(blockIdx.x * (TILE_THREADS / 32) + threadIdx.x / 32),
+              warps = (int)gridDim.x * (TILE_THREADS / 32);
     unsigned *flags = a.misc + MISC_ROUND_FLAGS;
     for (unsigned round = 0;; round++) {
-        uint8_t *now = dirty + (size_t)(round & 1) * tiles, *next = dirty + (size_t)((round + 1) & 1) * tiles;
+        uint8_t *now = dirty + (size_t)(round & 1) * tiles,
+                *next = dirty + (size_t)((round + 1) & 1) * tiles;
         bool changed = false;
         for (int tile = warp; tile < tiles; tile += warps) {
             if (round > 0 && !__ldcg(now + tile)) continue;
@@ -282,7 +314,8 @@ __global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresi
             const unsigned sides = bits_tile(a, tx * BITS_W, ty * BITS_H);
             if (!sides || (threadIdx.x & 31) != 0) continue;
             changed = true;
-            const int mark[8][2] = {{0, -1}, {0, 1}, {-1, 0}, {1, 0}, {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
+            const int mark[8][2] = {{0, -1},  {0, 1},  {-1, 0}, {1, 0},
+                                    {-1, -1}, {1, -1}, {-1, 1}, {1, 1}};
             for (int k = 0; k < 8; k++) {
                 const int nx = tx + mark[k][0], ny = ty + mark[k][1];
                 if ((sides >> k & 1) && nx >= 0 && nx < tiles_x && ny >= 0 && ny < tiles_y)

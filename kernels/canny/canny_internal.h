@@ -11,46 +11,55 @@
 
 #include "canny.h"
 
-#define PIXEL_BLOCK_X 32           /* per-pixel kernels: 32x8 threads, one pixel each */
-#define PIXEL_BLOCK_Y 8
-#define TILE_W 32                  /* smem: 32x16 output tiles, 256 threads (2 each) */
-#define TILE_H 16
-#define TILE_THREADS 256
-#define APRON 2                    /* Sobel (1) and suppression (1) around a tile */
-#define GRAY_W (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define GRAY_H (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
-#define BLUR_W (TILE_W + 2 * APRON)
-#define BLUR_H (TILE_H + 2 * APRON)
-#define FUSED_W 64                 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
-#define FUSED_H 32
-#define FUSED_UNROLLED_RADIUS 4    /* fast: blur radii compiled one by one (sigma <= 1.33) */
-#define OUTPUT_PX 8                /* fast's output kernel: pixels a thread */
-#define BITS_BATCH 32              /* fast, full hysteresis: rows of a tile whose loads go out together */
-#define BITS_MIN_BLOCKS 2          /* and blocks an SM: 128 registers, no spills, one round trip a tile */
+#define PIXEL_BLOCK_X         32 /* per-pixel kernels: 32x8 threads, one pixel each */
+#define PIXEL_BLOCK_Y         8
+#define TILE_W                32 /* smem: 32x16 output tiles, 256 threads (2 each) */
+#define TILE_H                16
+#define TILE_THREADS          256
+#define APRON                 2 /* Sobel (1) and suppression (1) around a tile */
+#define GRAY_W                (TILE_W + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define GRAY_H                (TILE_H + 2 * (APRON + FV_CANNY_MAX_RADIUS))
+#define BLUR_W                (TILE_W + 2 * APRON)
+#define BLUR_H                (TILE_H + 2 * APRON)
+#define FUSED_W               64 /* fast: 64x32 output tiles, 256 threads (8 each, 4 a step) */
+#define FUSED_H               32
+#define FUSED_UNROLLED_RADIUS 4 /* fast: blur radii compiled one by one (sigma <= 1.33) */
+#define OUTPUT_PX             8 /* fast's output kernel: pixels a thread */
+#define BITS_BATCH            32 /* fast, full hysteresis: rows of a tile whose loads go out together */
+#define BITS_MIN_BLOCKS       2 /* and blocks an SM: 128 registers, no spills, one round trip a tile */
 
 /* ---- the state: intermediates of one image size ------------------------------------------- */
-enum { MISC_MIN, MISC_MAX, MISC_CHANGED, MISC_ROUNDS, MISC_ROUND_FLAGS, MISC_WORDS = MISC_ROUND_FLAGS + 3 };
+enum {
+    MISC_MIN,
+    MISC_MAX,
+    MISC_CHANGED,
+    MISC_ROUNDS,
+    MISC_ROUND_FLAGS,
+    MISC_WORDS = MISC_ROUND_FLAGS + 3
+};
 
 typedef struct canny_state {
-    canny_config config;           /* p resolved, made with the state */
+    canny_config config; /* p resolved, made with the state */
     int width, height;
-    uint8_t *gray, *blur;          /* w*h each */
-    int *mag;                      /* w*h: l1 magnitude or squared l2 */
-    uint8_t *sk;                   /* w*h: sector | kept << 2 */
-    uint16_t *label;               /* w*h: hysteresis labels */
-    unsigned *misc;                /* MISC_WORDS: kept min, max, flags */
-    unsigned *host_flag;           /* pinned: the changed-flag read back */
-    int coop_blocks;               /* fast: blocks of the cooperative hysteresis kernel */
-    int bits_blocks;               /* fast, full hysteresis: blocks of the bit-mask kernel */
-    uint8_t *dirty;                /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
+    uint8_t *gray, *blur; /* w*h each */
+    int *mag;             /* w*h: l1 magnitude or squared l2 */
+    uint8_t *sk;          /* w*h: sector | kept << 2 */
+    uint16_t *label;      /* w*h: hysteresis labels */
+    unsigned *misc;       /* MISC_WORDS: kept min, max, flags */
+    unsigned *host_flag;  /* pinned: the changed-flag read back */
+    int coop_blocks;      /* fast: blocks of the cooperative hysteresis kernel */
+    int bits_blocks;      /* fast, full hysteresis: blocks of the bit-mask kernel */
+    uint8_t *dirty;       /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
     /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
      * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
-    const char *hysteresis_unit;   /* NULL: the last run stopped before the edges stage */
+    const char *hysteresis_unit; /* NULL: the last run stopped before the edges stage */
     unsigned hysteresis_steps;
     int rounds_on_device;
 } canny_state;
 
-typedef struct canny_taps { int w[2 * FV_CANNY_MAX_RADIUS + 1]; } canny_taps;
+typedef struct canny_taps {
+    int w[2 * FV_CANNY_MAX_RADIUS + 1];
+} canny_taps;
 
 /* what the kernels read: pointers of the state and the resolved parameters */
 typedef struct canny_args {
@@ -65,10 +74,19 @@ typedef struct canny_args {
  * is 64 columns (a 64-bit mask a row) by 32 rows (a row a lane) */
 #define BITS_W 62
 #define BITS_H 30
-static inline long long bits_tiles(int w, int h) { return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H); }
+static inline long long bits_tiles(int w, int h)
+{
+    return (long long)((w + BITS_W - 1) / BITS_W) * ((h + BITS_H - 1) / BITS_H);
+}
 
-static inline dim3 pixel_grid(int w, int h) { return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y); }
-static inline dim3 tile_grid(int w, int h) { return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H); }
+static inline dim3 pixel_grid(int w, int h)
+{
+    return dim3((w + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (h + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
+}
+static inline dim3 tile_grid(int w, int h)
+{
+    return dim3((w + TILE_W - 1) / TILE_W, (h + TILE_H - 1) / TILE_H);
+}
 
 __device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
 {
@@ -82,7 +100,8 @@ __device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, u
 
 /* ---- the state (canny_state.cu) ---- */
 size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                             int height);
 void canny_state_destroy(const fv_variant *v, void *state);
 int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size);
 /* The kernels' arguments for a run of the state's configuration. */
@@ -95,13 +114,15 @@ __global__ void canny_gray_kernel(fv_image src, canny_args a);
 /* ---- hysteresis (canny_hysteresis.cu) ---- */
 typedef void (*canny_sweep_launch_fn)(const canny_args *a, cudaStream_t stream);
 /* naive and smem: launches until a launch lowers nothing, reading the changed-flag after each */
-fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s, canny_sweep_launch_fn launch,
-                                     const char *unit, cudaStream_t stream);
+fv_status canny_hysteresis_host_loop(const canny_args *a, canny_state *s,
+                                     canny_sweep_launch_fn launch, const char *unit,
+                                     cudaStream_t stream);
 void canny_relax_naive_launch(const canny_args *a, cudaStream_t stream);
 void canny_relax_tile_launch(const canny_args *a, cudaStream_t stream);
 __global__ void canny_relax_naive_kernel(canny_args a);
 __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_tile_kernel(canny_args a);
 __global__ void __launch_bounds__(TILE_THREADS) canny_hysteresis_coop_kernel(canny_args a);
-__global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS) canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
+__global__ void __launch_bounds__(TILE_THREADS, BITS_MIN_BLOCKS)
+    canny_hysteresis_bits_kernel(canny_args a, uint8_t *dirty);
 
 #endif

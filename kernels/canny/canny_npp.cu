@@ -13,7 +13,7 @@
 #include <stdlib.h>
 
 typedef struct canny_npp_state {
-    canny_state base;              /* gray and blur (NPP's edges) buffers; the rest unused */
+    canny_state base; /* gray and blur (NPP's edges) buffers; the rest unused */
     NppStreamContext ctx;
     Npp8u *buffer;
 } canny_npp_state;
@@ -34,7 +34,8 @@ size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width,
     return 2 * (size_t)width * height;
 }
 
-fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                 int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny/npp", &c));
@@ -45,13 +46,15 @@ fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_par
     s->base.height = height;
     int bytes = 0;
     const NppiSize size = {width, height};
-    if (npp_stream_context_fill(&s->ctx) != FV_OK || nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
+    if (npp_stream_context_fill(&s->ctx) != FV_OK ||
+        nppiFilterCannyBorderGetBufferSize(size, &bytes) < NPP_SUCCESS ||
         cudaMalloc((void **)&s->buffer, bytes > 0 ? (size_t)bytes : 1) != cudaSuccess ||
         cudaMalloc((void **)&s->base.gray, (size_t)width * height) != cudaSuccess ||
         cudaMalloc((void **)&s->base.blur, (size_t)width * height) != cudaSuccess) {
         cudaGetLastError();
         canny_npp_state_destroy(v, s);
-        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width, height);
+        return fv_fail(FV_ERR_MEMORY, "canny/npp: cannot prepare NPP's Canny for %dx%d", width,
+                       height);
     }
     *state = s;
     return FV_OK;
@@ -64,8 +67,8 @@ static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edge
     store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
 }
 
-fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                               cudaStream_t stream)
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                        void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
@@ -83,10 +86,12 @@ fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
         const NppiSize size = {a.w, a.h};
         const NppiPoint origin = {0, 0};
         const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
-            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3,
-            (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer, s->ctx);
+            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL,
+            NPP_MASK_SIZE_3_X_3, (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1,
+            NPP_BORDER_REPLICATE, s->buffer, s->ctx);
         if (st < NPP_SUCCESS)
-            return fv_fail(FV_ERR_CUDA, "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
+            return fv_fail(FV_ERR_CUDA,
+                           "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
         shown = s->base.blur;
     }
     canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);

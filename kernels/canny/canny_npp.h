@@ -14,16 +14,18 @@ extern "C" {
 
 #ifdef FV_HAVE_NPP
 size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                 int height);
 void canny_npp_state_destroy(const fv_variant *v, void *state);
-fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                       cudaStream_t stream);
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                        void *state, cudaStream_t stream);
 
 #define FV_VARIANT_NPP_CANNY                                                                       \
     {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
-     .summary = "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "  \
-                "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)", \
+     .role = FV_ROLE_PEER,                                                                         \
+     .summary =                                                                                    \
+         "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "        \
+         "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)",       \
      .run = canny_npp_run,                                                                         \
      .state_bytes = canny_npp_state_bytes,                                                         \
      .state_create = canny_npp_state_create,                                                       \

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const canny_stage_names[CANNY_N_STAGES] = {"gray", "blur", "magnitude", "direction",
-                                                        "nms", "thresholds", "edges"};
+const char *const canny_stage_names[CANNY_N_STAGES] = {
+    "gray", "blur", "magnitude", "direction", "nms", "thresholds", "edges"};
 
 static fv_status whole_in(const fv_params *p, int index, const char *who, const char *name, int lo,
                           int hi, int *out)
@@ -45,7 +45,8 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
     c->cap = one_pass ? 2 : sweeps + 1;
     const double sigma = p->value[CANNY_SIGMA];
     if (!(sigma >= 0.0 && sigma <= FV_CANNY_MAX_SIGMA))
-        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not a number in 0..%g", who, sigma, FV_CANNY_MAX_SIGMA);
+        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not a number in 0..%g", who, sigma,
+                       FV_CANNY_MAX_SIGMA);
     if (sigma > 0.0) {
         fv_params g;
         memset(&g, 0, sizeof g);
@@ -54,8 +55,8 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
         fv_gaussian_taps t;
         FV_TRY(fv_gaussian_taps_make(&g, &t));
         if (t.radius > FV_CANNY_MAX_RADIUS)
-            return fv_fail(FV_ERR_ARG, "%s: sigma %g needs radius %d, at most %d", who, sigma, t.radius,
-                           FV_CANNY_MAX_RADIUS);
+            return fv_fail(FV_ERR_ARG, "%s: sigma %g needs radius %d, at most %d", who, sigma,
+                           t.radius, FV_CANNY_MAX_RADIUS);
         c->radius = t.radius;
         memcpy(c->w, t.w, sizeof(int) * (size_t)(2 * t.radius + 1));
     }
@@ -71,7 +72,8 @@ static uint32_t load_px(const fv_image *img, int x, int y)
 static void store_px(fv_image *img, int x, int y, uint32_t v)
 {
     uint8_t *q = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-    q[0] = (uint8_t)v, q[1] = (uint8_t)(v >> 8), q[2] = (uint8_t)(v >> 16), q[3] = (uint8_t)(v >> 24);
+    q[0] = (uint8_t)v, q[1] = (uint8_t)(v >> 8), q[2] = (uint8_t)(v >> 16),
+    q[3] = (uint8_t)(v >> 24);
 }
 
 fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
@@ -89,7 +91,8 @@ fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
         goto done;
     }
     for (int y = 0; y < h; y++)
-        for (int x = 0; x < w; x++) gray[(size_t)y * w + x] = (uint8_t)canny_gray(load_px(src, x, y));
+        for (int x = 0; x < w; x++)
+            gray[(size_t)y * w + x] = (uint8_t)canny_gray(load_px(src, x, y));
     const int r = c.radius;
     for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
@@ -100,7 +103,8 @@ fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
             }
             for (int i = -r; i <= r; i++)
                 for (int j = -r; j <= r; j++)
-                    sum += c.w[r + i] * c.w[r + j] * gray[(size_t)canny_clamp(y + i, h - 1) * w + canny_clamp(x + j, w - 1)];
+                    sum += c.w[r + i] * c.w[r + j] *
+                           gray[(size_t)canny_clamp(y + i, h - 1) * w + canny_clamp(x + j, w - 1)];
             blur[(size_t)y * w + x] = (uint8_t)canny_blur_round(sum);
         }
     for (int y = 0; y < h; y++)
@@ -108,7 +112,8 @@ fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
             int v[3][3];
             for (int i = 0; i < 3; i++)
                 for (int j = 0; j < 3; j++)
-                    v[i][j] = blur[(size_t)canny_clamp(y + i - 1, h - 1) * w + canny_clamp(x + j - 1, w - 1)];
+                    v[i][j] = blur[(size_t)canny_clamp(y + i - 1, h - 1) * w +
+                                   canny_clamp(x + j - 1, w - 1)];
             const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
             const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
             mag[(size_t)y * w + x] = canny_magnitude(dx, dy, c.l2);
@@ -166,9 +171,13 @@ fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
             switch (c.stage) {
             case CANNY_GRAY: out = canny_display_gray(gray[i]); break;
             case CANNY_BLUR: out = canny_display_gray(blur[i]); break;
-            case CANNY_MAGNITUDE: out = canny_display_gray(canny_magnitude_shown(mag[i], c.l2)); break;
+            case CANNY_MAGNITUDE:
+                out = canny_display_gray(canny_magnitude_shown(mag[i], c.l2));
+                break;
             case CANNY_DIRECTION: out = canny_display_direction(sector[i], mag[i], c.l2); break;
-            case CANNY_NMS: out = canny_display_gray(keep[i] ? canny_magnitude_shown(mag[i], c.l2) : 0); break;
+            case CANNY_NMS:
+                out = canny_display_gray(keep[i] ? canny_magnitude_shown(mag[i], c.l2) : 0);
+                break;
             case CANNY_THRESHOLD_MAP: out = canny_display_threshold(label[i]); break;
             default: out = canny_display_edge(label[i], c.cap); break;
             }

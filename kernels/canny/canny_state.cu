@@ -14,8 +14,8 @@
 size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     (void)p;
-    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) + MISC_WORDS * sizeof(unsigned) +
-           2 * (size_t)bits_tiles(width, height);
+    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) +
+           MISC_WORDS * sizeof(unsigned) + 2 * (size_t)bits_tiles(width, height);
 }
 
 void canny_state_destroy(const fv_variant *v, void *state)
@@ -40,7 +40,9 @@ static int coop_grid(const void *kernel, long long work_blocks)
     if (cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess ||
         cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device) != cudaSuccess ||
-        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TILE_THREADS, 0) != cudaSuccess || !coop) {
+        cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, TILE_THREADS, 0) !=
+            cudaSuccess ||
+        !coop) {
         cudaGetLastError();
         return 0;
     }
@@ -48,7 +50,8 @@ static int coop_grid(const void *kernel, long long work_blocks)
     return (int)(work_blocks < most ? work_blocks : most);
 }
 
-fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                             int height)
 {
     canny_config c;
     FV_TRY(canny_config_make(p, "canny", &c));
@@ -58,20 +61,26 @@ fv_status canny_state_create(const fv_variant *v, void **state, const fv_params 
     s->width = width;
     s->height = height;
     const size_t n = (size_t)width * height;
-    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess || cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
-        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess || cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
+    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
+        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess ||
+        cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
         cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
         cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
         cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
         cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
         cudaGetLastError();
         canny_state_destroy(v, s);
-        return fv_fail(FV_ERR_MEMORY, "canny: cannot allocate its intermediates for %dx%d on the device", width, height);
+        return fv_fail(FV_ERR_MEMORY,
+                       "canny: cannot allocate its intermediates for %dx%d on the device", width,
+                       height);
     }
-    s->coop_blocks = coop_grid((const void *)canny_hysteresis_coop_kernel,
-                               (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H));
+    s->coop_blocks =
+        coop_grid((const void *)canny_hysteresis_coop_kernel,
+                  (long long)((width + TILE_W - 1) / TILE_W) * ((height + TILE_H - 1) / TILE_H));
     const int warps = TILE_THREADS / 32;
-    s->bits_blocks = coop_grid((const void *)canny_hysteresis_bits_kernel, (bits_tiles(width, height) + warps - 1) / warps);
+    s->bits_blocks = coop_grid((const void *)canny_hysteresis_bits_kernel,
+                               (bits_tiles(width, height) + warps - 1) / warps);
     *state = s;
     return FV_OK;
 }
@@ -82,7 +91,8 @@ int canny_last_run_text(const fv_variant *v, const void *state, char *text, size
     const canny_state *s = (const canny_state *)state;
     if (!s->hysteresis_unit) return 0;
     unsigned steps = s->hysteresis_steps;
-    if (s->rounds_on_device && cudaMemcpy(&steps, s->misc + MISC_ROUNDS, sizeof steps, cudaMemcpyDeviceToHost) != cudaSuccess) {
+    if (s->rounds_on_device && cudaMemcpy(&steps, s->misc + MISC_ROUNDS, sizeof steps,
+                                          cudaMemcpyDeviceToHost) != cudaSuccess) {
         cudaGetLastError();
         return 0;
     }
@@ -97,7 +107,20 @@ void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args
     canny_state *s = (canny_state *)state;
     *c = s->config;
     s->hysteresis_unit = NULL;
-    *a = canny_args{src->width, src->height, c->radius, c->l2, c->stage, c->auto_thresholds,
-                    canny_threshold_value(c->low, c->l2), canny_threshold_value(c->high, c->l2), c->inc, c->cap,
-                    s->gray, c->radius ? s->blur : s->gray, s->sk, s->mag, s->label, s->misc};
+    *a = canny_args{src->width,
+                    src->height,
+                    c->radius,
+                    c->l2,
+                    c->stage,
+                    c->auto_thresholds,
+                    canny_threshold_value(c->low, c->l2),
+                    canny_threshold_value(c->high, c->l2),
+                    c->inc,
+                    c->cap,
+                    s->gray,
+                    c->radius ? s->blur : s->gray,
+                    s->sk,
+                    s->mag,
+                    s->label,
+                    s->misc};
 }

@@ -41,33 +41,47 @@ extern "C" {
 #endif
 
 /* indices in the convolution's parameter table */
-enum { CONV_STAGE, CONV_SHAPE, CONV_SIGMA, CONV_RADIUS, CONV_LENGTH, CONV_ANGLE, CONV_KERNEL_FILE,
-       CONV_N_PARAMS };
+enum {
+    CONV_STAGE,
+    CONV_SHAPE,
+    CONV_SIGMA,
+    CONV_RADIUS,
+    CONV_LENGTH,
+    CONV_ANGLE,
+    CONV_KERNEL_FILE,
+    CONV_N_PARAMS
+};
 /* the values of `stage` */
-enum { CONV_OUTPUT, CONV_KERNEL, CONV_SPECTRUM_IMAGE, CONV_SPECTRUM_KERNEL, CONV_SPECTRUM_PRODUCT,
-       CONV_N_STAGES };
+enum {
+    CONV_OUTPUT,
+    CONV_KERNEL,
+    CONV_SPECTRUM_IMAGE,
+    CONV_SPECTRUM_KERNEL,
+    CONV_SPECTRUM_PRODUCT,
+    CONV_N_STAGES
+};
 /* the values of `shape` */
 enum { CONV_GAUSSIAN, CONV_DISK, CONV_MOTION, CONV_BOX, CONV_FILE, CONV_N_SHAPES };
 
-#define FV_CONV_MAX_SIZE 127             /* kernel width and height */
-#define FV_CONV_MAX_TAPS (FV_CONV_MAX_SIZE * FV_CONV_MAX_SIZE)
-#define FV_CONV_MIN_SIGMA 0.3            /* ceil(3 sigma) = 1: a 3x3 Gaussian */
-#define FV_CONV_MAX_SIGMA 20.0           /* ceil(3 sigma) = 60: 121x121 */
-#define FV_CONV_MAX_RADIUS 63            /* disk and box: (2r+1)^2 <= 127^2 */
-#define FV_CONV_MAX_LENGTH 127           /* motion */
-#define FV_CONV_WEIGHT_SHIFT 16
-#define FV_CONV_WEIGHT_SUM (1 << FV_CONV_WEIGHT_SHIFT)
-#define FV_CONV_SPECTRUM_DECADES 6.0     /* the spectra show magnitudes 1e-6..1 */
+#define FV_CONV_MAX_SIZE         127 /* kernel width and height */
+#define FV_CONV_MAX_TAPS         (FV_CONV_MAX_SIZE * FV_CONV_MAX_SIZE)
+#define FV_CONV_MIN_SIGMA        0.3  /* ceil(3 sigma) = 1: a 3x3 Gaussian */
+#define FV_CONV_MAX_SIGMA        20.0 /* ceil(3 sigma) = 60: 121x121 */
+#define FV_CONV_MAX_RADIUS       63   /* disk and box: (2r+1)^2 <= 127^2 */
+#define FV_CONV_MAX_LENGTH       127  /* motion */
+#define FV_CONV_WEIGHT_SHIFT     16
+#define FV_CONV_WEIGHT_SUM       (1 << FV_CONV_WEIGHT_SHIFT)
+#define FV_CONV_SPECTRUM_DECADES 6.0 /* the spectra show magnitudes 1e-6..1 */
 
 extern const char *const conv_stage_names[CONV_N_STAGES];
 extern const char *const conv_shape_names[CONV_N_SHAPES];
 
 /* The quantised kernel (about 64 KiB: allocate it, don't put it on a small stack). */
 typedef struct conv_kernel {
-    int width, height;                   /* 1..FV_CONV_MAX_SIZE each */
-    int cx, cy;                          /* centre: width / 2, height / 2 */
-    int taps;                            /* weights that are not 0 */
-    int32_t w[FV_CONV_MAX_TAPS];         /* w[i * width + j] = K(i, j) >= 0, sum 2^16 */
+    int width, height;           /* 1..FV_CONV_MAX_SIZE each */
+    int cx, cy;                  /* centre: width / 2, height / 2 */
+    int taps;                    /* weights that are not 0 */
+    int32_t w[FV_CONV_MAX_TAPS]; /* w[i * width + j] = K(i, j) >= 0, sum 2^16 */
 } conv_kernel;
 
 /* Checks p (messages name `who`, "conv/fft") and makes its kernel. The `file` shape's kernel is
@@ -104,27 +118,39 @@ fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 enum { CONV_FFT_PLAIN, CONV_FFT_FAST, CONV_FFT_VIEW };
 typedef struct conv_fft_state conv_fft_state;
 size_t conv_fft_state_bytes(const conv_kernel *k, int width, int height, int mode);
-fv_status conv_fft_state_create(conv_fft_state **s, const conv_kernel *k, int width, int height, int mode);
+fv_status conv_fft_state_create(conv_fft_state **s, const conv_kernel *k, int width, int height,
+                                int mode);
 void conv_fft_state_destroy(conv_fft_state *s);
 /* PLAIN and FAST: the output; VIEW: `stage`, one of the spectra. */
-fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage, cudaStream_t stream);
+fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
+                       cudaStream_t stream);
 int conv_fft_kernels(int mode, fv_kernel_info *out, int max);
 
 /* The stage p shows, the one place it becomes an int (checked by fv_runner_prepare). */
-static inline int conv_stage(const fv_params *p) { return (int)p->value[CONV_STAGE]; }
+static inline int conv_stage(const fv_params *p)
+{
+    return (int)p->value[CONV_STAGE];
+}
 
 /* ---- per-pixel formulas of the stages, the same code on host and device ---- */
-CONV_HD int conv_clamp(int v, int hi) { return v < 0 ? 0 : (v > hi ? hi : v); }
+CONV_HD int conv_clamp(int v, int hi)
+{
+    return v < 0 ? 0 : (v > hi ? hi : v);
+}
 
 /* The exact output channel from an integer sum of weights times pixels. */
-CONV_HD uint32_t conv_round(int32_t sum) { return (uint32_t)(sum + (1 << (FV_CONV_WEIGHT_SHIFT - 1))) >> FV_CONV_WEIGHT_SHIFT; }
+CONV_HD uint32_t conv_round(int32_t sum)
+{
+    return (uint32_t)(sum + (1 << (FV_CONV_WEIGHT_SHIFT - 1))) >> FV_CONV_WEIGHT_SHIFT;
+}
 
 /* The kernel stage: the kernel tap under output pixel (x, y), nearest, enlarged by one scale for
  * both axes (the largest that fits, so a 63x33 motion streak keeps its angle) and centred; -1
  * outside the kernel (shown black). */
 CONV_HD int conv_kernel_tap_at(int x, int y, int width, int height, int kw, int kh)
 {
-    const int by_width = (int64_t)width * kh <= (int64_t)height * kw; /* width / kw is the smaller */
+    const int by_width =
+        (int64_t)width * kh <= (int64_t)height * kw; /* width / kw is the smaller */
     const int64_t num = by_width ? width : height, den = by_width ? kw : kh; /* pixels per tap */
     int64_t shown_w = kw * num / den, shown_h = kh * num / den;
     if (shown_w < 1) shown_w = 1;
@@ -144,7 +170,10 @@ CONV_HD uint32_t conv_kernel_level(int32_t w, int32_t wmax)
 /* The spectrum stages: frequency (u, v) of the P x Q grid shown at output pixel (x, y), centred
  * (frequency 0 exactly at (width / 2, height / 2)) and folded into the half spectrum u <= P / 2
  * that a real FFT keeps (|F(u, v)| = |F(-u, -v)| for real input). Returns v * (P / 2 + 1) + u. */
-CONV_HD int64_t conv_floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+CONV_HD int64_t conv_floor_div(int64_t a, int64_t b)
+{
+    return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 CONV_HD int64_t conv_spectrum_index(int x, int y, int width, int height, int P, int Q)
 {

@@ -31,29 +31,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PAD_BLOCK_X 32             /* pad and crop kernels: 32x8 threads, one pixel each */
+#define PAD_BLOCK_X 32 /* pad and crop kernels: 32x8 threads, one pixel each */
 #define PAD_BLOCK_Y 8
-#define MUL_THREADS 256            /* spectrum multiply: one frequency each */
+#define MUL_THREADS 256 /* spectrum multiply: one frequency each */
 
 struct conv_fft_state {
     int mode, planes;
-    int width, height, P, Q, H;    /* H = P / 2 + 1: the half spectrum's row length */
-    int ax, ay;                    /* the image's offset in the padded grid */
+    int width, height, P, Q, H; /* H = P / 2 + 1: the half spectrum's row length */
+    int ax, ay;                 /* the image's offset in the padded grid */
     cufftHandle fwd, inv;
     int have_fwd, have_inv;
     void *work;
-    float *real;                   /* PLAIN, FAST: planes x Q x P */
-    cufftComplex *spec;            /* planes x Q x H */
-    cufftComplex *kspec;           /* Q x H, already / (P Q) */
-    double *dreal;                 /* VIEW: Q x P */
-    cufftDoubleComplex *dspec;     /* Q x H */
-    double *kmag;                  /* Q x H: |kernel spectrum| */
+    float *real;               /* PLAIN, FAST: planes x Q x P */
+    cufftComplex *spec;        /* planes x Q x H */
+    cufftComplex *kspec;       /* Q x H, already / (P Q) */
+    double *dreal;             /* VIEW: Q x P */
+    cufftDoubleComplex *dspec; /* Q x H */
+    double *kmag;              /* Q x H: |kernel spectrum| */
 };
 
 static fv_status cufft_check(cufftResult r, const char *call)
 {
     if (r == CUFFT_SUCCESS) return FV_OK;
-    return fv_fail(r == CUFFT_ALLOC_FAILED ? FV_ERR_MEMORY : FV_ERR_CUDA, "conv: %s failed (cuFFT error %d)", call, (int)r);
+    return fv_fail(r == CUFFT_ALLOC_FAILED ? FV_ERR_MEMORY : FV_ERR_CUDA,
+                   "conv: %s failed (cuFFT error %d)", call, (int)r);
 }
 
 static fv_status conv_malloc(void **p, size_t bytes, const char *what)
@@ -61,7 +62,8 @@ static fv_status conv_malloc(void **p, size_t bytes, const char *what)
     if (cudaMalloc(p, bytes ? bytes : 1) != cudaSuccess) {
         cudaGetLastError();
         *p = NULL;
-        return fv_fail(FV_ERR_MEMORY, "conv: cannot allocate %zu bytes of device memory for %s", bytes, what);
+        return fv_fail(FV_ERR_MEMORY, "conv: cannot allocate %zu bytes of device memory for %s",
+                       bytes, what);
     }
     return FV_OK;
 }
@@ -74,11 +76,13 @@ __device__ __forceinline__ uint32_t load_px(const fv_image &img, int x, int y)
 
 /* E(u, v) = S(clamp(u - ax), clamp(v - ay)) of channel c, minus `offset`, into a Q x P plane */
 template <typename T>
-static __global__ void conv_pad_kernel(fv_image src, T *plane, int P, int Q, int ax, int ay, int c, T offset)
+static __global__ void conv_pad_kernel(fv_image src, T *plane, int P, int Q, int ax, int ay, int c,
+                                       T offset)
 {
     const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
     if (u >= P || v >= Q) return;
-    const uint32_t px = load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
+    const uint32_t px =
+        load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
     plane[(size_t)v * P + u] = (T)((px >> (8 * c)) & 0xffu) - offset;
 }
 
@@ -87,7 +91,8 @@ static __global__ void conv_pad3_kernel(fv_image src, float *real, int P, int Q,
 {
     const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
     if (u >= P || v >= Q) return;
-    const uint32_t px = load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
+    const uint32_t px =
+        load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
     const size_t plane = (size_t)P * Q, i = (size_t)v * P + u;
     real[i] = (float)(px & 0xffu) - 128.0f;
     real[plane + i] = (float)((px >> 8) & 0xffu) - 128.0f;
@@ -95,7 +100,8 @@ static __global__ void conv_pad3_kernel(fv_image src, float *real, int P, int Q,
 }
 
 /* spec[p][i] *= kspec[i] for `planes` planes of n frequencies: the kernel read once for all */
-static __global__ void conv_multiply_kernel(cufftComplex *spec, const cufftComplex *kspec, size_t n, int planes)
+static __global__ void conv_multiply_kernel(cufftComplex *spec, const cufftComplex *kspec, size_t n,
+                                            int planes)
 {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -112,7 +118,8 @@ __device__ __forceinline__ uint32_t conv_level(float v)
 }
 
 /* PLAIN: channel c of dst from the plane (c == 2 also copies alpha) */
-static __global__ void conv_crop_kernel(const float *real, int P, int ax, int ay, fv_image src, fv_image dst, int c)
+static __global__ void conv_crop_kernel(const float *real, int P, int ax, int ay, fv_image src,
+                                        fv_image dst, int c)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
@@ -122,17 +129,19 @@ static __global__ void conv_crop_kernel(const float *real, int P, int ax, int ay
 }
 
 /* FAST: R, G, B from three planes, alpha from the source: one 32-bit store */
-static __global__ void conv_crop3_kernel(const float *real, int P, int Q, int ax, int ay, fv_image src, fv_image dst)
+static __global__ void conv_crop3_kernel(const float *real, int P, int Q, int ax, int ay,
+                                         fv_image src, fv_image dst)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
     const size_t plane = (size_t)P * Q, i = (size_t)(y + ay) * P + x + ax;
-    const uint32_t px = conv_level(real[i]) | conv_level(real[plane + i]) << 8 | conv_level(real[2 * plane + i]) << 16 |
-                        (load_px(src, x, y) & 0xff000000u);
+    const uint32_t px = conv_level(real[i]) | conv_level(real[plane + i]) << 8 |
+                        conv_level(real[2 * plane + i]) << 16 | (load_px(src, x, y) & 0xff000000u);
     reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px;
 }
 
-static __global__ void conv_scale_kernel(const cufftDoubleComplex *z, cufftComplex *out, double *mag, size_t n, double scale)
+static __global__ void conv_scale_kernel(const cufftDoubleComplex *z, cufftComplex *out,
+                                         double *mag, size_t n, double scale)
 {
     const size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
@@ -141,20 +150,26 @@ static __global__ void conv_scale_kernel(const cufftDoubleComplex *z, cufftCompl
 }
 
 /* VIEW: channel c (c < 0: R, G and B alike) of a spectrum stage; alpha 255 */
-static __global__ void conv_spectrum_kernel(const cufftDoubleComplex *spec, const double *kmag, fv_image dst,
-                                            int P, int Q, int c, int stage, double scale)
+static __global__ void conv_spectrum_kernel(const cufftDoubleComplex *spec, const double *kmag,
+                                            fv_image dst, int P, int Q, int c, int stage,
+                                            double scale)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
     const int64_t i = conv_spectrum_index(x, y, dst.width, dst.height, P, Q);
     double m = 0;
-    if (stage == CONV_SPECTRUM_KERNEL) m = kmag[i];
-    else if (stage == CONV_SPECTRUM_IMAGE) m = hypot(spec[i].x, spec[i].y) * scale;
-    else m = hypot(spec[i].x, spec[i].y) * kmag[i] * scale;
+    if (stage == CONV_SPECTRUM_KERNEL)
+        m = kmag[i];
+    else if (stage == CONV_SPECTRUM_IMAGE)
+        m = hypot(spec[i].x, spec[i].y) * scale;
+    else
+        m = hypot(spec[i].x, spec[i].y) * kmag[i] * scale;
     const uint8_t level = (uint8_t)conv_spectrum_level(m);
     uint8_t *out = dst.data + (size_t)y * dst.pitch + 4 * (size_t)x;
-    if (c < 0) out[0] = out[1] = out[2] = level;
-    else out[c] = level;
+    if (c < 0)
+        out[0] = out[1] = out[2] = level;
+    else
+        out[c] = level;
     out[3] = 255;
 }
 
@@ -171,9 +186,12 @@ size_t conv_fft_state_bytes(const conv_kernel *k, int width, int height, int mod
     grid_of(k, width, height, &P, &Q, &H);
     const size_t real = (size_t)P * Q, half = (size_t)Q * H;
     /* cuFFT's work area is estimated as one more copy of the spectra it transforms */
-    if (mode == CONV_FFT_VIEW) return real * sizeof(double) + 2 * half * sizeof(cufftDoubleComplex) + half * sizeof(double);
+    if (mode == CONV_FFT_VIEW)
+        return real * sizeof(double) + 2 * half * sizeof(cufftDoubleComplex) +
+               half * sizeof(double);
     const size_t planes = mode == CONV_FFT_FAST ? 3 : 1;
-    return planes * (real * sizeof(float) + 2 * half * sizeof(cufftComplex)) + half * sizeof(cufftComplex);
+    return planes * (real * sizeof(float) + 2 * half * sizeof(cufftComplex)) +
+           half * sizeof(cufftComplex);
 }
 
 void conv_fft_state_destroy(conv_fft_state *s)
@@ -192,24 +210,29 @@ void conv_fft_state_destroy(conv_fft_state *s)
 }
 
 /* A plan over `batch` contiguous Q x P planes, without its own work area; its size in *work. */
-static fv_status plan_make(cufftHandle *h, int *have, cufftType type, int P, int Q, int batch, size_t *work)
+static fv_status plan_make(cufftHandle *h, int *have, cufftType type, int P, int Q, int batch,
+                           size_t *work)
 {
     FV_TRY(cufft_check(cufftCreate(h), "cufftCreate"));
     *have = 1;
     FV_TRY(cufft_check(cufftSetAutoAllocation(*h, 0), "cufftSetAutoAllocation"));
     int n[2] = {Q, P};
     size_t bytes = 0;
-    FV_TRY(cufft_check(cufftMakePlanMany(*h, 2, n, NULL, 1, 0, NULL, 1, 0, type, batch, &bytes), "cufftMakePlanMany"));
+    FV_TRY(cufft_check(cufftMakePlanMany(*h, 2, n, NULL, 1, 0, NULL, 1, 0, type, batch, &bytes),
+                       "cufftMakePlanMany"));
     if (bytes > *work) *work = bytes;
     return FV_OK;
 }
 
 /* The kernel's spectrum in double (centre at the origin), on the device: Q x H values. */
-static fv_status kernel_spectrum(const conv_kernel *k, int P, int Q, int H, cufftDoubleComplex **out)
+static fv_status kernel_spectrum(const conv_kernel *k, int P, int Q, int H,
+                                 cufftDoubleComplex **out)
 {
     *out = NULL;
     double *host = (double *)calloc((size_t)P * Q, sizeof(double));
-    if (!host) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory for the kernel's %dx%d padding", P, Q);
+    if (!host)
+        return fv_fail(FV_ERR_MEMORY, "conv: out of host memory for the kernel's %dx%d padding", P,
+                       Q);
     for (int i = 0; i < k->height; i++)
         for (int j = 0; j < k->width; j++) {
             const int u = ((j - k->cx) % P + P) % P, v = ((i - k->cy) % Q + Q) % Q;
@@ -220,15 +243,20 @@ static fv_status kernel_spectrum(const conv_kernel *k, int P, int Q, int H, cuff
     cufftHandle plan = 0;
     int have = 0;
     size_t work_bytes = 0;
-    fv_status st = conv_malloc((void **)&real, sizeof(double) * (size_t)P * Q, "the kernel's padding");
-    if (st == FV_OK) st = conv_malloc((void **)out, sizeof(cufftDoubleComplex) * (size_t)Q * H, "the kernel's spectrum");
-    if (st == FV_OK && cudaMemcpy(real, host, sizeof(double) * (size_t)P * Q, cudaMemcpyHostToDevice) != cudaSuccess)
+    fv_status st =
+        conv_malloc((void **)&real, sizeof(double) * (size_t)P * Q, "the kernel's padding");
+    if (st == FV_OK)
+        st = conv_malloc((void **)out, sizeof(cufftDoubleComplex) * (size_t)Q * H,
+                         "the kernel's spectrum");
+    if (st == FV_OK && cudaMemcpy(real, host, sizeof(double) * (size_t)P * Q,
+                                  cudaMemcpyHostToDevice) != cudaSuccess)
         st = fv_fail(FV_ERR_CUDA, "conv: cannot upload the kernel");
     if (st == FV_OK) st = plan_make(&plan, &have, CUFFT_D2Z, P, Q, 1, &work_bytes);
     if (st == FV_OK) st = conv_malloc(&work, work_bytes, "cuFFT's work area");
     if (st == FV_OK) st = cufft_check(cufftSetWorkArea(plan, work), "cufftSetWorkArea");
     if (st == FV_OK) st = cufft_check(cufftExecD2Z(plan, real, *out), "cufftExecD2Z");
-    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess) st = fv_fail(FV_ERR_CUDA, "conv: the kernel's spectrum failed");
+    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = fv_fail(FV_ERR_CUDA, "conv: the kernel's spectrum failed");
     if (have) cufftDestroy(plan);
     cudaFree(work);
     cudaFree(real);
@@ -240,7 +268,8 @@ static fv_status kernel_spectrum(const conv_kernel *k, int P, int Q, int H, cuff
     return st;
 }
 
-fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int width, int height, int mode)
+fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int width, int height,
+                                int mode)
 {
     conv_fft_state *s = (conv_fft_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
@@ -257,29 +286,48 @@ fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int 
     fv_status st = kernel_spectrum(k, s->P, s->Q, s->H, &z);
     const unsigned blocks = (unsigned)((half + MUL_THREADS - 1) / MUL_THREADS);
     if (mode == CONV_FFT_VIEW) {
-        if (st == FV_OK) st = conv_malloc((void **)&s->kmag, sizeof(double) * half, "the kernel's magnitudes");
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->kmag, sizeof(double) * half, "the kernel's magnitudes");
         if (st == FV_OK) {
             conv_scale_kernel<<<blocks, MUL_THREADS>>>(z, NULL, s->kmag, half, 1.0);
-            st = cudaGetLastError() == cudaSuccess ? FV_OK : fv_fail(FV_ERR_CUDA, "conv: conv_scale_kernel failed to launch");
+            st = cudaGetLastError() == cudaSuccess
+                     ? FV_OK
+                     : fv_fail(FV_ERR_CUDA, "conv: conv_scale_kernel failed to launch");
         }
-        if (st == FV_OK) st = conv_malloc((void **)&s->dreal, sizeof(double) * real, "the padded image");
-        if (st == FV_OK) st = conv_malloc((void **)&s->dspec, sizeof(cufftDoubleComplex) * half, "the image's spectrum");
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->dreal, sizeof(double) * real, "the padded image");
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->dspec, sizeof(cufftDoubleComplex) * half,
+                             "the image's spectrum");
         if (st == FV_OK) st = plan_make(&s->fwd, &s->have_fwd, CUFFT_D2Z, s->P, s->Q, 1, &work);
     } else {
-        if (st == FV_OK) st = conv_malloc((void **)&s->kspec, sizeof(cufftComplex) * half, "the kernel's spectrum");
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->kspec, sizeof(cufftComplex) * half,
+                             "the kernel's spectrum");
         if (st == FV_OK) {
-            conv_scale_kernel<<<blocks, MUL_THREADS>>>(z, s->kspec, NULL, half, 1.0 / ((double)s->P * s->Q));
-            st = cudaGetLastError() == cudaSuccess ? FV_OK : fv_fail(FV_ERR_CUDA, "conv: conv_scale_kernel failed to launch");
+            conv_scale_kernel<<<blocks, MUL_THREADS>>>(z, s->kspec, NULL, half,
+                                                       1.0 / ((double)s->P * s->Q));
+            st = cudaGetLastError() == cudaSuccess
+                     ? FV_OK
+                     : fv_fail(FV_ERR_CUDA, "conv: conv_scale_kernel failed to launch");
         }
-        if (st == FV_OK) st = conv_malloc((void **)&s->real, sizeof(float) * real * s->planes, "the padded image");
-        if (st == FV_OK) st = conv_malloc((void **)&s->spec, sizeof(cufftComplex) * half * s->planes, "the image's spectrum");
-        if (st == FV_OK) st = plan_make(&s->fwd, &s->have_fwd, CUFFT_R2C, s->P, s->Q, s->planes, &work);
-        if (st == FV_OK) st = plan_make(&s->inv, &s->have_inv, CUFFT_C2R, s->P, s->Q, s->planes, &work);
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->real, sizeof(float) * real * s->planes,
+                             "the padded image");
+        if (st == FV_OK)
+            st = conv_malloc((void **)&s->spec, sizeof(cufftComplex) * half * s->planes,
+                             "the image's spectrum");
+        if (st == FV_OK)
+            st = plan_make(&s->fwd, &s->have_fwd, CUFFT_R2C, s->P, s->Q, s->planes, &work);
+        if (st == FV_OK)
+            st = plan_make(&s->inv, &s->have_inv, CUFFT_C2R, s->P, s->Q, s->planes, &work);
     }
     if (st == FV_OK) st = conv_malloc(&s->work, work, "cuFFT's work area");
     if (st == FV_OK) st = cufft_check(cufftSetWorkArea(s->fwd, s->work), "cufftSetWorkArea");
-    if (st == FV_OK && s->have_inv) st = cufft_check(cufftSetWorkArea(s->inv, s->work), "cufftSetWorkArea");
-    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess) st = fv_fail(FV_ERR_CUDA, "conv: preparing the FFT failed");
+    if (st == FV_OK && s->have_inv)
+        st = cufft_check(cufftSetWorkArea(s->inv, s->work), "cufftSetWorkArea");
+    if (st == FV_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = fv_fail(FV_ERR_CUDA, "conv: preparing the FFT failed");
     cudaFree(z);
     if (st != FV_OK) {
         conv_fft_state_destroy(s);
@@ -290,13 +338,16 @@ fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int 
 }
 
 /* ---- runs ---------------------------------------------------------------------------------- */
-fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage, cudaStream_t stream)
+fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
+                       cudaStream_t stream)
 {
     if (!s || src->width != s->width || src->height != s->height)
         return fv_fail(FV_ERR_ARG, "conv: FFT state not made for %dx%d", src->width, src->height);
     const dim3 block(PAD_BLOCK_X, PAD_BLOCK_Y);
-    const dim3 pad_grid((s->P + PAD_BLOCK_X - 1) / PAD_BLOCK_X, (s->Q + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
-    const dim3 img_grid((dst->width + PAD_BLOCK_X - 1) / PAD_BLOCK_X, (dst->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
+    const dim3 pad_grid((s->P + PAD_BLOCK_X - 1) / PAD_BLOCK_X,
+                        (s->Q + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
+    const dim3 img_grid((dst->width + PAD_BLOCK_X - 1) / PAD_BLOCK_X,
+                        (dst->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
     const size_t half = (size_t)s->Q * s->H;
     const unsigned mul_blocks = (unsigned)((half + MUL_THREADS - 1) / MUL_THREADS);
     FV_TRY(cufft_check(cufftSetStream(s->fwd, stream), "cufftSetStream"));
@@ -304,15 +355,18 @@ fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, in
     if (s->mode == CONV_FFT_VIEW) {
         const double scale = 1.0 / (255.0 * (double)s->P * s->Q);
         if (stage == CONV_SPECTRUM_KERNEL) {
-            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(NULL, s->kmag, *dst, s->P, s->Q, -1, stage, scale);
+            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(NULL, s->kmag, *dst, s->P, s->Q,
+                                                                 -1, stage, scale);
             FV_CUDA_CHECK(cudaGetLastError());
             return FV_OK;
         }
         for (int c = 0; c < 3; c++) {
-            conv_pad_kernel<double><<<pad_grid, block, 0, stream>>>(*src, s->dreal, s->P, s->Q, s->ax, s->ay, c, 0.0);
+            conv_pad_kernel<double>
+                <<<pad_grid, block, 0, stream>>>(*src, s->dreal, s->P, s->Q, s->ax, s->ay, c, 0.0);
             FV_CUDA_CHECK(cudaGetLastError());
             FV_TRY(cufft_check(cufftExecD2Z(s->fwd, s->dreal, s->dspec), "cufftExecD2Z"));
-            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(s->dspec, s->kmag, *dst, s->P, s->Q, c, stage, scale);
+            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(s->dspec, s->kmag, *dst, s->P,
+                                                                 s->Q, c, stage, scale);
             FV_CUDA_CHECK(cudaGetLastError());
         }
         return FV_OK;
@@ -324,18 +378,21 @@ fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, in
         conv_multiply_kernel<<<mul_blocks, MUL_THREADS, 0, stream>>>(s->spec, s->kspec, half, 3);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecC2R(s->inv, s->spec, s->real), "cufftExecC2R"));
-        conv_crop3_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->Q, s->ax, s->ay, *src, *dst);
+        conv_crop3_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->Q, s->ax, s->ay, *src,
+                                                          *dst);
         FV_CUDA_CHECK(cudaGetLastError());
         return FV_OK;
     }
     for (int c = 0; c < 3; c++) {
-        conv_pad_kernel<float><<<pad_grid, block, 0, stream>>>(*src, s->real, s->P, s->Q, s->ax, s->ay, c, 128.0f);
+        conv_pad_kernel<float>
+            <<<pad_grid, block, 0, stream>>>(*src, s->real, s->P, s->Q, s->ax, s->ay, c, 128.0f);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecR2C(s->fwd, s->real, s->spec), "cufftExecR2C"));
         conv_multiply_kernel<<<mul_blocks, MUL_THREADS, 0, stream>>>(s->spec, s->kspec, half, 1);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecC2R(s->inv, s->spec, s->real), "cufftExecC2R"));
-        conv_crop_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->ax, s->ay, *src, *dst, c);
+        conv_crop_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->ax, s->ay, *src, *dst,
+                                                         c);
         FV_CUDA_CHECK(cudaGetLastError());
     }
     return FV_OK;
@@ -347,11 +404,14 @@ int conv_fft_kernels(int mode, fv_kernel_info *out, int max)
     int n = 0;
     if (mode == CONV_FFT_FAST) {
         if (n < max) out[n++] = {"conv_pad3_kernel", (const void *)conv_pad3_kernel, block, 0};
-        if (n < max) out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
+        if (n < max)
+            out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
         if (n < max) out[n++] = {"conv_crop3_kernel", (const void *)conv_crop3_kernel, block, 0};
     } else {
-        if (n < max) out[n++] = {"conv_pad_kernel<float>", (const void *)conv_pad_kernel<float>, block, 0};
-        if (n < max) out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
+        if (n < max)
+            out[n++] = {"conv_pad_kernel<float>", (const void *)conv_pad_kernel<float>, block, 0};
+        if (n < max)
+            out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
         if (n < max) out[n++] = {"conv_crop_kernel", (const void *)conv_crop_kernel, block, 0};
     }
     return n;

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DISK_SAMPLES 8             /* per pixel side: 64 samples a pixel */
-#define SAMPLE_W 9                 /* the built-in `file` sample: an L, 9 wide, 7 high */
-#define SAMPLE_H 7
+#define DISK_SAMPLES 8 /* per pixel side: 64 samples a pixel */
+#define SAMPLE_W     9 /* the built-in `file` sample: an L, 9 wide, 7 high */
+#define SAMPLE_H     7
 
 const char *const conv_stage_names[CONV_N_STAGES] = {"output", "kernel", "spectrum_image",
                                                      "spectrum_kernel", "spectrum_product"};
@@ -31,8 +31,8 @@ const char *const conv_shape_names[CONV_N_SHAPES] = {"gaussian", "disk", "motion
 fv_status conv_kernel_image_check(const fv_image *img)
 {
     if (img->width > FV_CONV_MAX_SIZE || img->height > FV_CONV_MAX_SIZE)
-        return fv_fail(FV_ERR_SIZE, "kernel image %dx%d is larger than %dx%d", img->width, img->height,
-                       FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE);
+        return fv_fail(FV_ERR_SIZE, "kernel image %dx%d is larger than %dx%d", img->width,
+                       img->height, FV_CONV_MAX_SIZE, FV_CONV_MAX_SIZE);
     if (img->width < 1 || img->height < 1)
         return fv_fail(FV_ERR_SIZE, "kernel image %dx%d has no pixels", img->width, img->height);
     double sum = 0;
@@ -42,7 +42,8 @@ fv_status conv_kernel_image_check(const fv_image *img)
             sum += px[0] + px[1] + px[2];
         }
     if (sum <= 0)
-        return fv_fail(FV_ERR_FORMAT, "kernel image %dx%d is black everywhere: a kernel needs a weight above 0",
+        return fv_fail(FV_ERR_FORMAT,
+                       "kernel image %dx%d is black everywhere: a kernel needs a weight above 0",
                        img->width, img->height);
     return FV_OK;
 }
@@ -50,24 +51,35 @@ fv_status conv_kernel_image_check(const fv_image *img)
 static fv_status check_values(const fv_params *p, const char *who)
 {
     const double *v = p->value;
-    if (!(v[CONV_STAGE] >= 0 && v[CONV_STAGE] < CONV_N_STAGES) || v[CONV_STAGE] != (int)v[CONV_STAGE])
-        return fv_fail(FV_ERR_ARG, "%s: stage %g is not one of 0..%d", who, v[CONV_STAGE], CONV_N_STAGES - 1);
-    if (!(v[CONV_SHAPE] >= 0 && v[CONV_SHAPE] < CONV_N_SHAPES) || v[CONV_SHAPE] != (int)v[CONV_SHAPE])
-        return fv_fail(FV_ERR_ARG, "%s: shape %g is not one of 0..%d", who, v[CONV_SHAPE], CONV_N_SHAPES - 1);
+    if (!(v[CONV_STAGE] >= 0 && v[CONV_STAGE] < CONV_N_STAGES) ||
+        v[CONV_STAGE] != (int)v[CONV_STAGE])
+        return fv_fail(FV_ERR_ARG, "%s: stage %g is not one of 0..%d", who, v[CONV_STAGE],
+                       CONV_N_STAGES - 1);
+    if (!(v[CONV_SHAPE] >= 0 && v[CONV_SHAPE] < CONV_N_SHAPES) ||
+        v[CONV_SHAPE] != (int)v[CONV_SHAPE])
+        return fv_fail(FV_ERR_ARG, "%s: shape %g is not one of 0..%d", who, v[CONV_SHAPE],
+                       CONV_N_SHAPES - 1);
     if (!(v[CONV_SIGMA] >= FV_CONV_MIN_SIGMA && v[CONV_SIGMA] <= FV_CONV_MAX_SIGMA))
-        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not in %g..%g", who, v[CONV_SIGMA], FV_CONV_MIN_SIGMA,
-                       FV_CONV_MAX_SIGMA);
-    if (!(v[CONV_RADIUS] >= 1 && v[CONV_RADIUS] <= FV_CONV_MAX_RADIUS) || v[CONV_RADIUS] != (int)v[CONV_RADIUS])
-        return fv_fail(FV_ERR_ARG, "%s: radius %g is not an integer in 1..%d", who, v[CONV_RADIUS], FV_CONV_MAX_RADIUS);
-    if (!(v[CONV_LENGTH] >= 1 && v[CONV_LENGTH] <= FV_CONV_MAX_LENGTH) || v[CONV_LENGTH] != (int)v[CONV_LENGTH])
-        return fv_fail(FV_ERR_ARG, "%s: length %g is not an integer in 1..%d", who, v[CONV_LENGTH], FV_CONV_MAX_LENGTH);
+        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not in %g..%g", who, v[CONV_SIGMA],
+                       FV_CONV_MIN_SIGMA, FV_CONV_MAX_SIGMA);
+    if (!(v[CONV_RADIUS] >= 1 && v[CONV_RADIUS] <= FV_CONV_MAX_RADIUS) ||
+        v[CONV_RADIUS] != (int)v[CONV_RADIUS])
+        return fv_fail(FV_ERR_ARG, "%s: radius %g is not an integer in 1..%d", who, v[CONV_RADIUS],
+                       FV_CONV_MAX_RADIUS);
+    if (!(v[CONV_LENGTH] >= 1 && v[CONV_LENGTH] <= FV_CONV_MAX_LENGTH) ||
+        v[CONV_LENGTH] != (int)v[CONV_LENGTH])
+        return fv_fail(FV_ERR_ARG, "%s: length %g is not an integer in 1..%d", who, v[CONV_LENGTH],
+                       FV_CONV_MAX_LENGTH);
     if (!(v[CONV_ANGLE] >= 0 && v[CONV_ANGLE] <= 180))
         return fv_fail(FV_ERR_ARG, "%s: angle %g is not in 0..180", who, v[CONV_ANGLE]);
     if (p->image[CONV_KERNEL_FILE]) return conv_kernel_image_check(p->image[CONV_KERNEL_FILE]);
     return FV_OK;
 }
 
-fv_status conv_check(const fv_params *p) { return check_values(p, "conv"); }
+fv_status conv_check(const fv_params *p)
+{
+    return check_values(p, "conv");
+}
 
 /* ---- quantisation ---- */
 typedef struct frac_entry {
@@ -139,19 +151,22 @@ static void trim_symmetric(double *f, int *width, int *height)
     for (;;) { /* rows */
         if (h - 2 * top < 3) break;
         int zero = 1;
-        for (int j = 0; j < w && zero; j++) zero = f[top * w + j] == 0 && f[(h - 1 - top) * w + j] == 0;
+        for (int j = 0; j < w && zero; j++)
+            zero = f[top * w + j] == 0 && f[(h - 1 - top) * w + j] == 0;
         if (!zero) break;
         top++;
     }
     for (;;) { /* columns */
         if (w - 2 * side < 3) break;
         int zero = 1;
-        for (int i = 0; i < h && zero; i++) zero = f[i * w + side] == 0 && f[i * w + w - 1 - side] == 0;
+        for (int i = 0; i < h && zero; i++)
+            zero = f[i * w + side] == 0 && f[i * w + w - 1 - side] == 0;
         if (!zero) break;
         side++;
     }
     const int nw = w - 2 * side, nh = h - 2 * top;
-    for (int i = 0; i < nh; i++) memmove(f + i * nw, f + (i + top) * w + side, sizeof *f * (size_t)nw);
+    for (int i = 0; i < nh; i++)
+        memmove(f + i * nw, f + (i + top) * w + side, sizeof *f * (size_t)nw);
     *width = nw;
     *height = nh;
 }
@@ -175,14 +190,19 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
             *height = SAMPLE_H;
             for (int i = 0; i < SAMPLE_H; i++)
                 for (int j = 0; j < SAMPLE_W; j++)
-                    f[i * SAMPLE_W + j] = (j < 2 || i >= SAMPLE_H - 2) ? 1.0 : (i == 1 && j == SAMPLE_W - 2 ? 4.0 : 0.0);
+                    f[i * SAMPLE_W + j] = (j < 2 || i >= SAMPLE_H - 2)
+                                              ? 1.0
+                                              : (i == 1 && j == SAMPLE_W - 2 ? 4.0 : 0.0);
         }
         return;
     }
     int r = 0;
-    if (shape == CONV_GAUSSIAN) r = (int)ceil(3.0 * p->value[CONV_SIGMA]);
-    else if (shape == CONV_DISK || shape == CONV_BOX) r = (int)p->value[CONV_RADIUS];
-    else r = ((int)p->value[CONV_LENGTH]) / 2; /* motion: an odd square around the segment */
+    if (shape == CONV_GAUSSIAN)
+        r = (int)ceil(3.0 * p->value[CONV_SIGMA]);
+    else if (shape == CONV_DISK || shape == CONV_BOX)
+        r = (int)p->value[CONV_RADIUS];
+    else
+        r = ((int)p->value[CONV_LENGTH]) / 2; /* motion: an odd square around the segment */
     if (r > FV_CONV_MAX_SIZE / 2) r = FV_CONV_MAX_SIZE / 2;
     if (r < 0) r = 0;
     const int n = 2 * r + 1;
@@ -202,7 +222,8 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
                 int inside = 0;
                 for (int a = 0; a < DISK_SAMPLES; a++)
                     for (int b = 0; b < DISK_SAMPLES; b++) {
-                        const double y = ai + (a + 0.5) / DISK_SAMPLES - 0.5, x = aj + (b + 0.5) / DISK_SAMPLES - 0.5;
+                        const double y = ai + (a + 0.5) / DISK_SAMPLES - 0.5,
+                                     x = aj + (b + 0.5) / DISK_SAMPLES - 0.5;
                         inside += x * x + y * y <= rr;
                     }
                 v = inside;
@@ -257,7 +278,8 @@ static int smooth_at_least(int n, int even, int largest_prime)
 int conv_fft_size(int n, int even)
 {
     if (n < 1) n = 1;
-    const int m5 = smooth_at_least(n, even, 5), m3 = smooth_at_least(n, even, 3), m2 = smooth_at_least(n, even, 2);
+    const int m5 = smooth_at_least(n, even, 5), m3 = smooth_at_least(n, even, 3),
+              m2 = smooth_at_least(n, even, 2);
     if ((double)m2 <= 1.10 * m5) return m2;
     if ((double)m3 <= 1.02 * m5) return m3;
     return m5;

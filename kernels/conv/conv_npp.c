@@ -34,7 +34,8 @@ int conv_npp_supports(const fv_variant *v, const fv_params *p, int width, int he
     return 0;
 }
 
-fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                int height)
 {
     (void)v;
     (void)width;
@@ -46,10 +47,13 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
     if (st == FV_OK) st = npp_state_make(&s);
     if (st == FV_OK) {
         s->n_taps = k->width | k->height << 16; /* the kernel's size, for the run */
-        if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height) != cudaSuccess ||
-            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height, cudaMemcpyHostToDevice) != cudaSuccess) {
+        if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height) !=
+                cudaSuccess ||
+            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height,
+                       cudaMemcpyHostToDevice) != cudaSuccess) {
             cudaGetLastError();
-            st = fv_fail(FV_ERR_MEMORY, "npp: cannot place the convolution's weights on the device");
+            st =
+                fv_fail(FV_ERR_MEMORY, "npp: cannot place the convolution's weights on the device");
         }
     }
     free(k);
@@ -61,8 +65,8 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
     return FV_OK;
 }
 
-fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                       cudaStream_t stream)
+fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                       void *state, cudaStream_t stream)
 {
     (void)v;
     (void)p;
@@ -71,8 +75,9 @@ fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;
     NppiSize size = {src->width, src->height}, mask = {kw, kh};
     NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};
-    return npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin, dst->data,
-                                                  (Npp32s)dst->pitch, size, (const Npp32s *)s->taps, mask, anchor,
+    return npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
+                                                  dst->data, (Npp32s)dst->pitch, size,
+                                                  (const Npp32s *)s->taps, mask, anchor,
                                                   FV_CONV_WEIGHT_SUM, NPP_BORDER_REPLICATE, s->ctx),
                       "nppiFilterBorder_8u_C4R_Ctx");
 }

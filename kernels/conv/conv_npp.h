@@ -20,21 +20,22 @@ extern "C" {
 int conv_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
                       size_t why_size);
 size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
-fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                       cudaStream_t stream);
+fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                int height);
+fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                       void *state, cudaStream_t stream);
 
 /* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16; output
  * stage only (its supports declines the others before anything is made). */
 #define FV_VARIANT_NPP_CONV                                                                        \
     {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
+     .role = FV_ROLE_PEER,                                                                         \
      .summary = "NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights, divisor 2^16, "    \
                 "replicated border: the peer (output stage only)",                                 \
      .run = conv_npp_run,                                                                          \
      .state_bytes = conv_npp_state_bytes,                                                          \
      .state_create = conv_npp_state_create,                                                        \
-     .state_destroy = npp_state_destroy,                                                          \
+     .state_destroy = npp_state_destroy,                                                           \
      .supports = conv_npp_supports},
 #else
 #define FV_VARIANT_NPP_CONV

@@ -28,7 +28,8 @@ static void direct_sums(const fv_image *src, fv_image *dst, const conv_kernel *k
             int32_t sum[3] = {0, 0, 0};
             /* K(i, j) meets S(x - (j - cx), y - (i - cy)) */
             for (int i = 0; i < k->height; i++) {
-                const uint8_t *row = src->data + (size_t)conv_clamp(y - i + k->cy, h - 1) * src->pitch;
+                const uint8_t *row =
+                    src->data + (size_t)conv_clamp(y - i + k->cy, h - 1) * src->pitch;
                 const int32_t *wr = k->w + i * k->width;
                 for (int j = 0; j < k->width; j++) {
                     if (!wr[j]) continue;
@@ -62,8 +63,8 @@ static void kernel_stage(fv_image *dst, const conv_kernel *k)
 /* ---- a double-precision FFT for 2,3,5,7-smooth lengths (any length works, slowly) ---- */
 typedef struct fft_plan {
     int n;
-    cplx *twiddle;                 /* exp(-2 pi i e / n), e = 0..n-1 */
-    cplx *scratch;                 /* n */
+    cplx *twiddle; /* exp(-2 pi i e / n), e = 0..n-1 */
+    cplx *scratch; /* n */
 } fft_plan;
 
 static int fft_plan_make(fft_plan *f, int n)
@@ -100,7 +101,8 @@ static void fft_rec(const fft_plan *f, const cplx *in, int stride, cplx *out, in
         return;
     }
     const int p = smallest_factor(n), m = n / p, step = f->n / n;
-    for (int r = 0; r < p; r++) fft_rec(f, in + (size_t)r * stride, stride * p, out + (size_t)r * m, m);
+    for (int r = 0; r < p; r++)
+        fft_rec(f, in + (size_t)r * stride, stride * p, out + (size_t)r * m, m);
     cplx t[16], *tmp = p <= 16 ? t : malloc(sizeof(cplx) * (size_t)p);
     for (int k = 0; k < m; k++) {
         for (int r = 0; r < p; r++) tmp[r] = out[r * m + k];
@@ -122,7 +124,8 @@ static void fft_rec(const fft_plan *f, const cplx *in, int stride, cplx *out, in
 static int fft2d(cplx *a, int P, int Q)
 {
     fft_plan fp = {0}, fq = {0};
-    cplx *col = malloc(sizeof(cplx) * (size_t)Q), *res = malloc(sizeof(cplx) * (size_t)(P > Q ? P : Q));
+    cplx *col = malloc(sizeof(cplx) * (size_t)Q),
+         *res = malloc(sizeof(cplx) * (size_t)(P > Q ? P : Q));
     int ok = col && res && fft_plan_make(&fp, P) && fft_plan_make(&fq, Q);
     if (ok) {
         for (int v = 0; v < Q; v++) {
@@ -155,7 +158,8 @@ static int kernel_magnitudes(const conv_kernel *k, int P, int Q, double *mag)
     int ok = fft2d(a, P, Q);
     const int H = P / 2 + 1;
     for (int v = 0; ok && v < Q; v++)
-        for (int u = 0; u < H; u++) mag[(size_t)v * H + u] = hypot(a[(size_t)v * P + u].re, a[(size_t)v * P + u].im);
+        for (int u = 0; u < H; u++)
+            mag[(size_t)v * H + u] = hypot(a[(size_t)v * P + u].re, a[(size_t)v * P + u].im);
     free(a);
     return ok;
 }
@@ -170,7 +174,10 @@ static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_k
     double *kmag = malloc(sizeof(double) * (size_t)H * (size_t)Q);
     double *imag = malloc(sizeof(double) * (size_t)H * (size_t)Q);
     cplx *a = malloc(sizeof(cplx) * (size_t)P * (size_t)Q);
-    fv_status st = kmag && imag && a ? FV_OK : fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
+    fv_status st =
+        kmag && imag && a
+            ? FV_OK
+            : fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
     if (st == FV_OK && stage != CONV_SPECTRUM_IMAGE && !kernel_magnitudes(k, P, Q, kmag))
         st = fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
     const double scale = 1.0 / (255.0 * (double)P * (double)Q);
@@ -178,19 +185,23 @@ static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_k
         if (stage != CONV_SPECTRUM_KERNEL) {
             for (int v = 0; v < Q; v++) {
                 const uint8_t *row = src->data + (size_t)conv_clamp(v - ay, h - 1) * src->pitch;
-                for (int u = 0; u < P; u++) a[(size_t)v * P + u] = (cplx){row[4 * (size_t)conv_clamp(u - ax, w - 1) + c], 0.0};
+                for (int u = 0; u < P; u++)
+                    a[(size_t)v * P + u] =
+                        (cplx){row[4 * (size_t)conv_clamp(u - ax, w - 1) + c], 0.0};
             }
             if (!fft2d(a, P, Q)) {
                 st = fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
                 break;
             }
             for (int v = 0; v < Q; v++)
-                for (int u = 0; u < H; u++) imag[(size_t)v * H + u] = hypot(a[(size_t)v * P + u].re, a[(size_t)v * P + u].im);
+                for (int u = 0; u < H; u++)
+                    imag[(size_t)v * H + u] =
+                        hypot(a[(size_t)v * P + u].re, a[(size_t)v * P + u].im);
         }
         for (int y = 0; y < h; y++)
             for (int x = 0; x < w; x++) {
                 const int64_t i = conv_spectrum_index(x, y, w, h, P, Q);
-                const double m = stage == CONV_SPECTRUM_KERNEL ? kmag[i]
+                const double m = stage == CONV_SPECTRUM_KERNEL  ? kmag[i]
                                  : stage == CONV_SPECTRUM_IMAGE ? imag[i] * scale
                                                                 : imag[i] * kmag[i] * scale;
                 uint8_t *px = dst->data + (size_t)y * dst->pitch + 4 * (size_t)x;
@@ -211,9 +222,12 @@ fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     fv_status st = conv_kernel_make(p, "conv", k);
     const int stage = conv_stage(p);
     if (st == FV_OK) {
-        if (stage == CONV_OUTPUT) direct_sums(src, dst, k);
-        else if (stage == CONV_KERNEL) kernel_stage(dst, k);
-        else st = spectrum_stage(src, dst, k, stage);
+        if (stage == CONV_OUTPUT)
+            direct_sums(src, dst, k);
+        else if (stage == CONV_KERNEL)
+            kernel_stage(dst, k);
+        else
+            st = spectrum_stage(src, dst, k, stage);
     }
     free(k);
     return st;

@@ -6,7 +6,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
-#define DIFF_BLOCK 256
+#define DIFF_BLOCK      256
 #define DIFF_MAX_BLOCKS 1024
 
 struct diff_totals {
@@ -15,7 +15,10 @@ struct diff_totals {
     unsigned long long n_differing;
 };
 
-size_t fv_diff_work_bytes(void) { return sizeof(diff_totals); }
+size_t fv_diff_work_bytes(void)
+{
+    return sizeof(diff_totals);
+}
 
 __device__ __forceinline__ unsigned int abs_diff_u8(unsigned int a, unsigned int b)
 {
@@ -64,8 +67,8 @@ extern "C" fv_status fv_diff_enqueue(const fv_image *a, const fv_image *b, void 
                                      void *host_totals, cudaStream_t stream)
 {
     if (a->width != b->width || a->height != b->height)
-        return fv_fail(FV_ERR_ARG, "fv_diff: %dx%d and %dx%d differ", a->width, a->height,
-                       b->width, b->height);
+        return fv_fail(FV_ERR_ARG, "fv_diff: %dx%d and %dx%d differ", a->width, a->height, b->width,
+                       b->height);
     diff_totals *totals = static_cast<diff_totals *>(work);
     FV_CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof *totals, stream));
     const long long n = (long long)a->width * a->height;
@@ -73,11 +76,13 @@ extern "C" fv_status fv_diff_enqueue(const fv_image *a, const fv_image *b, void 
     if (blocks > DIFF_MAX_BLOCKS) blocks = DIFF_MAX_BLOCKS;
     if (blocks > 0) diff_kernel<<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, totals);
     FV_CUDA_CHECK(cudaGetLastError());
-    FV_CUDA_CHECK(cudaMemcpyAsync(host_totals, totals, sizeof *totals, cudaMemcpyDeviceToHost, stream));
+    FV_CUDA_CHECK(
+        cudaMemcpyAsync(host_totals, totals, sizeof *totals, cudaMemcpyDeviceToHost, stream));
     return FV_OK;
 }
 
-extern "C" void fv_diff_totals_read(const void *host_totals, int width, int height, fv_diff_stats *out)
+extern "C" void fv_diff_totals_read(const void *host_totals, int width, int height,
+                                    fv_diff_stats *out)
 {
     const diff_totals *t = static_cast<const diff_totals *>(host_totals);
     const double n = (double)width * height;
@@ -86,8 +91,8 @@ extern "C" void fv_diff_totals_read(const void *host_totals, int width, int heig
     out->n_differing = (long long)t->n_differing;
 }
 
-extern "C" fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out,
-                             void *work, cudaStream_t stream)
+extern "C" fv_status fv_diff(const fv_image *a, const fv_image *b, fv_diff_stats *out, void *work,
+                             cudaStream_t stream)
 {
     diff_totals host;
     FV_TRY(fv_diff_enqueue(a, b, work, &host, stream));

@@ -31,7 +31,8 @@ extern "C" fv_status fv_noise_apply(const fv_image *src, fv_image *dst, const fv
     if (src->width == 0 || src->height == 0) return FV_OK;
     if (!q.threshold && !q.scale && src->data == dst->data) return FV_OK;
     dim3 block(NOISE_BLOCK_X, NOISE_BLOCK_Y);
-    dim3 grid((src->width + NOISE_BLOCK_X - 1) / NOISE_BLOCK_X, (src->height + NOISE_BLOCK_Y - 1) / NOISE_BLOCK_Y);
+    dim3 grid((src->width + NOISE_BLOCK_X - 1) / NOISE_BLOCK_X,
+              (src->height + NOISE_BLOCK_Y - 1) / NOISE_BLOCK_Y);
     noise_kernel<<<grid, block, 0, stream>>>(*src, *dst, q);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;

@@ -48,7 +48,10 @@ static fv_status gaussian_weights_make(const fv_params *p, gaussian_weights *gw)
     return FV_OK;
 }
 
-__device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
+__device__ __forceinline__ int clamp_index(int v, int hi)
+{
+    return min(max(v, 0), hi);
+}
 
 __device__ __forceinline__ const uchar4 *image_row(const fv_image &img, int y)
 {
@@ -89,8 +92,8 @@ __global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weigh
         round_rgb_keep_alpha(sr, sg, sb, alpha);
 }
 
-static fv_status gaussian_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                    void *state, cudaStream_t stream)
+static fv_status gaussian_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                    const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     gaussian_weights gw;
@@ -113,8 +116,8 @@ __device__ __forceinline__ void load_tile(const fv_image &src, uchar4 *tile, int
     const int n_threads = blockDim.x * blockDim.y;
     for (int idx = tid; idx < tile_w * tile_h; idx += n_threads) {
         const int ty = idx / tile_w, tx = idx - ty * tile_w;
-        tile[idx] = image_row(src, clamp_index(y0 + ty, src.height - 1))
-                        [clamp_index(x0 + tx, src.width - 1)];
+        tile[idx] = image_row(
+            src, clamp_index(y0 + ty, src.height - 1))[clamp_index(x0 + tx, src.width - 1)];
     }
     __syncthreads();
 }
@@ -188,8 +191,8 @@ __global__ void gaussian_smem_mwpt_kernel(fv_image src, fv_image dst, gaussian_w
             const int y = (blockIdx.y * SMEM_BLOCK + threadIdx.y) * 2 + dy;
             if (x >= src.width || y >= src.height) continue;
             const uint8_t alpha = corner[(r + dy) * tile_w + r + dx].w;
-            reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] = round_rgb_keep_alpha(
-                acc[dy][dx][0], acc[dy][dx][1], acc[dy][dx][2], alpha);
+            reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] =
+                round_rgb_keep_alpha(acc[dy][dx][0], acc[dy][dx][1], acc[dy][dx][2], alpha);
         }
 }
 
@@ -211,15 +214,15 @@ static fv_status gaussian_tiled_launch(const fv_image *src, fv_image *dst, const
     return FV_OK;
 }
 
-static fv_status gaussian_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                   void *state, cudaStream_t stream)
+static fv_status gaussian_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                   const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 1);
 }
 
-static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                        void *state, cudaStream_t stream)
+static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                        const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     return gaussian_tiled_launch(src, dst, p, stream, 2);
@@ -236,28 +239,35 @@ static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src
  *   finish the 2-D sum per channel in 32 bits (<= 255 * 65536), then store 16 bytes.
  * R > 0 compiles the radius in (fully unrolled sliding windows); R == 0 reads it at run time. */
 #define FAST_GROUPS 32
-#define FAST_ROWS 32
-#define FAST_SEG 4
+#define FAST_ROWS   32
+#define FAST_SEG    4
 
 __device__ __forceinline__ uint4 load_group(const fv_image &src, int x, int y, bool aligned)
 {
     const uint8_t *row = src.data + (size_t)y * src.pitch;
-    if (aligned && x >= 0 && x + 3 < src.width) return __ldg(reinterpret_cast<const uint4 *>(row + 4 * x));
+    if (aligned && x >= 0 && x + 3 < src.width)
+        return __ldg(reinterpret_cast<const uint4 *>(row + 4 * x));
     const uint32_t *px = reinterpret_cast<const uint32_t *>(row);
     const int last = src.width - 1;
     return make_uint4(__ldg(px + clamp_index(x, last)), __ldg(px + clamp_index(x + 1, last)),
                       __ldg(px + clamp_index(x + 2, last)), __ldg(px + clamp_index(x + 3, last)));
 }
 
-__device__ __forceinline__ uint32_t lane_rb(uint32_t px) { return __byte_perm(px, 0, 0x4240); }
-__device__ __forceinline__ uint32_t lane_g(uint32_t px) { return __byte_perm(px, 0, 0x4441); }
+__device__ __forceinline__ uint32_t lane_rb(uint32_t px)
+{
+    return __byte_perm(px, 0, 0x4240);
+}
+__device__ __forceinline__ uint32_t lane_g(uint32_t px)
+{
+    return __byte_perm(px, 0, 0x4441);
+}
 __device__ __forceinline__ uint32_t get_q(const uint4 &v, int q)
 {
     return q == 0 ? v.x : q == 1 ? v.y : q == 2 ? v.z : v.w;
 }
 
 __device__ __forceinline__ uint32_t pack_rgba(uint32_t sum_r, uint32_t sum_g, uint32_t sum_b,
-                                               uint32_t alpha)
+                                              uint32_t alpha)
 {
     /* each sum is <= 0xFF8000, so its byte 2 is the rounded 8-bit channel */
     return __byte_perm(__byte_perm(sum_r, sum_g, 0x0062), __byte_perm(sum_b, alpha << 16, 0x0062),
@@ -285,7 +295,7 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
         for (int s = 0; s < FAST_SEG; s++)
 #pragma unroll
             for (int q = 0; q < 4; q++) rb[s][q] = g[s][q] = alpha[s][q] = 0;
-        /* sliding window: input row y_first + k is tap (k - s) of output row s */
+                /* sliding window: input row y_first + k is tap (k - s) of output row s */
 #pragma unroll
         for (int k = 0; k < FAST_SEG + 2 * r; k++) {
             const uint4 in = load_group(src, x, clamp_index(y_first + k, src.height - 1), aligned);
@@ -368,7 +378,8 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
         }
         uint8_t *dst_row = dst.data + (size_t)y * dst.pitch;
         if (full_store) {
-            *reinterpret_cast<uint4 *>(dst_row + 4 * x) = make_uint4(out[0], out[1], out[2], out[3]);
+            *reinterpret_cast<uint4 *>(dst_row + 4 * x) =
+                make_uint4(out[0], out[1], out[2], out[3]);
         } else {
 #pragma unroll
             for (int q = 0; q < 4; q++)
@@ -377,8 +388,8 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
     }
 }
 
-static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                   void *state, cudaStream_t stream)
+static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                   const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     fv_gaussian_taps taps;
@@ -405,37 +416,45 @@ static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_
 }
 
 /* ---- what each variant launches (the same constants as its launcher) ---- */
-static int gaussian_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                  int max)
 {
     (void)p;
     if (max < 1) return 0;
-    out[0] = {"gaussian_naive_kernel", (const void *)gaussian_naive_kernel, NAIVE_BLOCK_X * NAIVE_BLOCK_Y, 0};
+    out[0] = {"gaussian_naive_kernel", (const void *)gaussian_naive_kernel,
+              NAIVE_BLOCK_X * NAIVE_BLOCK_Y, 0};
     return 1;
 }
 
-static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int max, int pixels_per_thread_side)
+static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int max,
+                                  int pixels_per_thread_side)
 {
     if (max < 1) return 0;
     const int tile_w = SMEM_BLOCK * pixels_per_thread_side + 2 * fv_gaussian_radius(p);
     const size_t smem = (size_t)tile_w * tile_w * sizeof(uchar4);
-    out[0] = pixels_per_thread_side == 1
-        ? fv_kernel_info{"gaussian_smem_kernel", (const void *)gaussian_smem_kernel, SMEM_BLOCK * SMEM_BLOCK, smem}
-        : fv_kernel_info{"gaussian_smem_mwpt_kernel", (const void *)gaussian_smem_mwpt_kernel,
-                         SMEM_BLOCK * SMEM_BLOCK, smem};
+    out[0] =
+        pixels_per_thread_side == 1
+            ? fv_kernel_info{"gaussian_smem_kernel", (const void *)gaussian_smem_kernel,
+                             SMEM_BLOCK * SMEM_BLOCK, smem}
+            : fv_kernel_info{"gaussian_smem_mwpt_kernel", (const void *)gaussian_smem_mwpt_kernel,
+                             SMEM_BLOCK * SMEM_BLOCK, smem};
     return 1;
 }
 
-static int gaussian_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                 int max)
 {
     return gaussian_tiled_kernels(p, out, max, 1);
 }
 
-static int gaussian_smem_mwpt_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_smem_mwpt_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                      int max)
 {
     return gaussian_tiled_kernels(p, out, max, 2);
 }
 
-static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                 int max)
 {
     if (max < 1) return 0;
     fv_gaussian_taps taps;
@@ -446,11 +465,26 @@ static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_ker
     const void *fn = nullptr;
     const char *name = nullptr;
     switch (fv_gaussian_radius(p)) {
-    case 1: fn = (const void *)gaussian_fast_kernel<1>; name = "gaussian_fast_kernel<1>"; break;
-    case 2: fn = (const void *)gaussian_fast_kernel<2>; name = "gaussian_fast_kernel<2>"; break;
-    case 3: fn = (const void *)gaussian_fast_kernel<3>; name = "gaussian_fast_kernel<3>"; break;
-    case 4: fn = (const void *)gaussian_fast_kernel<4>; name = "gaussian_fast_kernel<4>"; break;
-    default: fn = (const void *)gaussian_fast_kernel<0>; name = "gaussian_fast_kernel<0>"; break;
+    case 1:
+        fn = (const void *)gaussian_fast_kernel<1>;
+        name = "gaussian_fast_kernel<1>";
+        break;
+    case 2:
+        fn = (const void *)gaussian_fast_kernel<2>;
+        name = "gaussian_fast_kernel<2>";
+        break;
+    case 3:
+        fn = (const void *)gaussian_fast_kernel<3>;
+        name = "gaussian_fast_kernel<3>";
+        break;
+    case 4:
+        fn = (const void *)gaussian_fast_kernel<4>;
+        name = "gaussian_fast_kernel<4>";
+        break;
+    default:
+        fn = (const void *)gaussian_fast_kernel<0>;
+        name = "gaussian_fast_kernel<0>";
+        break;
     }
     out[0] = {name, fn, FAST_GROUPS * (FAST_ROWS / FAST_SEG), 0};
     return 1;
@@ -475,27 +509,26 @@ static const fv_variant gaussian_variants[] = {
                 "wide radii: both passes as band-matrix products on int8 tensor cores",
      .run = gaussian_fast_run,
      .kernels = gaussian_fast_kernels},
-    FV_VARIANT_NPP_GAUSSIAN
-    FV_VARIANT_CPU,
+    FV_VARIANT_NPP_GAUSSIAN FV_VARIANT_CPU,
 };
 
 static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
     [GAUSSIAN_SIGMA] = {.name = "sigma",
-     .help = "standard deviation in pixels",
-     .type = FV_PARAM_REAL,
-     .min = 0.1,
-     .max = FV_GAUSSIAN_MAX_SIGMA,
-     .step = 0.25,
-     .def = 1.0},
+                        .help = "standard deviation in pixels",
+                        .type = FV_PARAM_REAL,
+                        .min = 0.1,
+                        .max = FV_GAUSSIAN_MAX_SIGMA,
+                        .step = 0.25,
+                        .def = 1.0},
     [GAUSSIAN_RADIUS] = {.name = "radius",
-     .help = "half-width of the stencil; follows sigma unless given",
-     .type = FV_PARAM_INT,
-     .min = 1,
-     .max = FV_GAUSSIAN_MAX_RADIUS,
-     .step = 1,
-     .def = 2,
-     .auto_means = "ceil(3 sigma)",
-     .follows = "sigma"},
+                         .help = "half-width of the stencil; follows sigma unless given",
+                         .type = FV_PARAM_INT,
+                         .min = 1,
+                         .max = FV_GAUSSIAN_MAX_RADIUS,
+                         .step = 1,
+                         .def = 2,
+                         .auto_means = "ceil(3 sigma)",
+                         .follows = "sigma"},
 };
 
 /* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): the
@@ -503,9 +536,10 @@ static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
  * given; for fast's tensor-core path its first radius, radii 8k+1 (the most apron columns) and
  * 8k-1, and taps that do not fit 8 bits (sigma 0.1 at radius 32: the packed-integer kernel) */
 static const char *const gaussian_test_params[] = {
-    "sigma=0.5",        "sigma=1.3", "sigma=3",           "sigma=1 radius=1",     "sigma=1 radius=3",
-    "sigma=10.6",       "sigma=5",   "sigma=2 radius=5",  "sigma=8 radius=25",    "sigma=4 radius=23",
-    "sigma=0.1 radius=32", NULL};
+    "sigma=0.5",         "sigma=1.3",           "sigma=3",
+    "sigma=1 radius=1",  "sigma=1 radius=3",    "sigma=10.6",
+    "sigma=5",           "sigma=2 radius=5",    "sigma=8 radius=25",
+    "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
 
 extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",

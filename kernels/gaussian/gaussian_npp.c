@@ -10,7 +10,8 @@
 
 #include <nppi_filtering_functions.h>
 
-fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                    int width, int height)
 {
     (void)v;
     (void)width;
@@ -23,7 +24,8 @@ fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_
     s->n_taps = 2 * t.radius + 1;
     for (int k = 0; k < s->n_taps; k++) host[k] = (Npp32f)t.w[k] / FV_GAUSSIAN_WEIGHT_SUM;
     if (cudaMalloc((void **)&s->taps, sizeof host) != cudaSuccess ||
-        cudaMemcpy(s->taps, host, sizeof(Npp32f) * (size_t)s->n_taps, cudaMemcpyHostToDevice) != cudaSuccess) {
+        cudaMemcpy(s->taps, host, sizeof(Npp32f) * (size_t)s->n_taps, cudaMemcpyHostToDevice) !=
+            cudaSuccess) {
         npp_state_destroy(v, s);
         return fv_fail(FV_ERR_MEMORY, "npp: cannot place the Gaussian's taps on the device");
     }
@@ -31,8 +33,8 @@ fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_
     return FV_OK;
 }
 
-fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                           cudaStream_t stream)
+fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                           const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)v;
     (void)p;
@@ -40,8 +42,9 @@ fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *d
     FV_TRY(npp_stream(s, stream));
     NppiSize size = {src->width, src->height};
     NppiPoint origin = {0, 0};
-    return npp_result(nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(
-                          src->data, (Npp32s)src->pitch, size, origin, dst->data, (Npp32s)dst->pitch,
-                          size, s->n_taps, s->taps, NPP_BORDER_REPLICATE, s->ctx),
-                      "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
+    return npp_result(
+        nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
+                                                 dst->data, (Npp32s)dst->pitch, size, s->n_taps,
+                                                 s->taps, NPP_BORDER_REPLICATE, s->ctx),
+        "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
 }

@@ -18,14 +18,16 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
-fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                           cudaStream_t stream);
+fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                    int width, int height);
+fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                           const fv_params *p, void *state, cudaStream_t stream);
 
 #define FV_VARIANT_NPP_GAUSSIAN                                                                    \
     {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
-     .summary = "NVIDIA NPP's nppiFilterGaussAdvancedBorder_8u_C4R with our taps as floats: the peer", \
+     .role = FV_ROLE_PEER,                                                                         \
+     .summary =                                                                                    \
+         "NVIDIA NPP's nppiFilterGaussAdvancedBorder_8u_C4R with our taps as floats: the peer",    \
      .run = gaussian_npp_run,                                                                      \
      .state_create = gaussian_npp_state_create,                                                    \
      .state_destroy = npp_state_destroy},

@@ -8,7 +8,10 @@
 
 #include <stdlib.h>
 
-static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static int clamp_int(int v, int lo, int hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
 {
@@ -16,13 +19,14 @@ fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     FV_TRY(fv_gaussian_taps_make(p, &t));
     const int r = t.radius, w = src->width, h = src->height;
     uint32_t *column_sums = malloc(sizeof(uint32_t) * 3 * (size_t)w);
-    if (!column_sums) return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for %d columns", w);
+    if (!column_sums)
+        return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for %d columns", w);
     for (int y = 0; y < h; y++) {
         for (int x = 0; x < w; x++) {
             uint32_t s0 = 0, s1 = 0, s2 = 0;
             for (int i = -r; i <= r; i++) {
-                const uint8_t *px = src->data + (size_t)clamp_int(y + i, 0, h - 1) * src->pitch +
-                                    (size_t)x * 4;
+                const uint8_t *px =
+                    src->data + (size_t)clamp_int(y + i, 0, h - 1) * src->pitch + (size_t)x * 4;
                 s0 += (uint32_t)t.w[r + i] * px[0];
                 s1 += (uint32_t)t.w[r + i] * px[1];
                 s2 += (uint32_t)t.w[r + i] * px[2];

@@ -28,9 +28,10 @@ fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
         return fv_fail(FV_ERR_ARG, "gaussian: sigma must be a number > 0 (got %g)", sigma);
     int r = fv_gaussian_radius(p);
     if (p->value[GAUSSIAN_RADIUS] == 0.0 && r > FV_GAUSSIAN_MAX_RADIUS)
-        return fv_fail(FV_ERR_ARG, "gaussian: sigma %g needs radius %d, at most %d is "
-                       "supported (sigma <= %.2f)", sigma, r, FV_GAUSSIAN_MAX_RADIUS,
-                       FV_GAUSSIAN_MAX_SIGMA);
+        return fv_fail(FV_ERR_ARG,
+                       "gaussian: sigma %g needs radius %d, at most %d is "
+                       "supported (sigma <= %.2f)",
+                       sigma, r, FV_GAUSSIAN_MAX_RADIUS, FV_GAUSSIAN_MAX_SIGMA);
     if (r < 1 || r > FV_GAUSSIAN_MAX_RADIUS)
         return fv_fail(FV_ERR_ARG, "gaussian: radius must be 1..%d (got %d)",
                        FV_GAUSSIAN_MAX_RADIUS, r);
@@ -76,4 +77,7 @@ fv_status gaussian_check(const fv_params *p)
     return fv_gaussian_taps_make(p, &t);
 }
 
-void gaussian_resolve(fv_params *p) { p->value[GAUSSIAN_RADIUS] = fv_gaussian_radius(p); }
+void gaussian_resolve(fv_params *p)
+{
+    p->value[GAUSSIAN_RADIUS] = fv_gaussian_radius(p);
+}

@@ -19,12 +19,12 @@ extern "C" {
 /* indices in the Gaussian's parameter table */
 enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS, GAUSSIAN_N_PARAMS };
 #define FV_GAUSSIAN_MAX_RADIUS 32
-#define FV_GAUSSIAN_MAX_SIGMA 10.66         /* ceil(3 sigma) <= 32 */
+#define FV_GAUSSIAN_MAX_SIGMA  10.66 /* ceil(3 sigma) <= 32 */
 #define FV_GAUSSIAN_WEIGHT_SUM 256
 
 typedef struct fv_gaussian_taps {
     int radius;
-    int w[2 * FV_GAUSSIAN_MAX_RADIUS + 1];  /* w[radius + k] is the weight of offset k */
+    int w[2 * FV_GAUSSIAN_MAX_RADIUS + 1]; /* w[radius + k] is the weight of offset k */
 } fv_gaussian_taps;
 
 /* Validates sigma/radius (a clear message on failure) and fills the weights; radius 0 means

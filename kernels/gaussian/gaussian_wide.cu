@@ -50,26 +50,27 @@
 #include "gaussian_wide.h"
 
 #ifndef WIDE_TILE_ROWS
-#define WIDE_TILE_ROWS 64    /* output rows per block: a multiple of 16 (an MMA's M) */
+#define WIDE_TILE_ROWS 64 /* output rows per block: a multiple of 16 (an MMA's M) */
 #endif
 #ifndef WIDE_TILE_COLS
-#define WIDE_TILE_COLS 128   /* output columns per block: a multiple of 32 (a row-pass unit) */
+#define WIDE_TILE_COLS 128 /* output columns per block: a multiple of 32 (a row-pass unit) */
 #endif
-#define WIDE_THREADS 256
-#define WIDE_WARPS (WIDE_THREADS / 32)
+#define WIDE_THREADS   256
+#define WIDE_WARPS     (WIDE_THREADS / 32)
 #define WIDE_ROW_TILES (WIDE_TILE_ROWS / 16)
-#define WIDE_UNITS (WIDE_ROW_TILES * (WIDE_TILE_COLS / 32)) /* row-pass units: 16 rows x 32 columns */
+#define WIDE_UNITS                                                                                 \
+    (WIDE_ROW_TILES * (WIDE_TILE_COLS / 32)) /* row-pass units: 16 rows x 32 columns */
 /* column pass: 32-row chunks for the tile and its apron at the largest radius */
 #define WIDE_ROW_CHUNKS ((WIDE_TILE_ROWS + 2 * FV_GAUSSIAN_MAX_RADIUS + 31) / 32)
 /* row pass: 32-column chunks for a unit, ceil((32 + r + roundup8(r)) / 32) <= 3 */
 #define WIDE_COL_CHUNKS 3
-#define WIDE_BANDS_V 6                       /* column-pass band offsets d = -16, 0, ..., 64 */
-#define WIDE_BANDS_H (4 * WIDE_COL_CHUNKS)   /* row-pass offsets 32 chunk - 8 group = -24 .. 64 */
+#define WIDE_BANDS_V    6                     /* column-pass band offsets d = -16, 0, ..., 64 */
+#define WIDE_BANDS_H    (4 * WIDE_COL_CHUNKS) /* row-pass offsets 32 chunk - 8 group = -24 .. 64 */
 /* Taps four at a time: quad[b + WIDE_TAP_PAD] holds w[b..b+3] (0 outside 0..2r) in bytes 0..3.
  * The fragments ask for b in -38 .. 92. */
-#define WIDE_TAP_PAD 40
-#define WIDE_TAP_WORDS 136
-#define WIDE_BYTE_PLANES 6                   /* R, G, B column sums, low and high byte each */
+#define WIDE_TAP_PAD     40
+#define WIDE_TAP_WORDS   136
+#define WIDE_BYTE_PLANES 6 /* R, G, B column sums, low and high byte each */
 /* Source alphas of the tile's columns, stored column by column (4 rows per word, as the column
  * pass has them) over the window's rows; + 16: words of 8 columns in 8 distinct banks */
 #define WIDE_ALPHA_PITCH (32 * WIDE_ROW_CHUNKS + 16)
@@ -97,13 +98,19 @@ static void gaussian_wide_taps_make(const int *taps, int radius, gaussian_wide_t
  * chunks cover: roundup8(r) on the left (sector-aligned loads), the rest on the right. The chunk
  * counts of both passes depend on roundup8(r) alone (a radius r8 - 7 .. r8 needs as many as r8
  * does), so the kernel is compiled once per r8 with them as constants. */
-static __host__ __device__ constexpr int wide_col_chunks_r8(int r8) { return (32 + 2 * r8 + 31) / 32; }
+static __host__ __device__ constexpr int wide_col_chunks_r8(int r8)
+{
+    return (32 + 2 * r8 + 31) / 32;
+}
 static __host__ __device__ constexpr int wide_sums_width_r8(int r8)
 {
     return WIDE_TILE_COLS - 32 + 32 * wide_col_chunks_r8(r8);
 }
 /* + 16: rows an odd number of 16-byte units apart, so 8 rows of an ldmatrix hit 8 bank groups */
-static __host__ __device__ constexpr int wide_sums_pitch_r8(int r8) { return wide_sums_width_r8(r8) + 16; }
+static __host__ __device__ constexpr int wide_sums_pitch_r8(int r8)
+{
+    return wide_sums_width_r8(r8) + 16;
+}
 static __host__ __device__ __forceinline__ int wide_sums_pitch(int radius)
 {
     return wide_sums_pitch_r8((radius + 7) & ~7);
@@ -114,13 +121,15 @@ static size_t wide_smem_bytes(int radius)
            (size_t)WIDE_BYTE_PLANES * WIDE_TILE_ROWS * wide_sums_pitch(radius);
 }
 
-__device__ __forceinline__ void mma_m16n8k32_u8(int32_t (&acc)[4], const uint32_t (&a)[4], const uint32_t (&b)[2])
+__device__ __forceinline__ void mma_m16n8k32_u8(int32_t (&acc)[4], const uint32_t (&a)[4],
+                                                const uint32_t (&b)[2])
 {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-    asm volatile("mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-                 "{%8, %9}, {%0, %1, %2, %3};\n"
-                 : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
-                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.s32.u8.u8.s32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+        "{%8, %9}, {%0, %1, %2, %3};\n"
+        : "+r"(acc[0]), "+r"(acc[1]), "+r"(acc[2]), "+r"(acc[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 #endif
 }
 
@@ -134,25 +143,30 @@ __device__ __forceinline__ void ldmatrix_x4(uint32_t (&frag)[4], const uint8_t *
 #endif
 }
 
-__device__ __forceinline__ int wide_clamp(int v, int hi) { return min(max(v, 0), hi); }
+__device__ __forceinline__ int wide_clamp(int v, int hi)
+{
+    return min(max(v, 0), hi);
+}
 
 /* The 8 pixels lane (g, t) feeds to chunk `chunk` of the column pass: rows 4t..4t+3 and
  * 16+4t..16+4t+3 of the chunk, in the lane's column. */
 __device__ __forceinline__ void wide_load_chunk(uint32_t (&px)[8], int height, uint32_t pitch,
-                                                const uint8_t *column, int first_row, int chunk, int t)
+                                                const uint8_t *column, int first_row, int chunk,
+                                                int t)
 {
 #pragma unroll
     for (int i = 0; i < 8; i++) {
         /* the clamped row is >= 0 and its offset fits 32 bits (the launcher checks): no 64-bit
          * multiply per load */
-        const uint32_t y = (uint32_t)wide_clamp(first_row + 32 * chunk + 4 * t + (i & 3) + 16 * (i >> 2), height - 1);
+        const uint32_t y = (uint32_t)wide_clamp(
+            first_row + 32 * chunk + 4 * t + (i & 3) + 16 * (i >> 2), height - 1);
         px[i] = __ldg(reinterpret_cast<const uint32_t *>(column + y * pitch));
     }
 }
 
 /* 4 RGBA pixels of consecutive rows -> one word per channel, row k in byte k */
-__device__ __forceinline__ void wide_transpose(const uint32_t *px, uint32_t &red, uint32_t &green, uint32_t &blue,
-                                               uint32_t &alpha)
+__device__ __forceinline__ void wide_transpose(const uint32_t *px, uint32_t &red, uint32_t &green,
+                                               uint32_t &blue, uint32_t &alpha)
 {
     const uint32_t rg01 = __byte_perm(px[0], px[1], 0x5140); /* R0 R1 G0 G1 */
     const uint32_t ba01 = __byte_perm(px[0], px[1], 0x7362); /* B0 B1 A0 A1 */
@@ -177,10 +191,12 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
     uint32_t *quad = reinterpret_cast<uint32_t *>(wide_smem);
     uint8_t *alphas = reinterpret_cast<uint8_t *>(wide_smem) + WIDE_TAP_WORDS * sizeof(uint32_t);
     uint8_t *sums = alphas + WIDE_ALPHA_BYTES;
-    constexpr int COL_CHUNKS = wide_col_chunks_r8(R8), ROW_CHUNKS = (WIDE_TILE_ROWS + 2 * R8 + 31) / 32;
+    constexpr int COL_CHUNKS = wide_col_chunks_r8(R8),
+                  ROW_CHUNKS = (WIDE_TILE_ROWS + 2 * R8 + 31) / 32;
     const int r = taps.radius, r8 = R8;
     constexpr int sums_width = wide_sums_width_r8(R8), pitch = wide_sums_pitch_r8(R8);
-    const uint32_t src_pitch = (uint32_t)src.pitch; /* gaussian_wide_addresses: offsets fit 32 bits */
+    const uint32_t src_pitch =
+        (uint32_t)src.pitch; /* gaussian_wide_addresses: offsets fit 32 bits */
     constexpr int plane_bytes = WIDE_TILE_ROWS * pitch;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     const int g = lane >> 2, t = lane & 3;
@@ -188,7 +204,8 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
 
     for (int i = threadIdx.x; i < WIDE_TAP_WORDS; i += WIDE_THREADS) quad[i] = taps.quad[i];
     __syncthreads();
-    const uint32_t *lane_taps = quad + WIDE_TAP_PAD + 4 * t - g; /* element (row g, k 4t) at offset 0 */
+    const uint32_t *lane_taps =
+        quad + WIDE_TAP_PAD + 4 * t - g; /* element (row g, k 4t) at offset 0 */
 
     { /* column pass: strips of 8 columns, all WIDE_TILE_ROWS rows of sums per strip */
         uint32_t band[WIDE_BANDS_V][4];
@@ -202,12 +219,14 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
         }
         const int n_strips = sums_width / 8;
         int strip = warp;
-        const uint8_t *column = src.data + 4 * (size_t)wide_clamp(x0 - r8 + 8 * strip + g, src.width - 1);
+        const uint8_t *column =
+            src.data + 4 * (size_t)wide_clamp(x0 - r8 + 8 * strip + g, src.width - 1);
         uint32_t px[8], next[8];
         if (strip < n_strips) wide_load_chunk(px, src.height, src_pitch, column, y0 - r, 0, t);
         for (; strip < n_strips; strip += WIDE_WARPS) {
             const uint8_t *next_column =
-                src.data + 4 * (size_t)wide_clamp(x0 - r8 + 8 * (strip + WIDE_WARPS) + g, src.width - 1);
+                src.data +
+                4 * (size_t)wide_clamp(x0 - r8 + 8 * (strip + WIDE_WARPS) + g, src.width - 1);
             /* the tile's own columns keep their alphas (strips never straddle: r8 is a multiple of 8) */
             const int tile_column = 8 * strip - r8 + g;
             const bool keeps_alpha = 8 * strip >= r8 && 8 * strip - r8 < WIDE_TILE_COLS;
@@ -236,10 +255,12 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
 #pragma unroll
                 for (int mt = 0; mt < WIDE_ROW_TILES; mt++) {
                     const int d = 32 * c - 16 * mt;
-                    if (d < -16 || d > 16 * (WIDE_BANDS_V - 2)) continue; /* band all zero at any r */
-                    if (d > 2 * R8 + 15) continue;                        /* all zero at any r <= R8 */
+                    if (d < -16 || d > 16 * (WIDE_BANDS_V - 2))
+                        continue;                  /* band all zero at any r */
+                    if (d > 2 * R8 + 15) continue; /* all zero at any r <= R8 */
 #pragma unroll
-                    for (int ch = 0; ch < 3; ch++) mma_m16n8k32_u8(acc[mt][ch], band[d / 16 + 1], pixels[ch]);
+                    for (int ch = 0; ch < 3; ch++)
+                        mma_m16n8k32_u8(acc[mt][ch], band[d / 16 + 1], pixels[ch]);
                 }
 #pragma unroll
                 for (int i = 0; i < 8; i++) px[i] = next[i];
@@ -251,11 +272,13 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
                 for (int ch = 0; ch < 3; ch++)
 #pragma unroll
                     for (int half = 0; half < 2; half++) {
-                        uint8_t *low = sums + 2 * ch * plane_bytes + (16 * mt + g + 8 * half) * pitch +
-                                       8 * strip + 2 * t;
-                        const uint32_t s0 = (uint32_t)acc[mt][ch][2 * half], s1 = (uint32_t)acc[mt][ch][2 * half + 1];
+                        uint8_t *low = sums + 2 * ch * plane_bytes +
+                                       (16 * mt + g + 8 * half) * pitch + 8 * strip + 2 * t;
+                        const uint32_t s0 = (uint32_t)acc[mt][ch][2 * half],
+                                       s1 = (uint32_t)acc[mt][ch][2 * half + 1];
                         *reinterpret_cast<uint16_t *>(low) = (uint16_t)__byte_perm(s0, s1, 0x0040);
-                        *reinterpret_cast<uint16_t *>(low + plane_bytes) = (uint16_t)__byte_perm(s0, s1, 0x0051);
+                        *reinterpret_cast<uint16_t *>(low + plane_bytes) =
+                            (uint16_t)__byte_perm(s0, s1, 0x0051);
                     }
             column = next_column;
         }
@@ -284,8 +307,10 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
                 for (int j = 0; j < 4; j++)
 #pragma unroll
                     for (int e = 0; e < 4; e++) {
-                        if (high) acc[j][e] = 0;
-                        else acc[j][e] = acc[j][e] * 256 + 32768; /* + 0.5 before the >> 16 */
+                        if (high)
+                            acc[j][e] = 0;
+                        else
+                            acc[j][e] = acc[j][e] * 256 + 32768; /* + 0.5 before the >> 16 */
                     }
 #pragma unroll
                 for (int c = 0; c < COL_CHUNKS; c++) {
@@ -304,8 +329,9 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
 #pragma unroll
                 for (int e = 0; e < 4; e++) {
                     const uint32_t v = (uint32_t)acc[j][e];
-                    out[j][e] = ch == 0 ? v : ch == 1 ? __byte_perm(out[j][e], v, 0x0062)
-                                                      : __byte_perm(out[j][e], v, 0x0610);
+                    out[j][e] = ch == 0   ? v
+                                : ch == 1 ? __byte_perm(out[j][e], v, 0x0062)
+                                          : __byte_perm(out[j][e], v, 0x0610);
                 }
         }
 #pragma unroll
@@ -320,7 +346,8 @@ __global__ void __launch_bounds__(WIDE_THREADS, 2)
                 /* the centre pixel's alpha: window row row + r of the column */
                 const uint8_t *alpha = alphas + column * WIDE_ALPHA_PITCH + row + r;
                 const uint32_t px0 = __byte_perm(out[j][2 * half], alpha[0], 0x4210);
-                const uint32_t px1 = __byte_perm(out[j][2 * half + 1], alpha[WIDE_ALPHA_PITCH], 0x4210);
+                const uint32_t px1 =
+                    __byte_perm(out[j][2 * half + 1], alpha[WIDE_ALPHA_PITCH], 0x4210);
                 if (aligned8 && x + 1 < dst.width) {
                     *reinterpret_cast<uint2 *>(dst_row + 4 * (size_t)x) = make_uint2(px0, px1);
                 } else {
@@ -340,7 +367,8 @@ bool gaussian_wide_applies(const int *taps, int radius)
     if (radius < GAUSSIAN_WIDE_MIN_RADIUS || radius > FV_GAUSSIAN_MAX_RADIUS) return false;
     for (int k = 0; k <= 2 * radius; k++)
         if (taps[k] > 255) return false;
-    return fv_device_compute_major() >= 8; /* 0 without a device: the caller's own path reports it */
+    return fv_device_compute_major() >=
+           8; /* 0 without a device: the caller's own path reports it */
 }
 
 typedef void (*gaussian_wide_kernel_fn)(fv_image, fv_image, gaussian_wide_taps, bool);
@@ -366,7 +394,8 @@ fv_kernel_info gaussian_wide_kernel_info(int radius)
     const size_t smem = wide_smem_bytes(radius);
     const gaussian_wide_kernel_fn kernel = gaussian_wide_kernel_for(radius);
     /* beyond 48 KiB of dynamic shared memory a kernel must opt in, for the occupancy API too */
-    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) != cudaSuccess)
+    if (cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem) !=
+        cudaSuccess)
         (void)cudaGetLastError();
     return fv_kernel_info{"gaussian_wide_kernel", (const void *)kernel, WIDE_THREADS, smem};
 }
@@ -375,14 +404,18 @@ fv_status gaussian_wide_launch(const fv_image *src, fv_image *dst, const int *ta
                                cudaStream_t stream)
 {
     if (!gaussian_wide_addresses(src) || !gaussian_wide_addresses(dst))
-        return fv_fail(FV_ERR_ARG, "gaussian/fast: the tensor-core path addresses images below 4 GiB only");
+        return fv_fail(FV_ERR_ARG,
+                       "gaussian/fast: the tensor-core path addresses images below 4 GiB only");
     gaussian_wide_taps wide_taps;
     gaussian_wide_taps_make(taps, radius, &wide_taps);
-    const bool aligned8 = (((uintptr_t)src->data | (uintptr_t)dst->data | src->pitch | dst->pitch) & 7) == 0;
+    const bool aligned8 =
+        (((uintptr_t)src->data | (uintptr_t)dst->data | src->pitch | dst->pitch) & 7) == 0;
     const size_t smem = wide_smem_bytes(radius);
     const gaussian_wide_kernel_fn kernel = gaussian_wide_kernel_for(radius);
-    FV_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-    dim3 grid((src->width + WIDE_TILE_COLS - 1) / WIDE_TILE_COLS, (src->height + WIDE_TILE_ROWS - 1) / WIDE_TILE_ROWS);
+    FV_CUDA_CHECK(
+        cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    dim3 grid((src->width + WIDE_TILE_COLS - 1) / WIDE_TILE_COLS,
+              (src->height + WIDE_TILE_ROWS - 1) / WIDE_TILE_ROWS);
     kernel<<<grid, WIDE_THREADS, smem, stream>>>(*src, *dst, wide_taps, aligned8);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;

@@ -18,16 +18,18 @@ __global__ void invert_naive_kernel(fv_image src, fv_image dst)
     reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px ^ 0x00ffffffu;
 }
 
-static int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                int max)
 {
     (void)p;
     if (max < 1) return 0;
-    out[0] = {"invert_naive_kernel", (const void *)invert_naive_kernel, INVERT_BLOCK_X * INVERT_BLOCK_Y, 0};
+    out[0] = {"invert_naive_kernel", (const void *)invert_naive_kernel,
+              INVERT_BLOCK_X * INVERT_BLOCK_Y, 0};
     return 1;
 }
 
-static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                  void *state, cudaStream_t stream)
+static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                  const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)p;
     (void)state;

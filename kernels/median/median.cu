@@ -25,14 +25,17 @@
 
 #include <stdio.h>
 
-#define PIXEL_BLOCK_X 32           /* naive: 32x8 threads, one output pixel each */
+#define PIXEL_BLOCK_X 32 /* naive: 32x8 threads, one output pixel each */
 #define PIXEL_BLOCK_Y 8
-#define SMEM_BLOCK 16              /* smem*: 16x16 threads */
-#define PAD_BLOCK_X 32             /* median_pad_replicate: 32x8 threads, one padded pixel each */
-#define PAD_BLOCK_Y 8
+#define SMEM_BLOCK    16 /* smem*: 16x16 threads */
+#define PAD_BLOCK_X   32 /* median_pad_replicate: 32x8 threads, one padded pixel each */
+#define PAD_BLOCK_Y   8
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-__device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
+__device__ __forceinline__ int clamp_index(int v, int hi)
+{
+    return min(max(v, 0), hi);
+}
 
 __device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
 {
@@ -76,7 +79,8 @@ static __global__ void median_naive_kernel(fv_image src, fv_image dst, int k)
     uint32_t window[FV_MEDIAN_MAX_AREA]; /* 2.5 KiB per thread: local memory, not registers */
     for (int i = 0; i < k; i++) {
         const int yy = clamp_index(y + i - r, src.height - 1);
-        for (int j = 0; j < k; j++) window[i * k + j] = load_pixel(src, clamp_index(x + j - r, src.width - 1), yy);
+        for (int j = 0; j < k; j++)
+            window[i * k + j] = load_pixel(src, clamp_index(x + j - r, src.width - 1), yy);
     }
     const uint32_t rank = (uint32_t)(n - 1) / 2;
     uint32_t result[3] = {0, 0, 0};
@@ -89,23 +93,26 @@ static __global__ void median_naive_kernel(fv_image src, fv_image dst, int k)
     store_pixel(dst, x, y, pack_rgb(result, window[r * k + r]));
 }
 
-static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                  void *state, cudaStream_t stream)
+static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                  const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     const int k = median_size(p);
     dim3 block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
-    dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X, (src->height + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
+    dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X,
+              (src->height + PIXEL_BLOCK_Y - 1) / PIXEL_BLOCK_Y);
     median_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst, k);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
-static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                int max)
 {
     (void)p;
     if (max < 1) return 0;
-    out[0] = {"median_naive_kernel", (const void *)median_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
+    out[0] = {"median_naive_kernel", (const void *)median_naive_kernel,
+              PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
 
@@ -127,9 +134,11 @@ static __global__ void __launch_bounds__(SMEM_BLOCK *SMEM_BLOCK)
     const int region_w = SMEM_BLOCK * PPT + k - 1, region_h = SMEM_BLOCK + k - 1;
     const int x0 = blockIdx.x * SMEM_BLOCK * PPT, y0 = blockIdx.y * SMEM_BLOCK;
     const int tx = threadIdx.x, ty = threadIdx.y;
-    for (int idx = ty * SMEM_BLOCK + tx; idx < region_w * region_h; idx += SMEM_BLOCK * SMEM_BLOCK) {
+    for (int idx = ty * SMEM_BLOCK + tx; idx < region_w * region_h;
+         idx += SMEM_BLOCK * SMEM_BLOCK) {
         const int sy = idx / region_w, sx = idx - sy * region_w;
-        region[idx] = load_pixel(src, clamp_index(x0 - r + sx, src.width - 1), clamp_index(y0 - r + sy, src.height - 1));
+        region[idx] = load_pixel(src, clamp_index(x0 - r + sx, src.width - 1),
+                                 clamp_index(y0 - r + sy, src.height - 1));
     }
     __syncthreads();
     /* this thread's outputs j = 0..PPT-1 are at region columns tx*PPT + j + r, row ty + r; the
@@ -164,7 +173,8 @@ static __global__ void __launch_bounds__(SMEM_BLOCK *SMEM_BLOCK)
     for (int j = 0; j < PPT; j++) {
         const int x = x0 + tx * PPT + j;
         if (x < src.width && y < src.height)
-            store_pixel(dst, x, y, pack_rgb(result[j], region[(ty + r) * region_w + tx * PPT + j + r]));
+            store_pixel(dst, x, y,
+                        pack_rgb(result[j], region[(ty + r) * region_w + tx * PPT + j + r]));
     }
 }
 
@@ -174,34 +184,36 @@ static fv_status median_smem_launch(const fv_image *src, fv_image *dst, const fv
 {
     const int k = median_size(p);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
-    dim3 grid((src->width + SMEM_BLOCK * PPT - 1) / (SMEM_BLOCK * PPT), (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
+    dim3 grid((src->width + SMEM_BLOCK * PPT - 1) / (SMEM_BLOCK * PPT),
+              (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
     median_smem_kernel<PPT><<<grid, block, smem_region_bytes(PPT, k), stream>>>(*src, *dst, k);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
-static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                 void *state, cudaStream_t stream)
+static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                 const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<1>(src, dst, p, stream, "smem");
 }
 
-static fv_status median_smem_ppt2_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                      void *state, cudaStream_t stream)
+static fv_status median_smem_ppt2_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                      const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<2>(src, dst, p, stream, "smem_ppt2");
 }
 
-static fv_status median_smem_ppt4_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                      void *state, cudaStream_t stream)
+static fv_status median_smem_ppt4_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                      const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     return median_smem_launch<4>(src, dst, p, stream, "smem_ppt4");
 }
 
-static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                               int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<1>", (const void *)median_smem_kernel<1>, SMEM_BLOCK * SMEM_BLOCK,
@@ -209,7 +221,8 @@ static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kerne
     return 1;
 }
 
-static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                    int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<2>", (const void *)median_smem_kernel<2>, SMEM_BLOCK * SMEM_BLOCK,
@@ -217,7 +230,8 @@ static int median_smem_ppt2_kernels(const fv_variant *v, const fv_params *p, fv_
     return 1;
 }
 
-static int median_smem_ppt4_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int median_smem_ppt4_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                    int max)
 {
     if (max < 1) return 0;
     out[0] = {"median_smem_kernel<4>", (const void *)median_smem_kernel<4>, SMEM_BLOCK * SMEM_BLOCK,
@@ -231,17 +245,21 @@ static __global__ void median_pad_kernel(fv_image src, fv_image padded, int bord
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= padded.width || y >= padded.height) return;
-    store_pixel(padded, x, y, load_pixel(src, clamp_index(x - border, src.width - 1), clamp_index(y - border, src.height - 1)));
+    store_pixel(padded, x, y,
+                load_pixel(src, clamp_index(x - border, src.width - 1),
+                           clamp_index(y - border, src.height - 1)));
 }
 
 extern "C" fv_status median_pad_replicate(const fv_image *src, fv_image *padded, int border,
                                           cudaStream_t stream)
 {
     if (padded->width != src->width + 2 * border || padded->height != src->height + 2 * border)
-        return fv_fail(FV_ERR_ARG, "median: padded image %dx%d does not fit %dx%d with a border of %d",
+        return fv_fail(FV_ERR_ARG,
+                       "median: padded image %dx%d does not fit %dx%d with a border of %d",
                        padded->width, padded->height, src->width, src->height, border);
     dim3 block(PAD_BLOCK_X, PAD_BLOCK_Y);
-    dim3 grid((padded->width + PAD_BLOCK_X - 1) / PAD_BLOCK_X, (padded->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
+    dim3 grid((padded->width + PAD_BLOCK_X - 1) / PAD_BLOCK_X,
+              (padded->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
     median_pad_kernel<<<grid, block, 0, stream>>>(*src, *padded, border);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -255,8 +273,9 @@ static const fv_variant median_variants[] = {
      .run = median_naive_run,
      .kernels = median_naive_kernels},
     {.name = "smem",
-     .summary = "16x16 block stages its tile plus a k/2 apron in shared memory once; each thread "
-                "counts its window there: no local array, neighbours' pixels read from shared memory",
+     .summary =
+         "16x16 block stages its tile plus a k/2 apron in shared memory once; each thread "
+         "counts its window there: no local array, neighbours' pixels read from shared memory",
      .run = median_smem_run,
      .kernels = median_smem_kernels},
     {.name = "smem_ppt2",
@@ -274,20 +293,24 @@ static const fv_variant median_variants[] = {
      .summary = median_fast_summary,
      .run = median_fast_run,
      .kernels = median_fast_kernels},
-    FV_VARIANT_NPP_MEDIAN
-    FV_VARIANT_CPU,
+    FV_VARIANT_NPP_MEDIAN FV_VARIANT_CPU,
 };
 
 static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
-    [MEDIAN_SIZE] = {.name = "size", .help = "window width and height in pixels (odd): the window is size x size",
-     .type = FV_PARAM_INT, .min = FV_MEDIAN_MIN_SIZE, .max = FV_MEDIAN_MAX_SIZE, .step = 2, .def = 3,
-     .odd_only = 1},
+    [MEDIAN_SIZE] = {.name = "size",
+                     .help = "window width and height in pixels (odd): the window is size x size",
+                     .type = FV_PARAM_INT,
+                     .min = FV_MEDIAN_MIN_SIZE,
+                     .max = FV_MEDIAN_MAX_SIZE,
+                     .step = 2,
+                     .def = 3,
+                     .odd_only = 1},
 };
 
 /* every odd size: the fast variant has code of its own for each */
-static const char *const median_test_params[] = {
-    "size=5", "size=7", "size=9", "size=11", "size=13", "size=15", "size=17", "size=19", "size=21",
-    "size=23", NULL};
+static const char *const median_test_params[] = {"size=5",  "size=7",  "size=9",  "size=11",
+                                                 "size=13", "size=15", "size=17", "size=19",
+                                                 "size=21", "size=23", NULL};
 
 extern "C" const fv_filter fv_filter_median = {
     .name = "median",

@@ -29,7 +29,8 @@ enum { MEDIAN_SIZE, MEDIAN_N_PARAMS }; /* indices in the median filter's paramet
 static inline int median_size(const fv_params *p)
 {
     const double v = p->value[MEDIAN_SIZE];
-    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
+    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE
+                                          : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
     return k | 1;
 }
 /* The reference's own check, for callers that skip the runner: refused (FV_ERR_ARG, message naming
@@ -40,8 +41,8 @@ fv_status median_size_check(const fv_params *p, const char *who, int *size);
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
-fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                          cudaStream_t stream);
+fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                          const fv_params *p, void *state, cudaStream_t stream);
 int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char median_fast_summary[];
 

@@ -41,11 +41,11 @@
 
 #include <cuda_fp16.h>
 
-#define NET_BLOCK_X 32              /* slide3 and networks: 32x8 threads, a tile of outputs each */
-#define NET_BLOCK_Y 8
-#define HIST_THREADS 64             /* histograms: one column each */
-#define HIST_SEGMENT 64             /* rows a histogram slides over before starting afresh */
-#define HIST_WORDS 128              /* 256 bins of 16 bits, two a word */
+#define NET_BLOCK_X  32 /* slide3 and networks: 32x8 threads, a tile of outputs each */
+#define NET_BLOCK_Y  8
+#define HIST_THREADS 64  /* histograms: one column each */
+#define HIST_SEGMENT 64  /* rows a histogram slides over before starting afresh */
+#define HIST_WORDS   128 /* 256 bins of 16 bits, two a word */
 
 const char median_fast_summary[] =
     "neighbours share sorting work: k = 3 sorted columns and a median of three medians; k = 5, 7, "
@@ -54,41 +54,70 @@ const char median_fast_summary[] =
 
 /* ---- small windows: pruned networks, two 16-bit-lane words per pixel ------------------------- */
 typedef struct net_px {
-    uint32_t rb, ga;                /* R | B << 16, G | A << 16, in one of two encodings below */
+    uint32_t rb, ga; /* R | B << 16, G | A << 16, in one of two encodings below */
 } net_px;
 
-__device__ __forceinline__ __half2 net_h2(uint32_t w) { return *reinterpret_cast<__half2 *>(&w); }
-__device__ __forceinline__ uint32_t net_u32(__half2 h) { return *reinterpret_cast<uint32_t *>(&h); }
+__device__ __forceinline__ __half2 net_h2(uint32_t w)
+{
+    return *reinterpret_cast<__half2 *>(&w);
+}
+__device__ __forceinline__ uint32_t net_u32(__half2 h)
+{
+    return *reinterpret_cast<uint32_t *>(&h);
+}
 
 /* Half: lanes hold the half 1024 + v (0x64 above each byte: exact, ordered like v, v its low byte).
  * min/max are HMNMX2 on the ALU pipe like VIMNMX; a comparator's max can instead be a + b - min,
  * two HADD2 on the FMA pipes, idle otherwise: (a - lo) is 0..255 and (a - lo) + b 1024..1279,
  * both exact. */
-namespace net_half {
-__device__ __forceinline__ net_px unpack(uint32_t px) { return {__byte_perm(px, 0x64, 0x4240), __byte_perm(px, 0x64, 0x4341)}; }
-__device__ __forceinline__ uint32_t hmin(uint32_t a, uint32_t b) { return net_u32(__hmin2(net_h2(a), net_h2(b))); }
-__device__ __forceinline__ uint32_t hmax(uint32_t a, uint32_t b) { return net_u32(__hmax2(net_h2(a), net_h2(b))); }
+namespace net_half
+{
+__device__ __forceinline__ net_px unpack(uint32_t px)
+{
+    return {__byte_perm(px, 0x64, 0x4240), __byte_perm(px, 0x64, 0x4341)};
+}
+__device__ __forceinline__ uint32_t hmin(uint32_t a, uint32_t b)
+{
+    return net_u32(__hmin2(net_h2(a), net_h2(b)));
+}
+__device__ __forceinline__ uint32_t hmax(uint32_t a, uint32_t b)
+{
+    return net_u32(__hmax2(net_h2(a), net_h2(b)));
+}
 __device__ __forceinline__ uint32_t hsum(uint32_t a, uint32_t b, uint32_t lo)
 {
     return net_u32(__hadd2(__hsub2(net_h2(a), net_h2(lo)), net_h2(b)));
 }
-__device__ __forceinline__ net_px net_min(net_px a, net_px b) { return {hmin(a.rb, b.rb), hmin(a.ga, b.ga)}; }
-__device__ __forceinline__ net_px net_max(net_px a, net_px b) { return {hmax(a.rb, b.rb), hmax(a.ga, b.ga)}; }
-__device__ __forceinline__ net_px net_hi(net_px a, net_px b, net_px lo) { return {hsum(a.rb, b.rb, lo.rb), hsum(a.ga, b.ga, lo.ga)}; }
+__device__ __forceinline__ net_px net_min(net_px a, net_px b)
+{
+    return {hmin(a.rb, b.rb), hmin(a.ga, b.ga)};
+}
+__device__ __forceinline__ net_px net_max(net_px a, net_px b)
+{
+    return {hmax(a.rb, b.rb), hmax(a.ga, b.ga)};
+}
+__device__ __forceinline__ net_px net_hi(net_px a, net_px b, net_px lo)
+{
+    return {hsum(a.rb, b.rb, lo.rb), hsum(a.ga, b.ga, lo.ga)};
+}
 /* the median of three from sums: a + b + c - max - min, as ((a - max) + (b - min)) + c */
 __device__ __forceinline__ uint32_t med3w(uint32_t a, uint32_t b, uint32_t c)
 {
     const uint32_t mx = hmax(hmax(a, b), c), mn = hmin(hmin(a, b), c);
-    return net_u32(__hadd2(__hadd2(__hsub2(net_h2(a), net_h2(mx)), __hsub2(net_h2(b), net_h2(mn))), net_h2(c)));
+    return net_u32(__hadd2(__hadd2(__hsub2(net_h2(a), net_h2(mx)), __hsub2(net_h2(b), net_h2(mn))),
+                           net_h2(c)));
 }
-__device__ __forceinline__ net_px net_med3(net_px a, net_px b, net_px c) { return {med3w(a.rb, b.rb, c.rb), med3w(a.ga, b.ga, c.ga)}; }
-#define MEDIAN_NET_T net_px
-#define MEDIAN_NET_MIN net_min
-#define MEDIAN_NET_MAX net_max
-#define MEDIAN_NET_FN static __device__ __forceinline__
-#define MEDIAN_NET_ARGS const uint32_t *win, int stride
-#define MEDIAN_NET_LOAD(r, c) unpack(win[(r) * stride + (c)])
-#define MEDIAN_NET_HI net_hi
+__device__ __forceinline__ net_px net_med3(net_px a, net_px b, net_px c)
+{
+    return {med3w(a.rb, b.rb, c.rb), med3w(a.ga, b.ga, c.ga)};
+}
+#define MEDIAN_NET_T          net_px
+#define MEDIAN_NET_MIN        net_min
+#define MEDIAN_NET_MAX        net_max
+#define MEDIAN_NET_FN         static __device__ __forceinline__
+#define MEDIAN_NET_ARGS       const uint32_t *win, int stride
+#define MEDIAN_NET_LOAD(r, c) unpack(win[(r)*stride + (c)])
+#define MEDIAN_NET_HI         net_hi
 #include "median_networks.h"
 #undef MEDIAN_NET_HI
 } // namespace net_half
@@ -102,13 +131,14 @@ __device__ __forceinline__ net_px net_med3(net_px a, net_px b, net_px c) { retur
  * registers hold live values at once, for tiles too large for both words together. `lanes` picks
  * the word from a staged pixel: 0x4240 (R, B) or 0x4341 (G, A); in the half encoding the pad byte
  * is 0x64, as net_half::unpack. */
-#define MEDIAN_NET_T uint32_t
+#define MEDIAN_NET_T    uint32_t
 #define MEDIAN_NET_ARGS const uint32_t *win, int stride, uint32_t lanes
-namespace net_word_half {
-#define MEDIAN_NET_MIN net_half::hmin
-#define MEDIAN_NET_MAX net_half::hmax
-#define MEDIAN_NET_HI net_half::hsum
-#define MEDIAN_NET_LOAD(r, c) __byte_perm(win[(r) * stride + (c)], 0x64, lanes)
+namespace net_word_half
+{
+#define MEDIAN_NET_MIN        net_half::hmin
+#define MEDIAN_NET_MAX        net_half::hmax
+#define MEDIAN_NET_HI         net_half::hsum
+#define MEDIAN_NET_LOAD(r, c) __byte_perm(win[(r)*stride + (c)], 0x64, lanes)
 #include "median_networks.h"
 #undef MEDIAN_NET_HI
 #undef MEDIAN_NET_MIN
@@ -123,7 +153,9 @@ namespace net_word_half {
 __device__ __forceinline__ uint32_t net_after(uint32_t after, uint32_t on)
 {
     uint32_t v;
-    asm volatile("{ .reg .u32 t; and.b32 t, %2, 0; or.b32 %0, %1, t; }" : "=r"(v) : "r"(after), "r"(on));
+    asm volatile("{ .reg .u32 t; and.b32 t, %2, 0; or.b32 %0, %1, t; }"
+                 : "=r"(v)
+                 : "r"(after), "r"(on));
     return v;
 }
 
@@ -135,7 +167,7 @@ __device__ __forceinline__ uint32_t net_after(uint32_t after, uint32_t on)
     do {                                                                                           \
         uint32_t rb_[n], ga_[n];                                                                   \
         net(w, s, 0x4240u, rb_);                                                                   \
-        net(w + net_after(0u, rb_[(n) - 1]), s, 0x4341u, ga_);                                     \
+        net(w + net_after(0u, rb_[(n)-1]), s, 0x4341u, ga_);                                       \
         for (int i_ = 0; i_ < (n); i_++) o[i_] = net_px{rb_[i_], ga_[i_]};                         \
     } while (0)
 
@@ -156,7 +188,10 @@ template <> struct net_tile<5> {
 };
 template <> struct net_tile<7> {
     enum { TX = MEDIAN_NET7_TX, TY = MEDIAN_NET7_TY, MIN_BLOCKS = 2 };
-    static __device__ __forceinline__ void run(const uint32_t *w, int s, net_px *o) { net_half::median_net7(w, s, o); }
+    static __device__ __forceinline__ void run(const uint32_t *w, int s, net_px *o)
+    {
+        net_half::median_net7(w, s, o);
+    }
 };
 template <> struct net_tile<9> {
     enum { TX = MEDIAN_NET9_TX, TY = MEDIAN_NET9_TY, MIN_BLOCKS = 1 };
@@ -166,7 +201,10 @@ template <> struct net_tile<9> {
     }
 };
 
-__device__ __forceinline__ int clamp_index(int v, int hi) { return min(max(v, 0), hi); }
+__device__ __forceinline__ int clamp_index(int v, int hi)
+{
+    return min(max(v, 0), hi);
+}
 
 template <int K>
 static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y, net_tile<K>::MIN_BLOCKS)
@@ -177,12 +215,14 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y, net_tile<K>::
     __shared__ uint32_t region[REGION_H * REGION_W];
     const int x0 = blockIdx.x * NET_BLOCK_X * TX, y0 = blockIdx.y * NET_BLOCK_Y * TY;
     for (int sy = threadIdx.y; sy < REGION_H; sy += NET_BLOCK_Y) {
-        const uint32_t *row = reinterpret_cast<const uint32_t *>(src.data + (size_t)clamp_index(y0 - R + sy, src.height - 1) * src.pitch);
+        const uint32_t *row = reinterpret_cast<const uint32_t *>(
+            src.data + (size_t)clamp_index(y0 - R + sy, src.height - 1) * src.pitch);
         for (int sx = threadIdx.x; sx < REGION_W; sx += NET_BLOCK_X)
             region[sy * REGION_W + sx] = __ldg(row + clamp_index(x0 - R + sx, src.width - 1));
     }
     __syncthreads();
-    const int ox = threadIdx.x * TX, oy = threadIdx.y * TY; /* the tile's first output, in the block */
+    const int ox = threadIdx.x * TX,
+              oy = threadIdx.y * TY; /* the tile's first output, in the block */
     if (x0 + ox >= src.width || y0 + oy >= src.height) return;
     const uint32_t *win = region + oy * REGION_W + ox;
     net_px out[TX * TY];
@@ -195,7 +235,8 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y, net_tile<K>::
             if (x >= src.width || y >= src.height) continue;
             const uint32_t centre = win[(i + R) * REGION_W + j + R];
             const uint32_t rgb = __byte_perm(out[i * TX + j].rb, out[i * TX + j].ga, 0x0240);
-            reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = __byte_perm(rgb, centre, 0x7210);
+            reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] =
+                __byte_perm(rgb, centre, 0x7210);
         }
 }
 
@@ -209,7 +250,9 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y, net_tile<K>::
 #define SLIDE3_TX 4
 #define SLIDE3_TY 8
 
-typedef struct net_col3 { net_px lo, mid, hi; } net_col3;
+typedef struct net_col3 {
+    net_px lo, mid, hi;
+} net_col3;
 
 /* the sorted column of lo <= hi and q; mid = lo + hi + q - min - max, exact as in med3w */
 __device__ __forceinline__ net_col3 net_col3_add(net_px lo, net_px hi, net_px q)
@@ -217,17 +260,27 @@ __device__ __forceinline__ net_col3 net_col3_add(net_px lo, net_px hi, net_px q)
     using namespace net_half;
     const net_px l = net_min(lo, q), h = net_max(hi, q);
     net_px m;
-    m.rb = net_u32(__hadd2(__hadd2(__hsub2(net_h2(lo.rb), net_h2(l.rb)), __hsub2(net_h2(hi.rb), net_h2(h.rb))), net_h2(q.rb)));
-    m.ga = net_u32(__hadd2(__hadd2(__hsub2(net_h2(lo.ga), net_h2(l.ga)), __hsub2(net_h2(hi.ga), net_h2(h.ga))), net_h2(q.ga)));
+    m.rb = net_u32(
+        __hadd2(__hadd2(__hsub2(net_h2(lo.rb), net_h2(l.rb)), __hsub2(net_h2(hi.rb), net_h2(h.rb))),
+                net_h2(q.rb)));
+    m.ga = net_u32(
+        __hadd2(__hadd2(__hsub2(net_h2(lo.ga), net_h2(l.ga)), __hsub2(net_h2(hi.ga), net_h2(h.ga))),
+                net_h2(q.ga)));
     return {l, m, h};
 }
 
-__device__ __forceinline__ net_px net_max3(net_px a, net_px b, net_px c) { return net_half::net_max(net_half::net_max(a, b), c); }
-__device__ __forceinline__ net_px net_min3(net_px a, net_px b, net_px c) { return net_half::net_min(net_half::net_min(a, b), c); }
+__device__ __forceinline__ net_px net_max3(net_px a, net_px b, net_px c)
+{
+    return net_half::net_max(net_half::net_max(a, b), c);
+}
+__device__ __forceinline__ net_px net_min3(net_px a, net_px b, net_px c)
+{
+    return net_half::net_min(net_half::net_min(a, b), c);
+}
 
 /* a row's COLS = SLIDE3_TX + 2 pixels from x0 - 1: the middle 4 in one 16-byte load where `vec` */
-__device__ __forceinline__ void slide3_load_row(uint32_t (&out)[SLIDE3_TX + 2], const uint32_t *row, const int *xs,
-                                                int x0, bool vec)
+__device__ __forceinline__ void slide3_load_row(uint32_t (&out)[SLIDE3_TX + 2], const uint32_t *row,
+                                                const int *xs, int x0, bool vec)
 {
     out[0] = __ldg(row + xs[0]);
     if (vec) {
@@ -241,8 +294,8 @@ __device__ __forceinline__ void slide3_load_row(uint32_t (&out)[SLIDE3_TX + 2], 
 }
 
 /* the 4 outputs of a row: one 16-byte store where `vec`, else one each inside the image */
-__device__ __forceinline__ void slide3_store_row(uint32_t *row, const uint32_t (&px)[SLIDE3_TX], int x0, int width,
-                                                 bool vec)
+__device__ __forceinline__ void slide3_store_row(uint32_t *row, const uint32_t (&px)[SLIDE3_TX],
+                                                 int x0, int width, bool vec)
 {
     if (vec) {
         *reinterpret_cast<uint4 *>(row + x0) = make_uint4(px[0], px[1], px[2], px[3]);
@@ -257,12 +310,14 @@ __device__ __forceinline__ void slide3_store_row(uint32_t *row, const uint32_t (
 __device__ __forceinline__ uint32_t slide3_median(const net_col3 *s, int j, uint32_t centre)
 {
     using namespace net_half;
-    const net_px m = net_med3(net_max3(s[j].lo, s[j + 1].lo, s[j + 2].lo), net_med3(s[j].mid, s[j + 1].mid, s[j + 2].mid),
+    const net_px m = net_med3(net_max3(s[j].lo, s[j + 1].lo, s[j + 2].lo),
+                              net_med3(s[j].mid, s[j + 1].mid, s[j + 2].mid),
                               net_min3(s[j].hi, s[j + 1].hi, s[j + 2].hi));
     return __byte_perm(__byte_perm(m.rb, m.ga, 0x0240), centre, 0x7210);
 }
 
-static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_slide3_kernel(fv_image src, fv_image dst)
+static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y)
+    median_fast_slide3_kernel(fv_image src, fv_image dst)
 {
     using namespace net_half;
     static_assert(SLIDE3_TX == 4, "one 16-byte load and store per row");
@@ -272,13 +327,18 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_s
     if (x0 >= src.width || y0 >= src.height) return;
     /* x0 is a multiple of 4: where both images' rows start on 16-byte boundaries, a thread's 4
      * pixels of a row are one aligned 16-byte word (loads and stores whole 32-byte sectors) */
-    const bool vec = ((reinterpret_cast<uintptr_t>(src.data) | src.pitch | reinterpret_cast<uintptr_t>(dst.data) |
-                       dst.pitch) & 15) == 0 && x0 + SLIDE3_TX <= src.width;
+    const bool vec = ((reinterpret_cast<uintptr_t>(src.data) | src.pitch |
+                       reinterpret_cast<uintptr_t>(dst.data) | dst.pitch) &
+                      15) == 0 &&
+                     x0 + SLIDE3_TX <= src.width;
     int xs[COLS];
 #pragma unroll
     for (int c = 0; c < COLS; c++) xs[c] = clamp_index(x0 - 1 + c, src.width - 1);
-    auto row = [&](int y) { return reinterpret_cast<const uint32_t *>(src.data + (size_t)clamp_index(y, src.height - 1) * src.pitch); };
-    uint32_t raw[2][COLS];          /* rows y - 1 and y of the next pair */
+    auto row = [&](int y) {
+        return reinterpret_cast<const uint32_t *>(
+            src.data + (size_t)clamp_index(y, src.height - 1) * src.pitch);
+    };
+    uint32_t raw[2][COLS]; /* rows y - 1 and y of the next pair */
     slide3_load_row(raw[0], row(y0 - 1), xs, x0, vec);
     slide3_load_row(raw[1], row(y0), xs, x0, vec);
 #pragma unroll
@@ -287,7 +347,7 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_s
         uint32_t raw2[COLS], raw3[COLS];
         slide3_load_row(raw2, row(y + 1), xs, x0, vec);
         slide3_load_row(raw3, row(y + 2), xs, x0, vec);
-        net_col3 a[COLS], b[COLS];  /* column c over rows y-1..y+1 and y..y+2 */
+        net_col3 a[COLS], b[COLS]; /* column c over rows y-1..y+1 and y..y+2 */
 #pragma unroll
         for (int c = 0; c < COLS; c++) {
             const net_px p1 = unpack(raw[1][c]), p2 = unpack(raw2[c]);
@@ -298,11 +358,13 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_s
         uint32_t out[SLIDE3_TX];
 #pragma unroll
         for (int j = 0; j < SLIDE3_TX; j++) out[j] = slide3_median(a, j, raw[1][j + 1]);
-        slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch), out, x0, src.width, vec);
+        slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch), out, x0,
+                         src.width, vec);
         if (y + 1 < src.height) {
 #pragma unroll
             for (int j = 0; j < SLIDE3_TX; j++) out[j] = slide3_median(b, j, raw2[j + 1]);
-            slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)(y + 1) * dst.pitch), out, x0, src.width, vec);
+            slide3_store_row(reinterpret_cast<uint32_t *>(dst.data + (size_t)(y + 1) * dst.pitch),
+                             out, x0, src.width, vec);
         }
 #pragma unroll
         for (int c = 0; c < COLS; c++) raw[0][c] = raw2[c], raw[1][c] = raw3[c];
@@ -311,12 +373,13 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y) median_fast_s
 
 /* ---- large windows: sliding histograms ------------------------------------------------------ */
 template <int K>
-static __global__ void __launch_bounds__(HIST_THREADS) median_fast_hist_kernel(fv_image src, fv_image dst)
+static __global__ void __launch_bounds__(HIST_THREADS)
+    median_fast_hist_kernel(fv_image src, fv_image dst)
 {
     constexpr int R = K / 2, SLOTS = K + 2, ROW_W = HIST_THREADS + K - 1;
     constexpr uint32_t RANK = (K * K - 1) / 2;
     __shared__ uint32_t hist[HIST_WORDS * HIST_THREADS]; /* bin word w of thread t: [w * 64 + t] */
-    __shared__ uint8_t ring[SLOTS * ROW_W];               /* rows of channel c, x0 - R .. x0 + 63 + R */
+    __shared__ uint8_t ring[SLOTS * ROW_W]; /* rows of channel c, x0 - R .. x0 + 63 + R */
     const int t = threadIdx.x, c = blockIdx.z;
     const int x0 = blockIdx.x * HIST_THREADS, x = x0 + t;
     const int y0 = blockIdx.y * HIST_SEGMENT, y_end = min(y0 + HIST_SEGMENT, src.height);
@@ -328,9 +391,12 @@ static __global__ void __launch_bounds__(HIST_THREADS) median_fast_hist_kernel(f
         const int yy = clamp_index(y0 - R + q, src.height - 1);
         const uint8_t *row = src.data + (size_t)yy * src.pitch + c;
         uint8_t *slot = ring + (q % SLOTS) * ROW_W;
-        for (int i = t; i < ROW_W; i += HIST_THREADS) slot[i] = __ldg(row + 4 * (size_t)clamp_index(x0 - R + i, src.width - 1));
+        for (int i = t; i < ROW_W; i += HIST_THREADS)
+            slot[i] = __ldg(row + 4 * (size_t)clamp_index(x0 - R + i, src.width - 1));
     };
-    auto count = [&](uint32_t v) { return (bins[(v >> 1) * HIST_THREADS] >> ((v & 1u) * 16)) & 0xffffu; };
+    auto count = [&](uint32_t v) {
+        return (bins[(v >> 1) * HIST_THREADS] >> ((v & 1u) * 16)) & 0xffffu;
+    };
     uint32_t median = 0, below = 0; /* below: window values < median */
     auto walk = [&]() {
         while (below > RANK) below -= count(--median);
@@ -376,13 +442,17 @@ static __global__ void __launch_bounds__(HIST_THREADS) median_fast_hist_kernel(f
 /* ---- dispatch -------------------------------------------------------------------------------- */
 typedef void (*median_kernel_fn)(fv_image, fv_image);
 
-typedef enum median_fast_kind { MEDIAN_FAST_SLIDE3, MEDIAN_FAST_NET, MEDIAN_FAST_HIST } median_fast_kind;
+typedef enum median_fast_kind {
+    MEDIAN_FAST_SLIDE3,
+    MEDIAN_FAST_NET,
+    MEDIAN_FAST_HIST
+} median_fast_kind;
 
 typedef struct median_fast_launch {
     median_kernel_fn kernel;
     const char *name;
     median_fast_kind kind;
-    int tile_w, tile_h;             /* outputs per block (slide3, networks) */
+    int tile_w, tile_h; /* outputs per block (slide3, networks) */
 } median_fast_launch;
 
 #define NET_CASE(k)                                                                                \
@@ -390,7 +460,9 @@ typedef struct median_fast_launch {
         return {median_fast_net_kernel<k>, "median_fast_net_kernel<" #k ">", MEDIAN_FAST_NET,      \
                 NET_BLOCK_X * net_tile<k>::TX, NET_BLOCK_Y * net_tile<k>::TY};
 #define HIST_CASE(k)                                                                               \
-    case k: return {median_fast_hist_kernel<k>, "median_fast_hist_kernel<" #k ">", MEDIAN_FAST_HIST, 0, 0};
+    case k:                                                                                        \
+        return {median_fast_hist_kernel<k>, "median_fast_hist_kernel<" #k ">", MEDIAN_FAST_HIST,   \
+                0, 0};
 
 /* The instance for window size k (odd, 3..25), and how it is launched. */
 static median_fast_launch median_fast_pick(int k)
@@ -400,20 +472,23 @@ static median_fast_launch median_fast_pick(int k)
     case 3:
         return {median_fast_slide3_kernel, "median_fast_slide3_kernel", MEDIAN_FAST_SLIDE3,
                 NET_BLOCK_X * SLIDE3_TX, NET_BLOCK_Y * SLIDE3_TY};
-    NET_CASE(5) NET_CASE(7) NET_CASE(9)
-    HIST_CASE(11) HIST_CASE(13) HIST_CASE(15) HIST_CASE(17) HIST_CASE(19) HIST_CASE(21) HIST_CASE(23)
-    default: return {median_fast_hist_kernel<25>, "median_fast_hist_kernel<25>", MEDIAN_FAST_HIST, 0, 0};
+        NET_CASE(5)
+        NET_CASE(7) NET_CASE(9) HIST_CASE(11) HIST_CASE(13) HIST_CASE(15) HIST_CASE(17)
+            HIST_CASE(19) HIST_CASE(21) HIST_CASE(23) default
+            : return {median_fast_hist_kernel<25>, "median_fast_hist_kernel<25>", MEDIAN_FAST_HIST,
+                      0, 0};
     }
 }
 
-extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
-                                     void *state, cudaStream_t stream)
+extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                     const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)state;
     const int k = median_size(p);
     const median_fast_launch l = median_fast_pick(k);
     if (l.kind == MEDIAN_FAST_HIST) {
-        dim3 grid((src->width + HIST_THREADS - 1) / HIST_THREADS, (src->height + HIST_SEGMENT - 1) / HIST_SEGMENT, 3);
+        dim3 grid((src->width + HIST_THREADS - 1) / HIST_THREADS,
+                  (src->height + HIST_SEGMENT - 1) / HIST_SEGMENT, 3);
         l.kernel<<<grid, HIST_THREADS, 0, stream>>>(*src, *dst);
     } else {
         dim3 grid((src->width + l.tile_w - 1) / l.tile_w, (src->height + l.tile_h - 1) / l.tile_h);
@@ -423,10 +498,12 @@ extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, f
     return FV_OK;
 }
 
-extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+                                   int max)
 {
     if (max < 1) return 0;
     const median_fast_launch l = median_fast_pick(median_size(p));
-    out[0] = {l.name, (const void *)l.kernel, l.kind == MEDIAN_FAST_HIST ? HIST_THREADS : NET_BLOCK_X * NET_BLOCK_Y, 0};
+    out[0] = {l.name, (const void *)l.kernel,
+              l.kind == MEDIAN_FAST_HIST ? HIST_THREADS : NET_BLOCK_X * NET_BLOCK_Y, 0};
     return 1;
 }

@@ -13,8 +13,8 @@
 
 typedef struct median_npp_state {
     npp_state *npp;
-    fv_image padded;             /* (width + 2b) x (height + 2b), b = k / 2: replicated borders */
-    Npp8u *buffer;               /* NPP's scratch */
+    fv_image padded; /* (width + 2b) x (height + 2b), b = k / 2: replicated borders */
+    Npp8u *buffer;   /* NPP's scratch */
     int border;
 } median_npp_state;
 
@@ -36,7 +36,8 @@ void median_npp_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
-fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height)
+fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                  int height)
 {
     (void)v;
     const int k = median_size(p);
@@ -44,7 +45,8 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
     if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     s->border = k / 2;
     fv_status st = npp_state_make(&s->npp);
-    if (st == FV_OK) st = fv_device_image_alloc(&s->padded, width + 2 * s->border, height + 2 * s->border);
+    if (st == FV_OK)
+        st = fv_device_image_alloc(&s->padded, width + 2 * s->border, height + 2 * s->border);
     Npp32u bytes = 0;
     if (st == FV_OK) {
         NppiSize size = {width, height}, mask = {k, k};
@@ -53,7 +55,8 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
     }
     if (st == FV_OK && cudaMalloc((void **)&s->buffer, bytes ? bytes : 1) != cudaSuccess) {
         cudaGetLastError();
-        st = fv_fail(FV_ERR_MEMORY, "npp: cannot allocate the median's %u bytes of scratch", (unsigned)bytes);
+        st = fv_fail(FV_ERR_MEMORY, "npp: cannot allocate the median's %u bytes of scratch",
+                     (unsigned)bytes);
     }
     if (st != FV_OK) {
         median_npp_state_destroy(v, s);
@@ -63,18 +66,20 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
     return FV_OK;
 }
 
-fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                         cudaStream_t stream)
+fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                         const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)v;
     median_npp_state *s = state; /* made for p */
     const int k = median_size(p);
     FV_TRY(npp_stream(s->npp, stream));
     FV_TRY(median_pad_replicate(src, &s->padded, s->border, stream));
-    const Npp8u *origin = s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
+    const Npp8u *origin =
+        s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
     NppiSize size = {src->width, src->height}, mask = {k, k};
     NppiPoint anchor = {s->border, s->border};
-    return npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data, (Npp32s)dst->pitch,
-                                                  size, mask, anchor, s->buffer, s->npp->ctx),
+    return npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data,
+                                                  (Npp32s)dst->pitch, size, mask, anchor, s->buffer,
+                                                  s->npp->ctx),
                       "nppiFilterMedian_8u_C4R_Ctx");
 }

@@ -19,17 +19,18 @@ extern "C" {
 
 #ifdef FV_HAVE_NPP
 size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width, int height);
+fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                  int height);
 void median_npp_state_destroy(const fv_variant *v, void *state);
-fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p, void *state,
-                         cudaStream_t stream);
+fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                         const fv_params *p, void *state, cudaStream_t stream);
 
 /* NPP's median reads k/2 pixels beyond the ROI on every side and leaves providing them to the
  * caller: each run first copies the source into a padded image with replicated borders (the
  * variant's state), and that copy is part of its time. */
 #define FV_VARIANT_NPP_MEDIAN                                                                      \
     {.name = "npp",                                                                                \
-     .role = FV_ROLE_PEER,                                                                     \
+     .role = FV_ROLE_PEER,                                                                         \
      .summary = "NVIDIA NPP's nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 "      \
                 "replicated pixels (NPP reads beyond the ROI; the copy is timed too): the peer",   \
      .run = median_npp_run,                                                                        \

@@ -12,12 +12,16 @@
 
 #include <string.h>
 
-static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+static int clamp_int(int v, int lo, int hi)
+{
+    return v < lo ? lo : (v > hi ? hi : v);
+}
 
 fv_status median_size_check(const fv_params *p, const char *who, int *size)
 {
     const double v = p->value[MEDIAN_SIZE];
-    if (!(v >= FV_MEDIAN_MIN_SIZE && v <= FV_MEDIAN_MAX_SIZE) || v != (double)(int)v || (int)v % 2 == 0)
+    if (!(v >= FV_MEDIAN_MIN_SIZE && v <= FV_MEDIAN_MAX_SIZE) || v != (double)(int)v ||
+        (int)v % 2 == 0)
         return fv_fail(FV_ERR_ARG, "%s: size %g is not an odd integer in %d..%d", who, v,
                        FV_MEDIAN_MIN_SIZE, FV_MEDIAN_MAX_SIZE);
     *size = (int)v;
@@ -25,7 +29,8 @@ fv_status median_size_check(const fv_params *p, const char *who, int *size)
 }
 
 /* Adds `delta` to the bins of channel c of the clamped rows y-r..y+r of column x. */
-static void column_add(const fv_image *src, uint32_t hist[256], int x, int y, int r, int c, int delta)
+static void column_add(const fv_image *src, uint32_t hist[256], int x, int y, int r, int c,
+                       int delta)
 {
     for (int i = -r; i <= r; i++) {
         const uint8_t *row = src->data + (size_t)clamp_int(y + i, 0, src->height - 1) * src->pitch;

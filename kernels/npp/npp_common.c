@@ -14,7 +14,8 @@ fv_status npp_stream_context_fill(NppStreamContext *ctx)
 {
     int device = 0;
     struct cudaDeviceProp prop;
-    if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
+    if (cudaGetDevice(&device) != cudaSuccess ||
+        cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
         cudaGetLastError();
         return fv_fail(FV_ERR_CUDA, "npp: cannot query the CUDA device");
     }

@@ -25,7 +25,7 @@ extern "C" {
 #ifdef FV_HAVE_NPP
 typedef struct npp_state {
     NppStreamContext ctx;
-    Npp32f *taps;                /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights) */
+    Npp32f *taps; /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights) */
     int n_taps;
 } npp_state;
 

@@ -27,10 +27,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS) {
         if (!o.filter || !o.variant) abort(); /* help returns at once, before they are chosen */
         if (o.mode == CLI_MODE_BATCH && !o.output) abort();
-        if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 || o.n_sweep > CLI_MAX_SWEEP) abort();
+        if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 ||
+            o.n_sweep > CLI_MAX_SWEEP)
+            abort();
         /* --iters reaches only the filters that take that many passes */
         for (int f = 0; f < fv_n_filters; f++)
-            if (o.params[f].iterations < 1 || o.params[f].iterations > fv_filters[f]->max_iterations) abort();
+            if (o.params[f].iterations < 1 ||
+                o.params[f].iterations > fv_filters[f]->max_iterations)
+                abort();
         for (int k = 0; k < o.n_sizes; k++)
             if (o.sizes[k][0] < 1 || o.sizes[k][1] < 1) abort();
         if (o.keys) {

@@ -229,8 +229,7 @@ static int param_cases(const fv_filter *f, fv_params *out, int *big)
     for (int i = 0; i < f->n_params; i++)
         for (int end = 0; end < 2; end++) {
             const fv_param_desc *d = &f->params[i];
-            if (d->type == FV_PARAM_IMAGE)
-                continue; /* a file: the default runs */
+            if (d->type == FV_PARAM_IMAGE) continue; /* a file: the default runs */
             out[n] = fv_params_default(f);
             double v =
                 d->type == FV_PARAM_CHOICE ? (end ? d->n_choices - 1 : 0) : (end ? d->max : d->min);

@@ -33,9 +33,15 @@ static const char *shown_in_ring(const char *text, size_t room)
     return buf;
 }
 
-const char *cli_shown(const char *text) { return shown_in_ring(text, IMAGE_NAME_SHOWN); }
+const char *cli_shown(const char *text)
+{
+    return shown_in_ring(text, IMAGE_NAME_SHOWN);
+}
 
-const char *cli_escaped(const char *text) { return shown_in_ring(text, 4 * PATH_MAX + 1); }
+const char *cli_escaped(const char *text)
+{
+    return shown_in_ring(text, 4 * PATH_MAX + 1);
+}
 
 void cli_error(const char *format, ...)
 {
@@ -50,8 +56,10 @@ void cli_error(const char *format, ...)
 
 static int bad(const char *flag, const char *what, const char *got)
 {
-    if (got) cli_error("%s: expected %s, got '%s'", flag, what, cli_shown(got));
-    else cli_error("%s: expected %s, got nothing (the value is missing)", flag, what);
+    if (got)
+        cli_error("%s: expected %s, got '%s'", flag, what, cli_shown(got));
+    else
+        cli_error("%s: expected %s, got nothing (the value is missing)", flag, what);
     return 0;
 }
 
@@ -85,7 +93,8 @@ static const char *parse_side(const char *p, long *side)
 static const char *parse_size_at(const char *p, int *w, int *h)
 {
     long a = 0, b = 0;
-    if (!(p = parse_side(p, &a)) || (*p != 'x' && *p != 'X') || !(p = parse_side(p + 1, &b))) return NULL;
+    if (!(p = parse_side(p, &a)) || (*p != 'x' && *p != 'X') || !(p = parse_side(p + 1, &b)))
+        return NULL;
     *w = (int)a;
     *h = (int)b;
     return p;
@@ -106,16 +115,20 @@ static int parse_int(const char *flag, const char *s, long lo, long hi, int *out
 
 /* a plain decimal number (digits, at most one '.', no sign or exponent) in lo..hi, an optional
  * trailing '%' allowed where `percent` */
-static int parse_decimal(const char *flag, const char *s, double lo, double hi, int percent, double *out)
+static int parse_decimal(const char *flag, const char *s, double lo, double hi, int percent,
+                         double *out)
 {
     char want[96];
     snprintf(want, sizeof want, "a decimal number %g..%g%s", lo, hi, percent ? " (percent)" : "");
     int digits = 0, dots = 0;
     const char *p = s;
     for (; p && *p; p++) {
-        if (isdigit((unsigned char)*p)) digits++;
-        else if (*p == '.' && !dots) dots++;
-        else break;
+        if (isdigit((unsigned char)*p))
+            digits++;
+        else if (*p == '.' && !dots)
+            dots++;
+        else
+            break;
     }
     if (!s || !digits || (*p && !(percent && p[0] == '%' && p[1] == 0))) return bad(flag, want, s);
     const double v = strtod(s, NULL);
@@ -142,7 +155,8 @@ static int parse_sizes(const char *s, cli_options *o)
     o->n_sizes = 0;
     for (const char *p = s;; p++) {
         int w = 0, h = 0;
-        if (!(p = parse_size_at(p, &w, &h)) || (*p != ',' && *p != 0)) return bad("--sizes", want, s);
+        if (!(p = parse_size_at(p, &w, &h)) || (*p != ',' && *p != 0))
+            return bad("--sizes", want, s);
         if (o->n_sizes == CLI_MAX_SIZES) return bad("--sizes", "at most 32 sizes", s);
         o->sizes[o->n_sizes][0] = w;
         o->sizes[o->n_sizes][1] = h;
@@ -193,7 +207,11 @@ const fv_params *cli_params(const cli_options *o, const fv_filter *f)
 static int parse_pane_spec(const char *flag, const char *text, const fv_filter *current,
                            int with_original, pane_spec *out)
 {
-    if (!text) return bad(flag, with_original ? "FILTER:VARIANT, a variant or 'original'" : "FILTER:VARIANT or a variant", NULL);
+    if (!text)
+        return bad(flag,
+                   with_original ? "FILTER:VARIANT, a variant or 'original'"
+                                 : "FILTER:VARIANT or a variant",
+                   NULL);
     if (with_original && strcmp(text, "original") == 0) {
         out->filter = current;
         out->variant = NULL;
@@ -206,15 +224,18 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
         const int fits = colon - text < (ptrdiff_t)sizeof filter_name;
         snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
         if (!fits || !(f = fv_filter_find(filter_name))) {
-            if (fits) cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
-            else cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
+            if (fits)
+                cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
+            else
+                cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
             return 0;
         }
         name = colon + 1;
     }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
-        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name, cli_shown(name));
+        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name,
+                  cli_shown(name));
         return 0;
     }
     out->filter = f;
@@ -241,10 +262,10 @@ static int looks_like_size(const char *s)
 }
 
 typedef struct param_setting {
-    const char *flag;   /* as the user wrote it: "--sigma" or "-p" */
+    const char *flag; /* as the user wrote it: "--sigma" or "-p" */
     const char *name;
-    const char *text;   /* the value (a list for a bench sweep) */
-    char storage[64];   /* name split off "-p NAME=VALUE" */
+    const char *text;      /* the value (a list for a bench sweep) */
+    char storage[64];      /* name split off "-p NAME=VALUE" */
     char flag_storage[80]; /* "-p NAME" for messages */
 } param_setting;
 
@@ -262,7 +283,8 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             char names[256] = "";
             size_t len = 0;
             for (int k = 0; k < n_in_play && len < sizeof names; k++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", k ? ", " : "", in_play[k]->name);
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", k ? ", " : "",
+                                        in_play[k]->name);
             cli_error("%s: no parameter '%s' in %s (see --list)", set[i].flag, set[i].name, names);
             return 0;
         }
@@ -271,7 +293,8 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             int k = 0;
             while (fv_param_index(in_play[k], set[i].name) < 0) k++;
             char want[200];
-            fv_param_range_text(in_play[k], fv_param_index(in_play[k], set[i].name), want, sizeof want);
+            fv_param_range_text(in_play[k], fv_param_index(in_play[k], set[i].name), want,
+                                sizeof want);
             char *def = strstr(want, "; default");
             if (def) *def = 0;
             return bad(set[i].flag, want, NULL);
@@ -293,15 +316,17 @@ static int apply_settings(cli_options *o, param_setting *set, int n, const fv_fi
             o->n_sweep = 0;
             if (strlen(set[i].text) >= sizeof o->sweep_storage) {
                 char want[96];
-                snprintf(want, sizeof want, "a list of at most %d values and %d characters to sweep",
-                         CLI_MAX_SWEEP, CLI_MAX_SWEEP_TEXT - 1);
+                snprintf(want, sizeof want,
+                         "a list of at most %d values and %d characters to sweep", CLI_MAX_SWEEP,
+                         CLI_MAX_SWEEP_TEXT - 1);
                 return bad(set[i].flag, want, set[i].text);
             }
             snprintf(o->sweep_storage, sizeof o->sweep_storage, "%s", set[i].text);
             for (char *tok = o->sweep_storage, *next; tok; tok = next) {
                 next = strchr(tok, ',');
                 if (next) *next++ = 0;
-                if (o->n_sweep == CLI_MAX_SWEEP) return bad(set[i].flag, "at most 64 values to sweep", set[i].text);
+                if (o->n_sweep == CLI_MAX_SWEEP)
+                    return bad(set[i].flag, "at most 64 values to sweep", set[i].text);
                 o->sweep_text[o->n_sweep++] = tok;
             }
         }
@@ -363,29 +388,30 @@ enum {
 typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 
 #define MODE_BIT(m) (1u << (m))
-#define FOR_VIEWER MODE_BIT(CLI_MODE_VIEW)
-#define FOR_BATCH MODE_BIT(CLI_MODE_BATCH)
-#define FOR_BENCH MODE_BIT(CLI_MODE_BENCH)
-#define FOR_LIST MODE_BIT(CLI_MODE_LIST)
-#define FOR_SOURCE (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
-#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH) /* where a filter runs */
-#define FIELD(name) offsetof(cli_options, name)
+#define FOR_VIEWER  MODE_BIT(CLI_MODE_VIEW)
+#define FOR_BATCH   MODE_BIT(CLI_MODE_BATCH)
+#define FOR_BENCH   MODE_BIT(CLI_MODE_BENCH)
+#define FOR_LIST    MODE_BIT(CLI_MODE_LIST)
+#define FOR_SOURCE                                                                                 \
+    (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
+#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH)            /* where a filter runs */
+#define FIELD(name)   offsetof(cli_options, name)
 
 typedef struct cli_flag {
-    const char *names[3];     /* the spellings (NULL-terminated); none: a --help line only */
+    const char *names[3]; /* the spellings (NULL-terminated); none: a --help line only */
     flag_arg arg;
-    size_t field, field2;     /* where the value goes: offsets into cli_options */
-    double lo, hi;            /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
-    const char *expects;      /* ARG_TEXT */
-    int (*parse)(parse_state *s, const char *flag);  /* ARG_CUSTOM */
+    size_t field, field2; /* where the value goes: offsets into cli_options */
+    double lo, hi;        /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
+    const char *expects;  /* ARG_TEXT */
+    int (*parse)(parse_state *s, const char *flag); /* ARG_CUSTOM */
     /* NULL: the spelling always means this flag; else whether it does here (--size) */
     int (*means)(const parse_state *s, const char *flag);
-    unsigned flags;           /* FLAG_* */
-    cli_mode mode;            /* FLAG_STOP, FLAG_MODE */
-    unsigned modes;           /* the modes it means something in (MODE_BIT); 0: all */
+    unsigned flags; /* FLAG_* */
+    cli_mode mode;  /* FLAG_STOP, FLAG_MODE */
+    unsigned modes; /* the modes it means something in (MODE_BIT); 0: all */
     help_section section;
-    const char *label;        /* "-f, --filter NAME" */
-    const char *help;         /* printf format given FV_MAX_ITERATIONS; '\n' starts an indented line */
+    const char *label; /* "-f, --filter NAME" */
+    const char *help;  /* printf format given FV_MAX_ITERATIONS; '\n' starts an indented line */
 } cli_flag;
 
 /* What cli_parse gathers before it can resolve names (the filter comes after its parameters'
@@ -394,7 +420,7 @@ struct parse_state {
     cli_options *o;
     int argc;
     char **argv;
-    int i;                    /* argv[i]: the flag being read */
+    int i; /* argv[i]: the flag being read */
     const char *filter_name, *variant_name, *pane_text[2], *compare_text[2];
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings, iterations, mode_given;
@@ -403,7 +429,10 @@ struct parse_state {
     int given_at[64];         /* and where in argv */
 };
 
-static const char *next_value(parse_state *s) { return arg_value(s->argc, s->argv, &s->i); }
+static const char *next_value(parse_state *s)
+{
+    return arg_value(s->argc, s->argv, &s->i);
+}
 
 static int parse_pane(parse_state *s, const char *flag)
 {
@@ -415,9 +444,13 @@ static int parse_pane(parse_state *s, const char *flag)
 
 static int parse_interop(parse_state *s, const char *flag)
 {
-    static const struct { const char *name; fv_interop_path path; } paths[] = {
-        {"buffer", FV_INTEROP_BUFFER}, {"texture", FV_INTEROP_TEXTURE}, {"pbo", FV_INTEROP_PBO},
-        {"staging", FV_INTEROP_STAGING}};
+    static const struct {
+        const char *name;
+        fv_interop_path path;
+    } paths[] = {{"buffer", FV_INTEROP_BUFFER},
+                 {"texture", FV_INTEROP_TEXTURE},
+                 {"pbo", FV_INTEROP_PBO},
+                 {"staging", FV_INTEROP_STAGING}};
     const char *how = next_value(s);
     for (size_t k = 0; how && k < sizeof paths / sizeof paths[0]; k++)
         if (!strcmp(how, paths[k].name)) {
@@ -459,8 +492,8 @@ static int parse_iterations(parse_state *s, const char *flag)
 
 /* "canny", "canny and conv", "gaussian, invert and box": the distinct filters of list[] that
  * `pick` keeps */
-static void filter_names(const fv_filter *const *list, int n, int (*pick)(const fv_filter *), char *buf,
-                         size_t size)
+static void filter_names(const fv_filter *const *list, int n, int (*pick)(const fv_filter *),
+                         char *buf, size_t size)
 {
     const fv_filter *kept[FV_MAX_FILTERS + 4];
     int n_kept = 0;
@@ -472,18 +505,34 @@ static void filter_names(const fv_filter *const *list, int n, int (*pick)(const 
     size_t len = 0;
     buf[0] = 0;
     for (int k = 0; k < n_kept && len < size; k++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 0 ? "" : k == n_kept - 1 ? " and " : ", ",
+        len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                k == 0            ? ""
+                                : k == n_kept - 1 ? " and "
+                                                  : ", ",
                                 kept[k]->name);
 }
 
-static int iterates(const fv_filter *f) { return f->max_iterations > 1; }
-static int takes_image(const fv_filter *f) { return fv_param_index(f, "kernel-file") >= 0; }
-static int takes_no_image(const fv_filter *f) { return !takes_image(f); }
-static int runs_once(const fv_filter *f) { return f->max_iterations <= 1; }
+static int iterates(const fv_filter *f)
+{
+    return f->max_iterations > 1;
+}
+static int takes_image(const fv_filter *f)
+{
+    return fv_param_index(f, "kernel-file") >= 0;
+}
+static int takes_no_image(const fv_filter *f)
+{
+    return !takes_image(f);
+}
+static int runs_once(const fv_filter *f)
+{
+    return f->max_iterations <= 1;
+}
 
 /* --iters N, as a parameter applies: to every filter in play that can take N passes (the others
  * run once); a mistake when none of them can. The registry's max_iterations says which. */
-static int apply_iterations(cli_options *o, const parse_state *s, const fv_filter *const *in_play, int n_in_play)
+static int apply_iterations(cli_options *o, const parse_state *s, const fv_filter *const *in_play,
+                            int n_in_play)
 {
     int taken = 0, most = 1;
     for (int k = 0; k < n_in_play; k++) {
@@ -504,7 +553,8 @@ static int apply_iterations(cli_options *o, const parse_state *s, const fv_filte
         return 0;
     }
     for (int f = 0; f < fv_n_filters; f++)
-        o->params[f].iterations = fv_filters[f]->max_iterations >= s->iterations ? s->iterations : 1;
+        o->params[f].iterations =
+            fv_filters[f]->max_iterations >= s->iterations ? s->iterations : 1;
     return 1;
 }
 
@@ -546,134 +596,287 @@ static int parse_param(parse_state *s, const char *flag)
 /* --size WxH is the old name of --window; a filter's `size` parameter takes other values */
 static int size_means_window(const parse_state *s, const char *flag)
 {
-    return strcmp(flag, "--size") != 0 || s->i + 1 >= s->argc || looks_like_size(s->argv[s->i + 1]) ||
-           !any_filter_has_param("size");
+    return strcmp(flag, "--size") != 0 || s->i + 1 >= s->argc ||
+           looks_like_size(s->argv[s->i + 1]) || !any_filter_has_param("size");
 }
 
 /* In --help order, "options:" then "viewer:"; the filters' parameters (--sigma, ...) come from the
  * registry, between the two. */
 static const cli_flag cli_flags[] = {
     {.names = {"-h", "--help"}, .flags = FLAG_STOP, .mode = CLI_MODE_HELP},
-    {.names = {"-f", "--filter"}, .arg = ARG_CUSTOM, .parse = parse_filter, .section = HELP_OPTIONS,
-     .label = "-f, --filter NAME", .help = "filter (default gaussian); --list shows all"},
-    {.names = {"-v", "--variant"}, .arg = ARG_CUSTOM, .parse = parse_variant, .section = HELP_OPTIONS,
+    {.names = {"-f", "--filter"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_filter,
+     .section = HELP_OPTIONS,
+     .label = "-f, --filter NAME",
+     .help = "filter (default gaussian); --list shows all"},
+    {.names = {"-v", "--variant"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_variant,
+     .section = HELP_OPTIONS,
      .label = "-v, --variant NAME",
      .help = "kernel variant (default fast); `cpu` runs the reference,\n"
              "`npp` NVIDIA's NPP where the toolkit has it"},
-    {.names = {"-p"}, .arg = ARG_CUSTOM, .parse = parse_param, .section = HELP_OPTIONS,
+    {.names = {"-p"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_param,
+     .section = HELP_OPTIONS,
      .label = "--NAME VALUE",
      .help = "a filter parameter (below); also -p NAME=VALUE. It applies to\n"
              "every filter in play that has it; --bench sweeps a list:\n"
              "-p radius=1,2,4,8"},
-    {.names = {"--iters", "--iterations"}, .arg = ARG_CUSTOM, .parse = parse_iterations,
-     .section = HELP_OPTIONS, .label = "--iters N",
+    {.names = {"--iters", "--iterations"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_iterations,
+     .section = HELP_OPTIONS,
+     .label = "--iters N",
      .help = "apply the filters that iterate N times, 1..%d (default 1)"},
-    {.names = {"-o", "--output"}, .arg = ARG_TEXT, .field = FIELD(output), .expects = "an output .png path",
-     .flags = FLAG_ONCE | FLAG_MODE, .mode = CLI_MODE_BATCH, .section = HELP_OPTIONS,
+    {.names = {"-o", "--output"},
+     .arg = ARG_TEXT,
+     .field = FIELD(output),
+     .expects = "an output .png path",
+     .flags = FLAG_ONCE | FLAG_MODE,
+     .mode = CLI_MODE_BATCH,
+     .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
      .help = "write the result as PNG, or JPEG for .jpg/.jpeg (written to a\n"
              "temporary name, then renamed: never half a file); a folder\n"
              "(DIR/) takes every input: a progress bar, a failed file is\n"
              "reported and skipped, exit 1 at the end if any failed"},
-    {.names = {"--png-level"}, .arg = ARG_INT, .field = FIELD(png_level), .lo = 0, .hi = 9,
-     .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--png-level N",
+    {.names = {"--png-level"},
+     .arg = ARG_INT,
+     .field = FIELD(png_level),
+     .lo = 0,
+     .hi = 9,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--png-level N",
      .help = "PNG compression, 0..9 (default 1: fast; 9: smallest)"},
-    {.names = {"--jpeg-quality"}, .arg = ARG_INT, .field = FIELD(jpeg_quality), .lo = 1, .hi = 100,
-     .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--jpeg-quality N",
+    {.names = {"--jpeg-quality"},
+     .arg = ARG_INT,
+     .field = FIELD(jpeg_quality),
+     .lo = 1,
+     .hi = 100,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--jpeg-quality N",
      .help = "JPEG quality, 1..100 (default 90)"},
-    {.names = {"--noise"}, .arg = ARG_PERCENT, .field = FIELD(noise.density), .lo = 0,
-     .hi = 100 * FV_NOISE_MAX_DENSITY, .modes = FOR_SOURCE, .section = HELP_OPTIONS, .label = "--noise D",
+    {.names = {"--noise"},
+     .arg = ARG_PERCENT,
+     .field = FIELD(noise.density),
+     .lo = 0,
+     .hi = 100 * FV_NOISE_MAX_DENSITY,
+     .modes = FOR_SOURCE,
+     .section = HELP_OPTIONS,
+     .label = "--noise D",
      .help = "salt-and-pepper noise on the source: D %% of the pixels, 0..50\n"
              "(viewer: n/N); --noise-sigma S adds Gaussian noise (0..128),\n"
              "--noise-seed N draws another pattern. The same noisy image on\n"
              "the CPU and the GPU, for every pane and filter"},
-    {.names = {"--noise-sigma"}, .arg = ARG_DECIMAL, .field = FIELD(noise.sigma), .lo = 0,
-     .hi = FV_NOISE_MAX_SIGMA, .modes = FOR_SOURCE},
+    {.names = {"--noise-sigma"},
+     .arg = ARG_DECIMAL,
+     .field = FIELD(noise.sigma),
+     .lo = 0,
+     .hi = FV_NOISE_MAX_SIGMA,
+     .modes = FOR_SOURCE},
     {.names = {"--noise-seed"}, .arg = ARG_SEED, .field = FIELD(noise.seed), .modes = FOR_SOURCE},
-    {.names = {"--save-source"}, .arg = ARG_TEXT, .field = FIELD(save_source), .expects = "an output image path",
-     .flags = FLAG_ONCE, .modes = FOR_BATCH, .section = HELP_OPTIONS, .label = "--save-source FILE",
-     .help = "with -o: also write the source the filter saw (the noisy one)"},
-    {.names = {"--kernel-file"}, .arg = ARG_TEXT, .field = FIELD(kernel_file),
-     .expects = "an image file (conv's shape file)", .flags = FLAG_ONCE, .modes = FOR_FILTERING,
+    {.names = {"--save-source"},
+     .arg = ARG_TEXT,
+     .field = FIELD(save_source),
+     .expects = "an output image path",
+     .flags = FLAG_ONCE,
+     .modes = FOR_BATCH,
      .section = HELP_OPTIONS,
-     .label = "--kernel-file FILE", .help = "conv's kernel for shape file: a grayscale image up to 127x127"},
-    {.names = {"--compare"}, .arg = ARG_CUSTOM, .parse = parse_compare, .flags = FLAG_MODE,
-     .mode = CLI_MODE_COMPARE, .section = HELP_OPTIONS, .label = "--compare A B",
+     .label = "--save-source FILE",
+     .help = "with -o: also write the source the filter saw (the noisy one)"},
+    {.names = {"--kernel-file"},
+     .arg = ARG_TEXT,
+     .field = FIELD(kernel_file),
+     .expects = "an image file (conv's shape file)",
+     .flags = FLAG_ONCE,
+     .modes = FOR_FILTERING,
+     .section = HELP_OPTIONS,
+     .label = "--kernel-file FILE",
+     .help = "conv's kernel for shape file: a grayscale image up to 127x127"},
+    {.names = {"--compare"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_compare,
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_COMPARE,
+     .section = HELP_OPTIONS,
+     .label = "--compare A B",
      .help = "run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
              "the differing pixels"},
-    {.names = {"--bench"}, .flags = FLAG_MODE, .mode = CLI_MODE_BENCH, .section = HELP_OPTIONS,
-     .label = "--bench", .help = "time every variant on random images (CUDA events, median)"},
-    {.names = {"--sizes"}, .arg = ARG_CUSTOM, .parse = parse_sizes_flag, .modes = FOR_BENCH,
-     .section = HELP_OPTIONS, .label = "--sizes WxH,...",
+    {.names = {"--bench"},
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--bench",
+     .help = "time every variant on random images (CUDA events, median)"},
+    {.names = {"--sizes"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_sizes_flag,
+     .modes = FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--sizes WxH,...",
      .help = "benchmark sizes (default: 512x512 .. 9984x6400)"},
-    {.names = {"--image"}, .arg = ARG_TEXT, .field = FIELD(bench_image), .expects = "an image file for the bench",
-     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--image FILE",
+    {.names = {"--image"},
+     .arg = ARG_TEXT,
+     .field = FIELD(bench_image),
+     .expects = "an image file for the bench",
+     .flags = FLAG_ONCE,
+     .modes = FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--image FILE",
      .help = "bench on this photo instead of random images (resized to each\n"
              "of --sizes; its own size without them): Canny wants a photo"},
-    {.names = {"--csv"}, .arg = ARG_TEXT, .field = FIELD(csv), .expects = "a CSV output path",
-     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--csv FILE",
+    {.names = {"--csv"},
+     .arg = ARG_TEXT,
+     .field = FIELD(csv),
+     .expects = "a CSV output path",
+     .flags = FLAG_ONCE,
+     .modes = FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--csv FILE",
      .help = "also write the benchmark table as CSV (with kernel resources)"},
-    {.names = {"--chart"}, .arg = ARG_TEXT, .field = FIELD(chart), .expects = "a .png path for the chart",
-     .flags = FLAG_ONCE, .modes = FOR_BENCH, .section = HELP_OPTIONS, .label = "--chart FILE",
+    {.names = {"--chart"},
+     .arg = ARG_TEXT,
+     .field = FIELD(chart),
+     .expects = "a .png path for the chart",
+     .flags = FLAG_ONCE,
+     .modes = FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--chart FILE",
      .help = "also draw the benchmark as a PNG chart: lines over a swept\n"
              "parameter, else bars over the sizes"},
-    {.names = {"--runs"}, .arg = ARG_INT, .field = FIELD(runs), .lo = 1, .hi = 10000, .modes = FOR_BENCH,
-     .section = HELP_OPTIONS, .label = "--runs N", .help = "timed runs per cell (default 20); --seed N random seed"},
+    {.names = {"--runs"},
+     .arg = ARG_INT,
+     .field = FIELD(runs),
+     .lo = 1,
+     .hi = 10000,
+     .modes = FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--runs N",
+     .help = "timed runs per cell (default 20); --seed N random seed"},
     {.names = {"--seed"}, .arg = ARG_SEED, .field = FIELD(seed)},
-    {.names = {"--list"}, .flags = FLAG_MODE, .mode = CLI_MODE_LIST, .section = HELP_OPTIONS, .label = "--list",
+    {.names = {"--list"},
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_LIST,
+     .section = HELP_OPTIONS,
+     .label = "--list",
      .help = "filters, their parameters and variants; --verbose adds each\n"
              "kernel's registers, shared memory, block size and occupancy"},
     {.names = {"--verbose"}, .arg = ARG_SWITCH, .field = FIELD(verbose), .modes = FOR_LIST},
-    {.names = {"--info"}, .flags = FLAG_MODE, .mode = CLI_MODE_INFO, .section = HELP_OPTIONS, .label = "--info",
+    {.names = {"--info"},
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_INFO,
+     .section = HELP_OPTIONS,
+     .label = "--info",
      .help = "the CUDA device and its memory"},
-    {.section = HELP_VIEWER, .label = "(no -o)",
+    {.section = HELP_VIEWER,
+     .label = "(no -o)",
      .help = "open the viewer: a window where there is a display, else\n"
              "headless (EGL), writing a screenshot"},
-    {.names = {"-a", "-b"}, .arg = ARG_CUSTOM, .parse = parse_pane, .modes = FOR_VIEWER, .section = HELP_VIEWER,
+    {.names = {"-a", "-b"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_pane,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
      .label = "-a SPEC, -b SPEC",
      .help = "what panes A and B show: a variant of -f's filter, FILTER:VARIANT\n"
              "(B with another filter than A unlinks the panes), or 'original'\n"
              "(default: A = naive, B = smem; -v also sets A)"},
-    {.names = {"--interop"}, .arg = ARG_CUSTOM, .parse = parse_interop, .modes = FOR_VIEWER,
-     .section = HELP_VIEWER, .label = "--interop HOW",
+    {.names = {"--interop"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_interop,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--interop HOW",
      .help = "how CUDA output reaches GL: 'buffer' (default) kernels write\n"
              "registered GL buffers that the shader samples directly;\n"
              "'texture' a device copy into registered textures; 'pbo'\n"
              "kernels write pixel buffers that GL copies (the classic way);\n"
              "'staging' no interop, through the host (the fallback)"},
-    {.names = {"--headless"}, .arg = ARG_SWITCH, .field = FIELD(headless), .modes = FOR_VIEWER,
-     .section = HELP_VIEWER, .label = "--headless", .help = "draw offscreen through EGL on the GPU (no X server)"},
-    {.names = {"--keys"}, .arg = ARG_TEXT, .field = FIELD(keys), .expects = "a key sequence such as \"1bc<PgUp>\"",
-     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--keys SEQ",
+    {.names = {"--headless"},
+     .arg = ARG_SWITCH,
+     .field = FIELD(headless),
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--headless",
+     .help = "draw offscreen through EGL on the GPU (no X server)"},
+    {.names = {"--keys"},
+     .arg = ARG_TEXT,
+     .field = FIELD(keys),
+     .expects = "a key sequence such as \"1bc<PgUp>\"",
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--keys SEQ",
      .help = "replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
              "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"
              "<WxH> resizes the window (<0x0>: minimised)"},
-    {.names = {"--frames"}, .arg = ARG_INT, .field = FIELD(frames), .lo = 1, .hi = 1000000, .modes = FOR_VIEWER,
-     .section = HELP_VIEWER, .label = "--frames N", .help = "frames to draw, then exit (window or headless)"},
-    {.names = {"--screenshot"}, .arg = ARG_TEXT, .field = FIELD(screenshot), .expects = "a .png path",
-     .flags = FLAG_ONCE, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--screenshot FILE",
+    {.names = {"--frames"},
+     .arg = ARG_INT,
+     .field = FIELD(frames),
+     .lo = 1,
+     .hi = 1000000,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--frames N",
+     .help = "frames to draw, then exit (window or headless)"},
+    {.names = {"--screenshot"},
+     .arg = ARG_TEXT,
+     .field = FIELD(screenshot),
+     .expects = "a .png path",
+     .flags = FLAG_ONCE,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--screenshot FILE",
      .help = "write the last frame as PNG, then exit"},
-    {.names = {"--bench-frames"}, .arg = ARG_INT, .field = FIELD(bench_frames), .lo = 1, .hi = 100000,
-     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--bench-frames N",
+    {.names = {"--bench-frames"},
+     .arg = ARG_INT,
+     .field = FIELD(bench_frames),
+     .lo = 1,
+     .hi = 100000,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--bench-frames N",
      .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
              "where the rest goes, and the CUDA <-> GL hand-over floor"},
-    {.names = {"--window", "--size"}, .arg = ARG_SIZE, .field = FIELD(window_w), .field2 = FIELD(window_h),
-     .hi = CLI_MAX_WINDOW, .means = size_means_window, .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--window WxH",
+    {.names = {"--window", "--size"},
+     .arg = ARG_SIZE,
+     .field = FIELD(window_w),
+     .field2 = FIELD(window_h),
+     .hi = CLI_MAX_WINDOW,
+     .means = size_means_window,
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--window WxH",
      .help = "window or offscreen size (--size WxH still works)"},
-    {.names = {"--random"}, .arg = ARG_SIZE, .field = FIELD(random_w), .field2 = FIELD(random_h),
-     .modes = FOR_VIEWER, .section = HELP_VIEWER, .label = "--random WxH",
+    {.names = {"--random"},
+     .arg = ARG_SIZE,
+     .field = FIELD(random_w),
+     .field2 = FIELD(random_h),
+     .modes = FOR_VIEWER,
+     .section = HELP_VIEWER,
+     .label = "--random WxH",
      .help = "a random image of that size instead of a file"},
-    {.names = {"--help-keys"}, .flags = FLAG_STOP, .mode = CLI_MODE_HELP_KEYS, .section = HELP_VIEWER,
-     .label = "--help-keys", .help = "the viewer's keys as a markdown table"},
+    {.names = {"--help-keys"},
+     .flags = FLAG_STOP,
+     .mode = CLI_MODE_HELP_KEYS,
+     .section = HELP_VIEWER,
+     .label = "--help-keys",
+     .help = "the viewer's keys as a markdown table"},
 };
 
 #define N_FLAGS ((int)(sizeof cli_flags / sizeof cli_flags[0]))
-_Static_assert(sizeof cli_flags / sizeof cli_flags[0] <= sizeof((parse_state *)0)->given_at /
-                   sizeof(int), "parse_state keeps a slot per row of cli_flags");
+_Static_assert(sizeof cli_flags / sizeof cli_flags[0] <=
+                   sizeof((parse_state *)0)->given_at / sizeof(int),
+               "parse_state keeps a slot per row of cli_flags");
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH, FOR_LIST, FOR_BATCH, FOR_SOURCE, FOR_FILTERING};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,
+                                       FOR_BATCH,  FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
@@ -681,7 +884,8 @@ static const char *const mode_names[] = {
 
 static const char *mode_name(cli_mode m)
 {
-    return (size_t)m < sizeof mode_names / sizeof mode_names[0] && mode_names[m] ? mode_names[m] : "this mode";
+    return (size_t)m < sizeof mode_names / sizeof mode_names[0] && mode_names[m] ? mode_names[m]
+                                                                                 : "this mode";
 }
 
 /* "the viewer", or "the viewer, -o and --compare" */
@@ -694,7 +898,10 @@ static void modes_text(unsigned modes, char *buf, size_t size)
     for (int m = 0; m < 32 && len < size; m++)
         if ((modes >> m) & 1) {
             k++;
-            len += (size_t)snprintf(buf + len, size - len, "%s%s", k == 1 ? "" : k == n ? " and " : ", ",
+            len += (size_t)snprintf(buf + len, size - len, "%s%s",
+                                    k == 1   ? ""
+                                    : k == n ? " and "
+                                             : ", ",
                                     mode_name((cli_mode)m));
         }
 }
@@ -725,7 +932,8 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
     }
     if ((f->flags & FLAG_ONCE) && *(const char **)field) {
         cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
-                  s->i + 1 < s->argc ? "'" : "", s->i + 1 < s->argc ? cli_shown(s->argv[s->i + 1]) : "nothing",
+                  s->i + 1 < s->argc ? "'" : "",
+                  s->i + 1 < s->argc ? cli_shown(s->argv[s->i + 1]) : "nothing",
                   s->i + 1 < s->argc ? "'" : "");
         return 0;
     }
@@ -754,8 +962,8 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         break;
     }
     case ARG_SIZE:
-        if (!parse_one_size(a, next_value(s), f->hi > 0 ? (int)f->hi : FV_MAX_DIMENSION, (int *)field,
-                            (int *)((char *)o + f->field2)))
+        if (!parse_one_size(a, next_value(s), f->hi > 0 ? (int)f->hi : FV_MAX_DIMENSION,
+                            (int *)field, (int *)((char *)o + f->field2)))
             return 0;
         break;
     case ARG_CUSTOM:
@@ -822,8 +1030,9 @@ static int check_image_file(const cli_options *o, const char *flag, const fv_fil
     }
     if (taker) {
         const fv_param_desc *d = &taker->params[chooser];
-        cli_error("%s is %s's kernel for --%s file, but its %s is %s: give --%s file", flag, taker->name,
-                  d->name, d->name, d->choices[(int)cli_params(o, taker)->value[chooser]], d->name);
+        cli_error("%s is %s's kernel for --%s file, but its %s is %s: give --%s file", flag,
+                  taker->name, d->name, d->name,
+                  d->choices[(int)cli_params(o, taker)->value[chooser]], d->name);
         return 0;
     }
     char names[160], takers[160];
@@ -874,9 +1083,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
         }
         const cli_flag *f = find_flag(&s, a);
         int r = 0;
-        if (f) r = read_flag(&s, f, a);
-        else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2)) r = parse_param(&s, a);
-        else cli_error("unknown option '%s' (see --help)", cli_shown(a));
+        if (f)
+            r = read_flag(&s, f, a);
+        else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2))
+            r = parse_param(&s, a);
+        else
+            cli_error("unknown option '%s' (see --help)", cli_shown(a));
         if (r == 0) return 0;
         if (r == 2) return 1;
     }
@@ -886,7 +1098,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     }
     o->variant = fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name) {
-        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name, cli_shown(s.variant_name));
+        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
+                  cli_shown(s.variant_name));
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -897,12 +1110,14 @@ int cli_parse(int argc, char **argv, cli_options *o)
     for (int k = 0; k < 2; k++) {
         static const char *const pane_flags[2] = {"-a", "-b"};
         if (s.pane_text[k]) {
-            if (!parse_pane_spec(pane_flags[k], s.pane_text[k], o->filter, 1, &o->pane[k])) return 0;
+            if (!parse_pane_spec(pane_flags[k], s.pane_text[k], o->filter, 1, &o->pane[k]))
+                return 0;
             o->pane_given[k] = 1;
             in_play[n_in_play++] = o->pane[k].filter;
         }
         if (s.compare_text[k]) {
-            if (!parse_pane_spec("--compare", s.compare_text[k], o->filter, 0, &o->compare[k])) return 0;
+            if (!parse_pane_spec("--compare", s.compare_text[k], o->filter, 0, &o->compare[k]))
+                return 0;
             in_play[n_in_play++] = o->compare[k].filter;
         }
     }
@@ -929,7 +1144,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
         /* "out.png/" names a folder: the file it names without its slashes rules that out */
         char *bare = o->output_is_dir ? strdup(o->output) : NULL;
         for (size_t k = bare ? strlen(bare) : 0; k > 1 && bare[k - 1] == '/'; k--) bare[k - 1] = 0;
-        const int found = bare && stat(bare, &st) == 0, under_file = bare && !found && errno == ENOTDIR;
+        const int found = bare && stat(bare, &st) == 0,
+                  under_file = bare && !found && errno == ENOTDIR;
         free(bare);
         if ((found && !S_ISDIR(st.st_mode)) || under_file) {
             cli_error("-o: '%s' is %s, not a folder", cli_shown(o->output),
@@ -968,7 +1184,8 @@ void cli_print_list(int verbose)
             snprintf(flag, sizeof flag, "--%s", f->params[k].name);
             printf("  %-12s %s (%s)\n", flag, f->params[k].help, range);
         }
-        if (f->max_iterations > 1) printf("  %-12s passes, 1..%d (default 1)\n", "--iters", f->max_iterations);
+        if (f->max_iterations > 1)
+            printf("  %-12s passes, 1..%d (default 1)\n", "--iters", f->max_iterations);
         for (int v = 0; v < f->n_variants; v++) {
             const fv_variant *var = &f->variants[v];
             printf("  %-10s %s%s\n", var->name, var->summary,
@@ -976,13 +1193,15 @@ void cli_print_list(int verbose)
             if (!verbose) continue;
             char res[512];
             fv_params p = fv_params_default(f);
-            if (have_device || fv_variant_is_host(var)) fv_variant_resources_text(var, &p, res, sizeof res);
-            else snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
+            if (have_device || fv_variant_is_host(var))
+                fv_variant_resources_text(var, &p, res, sizeof res);
+            else
+                snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
             printf("  %-10s   %s\n", "", res);
             if (have_device && !fv_variant_is_host(var)) {
                 size_t bytes = fv_runner_device_bytes(f, var, &p, 9984, 6400);
-                printf("  %-10s   device memory at 9984x6400 beyond source and result: %.1f MiB\n", "",
-                       (double)bytes / (1 << 20));
+                printf("  %-10s   device memory at 9984x6400 beyond source and result: %.1f MiB\n",
+                       "", (double)bytes / (1 << 20));
             }
         }
     }
@@ -997,8 +1216,10 @@ static void print_flag_help(const cli_flag *f)
         const char *end = strchr(p, '\n');
         size_t n = end ? (size_t)(end - p) : strlen(p);
         snprintf(line, sizeof line, "%.*s", (int)n, p);
-        if (first) printf("  %-21s ", f->label);
-        else printf("%24s", "");
+        if (first)
+            printf("  %-21s ", f->label);
+        else
+            printf("%24s", "");
         printf(line, FV_MAX_ITERATIONS);
         printf("\n");
         p += n + (end ? 1 : 0);
@@ -1013,20 +1234,21 @@ static void print_section(help_section section)
 
 void cli_print_help(void)
 {
-    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
-           "\n"
-           "usage:\n"
-           "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
-           "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
-           "                                                  filter many, each to OUTDIR/NAME.png\n"
-           "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
-           "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
-           "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
-           "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
-           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-           "  filterview --list [--verbose] | --info | --help | --help-keys\n"
-           "\n"
-           "options:\n");
+    printf(
+        "filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
+        "\n"
+        "usage:\n"
+        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
+        "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+        "                                                  filter many, each to OUTDIR/NAME.png\n"
+        "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
+        "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
+        "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
+        "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
+        "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+        "  filterview --list [--verbose] | --info | --help | --help-keys\n"
+        "\n"
+        "options:\n");
     print_section(HELP_OPTIONS);
     printf("\nparameters:\n");
     for (int i = 0; i < fv_n_filters; i++) {

@@ -38,32 +38,32 @@ typedef enum fv_interop_path {
 /* What a pane (-a, -b) or a --compare side shows: a filter's variant, or the original. */
 typedef struct pane_spec {
     const fv_filter *filter;
-    const fv_variant *variant;  /* NULL: the original */
+    const fv_variant *variant; /* NULL: the original */
 } pane_spec;
 
-#define CLI_MAX_SWEEP 64
-#define CLI_MAX_SWEEP_TEXT 4096     /* the list's characters: a longer one is refused, not cut */
-#define CLI_MAX_INPUTS 4096         /* files on one command line; a folder holds any number */
+#define CLI_MAX_SWEEP      64
+#define CLI_MAX_SWEEP_TEXT 4096 /* the list's characters: a longer one is refused, not cut */
+#define CLI_MAX_INPUTS     4096 /* files on one command line; a folder holds any number */
 
 typedef struct cli_options {
     cli_mode mode;
-    const char *input;          /* image path (the first of inputs) */
-    const char *output;         /* -o PNG or JPEG path, or a folder (output_is_dir) */
-    const char *kernel_file;    /* --kernel-file: conv's `file` kernel, a grayscale image */
+    const char *input;       /* image path (the first of inputs) */
+    const char *output;      /* -o PNG or JPEG path, or a folder (output_is_dir) */
+    const char *kernel_file; /* --kernel-file: conv's `file` kernel, a grayscale image */
     /* batch: every input given (files and folders), written into the folder -o names */
     int n_inputs;
     const char *inputs[CLI_MAX_INPUTS];
-    int output_is_dir;          /* -o DIR/, or an existing folder with several inputs or a folder */
-    int png_level;              /* --png-level 0..9 (-1: the default) */
-    int jpeg_quality;           /* --jpeg-quality 1..100 (0: the default) */
-    fv_noise noise;             /* --noise, --noise-sigma, --noise-seed: on the source */
-    const char *save_source;    /* --save-source: write the source the filter sees (-o) */
-    const fv_filter *filter;    /* -f (default gaussian) */
-    const fv_variant *variant;  /* -v (default fast) */
+    int output_is_dir;         /* -o DIR/, or an existing folder with several inputs or a folder */
+    int png_level;             /* --png-level 0..9 (-1: the default) */
+    int jpeg_quality;          /* --jpeg-quality 1..100 (0: the default) */
+    fv_noise noise;            /* --noise, --noise-sigma, --noise-seed: on the source */
+    const char *save_source;   /* --save-source: write the source the filter sees (-o) */
+    const fv_filter *filter;   /* -f (default gaussian) */
+    const fv_variant *variant; /* -v (default fast) */
     int filter_given, variant_given;
-    pane_spec pane[2];          /* -a / -b */
+    pane_spec pane[2]; /* -a / -b */
     int pane_given[2];
-    pane_spec compare[2];       /* --compare A B */
+    pane_spec compare[2];             /* --compare A B */
     fv_params params[FV_MAX_FILTERS]; /* per filter (fv_filters order): defaults + what was given */
     /* --bench: one parameter may be given a list of values to sweep (-p radius=1,2,4) */
     const char *sweep_name;
@@ -72,20 +72,20 @@ typedef struct cli_options {
     int n_sizes;
     int sizes[CLI_MAX_SIZES][2];
     const char *csv;
-    const char *bench_image;    /* --image: the bench's photo, resized to each size (else random) */
-    const char *chart;          /* --chart: the bench table as a PNG chart */
+    const char *bench_image; /* --image: the bench's photo, resized to each size (else random) */
+    const char *chart;       /* --chart: the bench table as a PNG chart */
     int runs;
     unsigned seed;
-    int verbose;                /* --list --verbose: kernel resources */
+    int verbose; /* --list --verbose: kernel resources */
     /* viewer */
     int headless;
-    fv_interop_path interop;    /* --interop: how CUDA output reaches GL (default buffer) */
-    const char *keys;           /* replayed through the key handler, one per frame */
-    int frames;                 /* 0: interactive (window) or as many as the keys need */
-    const char *screenshot;     /* written after the last frame */
-    int bench_frames;           /* frames to time (kernel vs the rest) */
-    int window_w, window_h;     /* --window (or --size WxH) */
-    int random_w, random_h;     /* --random: a random image instead of a file */
+    fv_interop_path interop; /* --interop: how CUDA output reaches GL (default buffer) */
+    const char *keys;        /* replayed through the key handler, one per frame */
+    int frames;              /* 0: interactive (window) or as many as the keys need */
+    const char *screenshot;  /* written after the last frame */
+    int bench_frames;        /* frames to time (kernel vs the rest) */
+    int window_w, window_h;  /* --window (or --size WxH) */
+    int random_w, random_h;  /* --random: a random image instead of a file */
     /* storage for the sweep's name and comma-separated values */
     char sweep_name_storage[64];
     char sweep_storage[CLI_MAX_SWEEP_TEXT];

@@ -26,15 +26,18 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_FILE_BYTES ((size_t)2 << 30)  /* no supported file of an allowed size is larger */
+#define MAX_FILE_BYTES ((size_t)2 << 30) /* no supported file of an allowed size is larger */
 
 /* ---- input ---- */
 
 /* What a path that is no regular file is, for the message. */
 static const char *file_kind(mode_t mode)
 {
-    return S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device" : S_ISBLK(mode) ? "a block device"
-         : S_ISSOCK(mode) ? "a socket" : "of an unknown kind";
+    return S_ISFIFO(mode)   ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "of an unknown kind";
 }
 
 /* Opens an input without blocking: open() of a FIFO waits for a writer and its read() for data,
@@ -48,7 +51,8 @@ static fv_status open_input(const char *path, const char *name, int *fd_out, str
     if (fd < 0) {
         int e = errno;
         if (e == ENXIO && stat(path, st) == 0 && !S_ISREG(st->st_mode)) /* a socket */
-            return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
+            return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name,
+                           file_kind(st->st_mode));
         return fv_fail(FV_ERR_IO, "cannot open '%s': %s", name, strerror(e));
     }
     if (fstat(fd, st) != 0) {
@@ -58,7 +62,8 @@ static fv_status open_input(const char *path, const char *name, int *fd_out, str
     }
     if (!S_ISREG(st->st_mode)) {
         close(fd);
-        if (S_ISDIR(st->st_mode)) return fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
+        if (S_ISDIR(st->st_mode))
+            return fv_fail(FV_ERR_IO, "'%s' is a directory, not an image", name);
         return fv_fail(FV_ERR_IO, "'%s': not a regular file (%s)", name, file_kind(st->st_mode));
     }
     int flags = fcntl(fd, F_GETFL);
@@ -75,19 +80,23 @@ static fv_status read_whole_file(const char *path, const char *name, uint8_t **d
     struct stat st;
     FV_TRY(open_input(path, name, &fd, &st));
     fv_status s = FV_OK;
-    if (st.st_size == 0) s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
+    if (st.st_size == 0)
+        s = fv_fail(FV_ERR_FORMAT, "'%s' is empty", name);
     else if ((unsigned long long)st.st_size > MAX_FILE_BYTES)
-        s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads",
-                    name, (long long)st.st_size >> 20);
+        s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads", name,
+                    (long long)st.st_size >> 20);
     uint8_t *buf = s == FV_OK ? malloc((size_t)st.st_size) : NULL;
     if (s == FV_OK && !buf) s = fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
     size_t got = 0;
     while (s == FV_OK && got < (size_t)st.st_size) {
         ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
         if (n < 0 && errno == EINTR) continue;
-        if (n < 0) s = fv_fail(FV_ERR_IO, "cannot read '%s': %s", name, strerror(errno));
-        else if (n == 0) break; /* shrank while we read: the decoder sees a truncated file */
-        else got += (size_t)n;
+        if (n < 0)
+            s = fv_fail(FV_ERR_IO, "cannot read '%s': %s", name, strerror(errno));
+        else if (n == 0)
+            break; /* shrank while we read: the decoder sees a truncated file */
+        else
+            got += (size_t)n;
     }
     close(fd);
     if (s != FV_OK) {
@@ -113,23 +122,37 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
     size_t size = 0;
     FV_TRY(read_whole_file(path, name, &data, &size));
     fv_status s;
-    if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8)) s = codec_png_decode(name, data, size, a, out);
-    else if (starts_with(data, size, "\xff\xd8\xff", 3)) s = codec_jpeg_decode(name, data, size, a, out);
-    else if (size >= 3 && data[0] == 'P' && strchr("2356", data[1]) && data[1] && strchr(" \t\r\n#", data[2]))
+    if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8))
+        s = codec_png_decode(name, data, size, a, out);
+    else if (starts_with(data, size, "\xff\xd8\xff", 3))
+        s = codec_jpeg_decode(name, data, size, a, out);
+    else if (size >= 3 && data[0] == 'P' && strchr("2356", data[1]) && data[1] &&
+             strchr(" \t\r\n#", data[2]))
         s = codec_pnm_decode(name, data, size, a, out);
-    else if (starts_with(data, size, "BM", 2)) s = codec_bmp_decode(name, data, size, a, out);
+    else if (starts_with(data, size, "BM", 2))
+        s = codec_bmp_decode(name, data, size, a, out);
     else if (starts_with(data, size, "GIF8", 4) || starts_with(data, size, "#?RADIANCE", 10) ||
              starts_with(data, size, "#?RGBE", 6) || starts_with(data, size, "8BPS", 4))
-        s = fv_fail(FV_ERR_FORMAT, "'%s' is a %s file, which filterview does not read: convert it to "
-                    "PNG", name, data[0] == 'G' ? "GIF" : data[0] == '8' ? "Photoshop" : "Radiance HDR");
+        s = fv_fail(FV_ERR_FORMAT,
+                    "'%s' is a %s file, which filterview does not read: convert it to "
+                    "PNG",
+                    name,
+                    data[0] == 'G'   ? "GIF"
+                    : data[0] == '8' ? "Photoshop"
+                                     : "Radiance HDR");
     else
-        s = fv_fail(FV_ERR_FORMAT, "'%s' is not an image filterview can read (it reads PNG, JPEG, "
-                    "PNM and BMP)", name);
+        s = fv_fail(FV_ERR_FORMAT,
+                    "'%s' is not an image filterview can read (it reads PNG, JPEG, "
+                    "PNM and BMP)",
+                    name);
     free(data);
     return s;
 }
 
-fv_status image_load(const char *path, fv_image *out) { return image_load_with(path, NULL, out); }
+fv_status image_load(const char *path, fv_image *out)
+{
+    return image_load_with(path, NULL, out);
+}
 
 fv_status image_load_limited(const char *path, int max_width, int max_height, fv_image *out)
 {
@@ -166,9 +189,12 @@ static void dir_name(const char *path, char *dir, size_t size)
 {
     snprintf(dir, size, "%s", path);
     char *slash = strrchr(dir, '/');
-    if (slash == dir) dir[1] = 0;
-    else if (slash) *slash = 0;
-    else snprintf(dir, size, ".");
+    if (slash == dir)
+        dir[1] = 0;
+    else if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, size, ".");
 }
 
 /* What rename() will replace: path itself, or the file a symbolic link points to. */
@@ -178,8 +204,10 @@ static fv_status resolve_target(const char *path, const char *name, char *target
     if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
         char resolved[PATH_MAX];
         if (!realpath(path, resolved))
-            return fv_fail(FV_ERR_IO, "cannot write '%s': it is a symbolic link to a missing file "
-                           "or folder", name);
+            return fv_fail(FV_ERR_IO,
+                           "cannot write '%s': it is a symbolic link to a missing file "
+                           "or folder",
+                           name);
         if ((size_t)snprintf(target, size, "%s", resolved) >= size)
             return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
         return FV_OK;
@@ -194,13 +222,16 @@ static fv_status check_target(const char *target, const char *name)
 {
     struct stat st;
     if (stat(target, &st) == 0) {
-        if (S_ISDIR(st.st_mode)) return fv_fail(FV_ERR_IO, "cannot write '%s': it is a directory", name);
+        if (S_ISDIR(st.st_mode))
+            return fv_fail(FV_ERR_IO, "cannot write '%s': it is a directory", name);
         if (!S_ISREG(st.st_mode))
             return fv_fail(FV_ERR_IO, "cannot write '%s': it is not a regular file", name);
         /* root may write anything: a file nobody may write is still read-only */
         if ((st.st_mode & 0222) == 0 || access(target, W_OK) != 0)
-            return fv_fail(FV_ERR_IO, "cannot write '%s': it is read-only (filterview does not "
-                           "replace it)", name);
+            return fv_fail(FV_ERR_IO,
+                           "cannot write '%s': it is read-only (filterview does not "
+                           "replace it)",
+                           name);
     }
     if (strlen(base_name(target)) > NAME_MAX)
         return fv_fail(FV_ERR_IO, "cannot write '%s': the file name is longer than %d bytes", name,
@@ -209,7 +240,8 @@ static fv_status check_target(const char *target, const char *name)
     dir_name(target, dir, sizeof dir);
     image_printable(dir, dir_text, sizeof dir_text);
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return fv_fail(FV_ERR_IO, "cannot write '%s': directory '%s' does not exist", name, dir_text);
+        return fv_fail(FV_ERR_IO, "cannot write '%s': directory '%s' does not exist", name,
+                       dir_text);
     if (access(dir, W_OK) != 0)
         return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
     return FV_OK;
@@ -223,7 +255,8 @@ fv_status image_check_output_path(const char *path)
     const char *base = base_name(path);
     int ok_ending = (n >= 4 && strcasecmp(path + n - 4, ".png") == 0) || is_jpeg_name(path);
     if (!ok_ending || strlen(base) <= 4 || (is_jpeg_name(path) && strcasecmp(base, ".jpeg") == 0))
-        return fv_fail(FV_ERR_ARG, "output '%s' must end in .png, .jpg or .jpeg (after a name)", name);
+        return fv_fail(FV_ERR_ARG, "output '%s' must end in .png, .jpg or .jpeg (after a name)",
+                       name);
     char target[PATH_MAX];
     FV_TRY(resolve_target(path, name, target, sizeof target));
     return check_target(target, name);
@@ -243,7 +276,7 @@ static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
  * removed. SIGPIPE and SIGXFSZ are ignored instead, so that a write to a closed pipe or past the
  * file size limit (ulimit -f) fails with EPIPE or EFBIG and is reported like any failed write. */
 static const int temp_signals[] = {
-    SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
+    SIGINT,    SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM, SIGVTALRM, SIGPROF, SIGXCPU,
 #ifdef SIGPOLL
     SIGPOLL,
 #endif
@@ -269,7 +302,8 @@ static void temp_signal_handler(int sig)
 static void temp_take_signal(int sig, void (*handler)(int))
 {
     struct sigaction old;
-    if (sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL) return;
+    if (sigaction(sig, NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+        return;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = handler;
@@ -288,7 +322,10 @@ static void temp_install_handlers(void)
         temp_take_signal(temp_ignored[i], SIG_IGN);
 }
 
-void image_temp_signals_init(void) { pthread_once(&temp_once, temp_install_handlers); }
+void image_temp_signals_init(void)
+{
+    pthread_once(&temp_once, temp_install_handlers);
+}
 
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
  * just not cleaned up on a signal). */
@@ -340,7 +377,8 @@ fv_status image_temp_open(const char *path, image_temp *t)
     for (int attempt = 0; attempt < 100; attempt++) {
         unsigned long r = mix + __atomic_add_fetch(&counter, 7919, __ATOMIC_RELAXED) * 40503u;
         char tag[7];
-        for (int i = 0; i < 6; i++, r /= 36) tag[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[r % 36];
+        for (int i = 0; i < 6; i++, r /= 36)
+            tag[i] = "0123456789abcdefghijklmnopqrstuvwxyz"[r % 36];
         tag[6] = 0;
         const char *prefix = strchr(t->target, '/') == NULL ? "" : strcmp(dir, "/") ? dir : "";
         int len = snprintf(t->path, sizeof t->path, "%s%s%.*s%s%s", prefix,
@@ -353,7 +391,8 @@ fv_status image_temp_open(const char *path, image_temp *t)
             t->slot = temp_register(t->path);
             break;
         }
-        if (errno != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
+        if (errno != EEXIST)
+            return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
     if (existing) {

@@ -18,9 +18,9 @@ static size_t utf8_printable_length(const unsigned char *s, size_t left)
     if (n == 0 || n > left) return 0;
     for (size_t i = 1; i < n; i++)
         if ((s[i] & 0xc0) != 0x80) return 0;
-    if (n == 2 && c == 0xc2 && s[1] < 0xa0) return 0;               /* U+0080..U+009F */
-    if (n == 3 && c == 0xe0 && s[1] < 0xa0) return 0;               /* overlong */
-    if (n == 3 && c == 0xed && s[1] >= 0xa0) return 0;              /* surrogates */
+    if (n == 2 && c == 0xc2 && s[1] < 0xa0) return 0;  /* U+0080..U+009F */
+    if (n == 3 && c == 0xe0 && s[1] < 0xa0) return 0;  /* overlong */
+    if (n == 3 && c == 0xed && s[1] >= 0xa0) return 0; /* surrogates */
     if (n == 4 && ((c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] >= 0x90))) return 0;
     return n;
 }
@@ -37,8 +37,10 @@ static size_t shown_token(const unsigned char *s, size_t left, size_t *n)
 
 static size_t put_token(const unsigned char *s, size_t n, size_t shown, char *buf, size_t o)
 {
-    if (shown == n) memcpy(buf + o, s, n);
-    else snprintf(buf + o, 5, "\\x%02x", s[0]);
+    if (shown == n)
+        memcpy(buf + o, s, n);
+    else
+        snprintf(buf + o, 5, "\\x%02x", s[0]);
     return o + shown;
 }
 
@@ -63,7 +65,8 @@ void image_printable(const char *text, char *buf, size_t size)
         memcpy(buf + o, "...", 3);
         o += 3;
         size_t at = 0, shown = 0;
-        for (i = 0; i < len; i += n, at += shown) { /* the first sequence that ends the text in tail */
+        for (i = 0; i < len;
+             i += n, at += shown) { /* the first sequence that ends the text in tail */
             shown = shown_token(s + i, len - i, &n);
             if (at >= total - tail) break;
         }

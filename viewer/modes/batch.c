@@ -32,11 +32,13 @@ int batch_main(const cli_options *o)
         describe_params(f, p, params, sizeof params);
         char noise[96] = "";
         if (fv_noise_is_on(&o->noise))
-            snprintf(noise, sizeof noise, "; source noise %g %%, sigma %g, seed %u", o->noise.density * 100,
-                     o->noise.sigma, o->noise.seed);
-        printf("wrote %s (%dx%d, %s/%s, %s%s) in %.3f ms %s\n", cli_escaped(o->output), src.width, src.height, f->name,
-               v->name, params, noise, ms, fv_variant_is_host(v) ? "on the CPU" : "on the GPU");
-        if (o->save_source) printf("wrote %s (the source the filter saw)\n", cli_escaped(o->save_source));
+            snprintf(noise, sizeof noise, "; source noise %g %%, sigma %g, seed %u",
+                     o->noise.density * 100, o->noise.sigma, o->noise.seed);
+        printf("wrote %s (%dx%d, %s/%s, %s%s) in %.3f ms %s\n", cli_escaped(o->output), src.width,
+               src.height, f->name, v->name, params, noise, ms,
+               fv_variant_is_host(v) ? "on the CPU" : "on the GPU");
+        if (o->save_source)
+            printf("wrote %s (the source the filter saw)\n", cli_escaped(o->save_source));
     }
     fv_host_image_free(&src);
     fv_host_image_free(&dst);

@@ -29,8 +29,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define MAX_WORKERS 64
-#define GPU_SLOTS 2              /* streams: one uploads while the other filters */
+#define MAX_WORKERS          64
+#define GPU_SLOTS            2 /* streams: one uploads while the other filters */
 #define PROGRESS_INTERVAL_MS 100.0
 
 typedef struct job {
@@ -57,12 +57,12 @@ typedef struct batch_run {
     job *jobs;
     int n_jobs;
     int n_workers;
-    int host;                    /* the cpu variant: workers filter too */
+    int host; /* the cpu variant: workers filter too */
     image_save_options save;
     pthread_mutex_t lock;
-    pthread_cond_t work;         /* for workers: an encode, a decode token or the end */
-    pthread_cond_t gpu;          /* for the GPU thread: a decoded image, or no more */
-    pthread_cond_t out_free;     /* for the GPU thread: an output token */
+    pthread_cond_t work;     /* for workers: an encode, a decode token or the end */
+    pthread_cond_t gpu;      /* for the GPU thread: a decoded image, or no more */
+    pthread_cond_t out_free; /* for the GPU thread: an output token */
     int next_decode, decodes_done, in_tokens, out_tokens, gpu_done;
     int gpu_queue[4 * MAX_WORKERS + 16], gpu_head, gpu_tail;
     int encode_queue[4 * MAX_WORKERS + 16], enc_head, enc_tail;
@@ -135,11 +135,14 @@ static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
                 list = grown;
             }
             list[n] = d ? join(o->inputs[i], e->d_name) : strdup(o->inputs[i]);
-            if (!list[n]) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+            if (!list[n])
+                s = fv_fail(FV_ERR_MEMORY, "out of host memory");
             else if (d && is_folder(list[n], e)) { /* named like an image, but not one */
-                cli_error("'%s' is a folder: skipped (subfolders are not searched)", cli_shown(list[n]));
+                cli_error("'%s' is a folder: skipped (subfolders are not searched)",
+                          cli_shown(list[n]));
                 free(list[n]);
-            } else n++;
+            } else
+                n++;
         }
         if (d) {
             closedir(d);
@@ -179,14 +182,17 @@ static fv_status name_outputs(batch_run *b, const char *dir)
             const char *first = NULL, *second = NULL;
             for (int k = 0; k < b->n_jobs; k++)
                 if (strcmp(b->jobs[k].out, sorted[i]) == 0) {
-                    if (!first) first = b->jobs[k].in;
-                    else if (!second) second = b->jobs[k].in;
+                    if (!first)
+                        first = b->jobs[k].in;
+                    else if (!second)
+                        second = b->jobs[k].in;
                 }
             char a[IMAGE_NAME_SHOWN], c[IMAGE_NAME_SHOWN], o[IMAGE_NAME_SHOWN];
             image_printable(first, a, sizeof a);
             image_printable(second, c, sizeof c);
             image_printable(sorted[i], o, sizeof o);
-            s = fv_fail(FV_ERR_ARG, "'%s' and '%s' would both be written to '%s': rename one", a, c, o);
+            s = fv_fail(FV_ERR_ARG, "'%s' and '%s' would both be written to '%s': rename one", a, c,
+                        o);
         }
     free(sorted);
     return s;
@@ -214,7 +220,8 @@ static void progress_draw(batch_run *b, int final)
         long left = (long)((b->n_jobs - b->done) / rate + 0.5);
         snprintf(eta, sizeof eta, "%ld:%02ld", left / 60, left % 60);
     }
-    fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s\033[K", bar, b->done, b->n_jobs, rate, eta);
+    fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s\033[K", bar, b->done, b->n_jobs, rate,
+            eta);
     fflush(stderr);
 }
 
@@ -283,7 +290,8 @@ static uint8_t *pool_alloc(void *context, size_t bytes)
     pthread_mutex_unlock(&p->lock);
     if (pick < 0) return NULL;
     if (p->cap[pick] < bytes) {
-        if (p->data[pick]) p->pinned[pick] ? (void)cudaFreeHost(p->data[pick]) : free(p->data[pick]);
+        if (p->data[pick])
+            p->pinned[pick] ? (void)cudaFreeHost(p->data[pick]) : free(p->data[pick]);
         p->data[pick] = NULL;
         p->cap[pick] = 0;
         void *d = NULL;
@@ -329,8 +337,10 @@ static void pool_destroy(pinned_pool *p)
 static void release_image(const image_allocator *a, fv_image *img)
 {
     if (!img->data) return;
-    if (a) a->release(a->context, img->data);
-    else fv_host_image_free(img);
+    if (a)
+        a->release(a->context, img->data);
+    else
+        fv_host_image_free(img);
     memset(img, 0, sizeof *img);
 }
 
@@ -348,7 +358,8 @@ static void *host_worker(void *arg)
         fv_status s = image_load(j->in, &j->src);
         if (s == FV_OK) s = source_with_noise(b->o, &j->src);
         if (s == FV_OK) s = fv_host_image_alloc(&j->dst, j->src.width, j->src.height);
-        if (s == FV_OK) s = fv_runner_prepare(&runner, b->f, b->v, b->p, j->src.width, j->src.height);
+        if (s == FV_OK)
+            s = fv_runner_prepare(&runner, b->f, b->v, b->p, j->src.width, j->src.height);
         if (s == FV_OK) s = fv_runner_run(&runner, &j->src, &j->dst, 0);
         release_image(NULL, &j->src);
         if (s == FV_OK) s = image_save(j->out, &j->dst, &b->save);
@@ -368,7 +379,7 @@ static void *device_worker(void *arg)
     const image_allocator out_alloc = {pool_alloc, pool_release, &b->out_pool};
     pthread_mutex_lock(&b->lock);
     for (;;) {
-        if (b->enc_head != b->enc_tail) {  /* encodes first: they free buffers */
+        if (b->enc_head != b->enc_tail) { /* encodes first: they free buffers */
             int i = b->encode_queue[b->enc_head++ % (int)(sizeof b->encode_queue / sizeof(int))];
             pthread_mutex_unlock(&b->lock);
             fv_status s = image_save(b->jobs[i].out, &b->jobs[i].dst, &b->save);
@@ -411,7 +422,7 @@ typedef struct gpu_slot {
     cudaEvent_t done;
     fv_image d_src, d_dst;
     fv_runner runner;
-    int job;                 /* in flight here; -1: none */
+    int job; /* in flight here; -1: none */
 } gpu_slot;
 
 static fv_status slot_ensure_size(batch_run *b, gpu_slot *g, int w, int h)
@@ -465,15 +476,19 @@ static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
     fv_status s = FV_OK;
     char name[IMAGE_NAME_SHOWN];
     image_printable(j->in, name, sizeof name);
-    if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4, (size_t)h,
-                          cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
-        s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
+    if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4,
+                          (size_t)h, cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
+        s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", name,
+                    cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK) s = fv_runner_run(&g->runner, &g->d_src, &g->d_dst, g->stream);
-    if (s == FV_OK && cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, (size_t)w * 4,
-                                        (size_t)h, cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
-        s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", name, cudaGetErrorString(cudaGetLastError()));
+    if (s == FV_OK &&
+        cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, (size_t)w * 4,
+                          (size_t)h, cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
+        s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", name,
+                    cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK && cudaEventRecord(g->done, g->stream) != cudaSuccess)
-        s = fv_fail(FV_ERR_CUDA, "cannot record a CUDA event: %s", cudaGetErrorString(cudaGetLastError()));
+        s = fv_fail(FV_ERR_CUDA, "cannot record a CUDA event: %s",
+                    cudaGetErrorString(cudaGetLastError()));
     if (s != FV_OK) {
         cudaStreamSynchronize(g->stream); /* nothing may still write the buffers we give back */
         release_image(&out_alloc, &j->dst);
@@ -490,7 +505,8 @@ static void gpu_loop(batch_run *b)
         slot[k].job = -1;
         if (cudaStreamCreateWithFlags(&slot[k].stream, cudaStreamNonBlocking) != cudaSuccess ||
             cudaEventCreateWithFlags(&slot[k].done, cudaEventDisableTiming) != cudaSuccess)
-            setup = fv_fail(FV_ERR_CUDA, "cannot create CUDA streams: %s", cudaGetErrorString(cudaGetLastError()));
+            setup = fv_fail(FV_ERR_CUDA, "cannot create CUDA streams: %s",
+                            cudaGetErrorString(cudaGetLastError()));
     }
     for (int k = 0;; k = (k + 1) % GPU_SLOTS) {
         pthread_mutex_lock(&b->lock);
@@ -596,7 +612,8 @@ int batch_many_main(const cli_options *o)
         b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
         if (b.n_workers > n) b.n_workers = n;
         /* few files on many cores: each PNG is deflated on several threads */
-        b.save = (image_save_options){.png_level = o->png_level, .jpeg_quality = o->jpeg_quality,
+        b.save = (image_save_options){.png_level = o->png_level,
+                                      .jpeg_quality = o->jpeg_quality,
                                       .threads = (int)(cores / b.n_workers)};
         b.in_tokens = b.n_workers + GPU_SLOTS;
         b.out_tokens = b.n_workers + GPU_SLOTS;
@@ -616,10 +633,12 @@ int batch_many_main(const cli_options *o)
         pthread_t tid[MAX_WORKERS];
         int started = 0;
         for (int t = 0; t < b.n_workers; t++)
-            if (pthread_create(&tid[started], NULL, b.host ? host_worker : device_worker, &b) == 0) started++;
+            if (pthread_create(&tid[started], NULL, b.host ? host_worker : device_worker, &b) == 0)
+                started++;
         if (started == 0) {
             /* no threads at all: this one does the work */
-            if (b.host) host_worker(&b);
+            if (b.host)
+                host_worker(&b);
             else {
                 fv_fail(FV_ERR_MEMORY, "cannot start worker threads");
                 code = run_fail_line();
@@ -634,8 +653,10 @@ int batch_many_main(const cli_options *o)
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "threads", b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params, cli_escaped(o->output),
-                   seconds, seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
+                   "threads",
+                   b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params,
+                   cli_escaped(o->output), seconds,
+                   seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
                    b.host ? "on the CPU" : "on the GPU", started ? started : 1);
             if (b.failed) printf("; %d failed", b.failed);
             printf("\n");

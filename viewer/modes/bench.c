@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BENCH_WARMUP 3
-#define BENCH_MAX_SETS 16
+#define BENCH_WARMUP        3
+#define BENCH_MAX_SETS      16
 #define BENCH_CPU_BUDGET_MS 2000.0
-#define BENCH_COPY_BYTES ((size_t)256 << 20)
+#define BENCH_COPY_BYTES    ((size_t)256 << 20)
 
 static const int default_sizes[][2] = {{512, 512},   {1856, 1376}, {2048, 2048}, {3840, 2160},
                                        {6304, 4192}, {7360, 4832}, {9984, 6400}};
@@ -70,8 +70,10 @@ fv_status bench_copy_bandwidth(size_t bytes, int runs, double *gbps)
     if (cudaMalloc(&c.a, c.bytes) != cudaSuccess || cudaMalloc(&c.b, c.bytes) != cudaSuccess)
         st = fv_fail(FV_ERR_MEMORY, "cannot allocate 2 x %zu MiB to measure copy bandwidth",
                      c.bytes >> 20);
-    if (st == FV_OK) st = cudaMemset(c.a, 0x5a, c.bytes) == cudaSuccess ? FV_OK
-                          : fv_fail(FV_ERR_CUDA, "cudaMemset failed");
+    if (st == FV_OK)
+        st = cudaMemset(c.a, 0x5a, c.bytes) == cudaSuccess
+                 ? FV_OK
+                 : fv_fail(FV_ERR_CUDA, "cudaMemset failed");
     double ms = 0;
     if (st == FV_OK) st = fv_time_median(copy_op_run, &c, 1, BENCH_WARMUP, runs, &ms);
     if (st == FV_OK) *gbps = 2.0 * (double)c.bytes / (ms * 1e6);
@@ -107,12 +109,12 @@ typedef struct bench_row {
     const fv_filter *filter;
     const fv_variant *variant;
     char params[160];
-    int sweep_index;            /* which value of the swept parameter (0 without a sweep) */
+    int sweep_index; /* which value of the swept parameter (0 without a sweep) */
     double ms, mpix_s, gb_s, share, speedup; /* speedup < 0: no baseline to compare with */
-    int max_diff;               /* largest |difference| from the baseline's output; -1: not compared */
-    double share_differing;     /* share of pixels that differ from the baseline's */
+    int max_diff;           /* largest |difference| from the baseline's output; -1: not compared */
+    double share_differing; /* share of pixels that differ from the baseline's */
     char resources[512];
-    char note[128];             /* the variant's note on its last run ("" without one) */
+    char note[128]; /* the variant's note on its last run ("" without one) */
 } bench_row;
 
 typedef struct bench_table {
@@ -137,22 +139,31 @@ static void print_row(FILE *out, const bench_row *r, int csv)
 {
     char size[32], speed[32], diff[48];
     snprintf(size, sizeof size, "%dx%d", r->width, r->height);
-    if (r->speedup > 0) snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
-    else snprintf(speed, sizeof speed, csv ? "" : "-");
-    if (r->max_diff < 0) snprintf(diff, sizeof diff, csv ? "" : "-");
-    else if (csv) snprintf(diff, sizeof diff, "%d,%.6f", r->max_diff, r->share_differing);
-    else if (r->max_diff == 0) snprintf(diff, sizeof diff, "0");
-    else snprintf(diff, sizeof diff, "%d (%.1f%%)", r->max_diff, 100.0 * r->share_differing);
+    if (r->speedup > 0)
+        snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
+    else
+        snprintf(speed, sizeof speed, csv ? "" : "-");
+    if (r->max_diff < 0)
+        snprintf(diff, sizeof diff, csv ? "" : "-");
+    else if (csv)
+        snprintf(diff, sizeof diff, "%d,%.6f", r->max_diff, r->share_differing);
+    else if (r->max_diff == 0)
+        snprintf(diff, sizeof diff, "0");
+    else
+        snprintf(diff, sizeof diff, "%d (%.1f%%)", r->max_diff, 100.0 * r->share_differing);
     if (csv) {
         char resources[600];
         snprintf(resources, sizeof resources, "\"%s\"", r->resources);
-        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width, r->height,
-                r->filter->name, r->params, r->variant->name, fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms,
-                r->mpix_s, r->gb_s, r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
+        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width,
+                r->height, r->filter->name, r->params, r->variant->name,
+                fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms, r->mpix_s, r->gb_s,
+                r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
     } else {
-        fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",
-                size, r->filter->name, r->params, r->variant->name, r->ms, r->mpix_s, r->gb_s,
-                100.0 * r->share, speed, diff);
+        fprintf(
+            out,
+            "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",
+            size, r->filter->name, r->params, r->variant->name, r->ms, r->mpix_s, r->gb_s,
+            100.0 * r->share, speed, diff);
     }
 }
 
@@ -168,8 +179,10 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
     const int sweep = o->n_sweep > 0;
     int n_x = sweep ? o->n_sweep : n_sizes;
     for (int x = 0; x < n_x; x++) {
-        if (sweep) snprintf(labels[x], sizeof labels[x], "%s", o->sweep_text[x]);
-        else snprintf(labels[x], sizeof labels[x], "%dx%d", sizes[x][0], sizes[x][1]);
+        if (sweep)
+            snprintf(labels[x], sizeof labels[x], "%s", o->sweep_text[x]);
+        else
+            snprintf(labels[x], sizeof labels[x], "%dx%d", sizes[x][0], sizes[x][1]);
         ticks[x] = labels[x];
     }
     int n_series = 0;
@@ -178,8 +191,10 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
         char name[48], size[32];
         snprintf(size, sizeof size, "%dx%d", r->width, r->height);
         /* a sweep over several sizes: one line per variant and size */
-        if (sweep && n_sizes > 1) snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
-        else snprintf(name, sizeof name, "%s/%s", r->filter->name, r->variant->name);
+        if (sweep && n_sizes > 1)
+            snprintf(name, sizeof name, "%s/%s %s", r->filter->name, r->variant->name, size);
+        else
+            snprintf(name, sizeof name, "%s/%s", r->filter->name, r->variant->name);
         int s = 0;
         while (s < n_series && strcmp(names[s], name) != 0) s++;
         if (s == n_series) {
@@ -197,16 +212,24 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
     if (sweep && n_sizes > 1)
         snprintf(title, sizeof title, "filterview --bench: ms per run over %s", o->sweep_name);
     else if (sweep)
-        snprintf(title, sizeof title, "filterview --bench: ms per run over %s at %dx%d", o->sweep_name,
-                 sizes[0][0], sizes[0][1]);
+        snprintf(title, sizeof title, "filterview --bench: ms per run over %s at %dx%d",
+                 o->sweep_name, sizes[0][0], sizes[0][1]);
     else
         snprintf(title, sizeof title, "filterview --bench: ms per run over image sizes");
-    snprintf(subtitle, sizeof subtitle, "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device,
-             copy_gbps, o->runs);
+    snprintf(subtitle, sizeof subtitle,
+             "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device, copy_gbps,
+             o->runs);
     chart_desc c = {
-        .title = title, .subtitle = subtitle, .x_label = sweep ? o->sweep_name : "image size",
-        .y_label = "ms per run (log scale)", .x_ticks = ticks, .n_x = n_x, .series = series,
-        .n_series = n_series, .lines = sweep, .log_y = 1,
+        .title = title,
+        .subtitle = subtitle,
+        .x_label = sweep ? o->sweep_name : "image size",
+        .y_label = "ms per run (log scale)",
+        .x_ticks = ticks,
+        .n_x = n_x,
+        .series = series,
+        .n_series = n_series,
+        .lines = sweep,
+        .log_y = 1,
     };
     return chart_write_png(o->chart, &c);
 }
@@ -230,7 +253,7 @@ typedef struct bench_cell {
     const fv_params *p;
     const fv_image *host;
     bench_sets *sets;
-    fv_image reference;         /* the baseline's output (device) */
+    fv_image reference; /* the baseline's output (device) */
     void *diff_work;
     double baseline_ms;
     double copy_gbps;
@@ -262,11 +285,13 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
     fv_runner runner = {0};
     fv_status st = fv_runner_prepare(&runner, f, v, p, w, h); /* state made before any timing */
     variant_op op = {&runner, c->sets};
-    if (st == FV_OK) st = fv_time_median(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
+    if (st == FV_OK)
+        st = fv_time_median(variant_op_run, &op, c->sets->n, BENCH_WARMUP, c->o->runs, &r->ms);
     if (st == FV_OK) { /* how far from the baseline's bytes (exact variants: 0) */
         st = fv_runner_run(&runner, &c->sets->src[0], &c->sets->dst[0], 0);
         fv_diff_stats d;
-        if (st == FV_OK && c->reference.data && (st = fv_diff(&c->sets->dst[0], &c->reference, &d, c->diff_work, 0)) == FV_OK) {
+        if (st == FV_OK && c->reference.data &&
+            (st = fv_diff(&c->sets->dst[0], &c->reference, &d, c->diff_work, 0)) == FV_OK) {
             r->max_diff = d.max_abs;
             r->share_differing = (double)d.n_differing / ((double)w * h);
         }
@@ -286,7 +311,8 @@ static void resample_bilinear(const fv_image *from, fv_image *to)
         fy = fy < 0 ? 0 : fy;
         const int y0 = (int)fy, y1 = y0 + 1 < from->height ? y0 + 1 : y0;
         const double wy = fy - y0;
-        const uint8_t *r0 = from->data + (size_t)y0 * from->pitch, *r1 = from->data + (size_t)y1 * from->pitch;
+        const uint8_t *r0 = from->data + (size_t)y0 * from->pitch,
+                      *r1 = from->data + (size_t)y1 * from->pitch;
         uint8_t *out = to->data + (size_t)y * to->pitch;
         for (int x = 0; x < to->width; x++) {
             double fx = (x + 0.5) * sx - 0.5;
@@ -321,8 +347,12 @@ int bench_main(const cli_options *o)
     int sizes[CLI_MAX_SIZES][2], n_sizes = 0;
     const int n_default = (int)(sizeof default_sizes / sizeof default_sizes[0]);
     for (; n_sizes < (o->n_sizes ? o->n_sizes : photo.data ? 1 : n_default); n_sizes++) {
-        sizes[n_sizes][0] = o->n_sizes ? o->sizes[n_sizes][0] : photo.data ? photo.width : default_sizes[n_sizes][0];
-        sizes[n_sizes][1] = o->n_sizes ? o->sizes[n_sizes][1] : photo.data ? photo.height : default_sizes[n_sizes][1];
+        sizes[n_sizes][0] = o->n_sizes   ? o->sizes[n_sizes][0]
+                            : photo.data ? photo.width
+                                         : default_sizes[n_sizes][0];
+        sizes[n_sizes][1] = o->n_sizes   ? o->sizes[n_sizes][1]
+                            : photo.data ? photo.height
+                                         : default_sizes[n_sizes][1];
     }
     if (o->chart && image_check_output_path(o->chart) != FV_OK) {
         cli_error("--chart: %s", fv_last_error());
@@ -341,13 +371,19 @@ int bench_main(const cli_options *o)
         return 1;
     }
     printf("# filterview benchmark: %s (%d SMs, L2 %d MiB), %d timed runs per cell (median), "
-           "seed %u\n", prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
+           "seed %u\n",
+           prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
     printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n", copy_gbps,
            BENCH_COPY_BYTES >> 20);
-    if (o->bench_image) printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image), photo.width, photo.height);
-    else printf("# source: random images (seed %u + size index)\n\n", o->seed);
-    printf("| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
-    printf("|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
+    if (o->bench_image)
+        printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image),
+               photo.width, photo.height);
+    else
+        printf("# source: random images (seed %u + size index)\n\n", o->seed);
+    printf(
+        "| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
+    printf(
+        "|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
 
     bench_table table = {0};
     int failed = 0;
@@ -356,7 +392,8 @@ int bench_main(const cli_options *o)
         cli_error("cannot allocate the comparison buffer");
         failed = 1;
     }
-    double cpu_ms_per_pixel[FV_MAX_FILTERS] = {0}; /* per filter: last measured CPU time per pixel */
+    double cpu_ms_per_pixel[FV_MAX_FILTERS] = {
+        0}; /* per filter: last measured CPU time per pixel */
     const int n_values = o->n_sweep ? o->n_sweep : 1;
     for (int si = 0; si < n_sizes && !failed; si++) {
         const int w = sizes[si][0], h = sizes[si][1];
@@ -370,8 +407,10 @@ int bench_main(const cli_options *o)
         fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 2), what);
         if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
         if (st == FV_OK) {
-            if (photo.data) resample_bilinear(&photo, &host);
-            else fv_image_fill_random(&host, o->seed + (unsigned)si);
+            if (photo.data)
+                resample_bilinear(&photo, &host);
+            else
+                fv_image_fill_random(&host, o->seed + (unsigned)si);
             st = alloc_sets(&sets, &host, n_sets);
         }
         if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
@@ -392,8 +431,8 @@ int bench_main(const cli_options *o)
                     failed = 1;
                     break;
                 }
-                bench_cell cell = {o, f, &p, &host, &sets, reference, diff_work, -1, copy_gbps,
-                                   &cpu_ms_per_pixel[fi]};
+                bench_cell cell = {o,         f,         &p, &host,     &sets,
+                                   reference, diff_work, -1, copy_gbps, &cpu_ms_per_pixel[fi]};
                 /* the baseline first: its output is what every variant is compared with */
                 const fv_variant *base = fv_filter_baseline(f);
                 int order[64], n_order = 0;
@@ -412,8 +451,8 @@ int bench_main(const cli_options *o)
                     r.variant = v;
                     r.sweep_index = k;
                     fv_params_describe(f, &p, r.params, sizeof r.params);
-                    fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1, n_sizes, w, h,
-                            f->name, v->name, r.params);
+                    fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1, n_sizes,
+                            w, h, f->name, v->name, r.params);
                     st = bench_variant(&cell, v, &r);
                     fprintf(stderr, "\r%100s\r", "");
                     if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
@@ -424,8 +463,9 @@ int bench_main(const cli_options *o)
                     }
                     if (v == base) {
                         cell.baseline_ms = r.ms;
-                        if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data, sets.dst[0].pitch,
-                                         (size_t)w * 4, (size_t)h, cudaMemcpyDeviceToDevice) == cudaSuccess)
+                        if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data,
+                                         sets.dst[0].pitch, (size_t)w * 4, (size_t)h,
+                                         cudaMemcpyDeviceToDevice) == cudaSuccess)
                             cell.reference = reference;
                         r.max_diff = 0;
                     }
@@ -453,15 +493,18 @@ int bench_main(const cli_options *o)
         const bench_row *r = &table.rows[i];
         if (!r->note[0]) continue;
         if (!notes++) printf("\n# what the last run of each needed:\n");
-        printf("#   %dx%d %s/%s (%s): %s\n", r->width, r->height, r->filter->name, r->variant->name, r->params, r->note);
+        printf("#   %dx%d %s/%s (%s): %s\n", r->width, r->height, r->filter->name, r->variant->name,
+               r->params, r->note);
     }
-    printf("\n# %d iteration(s) per run; GB/s counts the bytes one pass must read and write (the filter's "
-           "traffic model); %% copy = GB/s / copy GB/s; vs base = the baseline variant's time / this one's; "
-           "|d| base = largest difference from the baseline's output (share of pixels differing)\n",
-           cli_params(o, o->filter)->iterations);
+    printf(
+        "\n# %d iteration(s) per run; GB/s counts the bytes one pass must read and write (the filter's "
+        "traffic model); %% copy = GB/s / copy GB/s; vs base = the baseline variant's time / this one's; "
+        "|d| base = largest difference from the baseline's output (share of pixels differing)\n",
+        cli_params(o, o->filter)->iterations);
     if (csv) {
-        fprintf(csv, "size,width,height,filter,parameters,variant,kind,ms,mpix_s,gb_s,share_of_copy,"
-                     "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
+        fprintf(csv,
+                "size,width,height,filter,parameters,variant,kind,ms,mpix_s,gb_s,share_of_copy,"
+                "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
         for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1);
         if (fclose(csv) != 0 || failed) {
             cli_error("%s not written", cli_shown(o->csv));

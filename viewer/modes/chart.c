@@ -20,22 +20,22 @@
 #pragma GCC diagnostic pop
 
 /* ---- look ---- */
-#define TEXT_MAX 256              /* characters of one label that are drawn */
-#define FONT_CAP 7                /* stb_easy_font: capitals are 7 units tall, */
-#define FONT_LINE 12              /* lines 12 apart */
-#define GLYPH_BYTES 4096          /* quads of one glyph (at most ~20 of 64 bytes) */
-#define BORDER 2                  /* pixels along the edge that stay background */
-#define BASE_WIDTH 450            /* one text scale step per this many pixels ... */
-#define BASE_HEIGHT 250           /* ... and this many, whichever is smaller */
-#define MAX_SCALE 8
-#define MAX_Y_TICKS 64
-#define LEGEND_SHARE 0.3          /* the legend takes at most this share of the width */
-#define BAR_GROUP_SHARE 0.8       /* a group of bars fills this share of its category */
-#define BAR_MAX_WIDTH 60          /* text-scale units: a lone bar stays a bar, not a slab */
-#define MINOR_GRID_MIN 36         /* text-scale units per decade before 2..9 gridlines appear */
-#define PALETTE_SIZE 10
-#define HEADROOM 1.04             /* linear axis: room above the largest value */
-#define SQRT_HALF 0.70710678118654752
+#define TEXT_MAX        256  /* characters of one label that are drawn */
+#define FONT_CAP        7    /* stb_easy_font: capitals are 7 units tall, */
+#define FONT_LINE       12   /* lines 12 apart */
+#define GLYPH_BYTES     4096 /* quads of one glyph (at most ~20 of 64 bytes) */
+#define BORDER          2    /* pixels along the edge that stay background */
+#define BASE_WIDTH      450  /* one text scale step per this many pixels ... */
+#define BASE_HEIGHT     250  /* ... and this many, whichever is smaller */
+#define MAX_SCALE       8
+#define MAX_Y_TICKS     64
+#define LEGEND_SHARE    0.3 /* the legend takes at most this share of the width */
+#define BAR_GROUP_SHARE 0.8 /* a group of bars fills this share of its category */
+#define BAR_MAX_WIDTH   60  /* text-scale units: a lone bar stays a bar, not a slab */
+#define MINOR_GRID_MIN  36  /* text-scale units per decade before 2..9 gridlines appear */
+#define PALETTE_SIZE    10
+#define HEADROOM        1.04 /* linear axis: room above the largest value */
+#define SQRT_HALF       0.70710678118654752
 
 static const uint8_t BACKGROUND[4] = {255, 255, 255, 255}, TEXT[4] = {33, 37, 41, 255},
                      TEXT_DIM[4] = {88, 92, 100, 255}, GRID[4] = {220, 222, 226, 255},
@@ -44,18 +44,18 @@ static const uint8_t BACKGROUND[4] = {255, 255, 255, 255}, TEXT[4] = {33, 37, 41
 
 /* matplotlib's tab10: distinct, readable on white, familiar from benchmark plots */
 static const uint8_t PALETTE[PALETTE_SIZE][3] = {
-    {31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},   {148, 103, 189},
+    {31, 119, 180}, {255, 127, 14},  {44, 160, 44},   {214, 39, 40},  {148, 103, 189},
     {140, 86, 75},  {227, 119, 194}, {127, 127, 127}, {188, 189, 34}, {23, 190, 207}};
 
 void chart_series_color(int index, uint8_t rgba[4])
 {
     if (index < 0) index = 0;
     const uint8_t *base = PALETTE[index % PALETTE_SIZE];
-    int round = index / PALETTE_SIZE % 3;  /* 0: as is, 1: darker, 2: lighter */
+    int round = index / PALETTE_SIZE % 3; /* 0: as is, 1: darker, 2: lighter */
     for (int k = 0; k < 3; k++)
-        rgba[k] = round == 0 ? base[k]
-                : round == 1 ? (uint8_t)(base[k] * 3 / 5)
-                             : (uint8_t)(base[k] + (255 - base[k]) * 2 / 5);
+        rgba[k] = round == 0   ? base[k]
+                  : round == 1 ? (uint8_t)(base[k] * 3 / 5)
+                               : (uint8_t)(base[k] + (255 - base[k]) * 2 / 5);
     rgba[3] = 255;
 }
 
@@ -68,7 +68,7 @@ void chart_size(const chart_desc *c, int *width, int *height)
 /* ---- pixels: everything is clipped to the canvas rectangle ---- */
 typedef struct canvas {
     fv_image *img;
-    int x0, y0, x1, y1;  /* clip rectangle, half-open */
+    int x0, y0, x1, y1; /* clip rectangle, half-open */
 } canvas;
 
 static canvas canvas_clip(const canvas *cv, int x0, int y0, int x1, int y1)
@@ -114,8 +114,8 @@ static int clamp_int(double v, int lo, int hi)
 }
 
 /* A segment `half` pixels either side of (ax, ay)-(bx, by), round caps, coverage by distance. */
-static void draw_segment(const canvas *cv, double ax, double ay, double bx, double by,
-                         double half, const uint8_t c[4])
+static void draw_segment(const canvas *cv, double ax, double ay, double bx, double by, double half,
+                         const uint8_t c[4])
 {
     int x0 = clamp_int(floor(fmin(ax, bx) - half - 1), cv->x0, cv->x1);
     int x1 = clamp_int(ceil(fmax(ax, bx) + half + 1), cv->x0, cv->x1);
@@ -175,8 +175,10 @@ static int text_fit(char clean[TEXT_MAX], int want, int least, int max_w)
     size_t n = strlen(clean);
     while (n > 0 && text_width(clean, least) > max_w) {
         n--;
-        if (n >= 3) memcpy(clean + n - 3, "...", 4);
-        else clean[n] = 0;
+        if (n >= 3)
+            memcpy(clean + n - 3, "...", 4);
+        else
+            clean[n] = 0;
     }
     return least;
 }
@@ -192,13 +194,16 @@ static void draw_text(const canvas *cv, int x, int y, const char *clean, int sca
         glyph[0] = *p;
         int n = stb_easy_font_print(0, 0, glyph, NULL, quads, sizeof quads);
         for (int q = 0; q < n; q++) {
-            const float *a = (const float *)(quads + 64 * q), *b = (const float *)(quads + 64 * q + 32);
+            const float *a = (const float *)(quads + 64 * q),
+                        *b = (const float *)(quads + 64 * q + 32);
             int gx0 = pen + (int)lrintf(a[0]), gy0 = (int)lrintf(a[1]);
             int gx1 = pen + (int)lrintf(b[0]), gy1 = (int)lrintf(b[1]);
             if (rotated)
-                fill_rect(cv, x + gy0 * scale, y - gx1 * scale, x + gy1 * scale, y - gx0 * scale, c);
+                fill_rect(cv, x + gy0 * scale, y - gx1 * scale, x + gy1 * scale, y - gx0 * scale,
+                          c);
             else
-                fill_rect(cv, x + gx0 * scale, y + gy0 * scale, x + gx1 * scale, y + gy1 * scale, c);
+                fill_rect(cv, x + gx0 * scale, y + gy0 * scale, x + gx1 * scale, y + gy1 * scale,
+                          c);
         }
         pen += stb_easy_font_width(glyph);
     }
@@ -207,14 +212,17 @@ static void draw_text(const canvas *cv, int x, int y, const char *clean, int sca
 /* ---- the y axis ---- */
 typedef struct y_axis {
     int log;
-    double lo, hi;          /* linear: values; log: decade exponents */
-    double step;            /* linear: between ticks */
-    int decimals;           /* linear: of the tick labels */
-    int label_stride;       /* log: label every this many decades */
-    int top, bottom;        /* pixel rows of hi and lo */
+    double lo, hi;    /* linear: values; log: decade exponents */
+    double step;      /* linear: between ticks */
+    int decimals;     /* linear: of the tick labels */
+    int label_stride; /* log: label every this many decades */
+    int top, bottom;  /* pixel rows of hi and lo */
 } y_axis;
 
-static int valid(double v) { return isfinite(v) && v > 0; }
+static int valid(double v)
+{
+    return isfinite(v) && v > 0;
+}
 
 static double y_pixel(const y_axis *a, double v)
 {
@@ -225,15 +233,20 @@ static double y_pixel(const y_axis *a, double v)
 /* "0.01", "1", "1000", "1e-06" */
 static void decade_label(int e, char *buf, size_t size)
 {
-    if (e >= 0 && e <= 6) snprintf(buf, size, "%.0f", pow(10, e));
-    else if (e < 0 && e >= -5) snprintf(buf, size, "%.*f", -e, pow(10, e));
-    else snprintf(buf, size, "1e%d", e);
+    if (e >= 0 && e <= 6)
+        snprintf(buf, size, "%.0f", pow(10, e));
+    else if (e < 0 && e >= -5)
+        snprintf(buf, size, "%.*f", -e, pow(10, e));
+    else
+        snprintf(buf, size, "1e%d", e);
 }
 
 static void linear_label(const y_axis *a, double v, char *buf, size_t size)
 {
-    if (a->hi >= 1e7) snprintf(buf, size, "%g", v);
-    else snprintf(buf, size, "%.*f", a->decimals, v);
+    if (a->hi >= 1e7)
+        snprintf(buf, size, "%g", v);
+    else
+        snprintf(buf, size, "%.*f", a->decimals, v);
 }
 
 /* The range and tick spacing for data in [lo, hi] (hi <= 0: no data) drawn between pixel rows
@@ -245,7 +258,7 @@ static void y_axis_make(y_axis *a, int log_y, double lo, double hi, int top, int
     a->top = top;
     a->bottom = bottom;
     int rows = bottom - top > 1 ? bottom - top : 1;
-    int label_rows = 2 * FONT_CAP * scale;  /* a label and a gap */
+    int label_rows = 2 * FONT_CAP * scale; /* a label and a gap */
     if (log_y) {
         if (!(hi > 0)) lo = 0.1, hi = 10;
         a->lo = floor(log10(lo) + 1e-9);
@@ -318,7 +331,7 @@ static fv_status chart_check(const chart_desc *c)
 /* ---- the legend, right of the plot ---- */
 typedef struct legend {
     int scale, row, swatch, pad;
-    int rows;                 /* series shown; the last row says "+N more" when not all fit */
+    int rows; /* series shown; the last row says "+N more" when not all fit */
     int width, height;
 } legend;
 
@@ -375,7 +388,8 @@ static void legend_draw(const canvas *cv, const legend *l, const chart_desc *c, 
         }
         text_clean(c->series[i].name, t);
         text_fit(t, l->scale, l->scale, name_w);
-        draw_text(&inner, sx + l->swatch + l->pad, mid - FONT_CAP * l->scale / 2, t, l->scale, TEXT, 0);
+        draw_text(&inner, sx + l->swatch + l->pad, mid - FONT_CAP * l->scale / 2, t, l->scale, TEXT,
+                  0);
     }
 }
 
@@ -468,12 +482,15 @@ fv_status chart_render(const chart_desc *c, fv_image *out)
         x_rows = 1;
         x_stride = 1;
         if (widest + gap > slot && c->n_x > 1) {
-            if (widest + gap <= 2 * slot) x_rows = 2;
-            else if (s > 2 && smaller + gap <= slot) x_s = s - 1;
-            else x_stride = (int)ceil((widest + 2 * gap) / slot);
+            if (widest + gap <= 2 * slot)
+                x_rows = 2;
+            else if (s > 2 && smaller + gap <= slot)
+                x_s = s - 1;
+            else
+                x_stride = (int)ceil((widest + 2 * gap) / slot);
         }
         if (x_rows == 1 || pass == 1) break;
-        py1 -= FONT_LINE * x_s;  /* room for the second row, then lay out again */
+        py1 -= FONT_LINE * x_s; /* room for the second row, then lay out again */
     }
     canvas plot = canvas_clip(&cv, px0, py0, px1 + 1, py1);
 
@@ -491,7 +508,8 @@ fv_status chart_render(const chart_desc *c, fv_image *out)
         if (i > 0 || ax.log) fill_rect(&cv, px0, gy, px1, gy + 1, GRID);
         fill_rect(&cv, px0 - tick_len, gy, px0, gy + 1, AXIS);
         int tw = text_width(tick_t[i], s);
-        draw_text(&cv, px0 - tick_len - gap / 2 - tw, gy - FONT_CAP * s / 2, tick_t[i], s, TEXT_DIM, 0);
+        draw_text(&cv, px0 - tick_len - gap / 2 - tw, gy - FONT_CAP * s / 2, tick_t[i], s, TEXT_DIM,
+                  0);
     }
     if (c->lines)
         for (int j = 0; j < c->n_x; j += x_stride) {
@@ -521,7 +539,7 @@ fv_status chart_render(const chart_desc *c, fv_image *out)
         double bar = slot * BAR_GROUP_SHARE / c->n_series;
         if (bar > BAR_MAX_WIDTH * s) bar = BAR_MAX_WIDTH * s;
         double group = bar * c->n_series;
-        int spacing = bar >= 6 ? 1 : 0;  /* a white hairline between wide bars */
+        int spacing = bar >= 6 ? 1 : 0; /* a white hairline between wide bars */
         for (int j = 0; j < c->n_x; j++) {
             double left = px0 + (j + 0.5) * slot - group / 2;
             for (int i = 0; i < c->n_series; i++) {
@@ -529,7 +547,8 @@ fv_status chart_render(const chart_desc *c, fv_image *out)
                 if (!valid(v)) continue;
                 uint8_t col[4];
                 chart_series_color(i, col);
-                int bx0 = (int)lrint(left + i * bar), bx1 = (int)lrint(left + (i + 1) * bar) - spacing;
+                int bx0 = (int)lrint(left + i * bar),
+                    bx1 = (int)lrint(left + (i + 1) * bar) - spacing;
                 if (bx1 <= bx0) bx1 = bx0 + 1;
                 fill_rect(&data, bx0, (int)lrint(y_pixel(&ax, v)), bx1, py1, col);
             }

@@ -10,32 +10,32 @@
 #include "filter.h"
 
 typedef struct chart_series {
-    const char *name;        /* legend entry, e.g. "fast" or "box/fast" */
-    const double *y;         /* n_x values; <= 0, NaN or infinite: no point (not measured) */
+    const char *name; /* legend entry, e.g. "fast" or "box/fast" */
+    const double *y;  /* n_x values; <= 0, NaN or infinite: no point (not measured) */
 } chart_series;
 
 typedef struct chart_desc {
-    const char *title;       /* first line at the top */
-    const char *subtitle;    /* second line (device, copy bandwidth, ...), may be NULL */
-    const char *x_label;     /* e.g. "radius" or "image size" */
-    const char *y_label;     /* e.g. "ms per run (log scale)" */
+    const char *title;    /* first line at the top */
+    const char *subtitle; /* second line (device, copy bandwidth, ...), may be NULL */
+    const char *x_label;  /* e.g. "radius" or "image size" */
+    const char *y_label;  /* e.g. "ms per run (log scale)" */
     const char *const *x_ticks;
-    int n_x;                 /* category labels along x, in order */
+    int n_x; /* category labels along x, in order */
     const chart_series *series;
     int n_series;
-    int lines;               /* 1: one line with markers per series (a swept parameter);
+    int lines;         /* 1: one line with markers per series (a swept parameter);
                                 0: grouped bars (sizes) */
-    int log_y;               /* 1: logarithmic y with decade gridlines (0.01, 0.1, 1, 10, ...);
+    int log_y;         /* 1: logarithmic y with decade gridlines (0.01, 0.1, 1, 10, ...);
                                 0: linear from 0 with nice ticks */
-    int width, height;       /* pixels, each 100..8000; 0 = 1200 x 700 */
+    int width, height; /* pixels, each 100..8000; 0 = 1200 x 700 */
 } chart_desc;
 
-#define CHART_DEFAULT_WIDTH 1200
+#define CHART_DEFAULT_WIDTH  1200
 #define CHART_DEFAULT_HEIGHT 700
-#define CHART_MIN_SIDE 100
-#define CHART_MAX_SIDE 8000
-#define CHART_MAX_X 1000
-#define CHART_MAX_SERIES 256
+#define CHART_MIN_SIDE       100
+#define CHART_MAX_SIDE       8000
+#define CHART_MAX_X          1000
+#define CHART_MAX_SERIES     256
 
 /* Draws the chart and writes it as a PNG via image_save_png (atomic: temporary name, rename). */
 fv_status chart_write_png(const char *path, const chart_desc *c);

@@ -14,7 +14,8 @@ int compare_main(const cli_options *o)
     const pane_spec *side = o->compare;
     /* said before the image is read; after this, the runner's prepare is the only check */
     for (int k = 0; k < 2; k++)
-        if (fv_params_check(side[k].filter, cli_params(o, side[k].filter)) != FV_OK) return run_fail_line();
+        if (fv_params_check(side[k].filter, cli_params(o, side[k].filter)) != FV_OK)
+            return run_fail_line();
     fv_image src = {0}, out[2] = {{0}, {0}};
     double ms[2] = {0, 0};
     if (image_load(o->input, &src) != FV_OK) return run_fail_line();
@@ -30,14 +31,16 @@ int compare_main(const cli_options *o)
         fv_diff_host(&out[0], &out[1], &d);
         char params[2][192];
         for (int k = 0; k < 2; k++)
-            describe_params(side[k].filter, cli_params(o, side[k].filter), params[k], sizeof params[k]);
+            describe_params(side[k].filter, cli_params(o, side[k].filter), params[k],
+                            sizeof params[k]);
         if (side[0].filter == side[1].filter)
-            printf("%s %dx%d (%s): %s %.3f ms, %s %.3f ms; ", side[0].filter->name, src.width, src.height,
-                   params[0], side[0].variant->name, ms[0], side[1].variant->name, ms[1]);
+            printf("%s %dx%d (%s): %s %.3f ms, %s %.3f ms; ", side[0].filter->name, src.width,
+                   src.height, params[0], side[0].variant->name, ms[0], side[1].variant->name,
+                   ms[1]);
         else
             printf("%dx%d: %s/%s (%s) %.3f ms, %s/%s (%s) %.3f ms; ", src.width, src.height,
-                   side[0].filter->name, side[0].variant->name, params[0], ms[0], side[1].filter->name,
-                   side[1].variant->name, params[1], ms[1]);
+                   side[0].filter->name, side[0].variant->name, params[0], ms[0],
+                   side[1].filter->name, side[1].variant->name, params[1], ms[1]);
         printf("max abs difference %d, %lld of %lld pixels differ\n", d.max_abs, d.n_differing,
                (long long)src.width * src.height);
     }

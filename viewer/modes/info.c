@@ -20,7 +20,8 @@ int info_main(void)
         return run_fail_line();
     }
     printf("CUDA device %d: %s, compute capability %d.%d, %d SMs, %zu MiB free of %zu MiB, "
-           "L2 %d KiB\n", dev, prop.name, prop.major, prop.minor, prop.multiProcessorCount,
-           free_b >> 20, total_b >> 20, prop.l2CacheSize >> 10);
+           "L2 %d KiB\n",
+           dev, prop.name, prop.major, prop.minor, prop.multiProcessorCount, free_b >> 20,
+           total_b >> 20, prop.l2CacheSize >> 10);
     return 0;
 }

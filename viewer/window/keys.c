@@ -15,9 +15,9 @@
 #include <time.h>
 
 #define PARAM_FAST_STEPS 10
-#define ITER_FAST_STEP 10
-#define ZOOM_STEP 1.25f
-#define PAN_STEP 40.0f
+#define ITER_FAST_STEP   10
+#define ZOOM_STEP        1.25f
+#define PAN_STEP         40.0f
 
 void app_set_message(app *a, const char *fmt, ...)
 {
@@ -35,11 +35,32 @@ static void report(app *a, fv_status st)
 }
 
 /* ---- actions ---- */
-static void toggle_help(app *a, int arg) { (void)arg; a->show_help = !a->show_help; }
-static void toggle_hud(app *a, int arg) { (void)arg; a->show_hud = !a->show_hud; }
-static void toggle_original(app *a, int arg) { (void)arg; a->show_original = !a->show_original; }
-static void toggle_animate(app *a, int arg) { (void)arg; a->animate = !a->animate; a->dirty = 1; }
-static void quit(app *a, int arg) { (void)arg; a->quit = 1; }
+static void toggle_help(app *a, int arg)
+{
+    (void)arg;
+    a->show_help = !a->show_help;
+}
+static void toggle_hud(app *a, int arg)
+{
+    (void)arg;
+    a->show_hud = !a->show_hud;
+}
+static void toggle_original(app *a, int arg)
+{
+    (void)arg;
+    a->show_original = !a->show_original;
+}
+static void toggle_animate(app *a, int arg)
+{
+    (void)arg;
+    a->animate = !a->animate;
+    a->dirty = 1;
+}
+static void quit(app *a, int arg)
+{
+    (void)arg;
+    a->quit = 1;
+}
 
 /* After every change of what the panes show: their runners are prepared now, outside the
  * frame loop, and the panes recomputed. Every input that may make the next frame allocate sets
@@ -69,7 +90,8 @@ static void change_noise(app *a, int steps)
     a->error[0] = 0;
     report(a, pipeline_set_noise(a, &n));
     a->chart.stale = 1;
-    app_set_message(a, "salt-and-pepper noise on the source: %d %%%s", percent, percent ? "" : " (off)");
+    app_set_message(a, "salt-and-pepper noise on the source: %d %%%s", percent,
+                    percent ? "" : " (off)");
 }
 
 static void select_filter(app *a, int index)
@@ -108,7 +130,7 @@ static void cycle_variant(app *a, int code)
 {
     const int p = code / 2, step = code % 2 ? -1 : 1;
     const int n = pane_filter(a, p)->n_variants + 1; /* + original */
-    int v = a->panes[p].variant + 1;                  /* 0 = original */
+    int v = a->panes[p].variant + 1;                 /* 0 = original */
     for (int tries = 0; tries < n; tries++) {
         v = (v + step + n) % n;
         if (pane_variant_available(a, p, v - 1)) break;
@@ -149,7 +171,8 @@ static void step_param(app *a, int steps)
     if (a->picked_param >= f->n_params) a->picked_param = 0;
     fv_params p = *pane_params(a, a->edit_pane);
     if (!fv_param_step(f, &p, a->picked_param, steps)) {
-        app_set_message(a, "%s is at its %s", f->params[a->picked_param].name, steps > 0 ? "maximum" : "minimum");
+        app_set_message(a, "%s is at its %s", f->params[a->picked_param].name,
+                        steps > 0 ? "maximum" : "minimum");
         return;
     }
     if (fv_params_check(f, &p) != FV_OK) {
@@ -208,7 +231,11 @@ static void cycle_gain(app *a, int arg)
     a->diff_gain = a->diff_gain >= 64 ? 1 : a->diff_gain * 4;
 }
 
-static void fit(app *a, int arg) { (void)arg; view_fit(a); }
+static void fit(app *a, int arg)
+{
+    (void)arg;
+    view_fit(a);
+}
 
 static void zoom_1to1(app *a, int arg)
 {
@@ -241,8 +268,10 @@ static void screenshot(app *a, int arg)
     render_frame(a); /* the back buffer holds this frame */
     fv_status st = render_screenshot(a, path);
     report(a, st);
-    if (st == FV_OK) app_set_message(a, "screenshot saved to %s", path);
-    else a->save_failed = 1;
+    if (st == FV_OK)
+        app_set_message(a, "screenshot saved to %s", path);
+    else
+        a->save_failed = 1;
 }
 
 void app_save_panes(app *a)
@@ -270,14 +299,19 @@ void app_save_panes(app *a)
         if (st != FV_OK) a->save_failed = 1;
         if (st == FV_OK) {
             size_t len = strlen(a->message);
-            snprintf(a->message + len, sizeof a->message - len, "%s%c saved to %s", p ? ", " : "", 'A' + p, path);
+            snprintf(a->message + len, sizeof a->message - len, "%s%c saved to %s", p ? ", " : "",
+                     'A' + p, path);
             printf("saved pane %c to %s\n", 'A' + p, cli_escaped(path));
         }
     }
     fv_host_image_free(&out);
 }
 
-static void save_panes(app *a, int arg) { (void)arg; app_save_panes(a); }
+static void save_panes(app *a, int arg)
+{
+    (void)arg;
+    app_save_panes(a);
+}
 
 static void reload(app *a, int arg)
 {
@@ -302,8 +336,8 @@ static void time_all(app *a, int arg)
 
 /* ---- the table ---- */
 typedef struct key_binding {
-    int keys[4];          /* 0-terminated; special keys as KEY_SPECIAL(GLUT_KEY_...) */
-    const char *label;    /* as the user reads it */
+    int keys[4];       /* 0-terminated; special keys as KEY_SPECIAL(GLUT_KEY_...) */
+    const char *label; /* as the user reads it */
     const char *help;
     void (*action)(app *a, int arg);
     int arg;
@@ -313,7 +347,11 @@ typedef struct key_binding {
 
 static const key_binding bindings[] = {
     {{'h', SPECIAL(F1)}, "h, F1", "show or hide this help", toggle_help, 0},
-    {{'1'}, "1 .. 9", "select filter 1 .. 9 (gaussian, invert, box, ...) for the edited pane", select_filter, 0},
+    {{'1'},
+     "1 .. 9",
+     "select filter 1 .. 9 (gaussian, invert, box, ...) for the edited pane",
+     select_filter,
+     0},
     {{'2'}, NULL, NULL, select_filter, 1},
     {{'3'}, NULL, NULL, select_filter, 2},
     {{'4'}, NULL, NULL, select_filter, 3},
@@ -329,20 +367,44 @@ static const key_binding bindings[] = {
     {{'B'}, NULL, NULL, cycle_variant, 3},
     {{'+', '='}, "+ / -", "iterations up / down by 1 (1 .. 1000)", change_iterations, 1},
     {{'-', '_'}, NULL, NULL, change_iterations, -1},
-    {{SPECIAL(PAGE_UP)}, "PgUp / PgDn", "iterations up / down by 10", change_iterations, ITER_FAST_STEP},
+    {{SPECIAL(PAGE_UP)},
+     "PgUp / PgDn",
+     "iterations up / down by 10",
+     change_iterations,
+     ITER_FAST_STEP},
     {{SPECIAL(PAGE_DOWN)}, NULL, NULL, change_iterations, -ITER_FAST_STEP},
-    {{'j'}, "j / J", "pick the next / previous parameter of the filter (the HUD marks it)", pick_param, 1},
+    {{'j'},
+     "j / J",
+     "pick the next / previous parameter of the filter (the HUD marks it)",
+     pick_param,
+     1},
     {{'J'}, NULL, NULL, pick_param, -1},
-    {{'s'}, "s / S", "picked parameter up / down by one step (gaussian: sigma by 0.25)", step_param, 1},
+    {{'s'},
+     "s / S",
+     "picked parameter up / down by one step (gaussian: sigma by 0.25)",
+     step_param,
+     1},
     {{'S'}, NULL, NULL, step_param, -1},
     {{'d'}, "d / D", "picked parameter up / down by ten steps", step_param, PARAM_FAST_STEPS},
     {{'D'}, NULL, NULL, step_param, -PARAM_FAST_STEPS},
-    {{'l'}, "l", "link / unlink the panes: unlinked, B has its own filter and parameters", toggle_link, 0},
-    {{'e'}, "e", "unlinked: the filter and parameter keys edit pane A or pane B", toggle_edit_pane, 0},
+    {{'l'},
+     "l",
+     "link / unlink the panes: unlinked, B has its own filter and parameters",
+     toggle_link,
+     0},
+    {{'e'},
+     "e",
+     "unlinked: the filter and parameter keys edit pane A or pane B",
+     toggle_edit_pane,
+     0},
     {{'c'}, "c", "compare mode: single, wipe, side by side, difference", cycle_compare, 0},
     {{'g'}, "g", "difference gain x1, x4, x16, x64", cycle_gain, 0},
     {{'o'}, "o", "show the original in both panes (toggle)", toggle_original, 0},
-    {{'n'}, "n / N", "salt-and-pepper noise on the source up / down by 5 % (0 .. 50 %)", change_noise, 1},
+    {{'n'},
+     "n / N",
+     "salt-and-pepper noise on the source up / down by 5 % (0 .. 50 %)",
+     change_noise,
+     1},
     {{'N'}, NULL, NULL, change_noise, -1},
     {{'f'}, "f", "fit the image to the window", fit, 0},
     {{'z'}, "z", "zoom 1:1 (one image pixel per screen pixel)", zoom_1to1, 0},
@@ -355,7 +417,11 @@ static const key_binding bindings[] = {
     {{'t'}, "t", "time every variant of this filter: bar chart (again: hide)", time_all, 0},
     {{' '}, "space", "animate: re-run the panes every frame (live timings)", toggle_animate, 0},
     {{'p'}, "p", "screenshot of the window (filterview-<time>.png)", screenshot, 0},
-    {{'w'}, "w", "save both panes at full resolution (name has filter, variant, parameters)", save_panes, 0},
+    {{'w'},
+     "w",
+     "save both panes at full resolution (name has filter, variant, parameters)",
+     save_panes,
+     0},
     {{'r'}, "r", "reload the image from disk", reload, 0},
     {{'u'}, "u", "hide or show the HUD", toggle_hud, 0},
     {{'q', 27}, "q, Esc", "quit", quit, 0},
@@ -392,8 +458,10 @@ void keys_print_help(FILE *out, int markdown)
     if (markdown) fprintf(out, "| key | action |\n|---|---|\n");
     for (int b = 0; b < N_BINDINGS; b++) {
         if (!bindings[b].label) continue;
-        if (markdown) fprintf(out, "| `%s` | %s |\n", bindings[b].label, bindings[b].help);
-        else fprintf(out, "  %-12s %s\n", bindings[b].label, bindings[b].help);
+        if (markdown)
+            fprintf(out, "| `%s` | %s |\n", bindings[b].label, bindings[b].help);
+        else
+            fprintf(out, "  %-12s %s\n", bindings[b].label, bindings[b].help);
     }
 }
 
@@ -419,7 +487,8 @@ void app_mouse_button(app *a, int button, int pressed, int x, int y)
         a->drag = 0;
         return;
     }
-    int on_divider = a->compare == FV_COMPARE_WIPE && fabsf(x - a->divider * a->win_w) <= DIVIDER_GRAB_PX;
+    int on_divider =
+        a->compare == FV_COMPARE_WIPE && fabsf(x - a->divider * a->win_w) <= DIVIDER_GRAB_PX;
     a->drag = on_divider ? 2 : 1;
     a->drag_x = x;
     a->drag_y = y;

@@ -171,8 +171,10 @@ fv_status render_init(app *a)
         const int most_h = viewport[1] < renderbuffer ? viewport[1] : renderbuffer;
         if (a->win_w > most_w || a->win_h > most_h || a->win_w > r->max_texture_size ||
             a->win_h > r->max_texture_size)
-            return fv_fail(FV_ERR_SIZE, "the offscreen window %dx%d is larger than this OpenGL "
-                           "draws (%dx%d): give a smaller --window", a->win_w, a->win_h,
+            return fv_fail(FV_ERR_SIZE,
+                           "the offscreen window %dx%d is larger than this OpenGL "
+                           "draws (%dx%d): give a smaller --window",
+                           a->win_w, a->win_h,
                            most_w < r->max_texture_size ? most_w : r->max_texture_size,
                            most_h < r->max_texture_size ? most_h : r->max_texture_size);
         glGenTextures(1, &r->fbo_color);

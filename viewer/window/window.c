@@ -18,17 +18,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_REPLAY_KEYS 4096
+#define MAX_REPLAY_KEYS      4096
 #define DEFAULT_MAX_WINDOW_W 1280
 #define DEFAULT_MAX_WINDOW_H 800
 
 typedef struct replay {
     int keys[MAX_REPLAY_KEYS];
     int n_keys, next_key;
-    int frames, frame;          /* frames == 0: interactive */
+    int frames, frame; /* frames == 0: interactive */
     const char *screenshot;
     int bench_frames;
-    int failed;                 /* the screenshot could not be written: exit 1 */
+    int failed; /* the screenshot could not be written: exit 1 */
     char default_screenshot[4200];
 } replay;
 
@@ -44,7 +44,10 @@ typedef struct viewer {
 static viewer *glut_viewer; /* the GLUT callbacks' single app state */
 
 /* ---- one frame ---- */
-static unsigned long long allocations_now(const app *a) { return fv_runner_allocations() + a->allocations; }
+static unsigned long long allocations_now(const app *a)
+{
+    return fv_runner_allocations() + a->allocations;
+}
 
 /* Whether anything was allocated since the last frame ended (this frame, or the input handled
  * before it), and whether an input changed something that may ask for it. */
@@ -82,8 +85,8 @@ static void app_frame(app *a)
     count_frame_allocations(a);
 }
 
-static const char *const stage_names[FRAME_STAGES] = {"map", "kernels+diff", "unmap", "copy to texture",
-                                                      "draw+HUD"};
+static const char *const stage_names[FRAME_STAGES] = {"map", "kernels+diff", "unmap",
+                                                      "copy to texture", "draw+HUD"};
 
 static void print_stages(const char *what, double *const stages[FRAME_STAGES], int n)
 {
@@ -152,7 +155,8 @@ static void bench_frames(viewer *v)
     for (int i = 0; i < n; i++) {
         a->dirty = 1;
         app_frame(a);
-        kernel_ms[i] = a->panes[0].kernel_ms + a->panes[1].kernel_ms; /* the newest finished frame */
+        kernel_ms[i] =
+            a->panes[0].kernel_ms + a->panes[1].kernel_ms; /* the newest finished frame */
         for (int s = 0; s < FRAME_STAGES; s++) host[s][i] = a->stage_ms[s];
     }
     glFinish();
@@ -196,20 +200,27 @@ static void bench_frames(viewer *v)
     print_stages("host time per stage, steady state", host, n);
     print_stages("stages, GPU drained after each", synced, n);
     double k = fv_median(kernel_ms, n);
-    const char *how = a->compute == FV_COMPUTE_STAGING ? "staging" : a->compute == FV_COMPUTE_CPU ? "cpu"
-                    : a->interop == FV_INTEROP_BUFFER ? "interop buffer"
-                    : a->interop == FV_INTEROP_TEXTURE ? "interop texture" : "interop pbo";
-    printf("bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
-           "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
-           "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
-           a->host_src.width, a->host_src.height, pane_filter(a, 0)->name, pane_name(a, 0), pane_name(a, 1),
-           how, n, k, steady_frame, steady_frame - k, fv_median(frame_ms, n), fv_median(rest, n));
-    printf("bench-frames alone, back to back: compute (map, kernels, diff, unmap) %.4f ms per frame, "
-           "draw (composition, HUD) %.4f ms per frame\n", compute_alone, draw_alone);
+    const char *how = a->compute == FV_COMPUTE_STAGING   ? "staging"
+                      : a->compute == FV_COMPUTE_CPU     ? "cpu"
+                      : a->interop == FV_INTEROP_BUFFER  ? "interop buffer"
+                      : a->interop == FV_INTEROP_TEXTURE ? "interop texture"
+                                                         : "interop pbo";
+    printf(
+        "bench-frames: %dx%d, %s A=%s B=%s, %s, %d frames: kernel %.4f ms (median), "
+        "steady state %.4f ms per frame -> rest %.4f ms (map/unmap, diff, copy to texture, draw, HUD); "
+        "one frame at a time (glFinish each): %.4f ms, rest %.4f ms (medians)\n",
+        a->host_src.width, a->host_src.height, pane_filter(a, 0)->name, pane_name(a, 0),
+        pane_name(a, 1), how, n, k, steady_frame, steady_frame - k, fv_median(frame_ms, n),
+        fv_median(rest, n));
+    printf(
+        "bench-frames alone, back to back: compute (map, kernels, diff, unmap) %.4f ms per frame, "
+        "draw (composition, HUD) %.4f ms per frame\n",
+        compute_alone, draw_alone);
     if (a->compute != FV_COMPUTE_CPU)
-        printf("bench-frames hand-over floor (no interop): smallest CUDA work waited for %.4f ms, smallest GL "
-               "work waited for %.4f ms, the two alternating %.4f ms per round\n", cuda_tick, gl_tick_ms,
-               alternating);
+        printf(
+            "bench-frames hand-over floor (no interop): smallest CUDA work waited for %.4f ms, smallest GL "
+            "work waited for %.4f ms, the two alternating %.4f ms per round\n",
+            cuda_tick, gl_tick_ms, alternating);
     free(series);
 }
 
@@ -222,19 +233,19 @@ static void print_summary(app *a)
         pane_label(a, p, label[p], sizeof label[p]);
     }
     if (a->linked || (pane_filter(a, 0) == pane_filter(a, 1) && !strcmp(params[0], params[1])))
-        printf("viewer: %s (%s) A=%s %.4f ms B=%s %.4f ms, ", pane_filter(a, 0)->name, params[0], label[0],
-               a->panes[0].kernel_ms, label[1], a->panes[1].kernel_ms);
+        printf("viewer: %s (%s) A=%s %.4f ms B=%s %.4f ms, ", pane_filter(a, 0)->name, params[0],
+               label[0], a->panes[0].kernel_ms, label[1], a->panes[1].kernel_ms);
     else
-        printf("viewer: A=%s (%s) %.4f ms B=%s (%s) %.4f ms, ", label[0], params[0], a->panes[0].kernel_ms,
-               label[1], params[1], a->panes[1].kernel_ms);
+        printf("viewer: A=%s (%s) %.4f ms B=%s (%s) %.4f ms, ", label[0], params[0],
+               a->panes[0].kernel_ms, label[1], params[1], a->panes[1].kernel_ms);
     if (fv_noise_is_on(&a->noise))
-        printf("noise on the source: %g %%, sigma %g, seed %u, ", a->noise.density * 100, a->noise.sigma,
-               a->noise.seed);
-    printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare], a->diff.max_abs,
-           a->diff.mean_abs, a->diff.n_differing, a->compute_note);
+        printf("noise on the source: %g %%, sigma %g, seed %u, ", a->noise.density * 100,
+               a->noise.sigma, a->noise.seed);
+    printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare],
+           a->diff.max_abs, a->diff.mean_abs, a->diff.n_differing, a->compute_note);
     if (a->frames_allocated_no_change)
-        printf("viewer: frames that allocated: %lld of %lld (%lld without a change)\n", a->frames_allocated,
-               a->frames, a->frames_allocated_no_change);
+        printf("viewer: frames that allocated: %lld of %lld (%lld without a change)\n",
+               a->frames_allocated, a->frames, a->frames_allocated_no_change);
     else
         printf("viewer: frames that allocated: %lld of %lld%s\n", a->frames_allocated, a->frames,
                a->frames_allocated ? " (all after a change)" : "");
@@ -263,8 +274,10 @@ static int replay_step(viewer *v)
     }
     if (r->next_key < r->n_keys) {
         int key = r->keys[r->next_key++];
-        if (key & KEY_RESIZE_FLAG) replay_resize(v, KEY_RESIZE_W(key), KEY_RESIZE_H(key));
-        else app_key(a, key);
+        if (key & KEY_RESIZE_FLAG)
+            replay_resize(v, KEY_RESIZE_W(key), KEY_RESIZE_H(key));
+        else
+            app_key(a, key);
         return 0;
     }
     if (r->frame < r->frames && !a->quit) return 0;
@@ -273,8 +286,10 @@ static int replay_step(viewer *v)
     if (r->screenshot) {
         app_frame(a);
         fv_status st = render_screenshot(a, r->screenshot);
-        if (st == FV_OK) printf("wrote screenshot %s (%dx%d)\n", cli_escaped(r->screenshot), a->win_w, a->win_h);
-        else cli_error("%s", fv_last_error());
+        if (st == FV_OK)
+            printf("wrote screenshot %s (%dx%d)\n", cli_escaped(r->screenshot), a->win_w, a->win_h);
+        else
+            cli_error("%s", fv_last_error());
         r->failed = st != FV_OK;
     }
     print_summary(a);
@@ -308,8 +323,10 @@ static void glut_keyboard(unsigned char key, int x, int y)
     a->mouse_x = x;
     a->mouse_y = y;
     app_key(a, key);
-    if (a->quit) glutLeaveMainLoop();
-    else glutPostRedisplay();
+    if (a->quit)
+        glutLeaveMainLoop();
+    else
+        glutPostRedisplay();
 }
 
 static void glut_special(int key, int x, int y)
@@ -399,22 +416,38 @@ static fv_status egl_start(viewer *v)
         if (dpy != EGL_NO_DISPLAY && !eglInitialize(dpy, NULL, NULL)) dpy = EGL_NO_DISPLAY;
     }
     if (dpy == EGL_NO_DISPLAY)
-        return fv_fail(FV_ERR_GL, "no display and no usable EGL device (EGL error 0x%x)", eglGetError());
+        return fv_fail(FV_ERR_GL, "no display and no usable EGL device (EGL error 0x%x)",
+                       eglGetError());
     if (!eglBindAPI(EGL_OPENGL_API)) return fv_fail(FV_ERR_GL, "EGL has no desktop OpenGL");
-    const EGLint config_attribs[] = {EGL_SURFACE_TYPE, EGL_PBUFFER_BIT, EGL_RENDERABLE_TYPE, EGL_OPENGL_BIT,
-                                     EGL_RED_SIZE, 8, EGL_GREEN_SIZE, 8, EGL_BLUE_SIZE, 8, EGL_NONE};
+    const EGLint config_attribs[] = {EGL_SURFACE_TYPE,
+                                     EGL_PBUFFER_BIT,
+                                     EGL_RENDERABLE_TYPE,
+                                     EGL_OPENGL_BIT,
+                                     EGL_RED_SIZE,
+                                     8,
+                                     EGL_GREEN_SIZE,
+                                     8,
+                                     EGL_BLUE_SIZE,
+                                     8,
+                                     EGL_NONE};
     EGLConfig config;
     EGLint n_configs = 0;
     if (!eglChooseConfig(dpy, config_attribs, &config, 1, &n_configs) || n_configs < 1)
         return fv_fail(FV_ERR_GL, "EGL: no RGB8 OpenGL configuration");
-    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION, 3, EGL_CONTEXT_MINOR_VERSION, 3,
-                                      EGL_CONTEXT_OPENGL_PROFILE_MASK, EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
+    const EGLint context_attribs[] = {EGL_CONTEXT_MAJOR_VERSION,
+                                      3,
+                                      EGL_CONTEXT_MINOR_VERSION,
+                                      3,
+                                      EGL_CONTEXT_OPENGL_PROFILE_MASK,
+                                      EGL_CONTEXT_OPENGL_CORE_PROFILE_BIT,
                                       EGL_NONE};
     EGLContext ctx = eglCreateContext(dpy, config, EGL_NO_CONTEXT, context_attribs);
     if (ctx == EGL_NO_CONTEXT)
-        return fv_fail(FV_ERR_GL, "EGL: cannot create an OpenGL 3.3 core context (0x%x)", eglGetError());
+        return fv_fail(FV_ERR_GL, "EGL: cannot create an OpenGL 3.3 core context (0x%x)",
+                       eglGetError());
     const EGLint pbuffer_attribs[] = {EGL_WIDTH, 16, EGL_HEIGHT, 16, EGL_NONE};
-    EGLSurface surface = eglCreatePbufferSurface(dpy, config, pbuffer_attribs); /* we draw into an FBO */
+    EGLSurface surface =
+        eglCreatePbufferSurface(dpy, config, pbuffer_attribs); /* we draw into an FBO */
     if (!eglMakeCurrent(dpy, surface, surface, ctx))
         return fv_fail(FV_ERR_GL, "EGL: eglMakeCurrent failed (0x%x)", eglGetError());
     v->egl_display = dpy;
@@ -448,7 +481,8 @@ static void app_defaults(app *a, const cli_options *o)
     for (int p = 0; p < 2; p++)
         for (int f = 0; f < fv_n_filters; f++) {
             a->params[p][f] = *cli_params(o, fv_filters[f]);
-            if (a->params[p][f].iterations > ITER_MAX_VIEWER) a->params[p][f].iterations = ITER_MAX_VIEWER;
+            if (a->params[p][f].iterations > ITER_MAX_VIEWER)
+                a->params[p][f].iterations = ITER_MAX_VIEWER;
         }
     const fv_filter *f = o->filter;
     /* the classic demo: A = naive, B = smem; -v puts a variant in pane A instead */
@@ -459,10 +493,12 @@ static void app_defaults(app *a, const cli_options *o)
         if (!o->pane_given[p]) continue;
         const pane_spec *spec = &o->pane[p];
         a->panes[p].filter = fv_filter_index(spec->filter);
-        a->panes[p].variant = spec->variant ? (int)(spec->variant - spec->filter->variants) : PANE_ORIGINAL;
+        a->panes[p].variant =
+            spec->variant ? (int)(spec->variant - spec->filter->variants) : PANE_ORIGINAL;
     }
     if (o->pane_given[0] && !o->pane_given[1] && a->panes[0].filter != a->panes[1].filter) {
-        const fv_filter *fa = fv_filters[a->panes[0].filter]; /* -a names another filter: B follows */
+        const fv_filter *fa =
+            fv_filters[a->panes[0].filter]; /* -a names another filter: B follows */
         a->panes[1].filter = a->panes[0].filter;
         a->panes[1].variant = fa->n_variants > 2 ? 1 : PANE_ORIGINAL;
     }
@@ -524,7 +560,8 @@ int viewer_main(cli_options *o)
     v->r.frames = o->frames;
     v->r.screenshot = o->screenshot;
     v->r.bench_frames = o->bench_frames;
-    if ((v->r.bench_frames || v->r.screenshot) && !v->r.frames) v->r.frames = 1; /* run, then exit */
+    if ((v->r.bench_frames || v->r.screenshot) && !v->r.frames)
+        v->r.frames = 1; /* run, then exit */
     /* a screenshot that cannot be written is said now, not after all the frames */
     if (v->r.screenshot && image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
     if (app_load_image(a) != FV_OK) return fail(v, 1);
@@ -534,13 +571,14 @@ int viewer_main(cli_options *o)
     if (!use_window) {
         if (!o->headless) {
             fprintf(stderr, "filterview: no display%s: drawing headless (EGL)\n",
-                    getenv("DISPLAY") && *getenv("DISPLAY") ? " reachable" : " (DISPLAY is not set)");
+                    getenv("DISPLAY") && *getenv("DISPLAY") ? " reachable"
+                                                            : " (DISPLAY is not set)");
             if (!v->r.screenshot) {
                 const char *base = a->path ? strrchr(a->path, '/') : NULL;
                 base = base ? base + 1 : (a->path ? a->path : "random");
                 const char *dot = strrchr(base, '.');
-                snprintf(v->r.default_screenshot, sizeof v->r.default_screenshot, "%.*s.filterview.png",
-                         dot ? (int)(dot - base) : (int)strlen(base), base);
+                snprintf(v->r.default_screenshot, sizeof v->r.default_screenshot,
+                         "%.*s.filterview.png", dot ? (int)(dot - base) : (int)strlen(base), base);
                 v->r.screenshot = v->r.default_screenshot;
                 if (image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
             }
@@ -558,9 +596,10 @@ int viewer_main(cli_options *o)
         fv_fail(FV_ERR_GL, "glewInit: %s", glewGetErrorString(glew));
         return fail(v, 1);
     }
-    while (glGetError() != GL_NO_ERROR) {} /* glewInit's harmless GL_INVALID_ENUM on core contexts */
+    while (glGetError() != GL_NO_ERROR) {
+    } /* glewInit's harmless GL_INVALID_ENUM on core contexts */
     printf("filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
-            (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
+           (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
     if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) {
         render_release(a); /* GL is up: what render_init made goes too */
         return fail(v, 1);
@@ -568,12 +607,16 @@ int viewer_main(cli_options *o)
     view_fit(a);
     a->allocations_seen = allocations_now(a); /* start-up's allocations are no frame's */
     a->input_changed = 0;
-    if (a->headless) egl_run(v);
-    else glut_run(v);
+    if (a->headless)
+        egl_run(v);
+    else
+        glut_run(v);
     pipeline_release(a);
     render_release(a);
-    if (a->headless) egl_stop(v);
-    else if (v->glut_window > 0 && glutGetWindow()) glutDestroyWindow(v->glut_window);
+    if (a->headless)
+        egl_stop(v);
+    else if (v->glut_window > 0 && glutGetWindow())
+        glutDestroyWindow(v->glut_window);
     int code = v->r.failed || a->save_failed ? 1 : 0;
     free(v);
     return code;
