@@ -399,7 +399,9 @@ fv_status image_temp_open(const char *path, image_temp *t)
         /* a replaced file keeps its owner where this user may give it (root, or the group of a
          * member), then its mode (chown clears set-id bits). A hard link to the old file is not
          * followed: rename() makes a new file, the other names keep the old content. */
-        if (fchown(t->fd, st.st_uid, st.st_gid) != 0) (void)fchown(t->fd, (uid_t)-1, st.st_gid);
+        if (fchown(t->fd, st.st_uid, st.st_gid) != 0 && fchown(t->fd, (uid_t)-1, st.st_gid) != 0) {
+            /* neither: the new file is this user's, as any file they write */
+        }
         (void)fchmod(t->fd, st.st_mode & 07777);
     }
     return FV_OK;
