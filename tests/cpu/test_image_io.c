@@ -924,6 +924,18 @@ static void test_bad_files(void)
     check(st != FV_OK && first && !strstr(first + 1, "x.bmp") &&
               strstr(m, "BMP header says 100000x64: too large"),
           "BMP size error names the file once", m);
+    /* a PNG whose first chunk is no header: its bytes 16..23 are no size (it said 2023489808x...) */
+    static const uint8_t idat_first[45] = {0x89, 'P',  'N',  'G',  0x0d, 0x0a, 0x1a, 0x0a,
+                                           0,    0,    0,    13,   'I',  'D',  'A',  'T',
+                                           0x78, 0x9c, 0x63, 0x60, 0x18, 0x05};
+    expect_refused("a PNG that starts with IDAT is corrupt, no size invented", "idat.png",
+                   idat_first, sizeof idat_first, "the first chunk is IDAT, not a header");
+    /* a JPEG frame of 65535x65535: our limit speaks, not libjpeg's 65500 */
+    static const uint8_t jpeg_huge[] = {0xff, 0xd8, 0xff, 0xc0, 0, 17,   8,   0xff,
+                                        0xff, 0xff, 0xff, 3,    1, 0x22, 0,   2,
+                                        0x11, 1,    3,    0x11, 1, 0xff, 0xd9};
+    expect_refused("a JPEG of 65535x65535 meets filterview's limit", "huge.jpg", jpeg_huge,
+                   sizeof jpeg_huge, "JPEG header says 65535x65535: too large for filterview");
     const char *hdr = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n-Y 10 +X 10\n";
     expect_refused("Radiance HDR (dropped: stb's reader hangs on truncated files)", "t.hdr", hdr,
                    strlen(hdr), "does not read");

@@ -37,12 +37,13 @@
 #define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;  /* EXIF 1..8; 1 when absent (before the first scan) */
-    int adobe;        /* APP14 "Adobe" present (before the first scan) */
-    unsigned sof;     /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
-    int precision;    /* its bits per sample */
-    int hierarchical; /* a DHP marker */
-    int scans;        /* SOS markers up to EOI */
+    int orientation;    /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;          /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;       /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;      /* its bits per sample */
+    long width, height; /* what the frame header says */
+    int hierarchical;   /* a DHP marker */
+    int scans;          /* SOS markers up to EOI */
 } jpeg_markers;
 
 static unsigned get16(const uint8_t *p, int le)
@@ -100,6 +101,8 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
         if (is_sof && !m->sof) {
             m->sof = marker;
             m->precision = seg_len >= 1 ? seg[0] : 0;
+            m->height = seg_len >= 5 ? (long)get16(seg + 1, 0) : 0;
+            m->width = seg_len >= 5 ? (long)get16(seg + 3, 0) : 0;
         } else if (marker == 0xde) {
             m->hierarchical = 1;
         } else if (m->scans == 0 && marker == 0xe1 && !have_exif && seg_len >= 6 &&
@@ -351,6 +354,10 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
         return fv_fail(FV_ERR_FORMAT, "'%s': %s: convert it to PNG", name, unsupported);
     if (m.scans > JPEG_MAX_SCANS)
         return jpeg_too_many_scans(name, m.sof == 0xc2 || m.sof == 0xca, m.scans);
+    /* our own limits before libjpeg's (which stops at 65500 a side, in its own words); a height
+     * of 0 (defined by a later DNL marker) is left to libjpeg */
+    if (m.sof && m.height > 0)
+        FV_TRY(codec_check_claim(name, "JPEG", m.width, m.height, size, JPEG_MAX_PIXELS_PER_BYTE));
     int cmyk = 0;
     FV_TRY(jpeg_decompress(name, data, size, a, out, &cmyk));
     if (cmyk) cmyk_to_rgba(out, m.adobe);

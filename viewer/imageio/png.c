@@ -12,6 +12,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
 
+#include <ctype.h>
 #include <libdeflate.h>
 #include <pthread.h>
 #include <spng.h>
@@ -36,6 +37,13 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
     if (size < 33)
         return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: no complete header)",
                        name);
+    /* the first chunk must be a 13-byte IHDR: otherwise bytes 16..23 are no size at all */
+    if (memcmp(data + 8, "\0\0\0\15IHDR", 8) != 0) {
+        char type[5] = {0};
+        for (int i = 0; i < 4; i++) type[i] = isalpha(data[12 + i]) ? (char)data[12 + i] : '?';
+        return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt (PNG: the first chunk is %s, not a header)",
+                       name, memcmp(data + 12, "IHDR", 4) == 0 ? "a short IHDR" : type);
+    }
     long w = (long)data[16] << 24 | data[17] << 16 | data[18] << 8 | data[19];
     long h = (long)data[20] << 24 | data[21] << 16 | data[22] << 8 | data[23];
     int depth = data[24], colour = data[25];
