@@ -4,7 +4,7 @@
 set -eu
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
-PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libspng-dev libdeflate-dev \
+PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libjpeg-dev libspng-dev libdeflate-dev \
 zlib1g-dev libglew-dev freeglut3-dev libgl-dev \
 libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
 python3-numpy python3-scipy python3-opencv valgrind"
