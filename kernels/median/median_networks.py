@@ -37,10 +37,10 @@ import sys
 # for fewest min/max per output with the values a thread keeps live at once in reach of the
 # register file (two 32-bit registers per pixel, at most 255 registers). The 2d plan wins only at
 # k = 3: at 5 and 7 its row sorts and the merge of the band (which cannot use the columns' order)
-# cost more than the values it discards save. Timed on an H200 (median_fast.cu runs k = 5 and 9
-# one 32-bit word at a time, which halves the values live): k = 5 on 8x1 (74.5 per output, 72 live)
-# took 0.106 ms at 3840x2160 against 0.156 on 4x1 (83.5); k = 7 on 4x1 (197) 0.239 against 0.255
-# on 8x1 (173, which needs more registers than a thread has without spilling).
+# cost more than the values it discards save. The tiles are those that ran fastest in the bench
+# (docs/perf/median.md): k = 5 on 8x1, since median_fast.cu runs it one 32-bit word at a time,
+# which halves the values live; k = 7 on 4x1, as 8x1 needs more registers than a thread has
+# without spilling.
 TILES = {3: (2, 2, "2d"), 5: (8, 1, "separable"), 7: (4, 1, "separable"), 9: (4, 1, "separable")}
 
 
