@@ -1,25 +1,137 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/core/device.c: device images, upload/download, kernel resources (for teaching), and the checks that turn "no GPU"
- * and "does not fit in GPU memory" into clear messages instead of crashes.
+ * kernels/core/device.c: device images, upload/download, kernel resources (for teaching), and the
+ * checks that turn "no GPU" (device.h: what is really missing, not the runtime's wording) and "does
+ * not fit in GPU memory" into clear messages instead of crashes.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
+#include "device.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-fv_status fv_device_check(void)
+/* ---- why there is no usable device (device.h) ---- */
+static char unavailable_reason[320];
+static pthread_once_t unavailable_once = PTHREAD_ONCE_INIT;
+
+/* Whether /dev holds the NVIDIA driver's device nodes (nvidiactl, nvidia0, ...), or WSL's /dev/dxg
+ * through which its CUDA reaches the GPU. */
+static int driver_nodes_present(void)
+{
+    if (access("/dev/dxg", F_OK) == 0) return 1;
+    DIR *dev = opendir("/dev");
+    if (!dev) return 0;
+    int found = 0;
+    for (struct dirent *e; !found && (e = readdir(dev)) != NULL;)
+        found = strncmp(e->d_name, "nvidia", 6) == 0;
+    closedir(dev);
+    return found;
+}
+
+/* Whether the driver's user-space library loads, asked the way the CUDA runtime asks; `why`
+ * receives dlerror()'s words where it does not. */
+static int driver_library_loads(char *why, size_t size)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char *e = dlerror();
+        snprintf(why, size, "%s", e ? e : "not found");
+        return 0;
+    }
+    dlclose(lib);
+    return 1;
+}
+
+/* The runtime failed with `err`: find what is really missing, most basic first. */
+static void diagnose(cudaError_t err)
+{
+    char *out = unavailable_reason;
+    const size_t size = sizeof unavailable_reason;
+    const int nodes = driver_nodes_present();
+    char dl_why[160] = "";
+    const int lib = driver_library_loads(dl_why, sizeof dl_why);
+    if (!nodes && !lib) {
+        snprintf(out, size, "no NVIDIA driver: no /dev/nvidia* device nodes and no libcuda.so.1");
+        return;
+    }
+    if (!lib) {
+        snprintf(out, size,
+                 "the NVIDIA driver's kernel module is loaded but its library libcuda.so.1 is not "
+                 "(%s)",
+                 dl_why);
+        return;
+    }
+    if (!nodes) {
+        snprintf(out, size,
+                 "libcuda.so.1 is installed but no NVIDIA driver is loaded: no /dev/nvidia* device "
+                 "nodes (in a container: no GPU passed in)");
+        return;
+    }
+    if (access("/dev/nvidiactl", F_OK) == 0 && access("/dev/nvidiactl", R_OK | W_OK) != 0) {
+        snprintf(out, size, "no permission to open /dev/nvidiactl");
+        return;
+    }
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);
+    cudaRuntimeGetVersion(&runtime);
+    const char *visible = getenv("CUDA_VISIBLE_DEVICES");
+    switch (err) {
+    case cudaSuccess: /* a driver that counts zero devices */
+    case cudaErrorNoDevice:
+        if (visible)
+            snprintf(out, size,
+                     "the NVIDIA driver is loaded but sees no GPU (CUDA_VISIBLE_DEVICES=\"%.40s\")",
+                     visible);
+        else
+            snprintf(out, size, "the NVIDIA driver is loaded but sees no GPU");
+        return;
+    case cudaErrorInsufficientDriver:
+        if (driver > 0 && driver < runtime) {
+            snprintf(out, size,
+                     "the NVIDIA driver supports CUDA %d.%d, this build of filterview needs CUDA "
+                     "%d.%d or newer (update the driver)",
+                     driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+            return;
+        }
+        break;
+    case cudaErrorDevicesUnavailable:
+        snprintf(out, size, "every CUDA device is busy or in a prohibited compute mode");
+        return;
+    case cudaErrorSystemDriverMismatch:
+        snprintf(out, size,
+                 "the NVIDIA kernel module and libcuda.so.1 are of different driver versions "
+                 "(reboot after a driver update)");
+        return;
+    default: break;
+    }
+    snprintf(out, size, "CUDA cannot start: %s (%s)", cudaGetErrorString(err),
+             cudaGetErrorName(err));
+}
+
+static void ask_once(void)
 {
     int n = 0;
     cudaError_t err = cudaGetDeviceCount(&n);
-    if (err != cudaSuccess) {
-        cudaGetLastError(); /* clear the sticky "no device" error so later calls see a clean slate */
-        return fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s (use -v cpu to run the reference)",
-                       cudaGetErrorString(err));
-    }
-    if (n == 0)
-        return fv_fail(FV_ERR_NO_DEVICE, "no CUDA device found (use -v cpu to run the reference)");
-    return FV_OK;
+    if (err != cudaSuccess)
+        (void)cudaGetLastError(); /* clear the sticky error so later calls see a clean slate */
+    if (err == cudaSuccess && n > 0) return;
+    diagnose(err);
+}
+
+const char *fv_device_unavailable_reason(void)
+{
+    pthread_once(&unavailable_once, ask_once);
+    return unavailable_reason[0] ? unavailable_reason : NULL;
+}
+
+fv_status fv_device_check(void)
+{
+    const char *why = fv_device_unavailable_reason();
+    return why ? fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s", why) : FV_OK;
 }
 
 int fv_device_compute_major(void)
