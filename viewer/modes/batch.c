@@ -18,6 +18,8 @@ int batch_main(const cli_options *o)
     /* said before the image is read; after this, the runner's prepare is the only check */
     if (fv_params_check(f, p) != FV_OK) return run_fail_line();
     if (image_check_output_path(o->output) != FV_OK) return run_fail_line();
+    if (!fv_variant_is_host(v) && run_device_check("use -v cpu to run the reference") != FV_OK)
+        return run_fail_line();
     fv_image src = {0}, dst = {0};
     double ms = 0;
     if (image_load(o->input, &src) != FV_OK) return run_fail_line();

@@ -575,7 +575,8 @@ int batch_many_main(const cli_options *o)
     b.host = fv_variant_is_host(b.v);
     /* said before any file is read; after this, the runner's prepare is the only check */
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
-    if (!b.host && fv_device_check() != FV_OK) return run_fail_line();
+    if (!b.host && run_device_check("use -v cpu to run the reference") != FV_OK)
+        return run_fail_line();
     /* the folder must exist, as a file's folder must (a typo makes no new folder) */
     char dir_text[IMAGE_NAME_SHOWN];
     image_printable(o->output, dir_text, sizeof dir_text);

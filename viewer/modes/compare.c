@@ -16,6 +16,10 @@ int compare_main(const cli_options *o)
     for (int k = 0; k < 2; k++)
         if (fv_params_check(side[k].filter, cli_params(o, side[k].filter)) != FV_OK)
             return run_fail_line();
+    for (int k = 0; k < 2; k++)
+        if (!fv_variant_is_host(side[k].variant) &&
+            run_device_check("only the cpu variants run without one") != FV_OK)
+            return run_fail_line();
     fv_image src = {0}, out[2] = {{0}, {0}};
     double ms[2] = {0, 0};
     if (image_load(o->input, &src) != FV_OK) return run_fail_line();

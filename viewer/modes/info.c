@@ -1,15 +1,26 @@
 /* ------------------------------------------------------------------------------------------------
- * viewer/modes/info.c: --info: the CUDA device, its compute capability, SMs, memory and L2.
+ * viewer/modes/info.c: --info: the CUDA device, its compute capability, SMs, memory and L2. Without
+ * a usable device: why not, in plain words (device.h), what still runs, and exit status 1, so that
+ * `filterview --info >/dev/null` answers "is there a GPU?" in scripts and tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
+#include "device.h"
 #include "run.h"
 
 #include <stdio.h>
 
 int info_main(void)
 {
-    if (fv_device_check() != FV_OK) return run_fail_line();
+    const char *why = fv_device_unavailable_reason();
+    if (why) {
+        cli_error("no CUDA device: %s", why);
+        printf(
+            "Without a CUDA device these still run, on the CPU (the `cpu` variant of each filter):\n"
+            "  -o and folders with -v cpu; --compare of cpu variants; --bench and --chart (the\n"
+            "  references alone); the viewer, whose panes then show the references; --list.\n");
+        return 1;
+    }
     int dev = 0;
     struct cudaDeviceProp prop;
     size_t free_b = 0, total_b = 0;

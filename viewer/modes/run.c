@@ -1,10 +1,11 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/modes/run.c: the helpers every windowless mode shares (see run.h): one variant over a host
  * image (through device memory for GPU variants, timed with CUDA events), the source's noise,
- * parameters as words, the memory check of a mode's own images and the one-line failure.
+ * parameters as words, the device and memory checks of a mode and the one-line failure.
  * ------------------------------------------------------------------------------------------------ */
 #include "run.h"
 
+#include "device.h"
 #include "timing.h"
 
 #include <stdio.h>
@@ -75,6 +76,12 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
 fv_status source_with_noise(const cli_options *o, fv_image *src)
 {
     return fv_noise_apply_host(src, &o->noise); /* nothing to do where the noise is off */
+}
+
+fv_status run_device_check(const char *advice)
+{
+    const char *why = fv_device_unavailable_reason();
+    return why ? fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s (%s)", why, advice) : FV_OK;
 }
 
 int run_fail_line(void)

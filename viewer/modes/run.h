@@ -24,6 +24,11 @@ void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t s
  * image needs ... MiB"): said before anything is allocated. */
 fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h);
 
+/* Before a mode runs a GPU variant: FV_OK, or FV_ERR_NO_DEVICE with "no CUDA device: <why>
+ * (<advice>)": why, in plain words (fv_device_unavailable_reason), and what this mode can do
+ * without a device, which only the mode knows. */
+fv_status run_device_check(const char *advice);
+
 /* Prints "filterview: <the last error>" and returns 1 (a runtime failure's exit status). */
 int run_fail_line(void);
 
