@@ -10,12 +10,16 @@
  * (-p radius=1,2,4); --chart draws the table as a PNG. --image FILE benches on a photo resized to
  * each size instead (Canny's hysteresis on random noise is not what a photo asks of it); variants
  * with something to say about their last run (Canny: hysteresis rounds) get a note under the table.
+ * Without a usable CUDA device it times the CPU references alone, says so in one line with the
+ * plain reason (device.h), and shows "-" for what needs a device (copy bandwidth, % copy).
  * ------------------------------------------------------------------------------------------------ */
 #include "bench.h"
 
 #include "chart.h"
+#include "device.h"
 #include "image_io.h"
 #include "modes.h"
+#include "run.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -110,7 +114,8 @@ typedef struct bench_row {
     const fv_variant *variant;
     char params[160];
     int sweep_index; /* which value of the swept parameter (0 without a sweep) */
-    double ms, mpix_s, gb_s, share, speedup; /* speedup < 0: no baseline to compare with */
+    /* < 0: not measured (no baseline to compare with, no copy bandwidth, a time too short) */
+    double ms, mpix_s, gb_s, share, speedup;
     int max_diff;           /* largest |difference| from the baseline's output; -1: not compared */
     double share_differing; /* share of pixels that differ from the baseline's */
     char resources[512];
@@ -135,10 +140,24 @@ static fv_status table_add(bench_table *t, const bench_row *r)
     return FV_OK;
 }
 
+/* `value` printed with `format`, or what stands for "not measured": "-" in the table, empty in
+ * the CSV */
+static const char *measured(char *buf, size_t size, const char *format, double value, int csv)
+{
+    if (value < 0 || !isfinite(value))
+        snprintf(buf, size, "%s", csv ? "" : "-");
+    else
+        snprintf(buf, size, format, value);
+    return buf;
+}
+
 static void print_row(FILE *out, const bench_row *r, int csv)
 {
-    char size[32], speed[32], diff[48];
+    char size[32], speed[32], diff[48], mpix[32], gbps[32], share[32];
     snprintf(size, sizeof size, "%dx%d", r->width, r->height);
+    measured(mpix, sizeof mpix, csv ? "%.1f" : "%.0f", r->mpix_s, csv);
+    measured(gbps, sizeof gbps, "%.1f", r->gb_s, csv);
+    measured(share, sizeof share, csv ? "%.3f" : "%.1f%%", csv ? r->share : 100.0 * r->share, csv);
     if (r->speedup > 0)
         snprintf(speed, sizeof speed, csv ? "%.4g" : "%.3gx", r->speedup);
     else
@@ -154,16 +173,14 @@ static void print_row(FILE *out, const bench_row *r, int csv)
     if (csv) {
         char resources[600];
         snprintf(resources, sizeof resources, "\"%s\"", r->resources);
-        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%.1f,%.1f,%.3f,%s,%s%s,%s\n", size, r->width,
+        fprintf(out, "%s,%d,%d,%s,\"%s\",%s,%s,%.4f,%s,%s,%s,%s,%s%s,%s\n", size, r->width,
                 r->height, r->filter->name, r->params, r->variant->name,
-                fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms, r->mpix_s, r->gb_s,
-                r->share, speed, diff, r->max_diff < 0 ? "," : "", resources);
+                fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms, mpix, gbps, share, speed,
+                diff, r->max_diff < 0 ? "," : "", resources);
     } else {
-        fprintf(
-            out,
-            "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8.0f | %7.1f | %6.1f%% | %8s | %-11s |\n",
-            size, r->filter->name, r->params, r->variant->name, r->ms, r->mpix_s, r->gb_s,
-            100.0 * r->share, speed, diff);
+        fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8s | %7s | %7s | %8s | %-11s |\n",
+                size, r->filter->name, r->params, r->variant->name, r->ms, mpix, gbps, share, speed,
+                diff);
     }
 }
 
@@ -216,9 +233,14 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
                  o->sweep_name, sizes[0][0], sizes[0][1]);
     else
         snprintf(title, sizeof title, "filterview --bench: ms per run over image sizes");
-    snprintf(subtitle, sizeof subtitle,
-             "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device, copy_gbps,
-             o->runs);
+    if (copy_gbps > 0)
+        snprintf(subtitle, sizeof subtitle,
+                 "%.120s, copy %.0f GB/s, median of %d runs; lower is faster", device, copy_gbps,
+                 o->runs);
+    else
+        snprintf(subtitle, sizeof subtitle,
+                 "CPU references on %.120s (no CUDA device), one run each; lower is faster",
+                 device);
     chart_desc c = {
         .title = title,
         .subtitle = subtitle,
@@ -328,16 +350,40 @@ static void resample_bilinear(const fv_image *from, fv_image *to)
     }
 }
 
+/* The host CPU's model name ("the host CPU" where /proc/cpuinfo does not say) */
+static void cpu_name(char *buf, size_t size)
+{
+    snprintf(buf, size, "the host CPU");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f) return;
+    char line[256];
+    while (fgets(line, sizeof line, f)) {
+        const char *colon = strchr(line, ':');
+        if (strncmp(line, "model name", 10) != 0 || !colon) continue;
+        colon += strspn(colon + 1, " \t") + 1;
+        snprintf(buf, size, "%.*s", (int)strcspn(colon, "\n"), colon);
+        break;
+    }
+    fclose(f);
+}
+
 int bench_main(const cli_options *o)
 {
-    if (fv_device_check() != FV_OK) {
-        cli_error("%s", fv_last_error());
-        return 1;
+    /* without a device: the CPU references alone, unless -v asked for a GPU variant */
+    const char *no_device = fv_device_unavailable_reason();
+    if (no_device && o->variant_given && !fv_variant_is_host(o->variant)) {
+        run_device_check("use -v cpu to bench the reference");
+        return run_fail_line();
     }
-    int device = 0;
     struct cudaDeviceProp prop;
-    cudaGetDevice(&device);
-    cudaGetDeviceProperties(&prop, device);
+    memset(&prop, 0, sizeof prop);
+    if (no_device) {
+        cpu_name(prop.name, sizeof prop.name);
+    } else {
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaGetDeviceProperties(&prop, device);
+    }
     fv_image photo = {0};
     if (o->bench_image && image_load(o->bench_image, &photo) != FV_OK) {
         cli_error("%s", fv_last_error());
@@ -363,18 +409,26 @@ int bench_main(const cli_options *o)
         cli_error("cannot write '%s': %s", cli_shown(o->csv), strerror(errno));
         return 1;
     }
-    double copy_gbps = 0;
-    if (bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
+    double copy_gbps = -1; /* not measured */
+    if (!no_device && bench_copy_bandwidth(BENCH_COPY_BYTES, o->runs, &copy_gbps) != FV_OK) {
         cli_error("%s", fv_last_error());
         if (csv) fclose(csv), remove(o->csv);
         fv_host_image_free(&photo);
         return 1;
     }
-    printf("# filterview benchmark: %s (%d SMs, L2 %d MiB), %d timed runs per cell (median), "
-           "seed %u\n",
-           prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
-    printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n", copy_gbps,
-           BENCH_COPY_BYTES >> 20);
+    if (no_device) {
+        cli_error("CPU references only: the GPU variants need an NVIDIA GPU and its driver (%s)",
+                  no_device);
+        printf("# filterview benchmark: CPU references on %s, one timed run per cell, seed %u\n",
+               prop.name, o->seed);
+        printf("# device-to-device copy: - (no CUDA device)\n");
+    } else {
+        printf("# filterview benchmark: %s (%d SMs, L2 %d MiB), %d timed runs per cell (median), "
+               "seed %u\n",
+               prop.name, prop.multiProcessorCount, prop.l2CacheSize >> 20, o->runs, o->seed);
+        printf("# device-to-device copy: %.0f GB/s (bytes read + written, 2 x %zu MiB)\n",
+               copy_gbps, BENCH_COPY_BYTES >> 20);
+    }
     if (o->bench_image)
         printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image),
                photo.width, photo.height);
@@ -388,7 +442,7 @@ int bench_main(const cli_options *o)
     bench_table table = {0};
     int failed = 0;
     void *diff_work = NULL;
-    if (cudaMalloc(&diff_work, fv_diff_work_bytes()) != cudaSuccess) {
+    if (!no_device && cudaMalloc(&diff_work, fv_diff_work_bytes()) != cudaSuccess) {
         cli_error("cannot allocate the comparison buffer");
         failed = 1;
     }
@@ -404,16 +458,16 @@ int bench_main(const cli_options *o)
         bench_sets sets = {0};
         char what[64];
         snprintf(what, sizeof what, "benchmark size %dx%d", w, h);
-        fv_status st = fv_device_check_fits(bytes * (2 * n_sets + 2), what);
+        fv_status st = no_device ? FV_OK : fv_device_check_fits(bytes * (2 * n_sets + 2), what);
         if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
         if (st == FV_OK) {
             if (photo.data)
                 resample_bilinear(&photo, &host);
             else
                 fv_image_fill_random(&host, o->seed + (unsigned)si);
-            st = alloc_sets(&sets, &host, n_sets);
+            if (!no_device) st = alloc_sets(&sets, &host, n_sets);
         }
-        if (st == FV_OK) st = fv_device_image_alloc(&reference, w, h);
+        if (st == FV_OK && !no_device) st = fv_device_image_alloc(&reference, w, h);
         if (st != FV_OK) {
             cli_error("%s", fv_last_error());
             failed = 1;
@@ -443,6 +497,7 @@ int bench_main(const cli_options *o)
                 for (int oi = 0; oi < n_order && !failed; oi++) {
                     const fv_variant *v = &f->variants[order[oi]];
                     if (o->variant_given && v != o->variant) continue; /* -v: that variant alone */
+                    if (no_device && !fv_variant_is_host(v)) continue;
                     bench_row r;
                     memset(&r, 0, sizeof r);
                     r.width = w;
@@ -469,10 +524,12 @@ int bench_main(const cli_options *o)
                             cell.reference = reference;
                         r.max_diff = 0;
                     }
-                    r.mpix_s = (double)w * h * p.iterations / (r.ms * 1e3);
-                    r.gb_s = f->traffic_bytes(&p, w, h) * p.iterations / (r.ms * 1e6);
-                    r.share = r.gb_s / copy_gbps;
-                    r.speedup = cell.baseline_ms > 0 ? cell.baseline_ms / r.ms : -1;
+                    /* a host clock can read 0 ms for a tiny image: then no rates */
+                    const int timed = r.ms > 0;
+                    r.mpix_s = timed ? (double)w * h * p.iterations / (r.ms * 1e3) : -1;
+                    r.gb_s = timed ? f->traffic_bytes(&p, w, h) * p.iterations / (r.ms * 1e6) : -1;
+                    r.share = timed && copy_gbps > 0 ? r.gb_s / copy_gbps : -1;
+                    r.speedup = timed && cell.baseline_ms > 0 ? cell.baseline_ms / r.ms : -1;
                     print_row(stdout, &r, 0);
                     fflush(stdout);
                     if (table_add(&table, &r) != FV_OK) {
