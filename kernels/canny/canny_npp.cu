@@ -2,7 +2,8 @@
  * kernels/canny/canny_npp.cu: Canny's peer, variant `npp` (built only where CMake found NPP):
  * nppiFilterCannyBorder_8u_C1R on our gray image (canny_gray_kernel) with the manual low and high
  * thresholds; no blur, no auto thresholds, only its edge map, expanded to RGBA8 by a kernel of its
- * own. Measured against canny_ref, not held to it.
+ * own, alpha 255 as every Canny variant writes. Without the blur its edges are not canny_ref's:
+ * canny_npp_tolerance holds alpha alone.
  * ------------------------------------------------------------------------------------------------ */
 #include "canny_internal.h"
 #include "canny_npp.h"
@@ -11,6 +12,8 @@
 
 #include <nppi_filtering_functions.h>
 #include <stdlib.h>
+
+extern "C" const fv_tolerance canny_npp_tolerance = {.max_abs = 255, .max_share = 1.0};
 
 typedef struct canny_npp_state {
     canny_state base; /* gray and blur (NPP's edges) buffers; the rest unused */

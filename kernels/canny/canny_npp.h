@@ -19,17 +19,22 @@ fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_par
 void canny_npp_state_destroy(const fv_variant *v, void *state);
 fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                         void *state, cudaStream_t stream);
+/* No blur and NPP's own gradient: its edges are not ours, so R, G and B are not bounded (255,
+ * any share); alpha is 255 as in every Canny variant, and that is held exactly. */
+extern const fv_tolerance canny_npp_tolerance;
 
 #define FV_VARIANT_NPP_CANNY                                                                       \
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                         \
      .summary =                                                                                    \
          "NVIDIA NPP's nppiFilterCannyBorder_8u_C1R on our gray image with the manual low "        \
-         "and high: no blur, no auto thresholds, only its edge map (stage gray: its input)",       \
+         "and high, replicated border: no blur, no auto thresholds, only its edge map (stage "     \
+         "gray: its input); its edges are NPP's own, not held to ours (alpha 255 as ours)",        \
      .run = canny_npp_run,                                                                         \
      .state_bytes = canny_npp_state_bytes,                                                         \
      .state_create = canny_npp_state_create,                                                       \
-     .state_destroy = canny_npp_state_destroy},
+     .state_destroy = canny_npp_state_destroy,                                                     \
+     .tolerance = &canny_npp_tolerance},
 #else
 #define FV_VARIANT_NPP_CANNY
 #endif

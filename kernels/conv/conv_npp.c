@@ -1,8 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/conv/conv_npp.c: the convolution's peer, variant `npp` (built only where CMake found
  * NPP): nppiFilterBorder_8u_C4R with our quantised integer weights (sum 2^16) and divisor 2^16,
- * replicated border; the output stage only (its supports declines the others). Measured against
- * conv_ref, not held to it.
+ * replicated border (our rule); the output stage only (its supports declines the others); then
+ * the source's alpha put back (npp_keep_alpha). NPP divides by 2^16 its own way: held to conv_ref
+ * within conv_npp_tolerance, 1 level per pass in R, G and B; alpha exact.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv/conv.h"
 #include "conv/conv_npp.h"
@@ -11,6 +12,8 @@
 #include <nppi_filtering_functions.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+const fv_tolerance conv_npp_tolerance = {.max_abs = 1, .max_share = 1.0};
 
 /* NPP convolves (its coefficients "in reverse order"): dst(x) = sum_j src(x + j - anchor) *
  * kernel[kw - 1 - j], so our K goes in as it is, anchored at (kw - 1 - cx, kh - 1 - cy). */
@@ -75,9 +78,10 @@ fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;
     NppiSize size = {src->width, src->height}, mask = {kw, kh};
     NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};
-    return npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
+    FV_TRY(npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
                                                   dst->data, (Npp32s)dst->pitch, size,
                                                   (const Npp32s *)s->taps, mask, anchor,
                                                   FV_CONV_WEIGHT_SUM, NPP_BORDER_REPLICATE, s->ctx),
-                      "nppiFilterBorder_8u_C4R_Ctx");
+                      "nppiFilterBorder_8u_C4R_Ctx"));
+    return npp_keep_alpha(&s->ctx, src, dst);
 }

@@ -1,14 +1,19 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/gaussian/gaussian_npp.c: the Gaussian's peer, variant `npp` (built only where CMake
  * found NPP): nppiFilterGaussAdvancedBorder_8u_C4R with our taps in device memory, our integer
- * weights divided by 256 as floats, so that NPP filters with the same kernel as ours; what
- * differs is its float arithmetic and rounding. Measured against gaussian_ref, not held to it.
+ * weights divided by 256 as floats, so that NPP filters with the same kernel as ours and the same
+ * replicated border, then the source's alpha put back (npp_keep_alpha). What differs is NPP's
+ * float arithmetic and rounding, in two 1-D passes: held to gaussian_ref within
+ * gaussian_npp_tolerance, 2 levels per pass in R, G and B; alpha exact.
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian/gaussian_npp.h"
 #include "gaussian/gaussian_taps.h"
 #include "npp/npp_common.h"
 
 #include <nppi_filtering_functions.h>
+
+/* a rounding of its own in each 1-D pass: up to 1 level from each */
+const fv_tolerance gaussian_npp_tolerance = {.max_abs = 2, .max_share = 1.0};
 
 fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
                                     int width, int height)
@@ -42,9 +47,10 @@ fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *d
     FV_TRY(npp_stream(s, stream));
     NppiSize size = {src->width, src->height};
     NppiPoint origin = {0, 0};
-    return npp_result(
+    FV_TRY(npp_result(
         nppiFilterGaussAdvancedBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
                                                  dst->data, (Npp32s)dst->pitch, size, s->n_taps,
                                                  s->taps, NPP_BORDER_REPLICATE, s->ctx),
-        "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx");
+        "nppiFilterGaussAdvancedBorder_8u_C4R_Ctx"));
+    return npp_keep_alpha(&s->ctx, src, dst);
 }

@@ -1,8 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/median/median_npp.c: the median's peer, variant `npp` (built only where CMake found
  * NPP): nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 replicated pixels, made on
- * every run by median_pad_replicate (kernels/median/median.cu), since NPP reads beyond the ROI.
- * Measured against median_ref, not held to it.
+ * every run by median_pad_replicate (kernels/median/median.cu), since NPP reads beyond the ROI,
+ * then the source's alpha put back (npp_keep_alpha). A median of whole numbers has one answer:
+ * held to median_ref exactly (median_npp_tolerance, 0), alpha included.
  * ------------------------------------------------------------------------------------------------ */
 #include "median/median.h"
 #include "median/median_npp.h"
@@ -10,6 +11,8 @@
 
 #include <nppi_filtering_functions.h>
 #include <stdlib.h>
+
+const fv_tolerance median_npp_tolerance = {.max_abs = 0, .max_share = 0.0};
 
 typedef struct median_npp_state {
     npp_state *npp;
@@ -78,8 +81,9 @@ fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst
         s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
     NppiSize size = {src->width, src->height}, mask = {k, k};
     NppiPoint anchor = {s->border, s->border};
-    return npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data,
+    FV_TRY(npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data,
                                                   (Npp32s)dst->pitch, size, mask, anchor, s->buffer,
                                                   s->npp->ctx),
-                      "nppiFilterMedian_8u_C4R_Ctx");
+                      "nppiFilterMedian_8u_C4R_Ctx"));
+    return npp_keep_alpha(&s->npp->ctx, src, dst);
 }

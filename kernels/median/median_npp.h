@@ -24,6 +24,8 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
 void median_npp_state_destroy(const fv_variant *v, void *state);
 fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                          const fv_params *p, void *state, cudaStream_t stream);
+/* the median of whole numbers is exact: 0 */
+extern const fv_tolerance median_npp_tolerance;
 
 /* NPP's median reads k/2 pixels beyond the ROI on every side and leaves providing them to the
  * caller: each run first copies the source into a padded image with replicated borders (the
@@ -32,11 +34,13 @@ fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                         \
      .summary = "NVIDIA NPP's nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 "      \
-                "replicated pixels (NPP reads beyond the ROI; the copy is timed too): the peer",   \
+                "replicated pixels (NPP reads beyond the ROI; the copy is timed too), alpha put "  \
+                "back: the peer, equal to the reference",                                          \
      .run = median_npp_run,                                                                        \
      .state_bytes = median_npp_state_bytes,                                                        \
      .state_create = median_npp_state_create,                                                      \
-     .state_destroy = median_npp_state_destroy},
+     .state_destroy = median_npp_state_destroy,                                                    \
+     .tolerance = &median_npp_tolerance},
 #else
 #define FV_VARIANT_NPP_MEDIAN
 #endif

@@ -2,12 +2,15 @@
  * kernels/npp/npp_common.c: what NVIDIA NPP's peers share (built only where CMake found NPP; see
  * npp_common.h): the stream context every NPP call takes, filled from the current device when a
  * peer's state is made and pointed at the run's stream on every run; the state that holds it
- * with a device buffer of weights; NPP's status as an fv_status. The peers themselves live in
+ * with a device buffer of weights; NPP's status as an fv_status; the source's alpha put back
+ * after a C4R filter (nppiCopy_8u_C4CR: one channel, chosen by the pointers' offset, from a
+ * 4-channel image to another). The peers themselves live in
  * the filters' folders (kernels/<filter>/<filter>_npp.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "npp/npp_common.h"
 #include "cuda_check.h"
 
+#include <nppi_data_exchange_and_initialization.h>
 #include <stdlib.h>
 
 fv_status npp_stream_context_fill(NppStreamContext *ctx)
@@ -64,4 +67,12 @@ fv_status npp_result(NppStatus st, const char *call)
 {
     if (st >= NPP_SUCCESS) return FV_OK; /* positive statuses are warnings: the result is there */
     return fv_fail(FV_ERR_CUDA, "%s failed with NPP status %d", call, (int)st);
+}
+
+fv_status npp_keep_alpha(const NppStreamContext *ctx, const fv_image *src, fv_image *dst)
+{
+    const NppiSize size = {src->width, src->height};
+    return npp_result(nppiCopy_8u_C4CR_Ctx(src->data + 3, (int)src->pitch, dst->data + 3,
+                                           (int)dst->pitch, size, *ctx),
+                      "nppiCopy_8u_C4CR_Ctx");
 }

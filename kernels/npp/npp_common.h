@@ -4,10 +4,13 @@
  * where CMake found NPP (FV_HAVE_NPP); this holds the state they have in common: an
  * NppStreamContext (device properties read once, when the state is made; the stream set on every
  * run), a device buffer of weights, and the translation of NPP's status into an fv_status.
- * Peers take the same parameters, run on the same images and streams, and are marked as peers:
- * the tests and the bench report how far they are from the reference instead of holding them to
- * a tolerance. NPP filters all four channels (alpha too); on opaque photos that makes no
- * difference. Not npp.h: that name is NVIDIA's umbrella header.
+ * Peers take the same parameters, run on the same images and streams, and are marked as peers.
+ * Like every variant they keep the source's alpha: NPP's C4R filters treat alpha as a colour, so
+ * each peer copies the source's alpha channel back afterwards (npp_keep_alpha, timed with it),
+ * and they use NPP's replicated border, our rule. What NPP still does its own way (rounding, no
+ * blur in Canny) each peer states in its summary and as its tolerance, which for a peer is per
+ * pass: tests/gpu/test_filters.c allows iterations x max_abs in R, G and B and holds alpha to
+ * 0. Not npp.h: that name is NVIDIA's umbrella header.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_NPP_COMMON_H
 #define FV_NPP_COMMON_H
@@ -38,6 +41,9 @@ void npp_state_destroy(const fv_variant *v, void *state);
 fv_status npp_stream(npp_state *s, cudaStream_t stream);
 /* FV_OK for success and warnings, FV_ERR_CUDA naming `call` otherwise. */
 fv_status npp_result(NppStatus st, const char *call);
+/* Copies the alpha channel of src into dst (same size), on ctx's stream: what every filterview
+ * variant keeps, after an NPP filter that filtered it. */
+fv_status npp_keep_alpha(const NppStreamContext *ctx, const fv_image *src, fv_image *dst);
 #endif
 
 #ifdef __cplusplus
