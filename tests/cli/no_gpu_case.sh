@@ -11,6 +11,9 @@
 #   no_gpu_case.sh FILTERVIEW OUTDIR info    --info: the device, or one line saying why there is
 #                                            none (never the CUDA runtime's "insufficient") and
 #                                            what still runs
+#   no_gpu_case.sh FILTERVIEW OUTDIR hidden  on a machine with a device (exit 77 elsewhere), with
+#                                            CUDA_VISIBLE_DEVICES="" hiding it: --info names that
+#                                            reason, --bench runs the references
 # ------------------------------------------------------------------------------------------------
 fv="$1"; dir="$2/no_gpu_$3"; what="$3"
 rm -rf "$dir" && mkdir -p "$dir" || exit 1
@@ -81,6 +84,19 @@ info)
     [ "$code" = 0 ] || fail "exit status $code, expected 0 with a device"
     grep -q "^CUDA device [0-9]*: " "$dir/out" || fail "does not name the device"
   fi
+  ;;
+hidden)
+  [ $gpu = 1 ] || { echo "skipped: needs a CUDA device to hide"; exit 77; }
+  run env CUDA_VISIBLE_DEVICES= "$fv" --info
+  [ "$code" = 1 ] || fail "exit status $code, expected 1 with every device hidden"
+  [ "$(err_lines)" = 1 ] || fail "expected one line on stderr, got $(err_lines)"
+  grep -q '^filterview: no CUDA device: the NVIDIA driver is loaded but sees no GPU (CUDA_VISIBLE_DEVICES="")' \
+    "$dir/err" || fail "the reason does not name CUDA_VISIBLE_DEVICES"
+  run env CUDA_VISIBLE_DEVICES= "$fv" --bench -f box --sizes 16x12 --runs 3
+  [ "$code" = 0 ] || fail "exit status $code, expected 0"
+  grep -q "the GPU variants need an NVIDIA GPU and its driver (the NVIDIA driver is loaded but sees no GPU" \
+    "$dir/err" || fail "the bench does not say why the GPU variants did not run"
+  [ "$(grep -c '^| 16x12' "$dir/out")" = 1 ] || fail "rows other than box's reference"
   ;;
 *) fail "unknown case '$what'" ;;
 esac
