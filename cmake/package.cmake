@@ -23,15 +23,14 @@ set(FV_PACKAGE_CUDA_LIBS "cuFFT")
 if(FV_HAVE_NPP)
   string(APPEND FV_PACKAGE_CUDA_LIBS " and NPP")
 endif()
-# the long description: lines after the first start with a space; " ." is an empty line
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION_SUMMARY}
- filterview runs an image filter on a photo (Gaussian, invert, box, median, Canny,
- convolution) with several implementations of each: CUDA kernels from the naive one
- to tuned ones, NVIDIA's NPP, and a plain-C reference. It shows two of them side by
- side in an OpenGL window, writes filtered files, compares them pixel by pixel and
- times them.
- .
- Requires the NVIDIA CUDA toolkit ${CUDAToolkit_VERSION_MAJOR} (its ${FV_PACKAGE_CUDA_LIBS} libraries,
- from NVIDIA's packages); the GPU variants also need an NVIDIA GPU and driver. Without
- a GPU the CPU reference (-v cpu) still runs.")
+# the long description (CPack puts the summary above it and formats it for the control file)
+set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "filterview runs an image filter on a photo (Gaussian, invert, box, median,
+Canny, convolution) with several implementations of each: CUDA kernels from the
+naive one to tuned ones, NVIDIA's NPP, and a plain-C reference. It shows two of
+them side by side in an OpenGL window, writes filtered files, compares them
+pixel by pixel and times them.
+
+Requires the NVIDIA CUDA toolkit ${CUDAToolkit_VERSION_MAJOR} (its ${FV_PACKAGE_CUDA_LIBS} libraries, from
+NVIDIA's packages); the GPU variants also need an NVIDIA GPU and driver.
+Without a GPU the CPU reference (-v cpu) still runs.")
 include(CPack)
