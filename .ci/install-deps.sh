@@ -9,6 +9,7 @@ zlib1g-dev libglew-dev freeglut3-dev libgl-dev \
 libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
 python3-numpy python3-scipy python3-opencv valgrind"
 PACKAGES="$PACKAGES clang libclang-rt-14-dev" # .ci/run's sanitizer and libFuzzer build
+PACKAGES="$PACKAGES groff-base man-db dpkg-dev" # the install test (groff, man -l); cpack -G DEB
 missing=""
 for p in $PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

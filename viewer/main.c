@@ -22,6 +22,13 @@ static int run(cli_options *o)
     case CLI_MODE_COMPARE: return compare_main(o);
     case CLI_MODE_BENCH: return bench_main(o);
     case CLI_MODE_HELP_KEYS: keys_print_help(stdout, 1); return 0;
+    case CLI_MODE_HELP_MAN: {
+        key_help keys;
+        keys_help_fill(&keys);
+        cli_print_man(stdout, keys.label, keys.help, keys.n);
+        return 0;
+    }
+    case CLI_MODE_COMPLETION: cli_print_completion(stdout); return 0;
     case CLI_MODE_VIEW: return viewer_main(o);
     }
     return 2;

@@ -442,19 +442,21 @@ static int parse_pane(parse_state *s, const char *flag)
     return 1;
 }
 
+/* --interop's words (also the completion's choices: cli_flag_doc_get) */
+static const struct {
+    const char *name;
+    fv_interop_path path;
+} interop_paths[] = {{"buffer", FV_INTEROP_BUFFER},
+                     {"texture", FV_INTEROP_TEXTURE},
+                     {"pbo", FV_INTEROP_PBO},
+                     {"staging", FV_INTEROP_STAGING}};
+
 static int parse_interop(parse_state *s, const char *flag)
 {
-    static const struct {
-        const char *name;
-        fv_interop_path path;
-    } paths[] = {{"buffer", FV_INTEROP_BUFFER},
-                 {"texture", FV_INTEROP_TEXTURE},
-                 {"pbo", FV_INTEROP_PBO},
-                 {"staging", FV_INTEROP_STAGING}};
     const char *how = next_value(s);
-    for (size_t k = 0; how && k < sizeof paths / sizeof paths[0]; k++)
-        if (!strcmp(how, paths[k].name)) {
-            s->o->interop = paths[k].path;
+    for (size_t k = 0; how && k < sizeof interop_paths / sizeof interop_paths[0]; k++)
+        if (!strcmp(how, interop_paths[k].name)) {
+            s->o->interop = interop_paths[k].path;
             return 1;
         }
     return bad(flag, "'buffer', 'texture', 'pbo' or 'staging'", how);
@@ -598,6 +600,17 @@ static int size_means_window(const parse_state *s, const char *flag)
 {
     return strcmp(flag, "--size") != 0 || s->i + 1 >= s->argc ||
            looks_like_size(s->argv[s->i + 1]) || !any_filter_has_param("size");
+}
+
+/* --completion SHELL: the shells cli_docs.c writes a script for */
+static const char *const completion_shells[] = {"bash"};
+
+static int parse_completion(parse_state *s, const char *flag)
+{
+    const char *shell = next_value(s);
+    for (size_t k = 0; shell && k < sizeof completion_shells / sizeof completion_shells[0]; k++)
+        if (!strcmp(shell, completion_shells[k])) return 1;
+    return bad(flag, "a shell: 'bash'", shell);
 }
 
 /* In --help order, "options:" then "viewer:"; the filters' parameters (--sigma, ...) come from the
@@ -773,6 +786,21 @@ static const cli_flag cli_flags[] = {
      .section = HELP_OPTIONS,
      .label = "--info",
      .help = "the CUDA device and its memory"},
+    {.names = {"--help-man"},
+     .flags = FLAG_STOP,
+     .mode = CLI_MODE_HELP_MAN,
+     .section = HELP_OPTIONS,
+     .label = "--help-man",
+     .help = "this help as a man page (roff): filterview(1)"},
+    {.names = {"--completion"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_completion,
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_COMPLETION,
+     .section = HELP_OPTIONS,
+     .label = "--completion SHELL",
+     .help = "a completion script for SHELL (bash): options, filters,\n"
+             "variants, parameters and their choices"},
     {.section = HELP_VIEWER,
      .label = "(no -o)",
      .help = "open the viewer: a window where there is a display, else\n"
@@ -1267,4 +1295,56 @@ void cli_print_help(void)
            "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
            "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP (Windows and OS/2).\n"
            "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
+}
+
+/* ---- the table row by row, for cli_docs.c (the man page and the shell completion) ---- */
+
+int cli_flag_doc_get(int row, cli_flag_doc *out)
+{
+    static char choices[256];
+    if (row < 0 || row >= N_FLAGS) return 0;
+    const cli_flag *f = &cli_flags[row];
+    memset(out, 0, sizeof *out);
+    for (int k = 0; k < 3; k++) out->names[k] = f->names[k];
+    out->label = f->label;
+    out->help = f->help;
+    out->section = f->section == HELP_OPTIONS ? 1 : f->section == HELP_VIEWER ? 2 : 0;
+    out->n_values = f->arg == ARG_NONE || f->arg == ARG_SWITCH ? 0
+                    : f->parse == parse_compare                ? 2
+                                                               : 1;
+    out->value = out->n_values ? CLI_VALUE_WORD : CLI_VALUE_NONE;
+    if (f->parse == parse_filter) out->value = CLI_VALUE_FILTER;
+    if (f->parse == parse_variant) out->value = CLI_VALUE_VARIANT;
+    if (f->parse == parse_param) out->value = CLI_VALUE_PARAM;
+    if (f->parse == parse_pane) out->value = CLI_VALUE_PANE;
+    if (f->parse == parse_compare) out->value = CLI_VALUE_SPEC;
+    if (f->parse == parse_interop || f->parse == parse_completion) {
+        size_t len = 0;
+        choices[0] = 0;
+        for (size_t k = 0;
+             f->parse == parse_interop && k < sizeof interop_paths / sizeof interop_paths[0]; k++)
+            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
+                                    interop_paths[k].name);
+        for (size_t k = 0; f->parse == parse_completion &&
+                           k < sizeof completion_shells / sizeof completion_shells[0];
+             k++)
+            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
+                                    completion_shells[k]);
+        out->value = CLI_VALUE_CHOICE;
+        out->choices = choices;
+    }
+    if (f->arg == ARG_TEXT) { /* a file unless its label says otherwise (--keys SEQ) */
+        const char *word = f->label ? strrchr(f->label, ' ') : NULL;
+        if (f->field == FIELD(kernel_file) || f->field == FIELD(bench_image))
+            out->value = CLI_VALUE_IMAGE;
+        else if (word && !strcmp(word, " FILE")) {
+            out->value = CLI_VALUE_FILE;
+            out->endings = f->field == FIELD(csv)                                      ? ".csv"
+                           : f->field == FIELD(chart) || f->field == FIELD(screenshot) ? ".png"
+                           : f->field == FIELD(output) || f->field == FIELD(save_source)
+                               ? ".png .jpg .jpeg"
+                               : NULL;
+        }
+    }
+    return 1;
 }

@@ -16,6 +16,9 @@ typedef enum cli_mode {
     CLI_MODE_LIST,     /* --list */
     CLI_MODE_BENCH,    /* --bench */
     CLI_MODE_INFO,     /* --info */
+    /* --help-man, --completion bash: the man page and the shell completion (cli_docs.c) */
+    CLI_MODE_HELP_MAN,
+    CLI_MODE_COMPLETION,
     CLI_MODE_HELP,     /* --help */
     CLI_MODE_HELP_KEYS /* --help-keys: the viewer's key table as markdown */
 } cli_mode;
@@ -108,5 +111,45 @@ const char *cli_escaped(const char *text);
  * message of the program, the library's (fv_last_error()) included, goes through it. */
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_list(int verbose);
+
+/* ---- the flag table read row by row, and what cli_docs.c makes of it with the registry ---- */
+
+#include <stdio.h>
+
+/* What follows a flag, as the shell completion offers it. */
+typedef enum cli_value {
+    CLI_VALUE_NONE,
+    CLI_VALUE_WORD,    /* a number, a size, a key sequence: nothing to offer */
+    CLI_VALUE_FILTER,  /* a filter name */
+    CLI_VALUE_VARIANT, /* a variant of the filter given (-f), or of any */
+    CLI_VALUE_PARAM,   /* -p NAME=VALUE */
+    CLI_VALUE_PANE,    /* VARIANT, FILTER:VARIANT or 'original' */
+    CLI_VALUE_SPEC,    /* VARIANT or FILTER:VARIANT (--compare: two of them) */
+    CLI_VALUE_CHOICE,  /* one of `choices` */
+    CLI_VALUE_IMAGE,   /* an image file that is read */
+    CLI_VALUE_FILE     /* a file that is written: `endings`, or any name */
+} cli_value;
+
+typedef struct cli_flag_doc {
+    const char *names[3]; /* the spellings (NULL-terminated); none: a --help line only */
+    const char *label;    /* "-f, --filter NAME"; NULL: no --help line of its own */
+    const char *help;     /* a printf format given FV_MAX_ITERATIONS; '\n' between lines */
+    int section;          /* --help's: 1 options, 2 viewer, 0 none */
+    cli_value value;
+    int n_values;        /* words that follow the flag */
+    const char *choices; /* CLI_VALUE_CHOICE: the words, space-separated */
+    const char *endings; /* CLI_VALUE_FILE: ".png .jpg", NULL for any */
+} cli_flag_doc;
+
+/* Row `row` of cli.c's flag table into out; 0 past the last row. */
+int cli_flag_doc_get(int row, cli_flag_doc *out);
+
+/* --help-man: the man page filterview(1) as roff, from the flag table, the registry and the
+ * viewer's key table (labels and help, n_keys rows), so that it says what --help says. */
+void cli_print_man(FILE *out, const char *const *key_labels, const char *const *key_helps,
+                   int n_keys);
+/* --completion bash: a bash completion script whose options, filters, variants, parameters and
+ * choices come from the same tables. */
+void cli_print_completion(FILE *out);
 
 #endif
