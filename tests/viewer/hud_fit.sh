@@ -20,13 +20,11 @@ grep -q "OpenGL error" "$log" && fail "OpenGL reported an error"
 grep -Eq -- "$regex" "$log" || fail "output does not match /$regex/"
 line=$(grep -E '^viewer: HUD [a-z]+, scale' "$log")
 [ -n "$line" ] || fail "no HUD summary line (was any text drawn?)"
-echo "$line" | awk -v want="$scale" '{
-  if (!match($0, /scale [0-9]+, text within \(-?[0-9]+, -?[0-9]+\)-\(-?[0-9]+, -?[0-9]+\) of [0-9]+x[0-9]+/)) exit 3
-  s = substr($0, RSTART, RLENGTH); gsub(/[^0-9x-]+/, " ", s); split(s, v, " ")
-  split(v[6], wh, "x")
-  if (v[1] != want) { print "scale " v[1] ", expected " want; exit 1 }
-  if (v[2] < 0 || v[3] < 0 || v[4] > wh[1] || v[5] > wh[2]) {
-    print "text drawn beyond the window: (" v[2] ", " v[3] ")-(" v[4] ", " v[5] ") of " v[6]; exit 1 }
-  print "HUD text inside the " v[6] " window at scale " v[1] }' || fail "the HUD does not fit"
+echo "$line" | sed -E 's/.*scale ([0-9]+), text within \((-?[0-9]+), (-?[0-9]+)\)-\((-?[0-9]+), (-?[0-9]+)\) of ([0-9]+)x([0-9]+).*/\1 \2 \3 \4 \5 \6 \7/' |
+  awk -v want="$scale" 'NF != 7 { print "cannot read: " $0; exit 1 }
+  $1 != want { print "scale " $1 ", expected " want; exit 1 }
+  $2 < 0 || $3 < 0 || $4 > $6 || $5 > $7 {
+    print "text drawn beyond the window: (" $2 ", " $3 ")-(" $4 ", " $5 ") of " $6 "x" $7; exit 1 }
+  { print "HUD text inside the " $6 "x" $7 " window at scale " $1 }' || fail "the HUD does not fit"
 rm -f "$log"
 exec "$check" drawn "$shot"
