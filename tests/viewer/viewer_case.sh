@@ -4,13 +4,16 @@
 # Runs FILTERVIEW VIEWER ARGS --screenshot SHOT; passes when it exits 0, its output matches the
 # extended REGEX and reports no OpenGL error, and `CHECK MODE SHOT REF_A REF_B` (check_screenshot)
 # passes. REF_* may be "-".
-# --gpu: exit 77 (skipped) without a usable CUDA device.
+# --gpu: exit 77 (skipped) without a usable CUDA device; --nogpu: exit 77 with one (the case
+# checks what the viewer does without a GPU).
 gpu=0
 [ "$1" = "--gpu" ] && { gpu=1; shift; }
+[ "$1" = "--nogpu" ] && { gpu=2; shift; }
 fv="$1" check="$2" shot="$3" regex="$4" mode="$5" ref_a="$6" ref_b="$7"
 shift 7
 [ "$1" = "--" ] && shift
 if [ "$gpu" = 1 ] && ! "$fv" --info >/dev/null 2>&1; then echo "skipped: no CUDA device"; exit 77; fi
+if [ "$gpu" = 2 ] && "$fv" --info >/dev/null 2>&1; then echo "skipped: a CUDA device is here"; exit 77; fi
 rm -f "$shot"
 log=$(mktemp)
 "$fv" "$@" --screenshot "$shot" >"$log" 2>&1 </dev/null

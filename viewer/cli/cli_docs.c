@@ -11,8 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#ifndef FV_DOCS_VERSION
-#define FV_DOCS_VERSION "" /* the build passes the project's version */
+#ifndef FV_VERSION
+#define FV_VERSION "" /* the build passes the project's version */
 #endif
 
 /* What the program reads, as the folder batch picks files by name (modes/batch_many.c) */
@@ -207,7 +207,7 @@ void cli_print_man(FILE *out, const char *const *key_labels, const char *const *
     parser_defaults(&def_filter, &def_variant);
     fputs(".\\\" filterview(1), written by `filterview --help-man` from the program's own tables\n",
           out);
-    fprintf(out, ".TH FILTERVIEW 1 \"\" \"filterview %s\" \"User Commands\"\n", FV_DOCS_VERSION);
+    fprintf(out, ".TH FILTERVIEW 1 \"\" \"filterview %s\" \"User Commands\"\n", FV_VERSION);
     fputs(".nh\n.ad l\n", out); /* options and names are never hyphenated at a line's end */
     fputs(".SH NAME\nfilterview \\- GPU image filters, live in a window, in batch, or in a "
           "benchmark\n.SH SYNOPSIS\n",
@@ -384,7 +384,7 @@ void cli_print_completion(FILE *out)
             "# table and filter registry. Installed as "
             "share/bash-completion/completions/filterview;\n"
             "# or: source <(filterview --completion bash)\n",
-            FV_DOCS_VERSION);
+            FV_VERSION);
     fputs("\n_filterview_filters=", out);
     const char *names[MAX_WORDS];
     for (int i = 0; i < fv_n_filters && i < MAX_WORDS; i++) names[i] = fv_filters[i]->name;

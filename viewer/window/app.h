@@ -5,7 +5,8 @@
  *   pipeline.c  the compute side: source upload, panes A and B run through the registry straight
  *               into CUDA-GL pixel buffers (or a staging copy, or the CPU), diff statistics,
  *               kernel timings, the all-variants bar chart; the GL storage they are written into
- *   hud.c       the HUD's text and bars (stb_easy_font), the help overlay
+ *   hud.c       the HUD: the app told as a hud_model, laid out by hud_layout.c (no GL: unit
+ *               tested), drawn as triangles of stb_easy_font's quads
  *   render.c    OpenGL: shaders, composition of the panes with the HUD over them, screenshots
  *   keys.c      the key table that drives the handler, the help and the README's keys section
  *   keys_replay.c  the --keys text into key codes (plain C, fuzzed alone)
@@ -20,6 +21,7 @@
 #define FV_APP_H
 
 #include "cli.h"
+#include "hud_layout.h"
 #include "noise.h"
 #include "timing.h"
 
@@ -54,11 +56,14 @@ typedef enum frame_stage {
     STAGE_DRAW,    /* composition and HUD */
     FRAME_STAGES
 } frame_stage;
-#define CHART_MAX_VARIANTS 16
 
 typedef struct pane {
-    int filter;          /* index into fv_filters (pane B: unless linked to A) */
-    int variant;         /* PANE_ORIGINAL or an index into the filter's variants */
+    int filter;  /* index into fv_filters (pane B: unless linked to A) */
+    int asked;   /* what the user asked for: PANE_ORIGINAL or an index into the filter's
+                    variants; the keys and the command line set it */
+    int variant; /* what runs: `asked`, or where that cannot run here (a GPU variant without a
+                    GPU) the same filter's reference (pipeline_settle_variants) */
+    char replaced[192]; /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."); "" */
     fv_runner runner;    /* the variant's iteration buffer and state, made when the
                                             image, variant or a parameter changes: never per frame */
     char resources[320]; /* its kernels' registers, shared memory, occupancy */
@@ -96,23 +101,12 @@ typedef struct renderer {
     GLuint fbo, fbo_color; /* headless target */
     hud_vertex *hud;       /* HUD geometry, built each frame into this one array */
     int hud_count;
+    hud_model *hud_model;   /* the app as the HUD tells it, refilled each frame */
+    hud_layout *hud_layout; /* where it goes: made once, reused */
+    float hud_text_box[4];  /* the last frame's text: x0, y0, x1, y1 (window pixels) */
+    int hud_text_quads;     /* glyph quads drawn in the last frame */
     char *text_quads; /* stb_easy_font output, reused */
 } renderer;
-
-typedef struct bar_chart {
-    int visible, stale, n;
-    const char *names[CHART_MAX_VARIANTS];
-    int on_host[CHART_MAX_VARIANTS]; /* the reference: drawn apart, may run off the scale */
-    double ms[CHART_MAX_VARIANTS];
-} bar_chart;
-
-#define KEYS_MAX_HELP 64
-
-/* The key table's rows as the help overlay shows them (keys_help_fill) */
-typedef struct key_help {
-    int n;
-    const char *label[KEYS_MAX_HELP], *help[KEYS_MAX_HELP];
-} key_help;
 
 typedef struct app {
     /* the image */
@@ -129,7 +123,8 @@ typedef struct app {
     int picked_param;                    /* the parameter s/S and d/D step (j/J pick) */
     pane panes[2];
     fv_compute_mode compute;
-    char compute_note[160];
+    char compute_note[256];
+    char no_gpu_reason[256]; /* why GPU variants cannot run here; "" when they can */
     void *diff_work;
     void *diff_host_totals;    /* pinned: where the frame's diff totals land */
     cudaEvent_t results_ready; /* recorded after the frame's diff is enqueued */
@@ -141,6 +136,7 @@ typedef struct app {
     /* what is shown */
     fv_compare_mode compare;
     int show_original, show_hud, show_help, animate;
+    int hud_compact; /* U: the compact HUD (a few lines) instead of the full one */
     float diff_gain;
     int win_w, win_h;
     float zoom, center_x, center_y; /* image point at the centre of a pane's viewport */
@@ -199,6 +195,9 @@ const char *pane_name(const app *a, int p); /* the variant, or "original" */
 /* "fast", or "box:fast" while the panes show different filters */
 void pane_label(const app *a, int p, char *buf, size_t size);
 int pane_variant_available(const app *a, int p, int variant);
+/* Each pane's variant from what was asked: the same, or where it cannot run here the same
+ * filter's reference, said once on stderr and kept for the HUD (pane.replaced). */
+void pipeline_settle_variants(app *a);
 /* "sigma 1, radius 2, 3 iterations" */
 void describe_pane_params(app *a, int p, char *buf, size_t size);
 void pipeline_time_all_variants(app *a); /* fills a->chart */

@@ -45,6 +45,13 @@ static void toggle_hud(app *a, int arg)
     (void)arg;
     a->show_hud = !a->show_hud;
 }
+/* U: full or compact; a hidden HUD shows again in the size picked */
+static void toggle_compact(app *a, int arg)
+{
+    (void)arg;
+    a->hud_compact = a->show_hud ? !a->hud_compact : a->hud_compact;
+    a->show_hud = 1;
+}
 static void toggle_original(app *a, int arg)
 {
     (void)arg;
@@ -101,20 +108,20 @@ static void select_filter(app *a, int index)
     /* whether each pane showed its filter's reference, before the filter changes */
     int was_reference[2];
     for (int q = 0; q < 2; q++)
-        was_reference[q] = a->panes[q].variant >= 0 &&
-                           a->panes[q].variant < pane_filter(a, q)->n_variants &&
-                           fv_variant_is_host(&pane_filter(a, q)->variants[a->panes[q].variant]);
+        was_reference[q] = a->panes[q].asked >= 0 &&
+                           a->panes[q].asked < pane_filter(a, q)->n_variants &&
+                           fv_variant_is_host(&pane_filter(a, q)->variants[a->panes[q].asked]);
     a->panes[a->linked ? 0 : p].filter = index;
     if (a->picked_param >= pane_filter(a, p)->n_params) a->picked_param = 0;
-    /* keep each pane's variant by position where it exists, else fall back to one that runs */
+    /* keep what each pane asked for by position where it exists, else the reference; what
+     * cannot run here is replaced like for like when the panes are prepared */
     for (int q = 0; q < 2; q++) {
         if (!a->linked && q != p) continue;
         pane *pn = &a->panes[q];
         const fv_filter *f = pane_filter(a, q);
         const int reference = fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE));
-        if (was_reference[q]) pn->variant = reference; /* the reference stays the reference */
-        if (pn->variant >= f->n_variants || !pane_variant_available(a, q, pn->variant))
-            pn->variant = reference;
+        if (was_reference[q]) pn->asked = reference; /* the reference stays the reference */
+        if (pn->asked >= f->n_variants) pn->asked = reference;
     }
     changed(a);
 }
@@ -125,17 +132,14 @@ static void next_filter(app *a, int arg)
     select_filter(a, (a->panes[a->linked ? 0 : a->edit_pane].filter + 1) % fv_n_filters);
 }
 
-/* variants cycle through original, then the filter's variants; unavailable ones are skipped */
+/* variants cycle through original, then the filter's variants, on every machine alike: one
+ * that cannot run here is asked for all the same, and the HUD says what runs instead */
 static void cycle_variant(app *a, int code)
 {
     const int p = code / 2, step = code % 2 ? -1 : 1;
     const int n = pane_filter(a, p)->n_variants + 1; /* + original */
-    int v = a->panes[p].variant + 1;                 /* 0 = original */
-    for (int tries = 0; tries < n; tries++) {
-        v = (v + step + n) % n;
-        if (pane_variant_available(a, p, v - 1)) break;
-    }
-    a->panes[p].variant = v - 1;
+    const int v = (a->panes[p].asked + 1 + step + n) % n; /* 0 = original */
+    a->panes[p].asked = v - 1;
     changed(a);
 }
 
@@ -192,13 +196,13 @@ static void toggle_link(app *a, int arg)
         a->params[1][a->panes[1].filter] = a->params[0][a->panes[0].filter];
         a->linked = 0;
         a->edit_pane = 1;
-        app_set_message(a, "panes unlinked: keys now edit pane B (1-9: its filter; e: edit A)");
+        app_set_message(a, "panes unlinked: keys now edit pane B (1-%d: its filter; e: edit A)",
+                        fv_n_filters < 9 ? fv_n_filters : 9);
     } else {
         a->linked = 1;
         a->edit_pane = 0;
-        if (!pane_variant_available(a, 1, a->panes[1].variant) ||
-            a->panes[1].variant >= pane_filter(a, 1)->n_variants)
-            a->panes[1].variant = PANE_ORIGINAL;
+        if (a->panes[1].asked >= pane_filter(a, 1)->n_variants)
+            a->panes[1].asked = PANE_ORIGINAL;
         app_set_message(a, "panes linked: B shows A's filter with A's parameters");
     }
     changed(a);
@@ -347,11 +351,7 @@ typedef struct key_binding {
 
 static const key_binding bindings[] = {
     {{'h', SPECIAL(F1)}, "h, F1", "show or hide this help", toggle_help, 0},
-    {{'1'},
-     "1 .. 9",
-     "select filter 1 .. 9 (gaussian, invert, box, ...) for the edited pane",
-     select_filter,
-     0},
+    {{'1'}, "1 .. 9", "select a filter", select_filter, 0}, /* the texts: binding_texts */
     {{'2'}, NULL, NULL, select_filter, 1},
     {{'3'}, NULL, NULL, select_filter, 2},
     {{'4'}, NULL, NULL, select_filter, 3},
@@ -423,13 +423,32 @@ static const key_binding bindings[] = {
      save_panes,
      0},
     {{'r'}, "r", "reload the image from disk", reload, 0},
-    {{'u'}, "u", "hide or show the HUD", toggle_hud, 0},
+    {{'u'}, "u / U", "hide or show the HUD / full or compact HUD", toggle_hud, 0},
+    {{'U'}, NULL, NULL, toggle_compact, 0},
     {{'q', 27}, "q, Esc", "quit", quit, 0},
     {{0}, "wheel", "zoom about the cursor", NULL, 0},
     {{0}, "left drag", "pan; in wipe mode, drag the divider", NULL, 0},
 };
 
 #define N_BINDINGS ((int)(sizeof bindings / sizeof bindings[0]))
+
+/* The filter keys' row names only the keys that pick a filter, from the registry: "1 .. 6",
+ * "select the filter: 1 gaussian, 2 invert, ...". */
+static void binding_texts(int b, const char **label, const char **help)
+{
+    static char keys[16], names[256];
+    *label = bindings[b].label;
+    *help = bindings[b].help;
+    if (bindings[b].action != select_filter || !*label) return;
+    const int n = fv_n_filters < 9 ? fv_n_filters : 9;
+    snprintf(keys, sizeof keys, n > 1 ? "1 .. %d" : "%d", n);
+    int len = snprintf(names, sizeof names, "select the filter of the edited pane:");
+    for (int i = 0; i < n && len < (int)sizeof names; i++)
+        len += snprintf(names + len, sizeof names - (size_t)len, "%s %d %s", i ? "," : "", i + 1,
+                        fv_filters[i]->name);
+    *label = keys;
+    *help = names;
+}
 
 void app_key(app *a, int key)
 {
@@ -447,8 +466,7 @@ void keys_help_fill(key_help *h)
     h->n = 0;
     for (int b = 0; b < N_BINDINGS && h->n < KEYS_MAX_HELP; b++) {
         if (!bindings[b].label) continue;
-        h->label[h->n] = bindings[b].label;
-        h->help[h->n] = bindings[b].help;
+        binding_texts(b, &h->label[h->n], &h->help[h->n]);
         h->n++;
     }
 }
@@ -458,10 +476,12 @@ void keys_print_help(FILE *out, int markdown)
     if (markdown) fprintf(out, "| key | action |\n|---|---|\n");
     for (int b = 0; b < N_BINDINGS; b++) {
         if (!bindings[b].label) continue;
+        const char *label, *help;
+        binding_texts(b, &label, &help);
         if (markdown)
-            fprintf(out, "| `%s` | %s |\n", bindings[b].label, bindings[b].help);
+            fprintf(out, "| `%s` | %s |\n", label, help);
         else
-            fprintf(out, "  %-12s %s\n", bindings[b].label, bindings[b].help);
+            fprintf(out, "  %-12s %s\n", label, help);
     }
 }
 

@@ -21,6 +21,7 @@
 #include "app.h"
 
 #include "bench.h"
+#include "device.h"
 #include "image_io.h"
 #include "run.h"
 #include "timing.h"
@@ -62,6 +63,37 @@ void pane_label(const app *a, int p, char *buf, size_t size)
         snprintf(buf, size, "%s", pane_name(a, p));
     else
         snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
+}
+
+/* Why GPU variants cannot run here, in one line: the one place that asks, right after
+ * fv_device_check failed (its message, until the device layer says it more plainly). */
+/* Why there is no GPU, in plain words (no driver, no device nodes, ...): the one place the viewer
+ * asks, for its HUD line and its log. */
+static void no_gpu_reason(char *buf, size_t size)
+{
+    const char *why = fv_device_unavailable_reason();
+    snprintf(buf, size, "%s", why ? why : fv_last_error());
+}
+
+void pipeline_settle_variants(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        const fv_filter *f = pane_filter(a, p);
+        if (pn->asked >= f->n_variants) pn->asked = PANE_ORIGINAL;
+        char was[sizeof pn->replaced];
+        memcpy(was, pn->replaced, sizeof was);
+        pn->variant = pn->asked;
+        pn->replaced[0] = 0;
+        if (pane_variant_available(a, p, pn->asked)) continue;
+        /* like for like: the same filter's reference, never the original */
+        const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+        pn->variant = ref ? fv_variant_index(f, ref) : PANE_ORIGINAL;
+        snprintf(pn->replaced, sizeof pn->replaced,
+                 "no NVIDIA GPU: %c %s -> %s (GPU variants need an NVIDIA GPU and driver)",
+                 'A' + p, f->variants[pn->asked].name, pane_name(a, p));
+        if (strcmp(was, pn->replaced)) fprintf(stderr, "filterview: %s\n", pn->replaced);
+    }
 }
 
 int pane_variant_available(const app *a, int p, int variant)
@@ -302,10 +334,14 @@ fv_status pipeline_init(app *a)
 {
     a->compute = FV_COMPUTE_INTEROP;
     snprintf(a->compute_note, sizeof a->compute_note, "%s", interop_note(a->interop));
+    a->no_gpu_reason[0] = 0;
     if (fv_device_check() != FV_OK) {
         a->compute = FV_COMPUTE_CPU;
-        snprintf(a->compute_note, sizeof a->compute_note, "no CUDA device: CPU references only");
-        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n", fv_last_error());
+        no_gpu_reason(a->no_gpu_reason, sizeof a->no_gpu_reason);
+        snprintf(a->compute_note, sizeof a->compute_note,
+                 "no NVIDIA GPU: the CPU references run (%s)", a->no_gpu_reason);
+        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n",
+                a->no_gpu_reason);
     }
     for (int p = 0; p < 2; p++) /* made once: the frame loop only records them */
         if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_timer_create(&a->panes[p].timer));
@@ -317,15 +353,7 @@ fv_status pipeline_init(app *a)
         if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
         if (bench_copy_bandwidth(bytes, 10, &a->copy_gbps) != FV_OK) a->copy_gbps = 0;
     }
-    /* pick pane variants this mode can run */
-    for (int p = 0; p < 2; p++) {
-        const fv_filter *f = pane_filter(a, p);
-        if (a->panes[p].variant >= f->n_variants ||
-            !pane_variant_available(a, p, a->panes[p].variant))
-            a->panes[p].variant =
-                p == 0 ? fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE))
-                       : PANE_ORIGINAL;
-    }
+    pipeline_settle_variants(a);
     fv_status st = alloc_buffers(a);
     if (st == FV_OK) st = pipeline_prepare(a);
     a->dirty = 1;
@@ -371,6 +399,7 @@ static fv_image packed_view(void *ptr, int w, int h)
 
 fv_status pipeline_prepare(app *a)
 {
+    pipeline_settle_variants(a);
     if (!a->host_src.data) return FV_OK;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];

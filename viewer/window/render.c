@@ -148,7 +148,10 @@ fv_status render_init(app *a)
     glVertexAttribPointer(0, 2, GL_FLOAT, GL_FALSE, 0, NULL);
     r->hud = malloc(sizeof(hud_vertex) * HUD_MAX_VERTICES);
     r->text_quads = malloc(HUD_TEXT_BYTES);
-    if (!r->hud || !r->text_quads) return fv_fail(FV_ERR_MEMORY, "out of memory for the HUD");
+    r->hud_model = calloc(1, sizeof *r->hud_model);
+    r->hud_layout = calloc(1, sizeof *r->hud_layout);
+    if (!r->hud || !r->text_quads || !r->hud_model || !r->hud_layout)
+        return fv_fail(FV_ERR_MEMORY, "out of memory for the HUD");
     glGenVertexArrays(1, &r->hud_vao);
     glBindVertexArray(r->hud_vao);
     glGenBuffers(1, &r->hud_vbo);
@@ -214,6 +217,8 @@ void render_release(app *a)
     glDeleteProgram(r->hud_program);
     free(r->hud);
     free(r->text_quads);
+    free(r->hud_model);
+    free(r->hud_layout);
     memset(r, 0, sizeof *r);
 }
 

@@ -250,6 +250,20 @@ static void print_summary(app *a)
         printf("viewer: frames that allocated: %lld of %lld%s\n", a->frames_allocated, a->frames,
                a->frames_allocated ? " (all after a change)" : "");
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
+    /* where the last frame's HUD text went: the tests check it lies inside the window */
+    const renderer *r = &a->gl;
+    if (r->hud_layout && r->hud_text_quads > 0) {
+        const hud_layout *L = r->hud_layout;
+        printf("viewer: HUD %s, scale %d, text within (%.0f, %.0f)-(%.0f, %.0f) of %dx%d, "
+               "%d glyph quads, %d rows left out",
+               !a->show_hud ? "hidden" : (a->hud_compact ? "compact" : "full"), L->scale,
+               r->hud_text_box[0], r->hud_text_box[1], r->hud_text_box[2], r->hud_text_box[3],
+               a->win_w, a->win_h, r->hud_text_quads, L->dropped);
+        if (L->picked_run >= 0) printf(", picked row: %s", L->pool + L->runs[L->picked_run].offset);
+        printf("\n");
+    } else {
+        printf("viewer: HUD %s, no text drawn\n", !a->show_hud ? "hidden" : "shown");
+    }
 }
 
 /* A replayed "<WxH>": the real window is asked to change size (GLUT's reshape follows); 0x0 is
@@ -487,20 +501,20 @@ static void app_defaults(app *a, const cli_options *o)
     const fv_filter *f = o->filter;
     /* the classic demo: A = naive, B = smem; -v puts a variant in pane A instead */
     a->panes[0].filter = a->panes[1].filter = fv_filter_index(f);
-    a->panes[0].variant = o->variant_given ? (int)(o->variant - f->variants) : 0;
-    a->panes[1].variant = f->n_variants > 2 ? 1 : PANE_ORIGINAL;
+    a->panes[0].asked = o->variant_given ? (int)(o->variant - f->variants) : 0;
+    a->panes[1].asked = f->n_variants > 2 ? 1 : PANE_ORIGINAL;
     for (int p = 0; p < 2; p++) {
         if (!o->pane_given[p]) continue;
         const pane_spec *spec = &o->pane[p];
         a->panes[p].filter = fv_filter_index(spec->filter);
-        a->panes[p].variant =
+        a->panes[p].asked =
             spec->variant ? (int)(spec->variant - spec->filter->variants) : PANE_ORIGINAL;
     }
     if (o->pane_given[0] && !o->pane_given[1] && a->panes[0].filter != a->panes[1].filter) {
         const fv_filter *fa =
             fv_filters[a->panes[0].filter]; /* -a names another filter: B follows */
         a->panes[1].filter = a->panes[0].filter;
-        a->panes[1].variant = fa->n_variants > 2 ? 1 : PANE_ORIGINAL;
+        a->panes[1].asked = fa->n_variants > 2 ? 1 : PANE_ORIGINAL;
     }
     /* B follows A (linked) unless it shows another filter */
     a->linked = a->panes[0].filter == a->panes[1].filter;
