@@ -8,6 +8,7 @@
 #include "timing.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size)
 {
@@ -75,6 +76,16 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
 fv_status source_with_noise(const cli_options *o, fv_image *src)
 {
     return fv_noise_apply_host(src, &o->noise); /* nothing to do where the noise is off */
+}
+
+image_save_options run_save_options(const cli_options *o)
+{
+    return (image_save_options){.png_level = o->png_level,
+                                .jpeg_quality = o->jpeg_quality,
+                                .threads = o->threads, /* 0: every core */
+                                .format = !o->format                   ? IMAGE_FORMAT_BY_NAME
+                                          : !strcmp(o->format, "jpeg") ? IMAGE_FORMAT_JPEG
+                                                                       : IMAGE_FORMAT_PNG};
 }
 
 int run_fail_line(void)

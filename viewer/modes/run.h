@@ -7,6 +7,7 @@
 #define FV_RUN_H
 
 #include "cli.h"
+#include "image_io.h"
 
 /* Runs variant v of f over host image src into host image dst (same size). GPU variants go
  * through device memory; *ms receives the filter's time (CUDA events, or the host clock). The
@@ -23,6 +24,9 @@ void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t s
 /* Whether a w x h source and result, with what v's runner adds, fit in device memory ("a WxH
  * image needs ... MiB"): said before anything is allocated. */
 fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h);
+
+/* How -o's images are written: --png-level, --jpeg-quality, --format, --threads. */
+image_save_options run_save_options(const cli_options *o);
 
 /* Prints "filterview: <the last error>" and returns 1 (a runtime failure's exit status). */
 int run_fail_line(void);
