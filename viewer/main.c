@@ -16,6 +16,7 @@ static int run(cli_options *o)
 {
     switch (o->mode) {
     case CLI_MODE_HELP: cli_print_help(); return 0;
+    case CLI_MODE_VERSION: cli_print_version(); return 0;
     case CLI_MODE_LIST: cli_print_list(o->verbose); return 0;
     case CLI_MODE_INFO: return info_main();
     case CLI_MODE_BATCH: return o->output_is_dir ? batch_many_main(o) : batch_main(o);
@@ -71,7 +72,8 @@ int main(int argc, char **argv)
         cli_error("cannot write to standard output: %s", errno        ? strerror(errno)
                                                          : last_errno ? strerror(last_errno)
                                                                       : "write error");
-        if (code == 0) code = 1;
+        /* --compare's 1 means "they differ": a failure there is 2, its trouble status */
+        code = o.mode == CLI_MODE_COMPARE ? 2 : code == 0 ? 1 : code;
     }
     return code;
 }

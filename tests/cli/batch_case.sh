@@ -3,7 +3,9 @@
 # The fixtures' batch/ holds three good images (PNG, JPEG, 16-bit PPM), two bad ones and a text
 # file. Checks: exit 1 with the two bad files reported in one line each, the summary, every good
 # output equal by content (RGB, read by stb) to a one-file run, nothing written for the bad ones,
-# no temporary file left; then files given by name (exit 0), and a folder that does not exist.
+# no temporary file left, no progress bar (stderr is no terminal); then files given by name
+# (exit 0), a folder that does not exist (made, with its parents), and on a terminal the progress
+# bar, which --quiet leaves out.
 #   batch_case.sh ... OUT gpu: the same folder through the GPU (gaussian fast, bit-exact against
 #   the cpu reference) with pinned buffers and two streams; exit 77 (skipped) without a device.
 fv=$1; check=$2; fx=$3; out=$4; mode=${5:-cpu}
@@ -37,6 +39,7 @@ cat "$out/log" "$out/err"
 grep -Eq "^filtered 3 of 5 images \(invert/cpu, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads; 2 failed$" "$out/log" ||
   fail "no summary line"
 [ "$(wc -l <"$out/err")" = 2 ] || fail "expected two lines on stderr"
+grep -q "images/s" "$out/err" && fail "a progress bar was drawn where stderr is no terminal"
 grep -q "truncated.jpg' is corrupt or truncated (JPEG: .*) (skipped)$" "$out/err" || fail "truncated.jpg not reported"
 grep -q "bad.jpg' is corrupt or truncated (JPEG: .*) (skipped)$" "$out/err" || fail "bad.jpg not reported"
 for n in good1 good2 good3; do
@@ -49,13 +52,17 @@ ls -a "$out/all" | grep -q '\.tmp-' && fail "a temporary file was left"
   fail "two files by name: exit $? ($(cat "$out/log2"))"
 grep -q "filtered 2 of 2 images" "$out/log2" || fail "two files by name: no summary"
 "$check" single "$out/two/good2.png" "$out/ref/good2.png" >/dev/null || fail "two/good2.png differs"
-"$fv" "$fx/batch/good1.png" -v cpu -o "$out/missing/" >"$out/log3" 2>&1 && fail "a missing folder was accepted"
-grep -q "cannot write into '.*missing/': the folder does not exist" "$out/log3" || fail "missing folder: $(cat "$out/log3")"
-[ -e "$out/missing" ] && fail "the missing folder was made"
+"$fv" "$fx/batch/good1.png" -v cpu -o "$out/missing/parent/" >"$out/log3" 2>&1 ||
+  fail "a missing folder: $(cat "$out/log3")"
+[ -f "$out/missing/parent/good1.png" ] || fail "the missing folder and its parent were not made"
 # on a terminal (script(1) gives it one): a progress bar of files done, images/s and time left
 if command -v script >/dev/null 2>&1; then
   mkdir -p "$out/tty"
   script -qec "'$fv' '$fx/batch' -f invert -v cpu -o '$out/tty/'" /dev/null >"$out/tty.log" 2>&1 </dev/null
   grep -Eq '\[[#.]+\] [0-9]+/5  [0-9.]+ images/s  ETA [0-9-]+:[0-9-]+' "$out/tty.log" || fail "no progress bar on a terminal"
+  script -qec "'$fv' '$fx/batch' -f invert -v cpu --quiet -o '$out/tty_quiet/'" /dev/null >"$out/tty_quiet.log" 2>&1 </dev/null
+  grep -q "images/s" "$out/tty_quiet.log" && fail "--quiet drew a progress bar"
+  grep -q "filtered" "$out/tty_quiet.log" && fail "--quiet printed the summary"
+  grep -q "bad.jpg' is corrupt" "$out/tty_quiet.log" || fail "--quiet hid an error"
 fi
 echo "batch: all checks passed"

@@ -1,12 +1,13 @@
 #!/bin/sh
 # tests/cli/cli_expect.sh: runs one filterview command line and checks what a user would see.
 #   cli_expect.sh [--gpu | --no-gpu] [--env VAR=VALUE] [--creates FILE] [--absent FILE]
-#                 EXIT REGEX PROGRAM ARGS...
+#                 [--stderr-lines N] [--silent] EXIT REGEX PROGRAM ARGS...
 # Passes when PROGRAM exits with EXIT, its output (stdout + stderr) matches the extended REGEX,
-# a failing run printed exactly one line on stderr, --creates FILE is a PNG, and --absent FILE
-# (with any FILE.tmp-*) does not exist. --gpu / --no-gpu: exit 77 (skipped) unless the machine
+# a failing run printed exactly one line on stderr (--stderr-lines N: N lines, whatever the exit:
+# --compare's 1 is an answer, not a failure), --creates FILE is a PNG, and --absent FILE
+# (with any FILE.tmp-*) does not exist. --silent: nothing at all is printed (REGEX is ignored). --gpu / --no-gpu: exit 77 (skipped) unless the machine
 # has / lacks a usable CUDA device, asked through `PROGRAM --info`.
-need=""; creates=""; absent=""
+need=""; creates=""; absent=""; stderr_lines=""; silent=""
 while :; do
   case "$1" in
     --gpu) need=gpu; shift ;;
@@ -14,6 +15,8 @@ while :; do
     --creates) creates="$2"; shift 2 ;;
     --absent) absent="$2"; shift 2 ;;
     --env) export "$2"; shift 2 ;;
+    --stderr-lines) stderr_lines="$2"; shift 2 ;;
+    --silent) silent=1; stderr_lines=0; shift ;;
     *) break ;;
   esac
 done
@@ -30,8 +33,15 @@ code=$?
 cat "$out" "$err"
 fail() { echo "FAIL: $*"; rm -f "$out" "$err"; exit 1; }
 [ "$code" = "$want_exit" ] || fail "exit status $code, expected $want_exit"
-cat "$out" "$err" | grep -Eq -- "$regex" || fail "output does not match /$regex/"
-if [ "$want_exit" != 0 ]; then
+if [ -n "$silent" ]; then
+  [ -s "$out" ] || [ -s "$err" ] && fail "expected no output at all"
+else
+  cat "$out" "$err" | grep -Eq -- "$regex" || fail "output does not match /$regex/"
+fi
+if [ -n "$stderr_lines" ]; then
+  lines=$(wc -l <"$err")
+  [ "$lines" = "$stderr_lines" ] || fail "expected $stderr_lines lines on stderr, got $lines"
+elif [ "$want_exit" != 0 ]; then
   lines=$(wc -l <"$err")
   [ "$lines" = 1 ] || fail "expected one line on stderr, got $lines"
 fi

@@ -44,9 +44,10 @@ case "$what" in
     set -- 2 "-p radius: expected a list of at most 64 values and 4095 characters to sweep, got '1,0+\\.\\.\\.0+'" \
       "$fv" --bench -f box -p "radius=1,$(repeat 410 0000000000)" ;;
   folder_escape)
-    # a subfolder named like an image is skipped by name, the name escaped
+    # a skipped subfolder (one named like an image too) is named in the line, escaped
     mkdir -p "$out/in/sub${esc}.png" && cp "$fx/good.png" "$out/in/a.png" && mkdir -p "$out/o" || exit 1
-    set -- 0 "'.*/in/sub\\\\x1b.png' is a folder: skipped" "$fv" "$out/in" -v cpu -o "$out/o/" ;;
+    set -- --stderr-lines 1 0 "skipped 1 subfolder \\('.*/in/sub\\\\x1b.png'\\): --recursive takes them" \
+      "$fv" "$out/in" -v cpu -o "$out/o/" ;;
   *) echo "unknown case $what"; exit 2 ;;
 esac
 log="$out/log"

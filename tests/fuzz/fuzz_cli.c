@@ -2,7 +2,8 @@
  * tests/fuzz/fuzz_cli.c: libFuzzer harness for the command line (viewer/cli/cli.c). The input is the
  * arguments, separated by NUL bytes; cli_parse must accept or refuse them without exiting,
  * crashing or reading past them, and what it accepts must be consistent (iterations within each
- * filter's own limit). An accepted --keys text goes through the replay parser too.
+ * filter's own limit, standard output never a folder, no output that is an input without
+ * --in-place). An accepted --keys text goes through the replay parser too.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
 
@@ -24,9 +25,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (char *p = text; p <= text + size && argc <= MAX_ARGS; p += strlen(p) + 1) argv[argc++] = p;
     argv[argc] = NULL;
     cli_options o;
-    if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS) {
+    if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS &&
+        o.mode != CLI_MODE_VERSION) {
         if (!o.filter || !o.variant) abort(); /* help returns at once, before they are chosen */
         if (o.mode == CLI_MODE_BATCH && !o.output) abort();
+        /* standard output takes one image; --format is one of the two names */
+        if (o.output && cli_is_stdio(o.output) && o.output_is_dir) abort();
+        if (o.format && strcmp(o.format, "png") != 0 && strcmp(o.format, "jpeg") != 0) abort();
+        if (o.threads < 0 || o.threads > CLI_MAX_THREADS) abort();
+        /* no input is an output, unless --in-place (file names reach the parser: they exist) */
+        if (!o.in_place && o.output && !o.output_is_dir)
+            for (int i = 0; i < o.n_inputs; i++)
+                if (cli_same_file(o.output, o.inputs[i])) abort();
         if (o.n_sizes < 0 || o.n_sizes > CLI_MAX_SIZES || o.n_sweep < 0 ||
             o.n_sweep > CLI_MAX_SWEEP)
             abort();

@@ -18,7 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#ifndef FV_VERSION
+#error "FV_VERSION (CMake's project version) must be defined for cli.c"
+#endif
 
 /* ---- what the user gave, as messages show it ---- */
 
@@ -52,6 +58,19 @@ void cli_error(const char *format, ...)
     va_end(args);
     image_printable(line, shown, sizeof shown);
     fprintf(stderr, "filterview: %s\n", shown);
+}
+
+int cli_is_stdio(const char *path)
+{
+    return image_is_stdio(path);
+}
+
+int cli_same_file(const char *output, const char *input)
+{
+    struct stat a, b;
+    if (!output || !input || cli_is_stdio(output) || cli_is_stdio(input)) return 0;
+    return stat(output, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
 }
 
 static int bad(const char *flag, const char *what, const char *got)
@@ -175,6 +194,10 @@ static int check_output_arg(const char *flag, const char *path)
     struct stat st;
     if (!*path) {
         cli_error("%s: expected a file name, got ''", flag);
+        return 0;
+    }
+    if (cli_is_stdio(path)) {
+        cli_error("%s: standard output ('-') is for -o alone: give a file name", flag);
         return 0;
     }
     if (!*base || (stat(path, &st) == 0 && S_ISDIR(st.st_mode))) {
@@ -387,14 +410,14 @@ enum {
 
 typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 
-#define MODE_BIT(m) (1u << (m))
-#define FOR_VIEWER  MODE_BIT(CLI_MODE_VIEW)
-#define FOR_BATCH   MODE_BIT(CLI_MODE_BATCH)
-#define FOR_BENCH   MODE_BIT(CLI_MODE_BENCH)
-#define FOR_LIST    MODE_BIT(CLI_MODE_LIST)
-#define FOR_SOURCE                                                                                 \
-    (FOR_VIEWER | FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where a source is filtered */
-#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH)            /* where a filter runs */
+#define MODE_BIT(m)   (1u << (m))
+#define FOR_VIEWER    MODE_BIT(CLI_MODE_VIEW)
+#define FOR_BATCH     MODE_BIT(CLI_MODE_BATCH)
+#define FOR_BENCH     MODE_BIT(CLI_MODE_BENCH)
+#define FOR_LIST      MODE_BIT(CLI_MODE_LIST)
+#define FOR_OUTPUT    (FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where -o writes an image */
+#define FOR_SOURCE    (FOR_VIEWER | FOR_OUTPUT)                /* where a source is filtered */
+#define FOR_FILTERING (FOR_SOURCE | FOR_BENCH)                 /* where a filter runs */
 #define FIELD(name)   offsetof(cli_options, name)
 
 typedef struct cli_flag {
@@ -411,8 +434,11 @@ typedef struct cli_flag {
     unsigned modes; /* the modes it means something in (MODE_BIT); 0: all */
     help_section section;
     const char *label; /* "-f, --filter NAME" */
-    const char *help;  /* printf format given FV_MAX_ITERATIONS; '\n' starts an indented line */
+    const char *help;  /* printf format given FV_MAX_ITERATIONS; --help wraps it to 80 columns */
 } cli_flag;
+
+#define CLI_MAX_NAMES 128 /* distinct --NAME=VALUE names: more than there are flags */
+#define CLI_NAME_ROOM 40  /* longer than any flag's name */
 
 /* What cli_parse gathers before it can resolve names (the filter comes after its parameters'
  * flags, or not at all). */
@@ -427,11 +453,40 @@ struct parse_state {
     const char *iters_flag, *iters_text; /* --iters as given (NULL: not given) */
     const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
     int given_at[64];         /* and where in argv */
+    /* --NAME=VALUE: the value, taken by the flag's first next_value instead of the next word */
+    const char *inline_value;
+    int inline_taken;
+    /* the NAMEs split off --NAME=VALUE, one copy each (messages and settings point at them) */
+    char names[CLI_MAX_NAMES][CLI_NAME_ROOM];
+    int n_names;
 };
 
 static const char *next_value(parse_state *s)
 {
+    if (s->inline_value && !s->inline_taken) {
+        s->inline_taken = 1;
+        return s->inline_value;
+    }
     return arg_value(s->argc, s->argv, &s->i);
+}
+
+/* What next_value would return, without taking it (NULL: nothing follows). */
+static const char *peek_value(const parse_state *s)
+{
+    if (s->inline_value && !s->inline_taken) return s->inline_value;
+    return s->i + 1 < s->argc ? s->argv[s->i + 1] : NULL;
+}
+
+/* "--radius" of "--radius=5", kept in s->names; NULL when no flag is that long (unknown). */
+static const char *split_name(parse_state *s, const char *arg, const char *eq)
+{
+    const size_t n = (size_t)(eq - arg);
+    if (n >= CLI_NAME_ROOM) return NULL;
+    for (int k = 0; k < s->n_names; k++)
+        if (strlen(s->names[k]) == n && !strncmp(s->names[k], arg, n)) return s->names[k];
+    if (s->n_names == CLI_MAX_NAMES) return NULL;
+    snprintf(s->names[s->n_names], CLI_NAME_ROOM, "%.*s", (int)n, arg);
+    return s->names[s->n_names++];
 }
 
 static int parse_pane(parse_state *s, const char *flag)
@@ -460,6 +515,18 @@ static int parse_interop(parse_state *s, const char *flag)
             return 1;
         }
     return bad(flag, "'buffer', 'texture', 'pbo' or 'staging'", how);
+}
+
+static int parse_format(parse_state *s, const char *flag)
+{
+    const char *name = next_value(s);
+    if (name && !strcmp(name, "png"))
+        s->o->format = "png";
+    else if (name && (!strcmp(name, "jpeg") || !strcmp(name, "jpg")))
+        s->o->format = "jpeg";
+    else
+        return bad(flag, "'png' or 'jpeg'", name);
+    return 1;
 }
 
 static int parse_filter(parse_state *s, const char *flag)
@@ -598,8 +665,9 @@ static int parse_param(parse_state *s, const char *flag)
 /* --size WxH is the old name of --window; a filter's `size` parameter takes other values */
 static int size_means_window(const parse_state *s, const char *flag)
 {
-    return strcmp(flag, "--size") != 0 || s->i + 1 >= s->argc ||
-           looks_like_size(s->argv[s->i + 1]) || !any_filter_has_param("size");
+    const char *value = peek_value(s);
+    return strcmp(flag, "--size") != 0 || !value || looks_like_size(value) ||
+           !any_filter_has_param("size");
 }
 
 /* --completion SHELL: the shells cli_docs.c writes a script for */
@@ -616,7 +684,18 @@ static int parse_completion(parse_state *s, const char *flag)
 /* In --help order, "options:" then "viewer:"; the filters' parameters (--sigma, ...) come from the
  * registry, between the two. */
 static const cli_flag cli_flags[] = {
-    {.names = {"-h", "--help"}, .flags = FLAG_STOP, .mode = CLI_MODE_HELP},
+    {.names = {"-h", "--help"},
+     .flags = FLAG_STOP,
+     .mode = CLI_MODE_HELP,
+     .section = HELP_OPTIONS,
+     .label = "-h, --help",
+     .help = "this help, then exit"},
+    {.names = {"--version"},
+     .flags = FLAG_STOP,
+     .mode = CLI_MODE_VERSION,
+     .section = HELP_OPTIONS,
+     .label = "--version",
+     .help = "print the version (filterview " FV_VERSION "), then exit"},
     {.names = {"-f", "--filter"},
      .arg = ARG_CUSTOM,
      .parse = parse_filter,
@@ -628,15 +707,15 @@ static const cli_flag cli_flags[] = {
      .parse = parse_variant,
      .section = HELP_OPTIONS,
      .label = "-v, --variant NAME",
-     .help = "kernel variant (default fast); `cpu` runs the reference,\n"
+     .help = "kernel variant (default fast); `cpu` runs the reference, "
              "`npp` NVIDIA's NPP where the toolkit has it"},
     {.names = {"-p"},
      .arg = ARG_CUSTOM,
      .parse = parse_param,
      .section = HELP_OPTIONS,
      .label = "--NAME VALUE",
-     .help = "a filter parameter (below); also -p NAME=VALUE. It applies to\n"
-             "every filter in play that has it; --bench sweeps a list:\n"
+     .help = "a filter parameter (below); also -p NAME=VALUE. It applies to "
+             "every filter in play that has it; --bench sweeps a list: "
              "-p radius=1,2,4,8"},
     {.names = {"--iters", "--iterations"},
      .arg = ARG_CUSTOM,
@@ -652,16 +731,60 @@ static const cli_flag cli_flags[] = {
      .mode = CLI_MODE_BATCH,
      .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
-     .help = "write the result as PNG, or JPEG for .jpg/.jpeg (written to a\n"
-             "temporary name, then renamed: never half a file); a folder\n"
-             "(DIR/) takes every input: a progress bar, a failed file is\n"
-             "reported and skipped, exit 1 at the end if any failed"},
+     .help = "write the result as PNG, or JPEG for .jpg/.jpeg (to a temporary "
+             "name, then renamed: never half a file); '-' is standard output. "
+             "A folder (DIR/, made if missing) takes every input: a progress "
+             "bar on a terminal, a failed file reported and skipped, exit 1 "
+             "at the end if any failed. An output that is one of the inputs "
+             "is refused (exit 2) without --in-place"},
+    {.names = {"--format"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_format,
+     .modes = FOR_OUTPUT,
+     .section = HELP_OPTIONS,
+     .label = "--format FMT",
+     .help = "png or jpeg: what -o - writes (default png); a folder's files "
+             "get .png or .jpg; a file's name must agree"},
+    {.names = {"--in-place"},
+     .arg = ARG_SWITCH,
+     .field = FIELD(in_place),
+     .modes = FOR_FILTERING,
+     .section = HELP_OPTIONS,
+     .label = "--in-place",
+     .help = "let an output replace an input (written to a temporary name, "
+             "then renamed over it)"},
+    {.names = {"-r", "--recursive"},
+     .arg = ARG_SWITCH,
+     .field = FIELD(recursive),
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "-r, --recursive",
+     .help = "take a folder's subfolders too, mirrored under -o DIR/ (without "
+             "it they are skipped, and counted in one line)"},
+    {.names = {"--threads"},
+     .arg = ARG_INT,
+     .field = FIELD(threads),
+     .lo = 1,
+     .hi = CLI_MAX_THREADS,
+     .modes = FOR_OUTPUT,
+     .section = HELP_OPTIONS,
+     .label = "--threads N",
+     .help = "CPU threads that read and write files and deflate PNGs "
+             "(default: one per core)"},
+    {.names = {"-q", "--quiet"},
+     .arg = ARG_SWITCH,
+     .field = FIELD(quiet),
+     .modes = FOR_OUTPUT,
+     .section = HELP_OPTIONS,
+     .label = "-q, --quiet",
+     .help = "no progress bar and no \"wrote\" or summary lines (errors are still "
+             "said); --compare's answer is then its exit status alone"},
     {.names = {"--png-level"},
      .arg = ARG_INT,
      .field = FIELD(png_level),
      .lo = 0,
      .hi = 9,
-     .modes = FOR_BATCH,
+     .modes = FOR_OUTPUT,
      .section = HELP_OPTIONS,
      .label = "--png-level N",
      .help = "PNG compression, 0..9 (default 1: fast; 9: smallest)"},
@@ -670,7 +793,7 @@ static const cli_flag cli_flags[] = {
      .field = FIELD(jpeg_quality),
      .lo = 1,
      .hi = 100,
-     .modes = FOR_BATCH,
+     .modes = FOR_OUTPUT,
      .section = HELP_OPTIONS,
      .label = "--jpeg-quality N",
      .help = "JPEG quality, 1..100 (default 90)"},
@@ -682,9 +805,9 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_SOURCE,
      .section = HELP_OPTIONS,
      .label = "--noise D",
-     .help = "salt-and-pepper noise on the source: D %% of the pixels, 0..50\n"
-             "(viewer: n/N); --noise-sigma S adds Gaussian noise (0..128),\n"
-             "--noise-seed N draws another pattern. The same noisy image on\n"
+     .help = "salt-and-pepper noise on the source: D %% of the pixels, 0..50 "
+             "(viewer: n/N); --noise-sigma S adds Gaussian noise (0..128), "
+             "--noise-seed N draws another pattern. The same noisy image on "
              "the CPU and the GPU, for every pane and filter"},
     {.names = {"--noise-sigma"},
      .arg = ARG_DECIMAL,
@@ -718,8 +841,10 @@ static const cli_flag cli_flags[] = {
      .mode = CLI_MODE_COMPARE,
      .section = HELP_OPTIONS,
      .label = "--compare A B",
-     .help = "run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and\n"
-             "the differing pixels"},
+     .help = "run A and B (VARIANT or FILTER:VARIANT), print max |A-B| and "
+             "the differing pixels; exit 0 when they are identical, 1 when "
+             "they differ, 2 on any error. With -o FILE: the difference as "
+             "the viewer's heat map (max |A-B| over R, G, B, gain 4)"},
     {.names = {"--bench"},
      .flags = FLAG_MODE,
      .mode = CLI_MODE_BENCH,
@@ -741,7 +866,7 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--image FILE",
-     .help = "bench on this photo instead of random images (resized to each\n"
+     .help = "bench on this photo instead of random images (resized to each "
              "of --sizes; its own size without them): Canny wants a photo"},
     {.names = {"--csv"},
      .arg = ARG_TEXT,
@@ -760,7 +885,7 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--chart FILE",
-     .help = "also draw the benchmark as a PNG chart: lines over a swept\n"
+     .help = "also draw the benchmark as a PNG chart: lines over a swept "
              "parameter, else bars over the sizes"},
     {.names = {"--runs"},
      .arg = ARG_INT,
@@ -777,7 +902,7 @@ static const cli_flag cli_flags[] = {
      .mode = CLI_MODE_LIST,
      .section = HELP_OPTIONS,
      .label = "--list",
-     .help = "filters, their parameters and variants; --verbose adds each\n"
+     .help = "filters, their parameters and variants; --verbose adds each "
              "kernel's registers, shared memory, block size and occupancy"},
     {.names = {"--verbose"}, .arg = ARG_SWITCH, .field = FIELD(verbose), .modes = FOR_LIST},
     {.names = {"--info"},
@@ -803,7 +928,7 @@ static const cli_flag cli_flags[] = {
              "variants, parameters and their choices"},
     {.section = HELP_VIEWER,
      .label = "(no -o)",
-     .help = "open the viewer: a window where there is a display, else\n"
+     .help = "open the viewer: a window where there is a display, else "
              "headless (EGL), writing a screenshot"},
     {.names = {"-a", "-b"},
      .arg = ARG_CUSTOM,
@@ -811,8 +936,8 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "-a SPEC, -b SPEC",
-     .help = "what panes A and B show: a variant of -f's filter, FILTER:VARIANT\n"
-             "(B with another filter than A unlinks the panes), or 'original'\n"
+     .help = "what panes A and B show: a variant of -f's filter, FILTER:VARIANT "
+             "(B with another filter than A unlinks the panes), or 'original' "
              "(default: A = naive, B = smem; -v also sets A)"},
     {.names = {"--interop"},
      .arg = ARG_CUSTOM,
@@ -820,10 +945,10 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--interop HOW",
-     .help = "how CUDA output reaches GL: 'buffer' (default) kernels write\n"
-             "registered GL buffers that the shader samples directly;\n"
-             "'texture' a device copy into registered textures; 'pbo'\n"
-             "kernels write pixel buffers that GL copies (the classic way);\n"
+     .help = "how CUDA output reaches GL: 'buffer' (default) kernels write "
+             "registered GL buffers that the shader samples directly; "
+             "'texture' a device copy into registered textures; 'pbo' "
+             "kernels write pixel buffers that GL copies (the classic way); "
              "'staging' no interop, through the host (the fallback)"},
     {.names = {"--headless"},
      .arg = ARG_SWITCH,
@@ -839,8 +964,8 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--keys SEQ",
-     .help = "replay keys, one per frame: characters, and <F1> <Tab> <Esc>\n"
-             "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>;\n"
+     .help = "replay keys, one per frame: characters, and <F1> <Tab> <Esc> "
+             "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>; "
              "<WxH> resizes the window (<0x0>: minimised)"},
     {.names = {"--frames"},
      .arg = ARG_INT,
@@ -868,7 +993,7 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--bench-frames N",
-     .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw),\n"
+     .help = "time N frames: kernel time vs the rest (map/unmap, texture, draw), "
              "where the rest goes, and the CUDA <-> GL hand-over floor"},
     {.names = {"--window", "--size"},
      .arg = ARG_SIZE,
@@ -903,8 +1028,8 @@ _Static_assert(sizeof cli_flags / sizeof cli_flags[0] <=
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,
-                                       FOR_BATCH,  FOR_SOURCE, FOR_FILTERING};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR_BATCH,
+                                       FOR_OUTPUT, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
@@ -950,6 +1075,10 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
     cli_options *o = s->o;
     char *field = (char *)o + f->field;
     const int row = (int)(f - cli_flags);
+    if (s->inline_value && (f->arg == ARG_NONE || f->arg == ARG_SWITCH)) {
+        cli_error("%s takes no value, got '%s'", a, cli_shown(s->argv[s->i]));
+        return 0;
+    }
     if (f->modes && !s->given_as[row]) {
         s->given_as[row] = a;
         s->given_at[row] = s->i;
@@ -959,10 +1088,9 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         return 2;
     }
     if ((f->flags & FLAG_ONCE) && *(const char **)field) {
+        const char *second = peek_value(s);
         cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
-                  s->i + 1 < s->argc ? "'" : "",
-                  s->i + 1 < s->argc ? cli_shown(s->argv[s->i + 1]) : "nothing",
-                  s->i + 1 < s->argc ? "'" : "");
+                  second ? "'" : "", second ? cli_shown(second) : "nothing", second ? "'" : "");
         return 0;
     }
     switch (f->arg) {
@@ -999,6 +1127,13 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         break;
     }
     if (f->flags & FLAG_MODE) {
+        /* -o with --compare: the difference picture, in --compare's mode */
+        const int diff_output = (o->mode == CLI_MODE_COMPARE && f->mode == CLI_MODE_BATCH) ||
+                                (o->mode == CLI_MODE_BATCH && f->mode == CLI_MODE_COMPARE);
+        if (s->mode_given && diff_output) {
+            o->mode = CLI_MODE_COMPARE;
+            return 1;
+        }
         if (s->mode_given && o->mode != f->mode) {
             cli_error("%s cannot be combined with the other mode flags", a);
             return 0;
@@ -1070,6 +1205,114 @@ static int check_image_file(const cli_options *o, const char *flag, const fv_fil
     return 0;
 }
 
+/* The endings of the images filterview reads. */
+static int is_image_name(const char *name)
+{
+    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm", ".pnm", ".bmp"};
+    const size_t n = strlen(name);
+    for (size_t k = 0; k < sizeof endings / sizeof endings[0]; k++) {
+        const size_t e = strlen(endings[k]);
+        if (n > e && strcasecmp(name + n - e, endings[k]) == 0) return 1;
+    }
+    return 0;
+}
+
+static int is_jpeg_name(const char *name)
+{
+    const size_t n = strlen(name);
+    return (n > 4 && !strcasecmp(name + n - 4, ".jpg")) ||
+           (n > 5 && !strcasecmp(name + n - 5, ".jpeg"));
+}
+
+/* "-": standard input is one image read once, not a terminal; standard output takes one image,
+ * never a terminal (binary data would garble it). */
+static int check_stdio(const cli_options *o, int to_stdout)
+{
+    int readers = o->kernel_file && cli_is_stdio(o->kernel_file);
+    readers += o->bench_image && cli_is_stdio(o->bench_image);
+    for (int i = 0; i < o->n_inputs; i++) readers += cli_is_stdio(o->inputs[i]);
+    if (readers > 1) {
+        cli_error("standard input ('-') is given %d times: it holds one image", readers);
+        return 0;
+    }
+    if (readers && o->output_is_dir) {
+        cli_error("standard input ('-') is one image, not for a folder batch (-o DIR/): give "
+                  "-o FILE or -o -");
+        return 0;
+    }
+    if (readers && isatty(STDIN_FILENO)) {
+        cli_error("'-' reads an image from standard input, which is a terminal: pipe or "
+                  "redirect one into it");
+        return 0;
+    }
+    if (to_stdout && isatty(STDOUT_FILENO)) {
+        cli_error("-o -: standard output is a terminal, where image data would garble it: "
+                  "redirect it to a file or a pipe");
+        return 0;
+    }
+    return 1;
+}
+
+/* --format: what -o - and a folder's files get; a file's own name must say the same. */
+static int check_format(const cli_options *o, int to_stdout)
+{
+    if (!o->output) {
+        cli_error("--format is for -o (standard output or a folder), not %s", mode_name(o->mode));
+        return 0;
+    }
+    if (to_stdout || o->output_is_dir) return 1;
+    const int jpeg = !strcmp(o->format, "jpeg");
+    if (jpeg != is_jpeg_name(o->output)) {
+        cli_error("--format %s, but -o '%s' names a %s file", o->format, cli_shown(o->output),
+                  is_jpeg_name(o->output) ? "JPEG" : "PNG");
+        return 0;
+    }
+    return 1;
+}
+
+/* Never lose an original: an output that is an input (the same file, through links too) is
+ * refused unless --in-place says so; two outputs never name one file. */
+static int check_originals(const cli_options *o)
+{
+    const struct {
+        const char *flag, *path;
+    } out[] = {{"-o", o->output_is_dir ? NULL : o->output},
+               {"--save-source", o->save_source},
+               {"--screenshot", o->screenshot},
+               {"--chart", o->chart},
+               {"--csv", o->csv}};
+    const int n_out = (int)(sizeof out / sizeof out[0]);
+    for (int k = 0; k < n_out; k++) {
+        if (!out[k].path || cli_is_stdio(out[k].path)) continue;
+        for (int j = k + 1; j < n_out; j++)
+            if (out[j].path &&
+                (!strcmp(out[k].path, out[j].path) || cli_same_file(out[k].path, out[j].path))) {
+                cli_error("%s and %s both write '%s': give each its own file", out[k].flag,
+                          out[j].flag, cli_shown(out[j].path));
+                return 0;
+            }
+        if (o->in_place) continue;
+        const char *in[CLI_MAX_INPUTS + 2];
+        int n_in = 0;
+        for (int i = 0; i < o->n_inputs; i++) in[n_in++] = o->inputs[i];
+        if (o->kernel_file) in[n_in++] = o->kernel_file;
+        if (o->bench_image) in[n_in++] = o->bench_image;
+        for (int i = 0; i < n_in; i++)
+            if (cli_same_file(out[k].path, in[i])) {
+                if (!strcmp(out[k].path, in[i]))
+                    cli_error("%s: '%s' is also the input: give another name, or --in-place "
+                              "to replace it",
+                              out[k].flag, cli_shown(in[i]));
+                else
+                    cli_error("%s: '%s' is the input '%s' (the same file): give another name, "
+                              "or --in-place to replace it",
+                              out[k].flag, cli_shown(out[k].path), cli_shown(in[i]));
+                return 0;
+            }
+    }
+    return 1;
+}
+
 int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -1096,6 +1339,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     int options_done = 0;
     for (s.i = 1; s.i < argc; s.i++) {
         const char *a = argv[s.i];
+        s.inline_value = NULL;
+        s.inline_taken = 0;
         if (!options_done && !strcmp(a, "--")) { /* the rest are file names, even "-x.png" */
             options_done = 1;
             continue;
@@ -1109,16 +1354,26 @@ int cli_parse(int argc, char **argv, cli_options *o)
             if (!o->input) o->input = a;
             continue;
         }
-        const cli_flag *f = find_flag(&s, a);
+        const char *eq = a[1] == '-' && a[2] ? strchr(a, '=') : NULL;
+        if (eq) { /* --NAME=VALUE: the same as --NAME VALUE */
+            s.inline_value = eq + 1;
+            if (!(a = split_name(&s, a, eq))) a = argv[s.i];
+        }
+        const cli_flag *f = a != argv[s.i] || !eq ? find_flag(&s, a) : NULL;
         int r = 0;
         if (f)
             r = read_flag(&s, f, a);
-        else if (a[0] == '-' && a[1] == '-' && any_filter_has_param(a + 2))
+        else if (a[0] == '-' && a[1] == '-' && (a != argv[s.i] || !eq) &&
+                 any_filter_has_param(a + 2))
             r = parse_param(&s, a);
         else
-            cli_error("unknown option '%s' (see --help)", cli_shown(a));
-        if (r == 0) return 0;
+            cli_error("unknown option '%s' (see --help)", cli_shown(argv[s.i]));
         if (r == 2) return 1;
+        if (r == 1 && s.inline_value && !s.inline_taken) { /* -p=, a flag that took none */
+            cli_error("%s takes no value, got '%s'", a, cli_shown(argv[s.i]));
+            r = 0;
+        }
+        if (r == 0) return 0;
     }
     if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
         cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
@@ -1163,11 +1418,13 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
-    if (o->output && o->mode == CLI_MODE_BATCH && *o->output) {
+    const int to_stdout = o->output && cli_is_stdio(o->output);
+    if (o->output && o->mode == CLI_MODE_BATCH && *o->output && !to_stdout) {
         struct stat st;
         const size_t n = strlen(o->output);
         const int is_dir = stat(o->output, &st) == 0 && S_ISDIR(st.st_mode);
-        const int input_is_dir = o->input && stat(o->input, &st) == 0 && S_ISDIR(st.st_mode);
+        const int input_is_dir =
+            o->input && !cli_is_stdio(o->input) && stat(o->input, &st) == 0 && S_ISDIR(st.st_mode);
         o->output_is_dir = o->output[n - 1] == '/' || (is_dir && (o->n_inputs > 1 || input_is_dir));
         /* "out.png/" names a folder: the file it names without its slashes rules that out */
         char *bare = o->output_is_dir ? strdup(o->output) : NULL;
@@ -1181,6 +1438,15 @@ int cli_parse(int argc, char **argv, cli_options *o)
             return 0;
         }
     }
+    /* `filterview a.png b.png`, as ImageMagick's convert takes it: b.png is meant as the output */
+    struct stat st;
+    if (o->n_inputs == 2 && !o->output && is_image_name(o->inputs[1]) &&
+        !cli_is_stdio(o->inputs[1]) && stat(o->inputs[1], &st) != 0 && errno == ENOENT) {
+        cli_error("'%s' does not exist: to write the result there, give -o '%s'",
+                  cli_shown(o->inputs[1]), cli_shown(o->inputs[1]));
+        return 0;
+    }
+    if (!check_stdio(o, to_stdout)) return 0;
     if (o->n_inputs > 1 && !o->output_is_dir) {
         cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
                   cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
@@ -1193,10 +1459,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     if (o->save_source && !check_output_arg("--save-source", o->save_source)) return 0;
-    if (o->output && !o->output_is_dir && !check_output_arg("-o", o->output)) return 0;
+    if (o->output && !o->output_is_dir && !to_stdout && !check_output_arg("-o", o->output))
+        return 0;
     if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
-    return 1;
+    if (o->format && !check_format(o, to_stdout)) return 0;
+    return check_originals(o);
 }
 
 void cli_print_list(int verbose)
@@ -1235,23 +1503,54 @@ void cli_print_list(int verbose)
     }
 }
 
-/* One row of the table as --help shows it: the label, then its help, continued lines indented. */
+#define HELP_WIDTH 80 /* --help fits a terminal of 80 columns */
+
+/* Columns a UTF-8 text takes (a character each: the registry's texts have no wide ones). */
+static int columns(const char *p, size_t n)
+{
+    int c = 0;
+    for (size_t k = 0; k < n; k++) c += ((unsigned char)p[k] & 0xC0) != 0x80;
+    return c;
+}
+
+/* `lead` (a label, padded to `indent` columns), then `text` wrapped at word boundaries within
+ * HELP_WIDTH, continued lines indented by `indent`; a lead wider than that gets a line alone. */
+static void print_wrapped(const char *lead, int indent, const char *text)
+{
+    int col = columns(lead, strlen(lead));
+    printf("%s", lead);
+    if (col > indent) {
+        printf("\n");
+        col = 0;
+    }
+    printf("%*s", indent - col, "");
+    col = indent;
+    int first = 1;
+    for (const char *p = text; *p;) {
+        while (*p == ' ') p++;
+        if (!*p) break;
+        size_t n = strcspn(p, " ");
+        const int w = columns(p, n);
+        if (!first && col + 1 + w > HELP_WIDTH) {
+            printf("\n%*s", indent, "");
+            col = indent;
+            first = 1;
+        }
+        printf("%s%.*s", first ? "" : " ", (int)n, p);
+        col += w + !first;
+        first = 0;
+        p += n;
+    }
+    printf("\n");
+}
+
+/* One row of the table as --help shows it: the label, then its help, wrapped. */
 static void print_flag_help(const cli_flag *f)
 {
-    char line[256];
-    const char *p = f->help;
-    for (int first = 1; *p; first = 0) {
-        const char *end = strchr(p, '\n');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-        snprintf(line, sizeof line, "%.*s", (int)n, p);
-        if (first)
-            printf("  %-21s ", f->label);
-        else
-            printf("%24s", "");
-        printf(line, FV_MAX_ITERATIONS);
-        printf("\n");
-        p += n + (end ? 1 : 0);
-    }
+    char help[1024], lead[64];
+    snprintf(help, sizeof help, f->help, FV_MAX_ITERATIONS);
+    snprintf(lead, sizeof lead, "  %s", f->label);
+    print_wrapped(lead, 24, help);
 }
 
 static void print_section(help_section section)
@@ -1260,41 +1559,54 @@ static void print_section(help_section section)
         if (cli_flags[r].section == section) print_flag_help(&cli_flags[r]);
 }
 
+void cli_print_version(void)
+{
+    printf("filterview %s\n", FV_VERSION);
+}
+
 void cli_print_help(void)
 {
-    printf(
-        "filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
-        "\n"
-        "usage:\n"
-        "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png   filter to a PNG (or .jpg)\n"
-        "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
-        "                                                  filter many, each to OUTDIR/NAME.png\n"
-        "  filterview IMAGE [-f FILTER] --compare A B [params]             compare two variants\n"
-        "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...] [--csv FILE]\n"
-        "                    [--image FILE] [--chart FILE]                  (-v: that variant alone)\n"
-        "  filterview IMAGE [-a A] [-b B] [params]                           the viewer\n"
-        "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-        "  filterview --list [--verbose] | --info | --help | --help-keys\n"
-        "\n"
-        "options:\n");
+    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
+           "\n"
+           "usage:\n"
+           "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png\n"
+           "        filter to a PNG (or .jpg); IMAGE or OUT '-': standard input or output\n"
+           "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+           "        filter many, each to OUTDIR/NAME.png\n"
+           "  filterview IMAGE [-f FILTER] --compare A B [params] [-o DIFF.png]\n"
+           "        compare two variants: exit 0 identical, 1 different, 2 error\n"
+           "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...]\n"
+           "             [--csv FILE] [--image FILE] [--chart FILE]\n"
+           "        time the variants (-v: that variant alone)\n"
+           "  filterview IMAGE [-a A] [-b B] [params]\n"
+           "        the viewer\n"
+           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+           "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n"
+           "\n"
+           "Every --NAME VALUE may be written --NAME=VALUE.\n"
+           "\n"
+           "options:\n");
     print_section(HELP_OPTIONS);
     printf("\nparameters:\n");
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         for (int k = 0; k < f->n_params; k++) {
             if (f->params[k].type == FV_PARAM_IMAGE) continue; /* a file: among the options */
-            char flag[40], range[200];
-            snprintf(flag, sizeof flag, "--%s", f->params[k].name);
+            char lead[64], text[512], range[200];
+            snprintf(lead, sizeof lead, "  --%-10s %-9s", f->params[k].name, f->name);
             fv_param_range_text(f, k, range, sizeof range);
-            printf("  %-12s %-9s %s (%s)\n", flag, f->name, f->params[k].help, range);
+            snprintf(text, sizeof text, "%s (%s)", f->params[k].help, range);
+            print_wrapped(lead, 25, text);
         }
     }
     printf("\nviewer:\n");
     print_section(HELP_VIEWER);
     printf("\n"
-           "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied, CMYK),\n"
-           "PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP (Windows and OS/2).\n"
-           "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line.\n");
+           "Images: PNG (any depth, palette, interlaced), JPEG (EXIF orientation applied,\n"
+           "CMYK), PNM (P2, P3, P5, P6, 8- and 16-bit) and uncompressed BMP (Windows and\n"
+           "OS/2).\n"
+           "Exit status: 0 on success, 1 on a runtime error, 2 on a bad command line;\n"
+           "--compare: 0 identical, 1 different, 2 any error.\n");
 }
 
 /* ---- the table row by row, for cli_docs.c (the man page and the shell completion) ---- */

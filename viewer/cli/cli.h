@@ -10,18 +10,23 @@
 #include "noise.h"
 
 typedef enum cli_mode {
-    CLI_MODE_VIEW,     /* default: the viewer (or batch output with -o) */
-    CLI_MODE_BATCH,    /* -o FILE */
-    CLI_MODE_COMPARE,  /* --compare A B */
-    CLI_MODE_LIST,     /* --list */
-    CLI_MODE_BENCH,    /* --bench */
-    CLI_MODE_INFO,     /* --info */
+    CLI_MODE_VIEW,      /* default: the viewer (or batch output with -o) */
+    CLI_MODE_BATCH,     /* -o FILE */
+    CLI_MODE_COMPARE,   /* --compare A B */
+    CLI_MODE_LIST,      /* --list */
+    CLI_MODE_BENCH,     /* --bench */
+    CLI_MODE_INFO,      /* --info */
     /* --help-man, --completion bash: the man page and the shell completion (cli_docs.c) */
     CLI_MODE_HELP_MAN,
     CLI_MODE_COMPLETION,
-    CLI_MODE_HELP,     /* --help */
-    CLI_MODE_HELP_KEYS /* --help-keys: the viewer's key table as markdown */
+    CLI_MODE_HELP,      /* --help */
+    CLI_MODE_HELP_KEYS, /* --help-keys: the viewer's key table as markdown */
+    CLI_MODE_VERSION    /* --version */
 } cli_mode;
+
+/* "-": standard input as an input, standard output as -o's file. */
+#define CLI_STDIO "-"
+int cli_is_stdio(const char *path);
 
 #define CLI_MAX_SIZES 32
 /* --window: a side's most. OpenGL's own limits (GL_MAX_VIEWPORT_DIMS, GL_MAX_RENDERBUFFER_SIZE)
@@ -47,6 +52,7 @@ typedef struct pane_spec {
 #define CLI_MAX_SWEEP      64
 #define CLI_MAX_SWEEP_TEXT 4096 /* the list's characters: a longer one is refused, not cut */
 #define CLI_MAX_INPUTS     4096 /* files on one command line; a folder holds any number */
+#define CLI_MAX_THREADS    64   /* --threads: the folder batch's workers and PNG strips */
 
 typedef struct cli_options {
     cli_mode mode;
@@ -57,6 +63,11 @@ typedef struct cli_options {
     int n_inputs;
     const char *inputs[CLI_MAX_INPUTS];
     int output_is_dir;         /* -o DIR/, or an existing folder with several inputs or a folder */
+    const char *format;        /* --format png|jpeg: -o -'s format (NULL: PNG) */
+    int quiet;                 /* --quiet: no progress, no "wrote" lines (errors still said) */
+    int threads;               /* --threads N: CPU threads of a batch (0: one per core) */
+    int recursive;             /* --recursive: a folder's subfolders too, mirrored under -o */
+    int in_place;              /* --in-place: an output may replace an input (else refused) */
     int png_level;             /* --png-level 0..9 (-1: the default) */
     int jpeg_quality;          /* --jpeg-quality 1..100 (0: the default) */
     fv_noise noise;            /* --noise, --noise-sigma, --noise-seed: on the source */
@@ -100,6 +111,11 @@ const fv_params *cli_params(const cli_options *o, const fv_filter *f);
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */
 int cli_parse(int argc, char **argv, cli_options *o);
 void cli_print_help(void);
+void cli_print_version(void);
+
+/* Whether `output` is the same file as `input` (device and inode, through links): both must
+ * exist; standard input and output are never the same file as anything. */
+int cli_same_file(const char *output, const char *input);
 
 /* `text` (a file name, a flag's value) as a message quotes it: control characters and invalid
  * UTF-8 as \xNN, and the middle of a long one left out ("/very/long/...ending.png") so that the

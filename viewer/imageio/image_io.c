@@ -7,6 +7,8 @@
  * read-only targets are refused, symbolic links written through, and the temporary file is
  * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
  * SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
+ * "-" is standard input (read to its end, the format told by its bytes as for a file) and standard
+ * output (written as it is encoded: a pipe cannot be renamed into).
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
@@ -72,10 +74,60 @@ static fv_status open_input(const char *path, const char *name, int *fd_out, str
     return FV_OK;
 }
 
+int image_is_stdio(const char *path)
+{
+    return path && strcmp(path, IMAGE_STDIO) == 0;
+}
+
+/* Standard input, read to its end: a pipe does not tell its size, so the buffer grows (doubling,
+ * up to what any readable image may need). */
+static fv_status read_stdin(uint8_t **data, size_t *size)
+{
+    static const char name[] = "standard input";
+    size_t cap = 1 << 16, got = 0;
+    uint8_t *buf = malloc(cap);
+    if (!buf) return fv_fail(FV_ERR_MEMORY, "out of host memory reading %s", name);
+    for (;;) {
+        if (got == cap) {
+            if (cap >= MAX_FILE_BYTES) {
+                free(buf);
+                return fv_fail(FV_ERR_SIZE,
+                               "%s holds more than %zu MiB: larger than any image "
+                               "filterview reads",
+                               name, MAX_FILE_BYTES >> 20);
+            }
+            uint8_t *grown = realloc(buf, cap * 2);
+            if (!grown) {
+                free(buf);
+                return fv_fail(FV_ERR_MEMORY, "out of host memory reading %s", name);
+            }
+            buf = grown;
+            cap *= 2;
+        }
+        ssize_t n = read(STDIN_FILENO, buf + got, cap - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            free(buf);
+            return fv_fail(FV_ERR_IO, "cannot read %s: %s", name, strerror(e));
+        }
+        if (n == 0) break;
+        got += (size_t)n;
+    }
+    if (got == 0) {
+        free(buf);
+        return fv_fail(FV_ERR_FORMAT, "%s is empty", name);
+    }
+    *data = buf;
+    *size = got;
+    return FV_OK;
+}
+
 static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
+    if (image_is_stdio(path)) return read_stdin(data, size);
     int fd;
     struct stat st;
     FV_TRY(open_input(path, name, &fd, &st));
@@ -117,7 +169,7 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
 {
     memset(out, 0, sizeof *out);
     char name[IMAGE_NAME_SHOWN];
-    image_printable(path, name, sizeof name);
+    image_printable(image_is_stdio(path) ? "standard input" : path, name, sizeof name);
     uint8_t *data = NULL;
     size_t size = 0;
     FV_TRY(read_whole_file(path, name, &data, &size));
@@ -249,6 +301,7 @@ static fv_status check_target(const char *target, const char *name)
 
 fv_status image_check_output_path(const char *path)
 {
+    if (image_is_stdio(path)) return FV_OK;
     char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     size_t n = strlen(path);
@@ -451,12 +504,21 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
         o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
     }
     FV_TRY(image_check_output_path(path));
+    const int jpeg =
+        o.format == IMAGE_FORMAT_JPEG || (o.format == IMAGE_FORMAT_BY_NAME && is_jpeg_name(path));
+    if (image_is_stdio(path)) {
+        /* a closed pipe (`| head`) fails the write with EPIPE, said, instead of killing us */
+        image_temp_signals_init();
+        static const char name[] = "standard output";
+        return jpeg ? codec_jpeg_encode(name, STDOUT_FILENO, img, o.jpeg_quality)
+                    : codec_png_encode(name, STDOUT_FILENO, img, o.png_level, o.threads);
+    }
     char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
     image_temp t;
     FV_TRY(image_temp_open(path, &t));
-    fv_status s = is_jpeg_name(path) ? codec_jpeg_encode(name, t.fd, img, o.jpeg_quality)
-                                     : codec_png_encode(name, t.fd, img, o.png_level, o.threads);
+    fv_status s = jpeg ? codec_jpeg_encode(name, t.fd, img, o.jpeg_quality)
+                       : codec_png_encode(name, t.fd, img, o.png_level, o.threads);
     if (s != FV_OK) {
         image_temp_discard(&t);
         return s;

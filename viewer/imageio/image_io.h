@@ -17,7 +17,11 @@ typedef struct image_allocator {
     void *context;
 } image_allocator;
 
-/* Loads `path` into a new host image (free with fv_host_image_free). Checks the file, the
+/* "-": standard input for image_load, standard output for image_save. */
+#define IMAGE_STDIO "-"
+int image_is_stdio(const char *path);
+
+/* Loads `path` (or standard input, read to its end, for "-") into a new host image (free with fv_host_image_free). Checks the file, the
  * dimensions and what the file can hold before decoding; applies a JPEG's EXIF orientation.
  * Every failure returns a status with a one-line message without control characters. */
 fv_status image_load(const char *path, fv_image *out);
@@ -33,10 +37,17 @@ fv_status image_load_limited(const char *path, int max_width, int max_height, fv
 #define IMAGE_PNG_LEVEL_DEFAULT    1 /* zlib level: 1 is fast, 9 is small */
 #define IMAGE_JPEG_QUALITY_DEFAULT 90
 
+typedef enum image_format {
+    IMAGE_FORMAT_BY_NAME, /* JPEG for .jpg/.jpeg, else PNG (standard output: PNG) */
+    IMAGE_FORMAT_PNG,
+    IMAGE_FORMAT_JPEG
+} image_format;
+
 typedef struct image_save_options {
-    int png_level;    /* 0..9; -1: IMAGE_PNG_LEVEL_DEFAULT */
-    int jpeg_quality; /* 1..100; 0: IMAGE_JPEG_QUALITY_DEFAULT */
-    int threads;      /* PNG strips deflated at once; 0: every online CPU */
+    int png_level;       /* 0..9; -1: IMAGE_PNG_LEVEL_DEFAULT */
+    int jpeg_quality;    /* 1..100; 0: IMAGE_JPEG_QUALITY_DEFAULT */
+    int threads;         /* PNG strips deflated at once; 0: every online CPU */
+    image_format format; /* what standard output gets; a file's name must agree (the CLI checks) */
 } image_save_options;
 
 #define IMAGE_SAVE_DEFAULTS ((image_save_options){.png_level = -1, .jpeg_quality = 0, .threads = 0})
@@ -45,7 +56,8 @@ typedef struct image_save_options {
  * nothing, and lies in a writable folder, without writing anything. */
 fv_status image_check_output_path(const char *path);
 
-/* Writes img to `path` (PNG, or JPEG for .jpg/.jpeg) through a temporary file and rename().
+/* Writes img to `path` (PNG, or JPEG for .jpg/.jpeg) through a temporary file and rename();
+ * "-" writes to standard output as it encodes (opt->format, PNG by default).
  * A symbolic link is written through (its target is replaced); a read-only target is refused;
  * a replaced file keeps its permissions and, where permitted, its owner and group; a hard link
  * to it keeps the old content (the name gets a new file). */

@@ -10,7 +10,10 @@
  * decode, so that memory stays bounded and nothing waits on itself. A failed file is reported
  * in one line and skipped; outputs are written atomically (image_save). On a terminal a
  * progress bar shows files done, images/s and the time left, erased when a signal ends the run.
- * Subfolders are skipped whatever their name. Tested by the CLI batch cases.
+ * Subfolders are skipped whatever their name (counted in one line), or with --recursive taken and
+ * mirrored under the output folder, which is made as needed (mkdir -p). An output that is an
+ * input is refused before anything runs, unless --in-place lets a file replace its own input.
+ * Tested by the CLI batch, folders and originals cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
@@ -108,64 +111,202 @@ static int is_folder(const char *path, const struct dirent *e)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* Files given, and each folder's images (sorted, hidden ones and subfolders skipped). */
-static fv_status expand_inputs(const cli_options *o, char ***out, int *n_out)
+static int is_link(const char *path, const struct dirent *e)
 {
-    int n = 0, cap = 64;
-    char **list = malloc((size_t)cap * sizeof *list);
-    fv_status s = list ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
-    for (int i = 0; i < o->n_inputs && s == FV_OK; i++) {
-        struct stat st;
-        DIR *d = stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode) ? opendir(o->inputs[i]) : NULL;
-        if (!d && stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            char name[IMAGE_NAME_SHOWN];
-            image_printable(o->inputs[i], name, sizeof name);
-            s = fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
-            break;
-        }
-        const int first = n;
-        for (struct dirent *e; s == FV_OK && (d ? (e = readdir(d)) != NULL : n == first);) {
-            if (d && (e->d_name[0] == '.' || !is_image_name(e->d_name))) continue;
-            if (n == cap) {
-                char **grown = realloc(list, (size_t)(cap *= 2) * sizeof *list);
-                if (!grown) {
-                    s = fv_fail(FV_ERR_MEMORY, "out of host memory");
-                    break;
-                }
-                list = grown;
-            }
-            list[n] = d ? join(o->inputs[i], e->d_name) : strdup(o->inputs[i]);
-            if (!list[n])
-                s = fv_fail(FV_ERR_MEMORY, "out of host memory");
-            else if (d && is_folder(list[n], e)) { /* named like an image, but not one */
-                cli_error("'%s' is a folder: skipped (subfolders are not searched)",
-                          cli_shown(list[n]));
-                free(list[n]);
-            } else
-                n++;
-        }
-        if (d) {
-            closedir(d);
-            qsort(list + first, (size_t)(n - first), sizeof *list, compare_names);
+    struct stat st;
+    if (e->d_type != DT_UNKNOWN) return e->d_type == DT_LNK;
+    return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
+/* What the inputs expand to: each image with the subfolder it lies in below the folder given
+ * ("" or "a/b/"), which its output mirrors under -o DIR/. */
+typedef struct walk {
+    char **path, **sub;
+    int n, cap;
+    int recursive;
+    int skipped;         /* subfolders not taken (without --recursive; with it, links) */
+    char *first_skipped; /* the first of them, for the message */
+} walk;
+
+static fv_status walk_add(walk *w, char *path, char *sub)
+{
+    if (path && sub && w->n == w->cap) {
+        const int cap = w->cap ? w->cap * 2 : 64;
+        char **p = realloc(w->path, (size_t)cap * sizeof *p);
+        if (p) w->path = p;
+        char **q = p ? realloc(w->sub, (size_t)cap * sizeof *q) : NULL;
+        if (q) {
+            w->sub = q;
+            w->cap = cap;
         }
     }
-    *out = list;
-    *n_out = n;
+    if (!path || !sub || w->n == w->cap) {
+        free(path);
+        free(sub);
+        return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    }
+    w->path[w->n] = path;
+    w->sub[w->n++] = sub;
+    return FV_OK;
+}
+
+static int compare_pair(const void *a, const void *b)
+{
+    return strcmp(((char *const *)a)[0], ((char *const *)b)[0]);
+}
+
+/* A folder's images in name order (hidden ones skipped), then, with --recursive, each subfolder
+ * the same way in name order; links to folders are not followed (a loop would never end). */
+static fv_status walk_folder(walk *w, const char *dir, const char *sub)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        char name[IMAGE_NAME_SHOWN];
+        image_printable(dir, name, sizeof name);
+        return fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
+    }
+    const int first = w->n;
+    char **subdirs = NULL;
+    int n_sub = 0, cap_sub = 0;
+    fv_status s = FV_OK;
+    for (struct dirent *e; s == FV_OK && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.') continue;
+        char *path = join(dir, e->d_name);
+        if (!path) {
+            s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+            break;
+        }
+        if (is_folder(path, e)) {
+            if (w->recursive && !is_link(path, e) && n_sub == cap_sub) {
+                cap_sub = cap_sub ? cap_sub * 2 : 16;
+                char **grown = realloc(subdirs, (size_t)cap_sub * sizeof *grown);
+                if (!grown)
+                    s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+                else
+                    subdirs = grown;
+            }
+            if (s == FV_OK && w->recursive && !is_link(path, e)) {
+                subdirs[n_sub++] = path;
+                continue;
+            }
+            w->skipped++;
+            if (!w->first_skipped)
+                w->first_skipped = path;
+            else
+                free(path);
+            continue;
+        }
+        if (!is_image_name(e->d_name)) {
+            free(path);
+            continue;
+        }
+        s = walk_add(w, path, strdup(sub));
+    }
+    closedir(d);
+    /* the two arrays sorted together: path and sub side by side in a scratch array of pairs */
+    const int n = w->n - first;
+    char **pairs = s == FV_OK && n > 1 ? malloc((size_t)n * 2 * sizeof *pairs) : NULL;
+    if (pairs) {
+        for (int i = 0; i < n; i++) {
+            pairs[2 * i] = w->path[first + i];
+            pairs[2 * i + 1] = w->sub[first + i];
+        }
+        qsort(pairs, (size_t)n, 2 * sizeof *pairs, compare_pair);
+        for (int i = 0; i < n; i++) {
+            w->path[first + i] = pairs[2 * i];
+            w->sub[first + i] = pairs[2 * i + 1];
+        }
+        free(pairs);
+    } else if (s == FV_OK && n > 1)
+        s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+    if (s == FV_OK) qsort(subdirs, (size_t)n_sub, sizeof *subdirs, compare_names);
+    for (int i = 0; i < n_sub; i++) {
+        if (s == FV_OK) {
+            const char *name = strrchr(subdirs[i], '/') + 1; /* join() put one there */
+            char *deeper = malloc(strlen(sub) + strlen(name) + 2);
+            if (!deeper)
+                s = fv_fail(FV_ERR_MEMORY, "out of host memory");
+            else {
+                sprintf(deeper, "%s%s/", sub, name);
+                s = walk_folder(w, subdirs[i], deeper);
+                free(deeper);
+            }
+        }
+        free(subdirs[i]);
+    }
+    free(subdirs);
     return s;
 }
 
-/* OUTDIR/STEM.png for every input; two inputs that would write one file are refused. */
-static fv_status name_outputs(batch_run *b, const char *dir)
+/* Files given, and each folder's images (see walk_folder). */
+static fv_status expand_inputs(const cli_options *o, walk *w)
+{
+    memset(w, 0, sizeof *w);
+    w->recursive = o->recursive;
+    fv_status s = FV_OK;
+    for (int i = 0; i < o->n_inputs && s == FV_OK; i++) {
+        struct stat st;
+        if (stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode))
+            s = walk_folder(w, o->inputs[i], "");
+        else
+            s = walk_add(w, strdup(o->inputs[i]), strdup(""));
+    }
+    return s;
+}
+
+static void walk_free(walk *w)
+{
+    for (int i = 0; i < w->n; i++) {
+        free(w->path[i]);
+        free(w->sub[i]);
+    }
+    free(w->path);
+    free(w->sub);
+    free(w->first_skipped);
+}
+
+/* mkdir -p: every missing folder of `path` (which ends in '/' or names a folder) */
+static fv_status make_folders(const char *path)
+{
+    char *p = strdup(path);
+    if (!p) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    fv_status s = FV_OK;
+    for (char *q = p + 1;; q++) {
+        if (*q != '/' && *q != 0) continue;
+        const char c = *q;
+        *q = 0;
+        struct stat st;
+        if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+            char name[IMAGE_NAME_SHOWN];
+            image_printable(p, name, sizeof name);
+            s = fv_fail(FV_ERR_IO, "cannot make folder '%s': %s", name, strerror(errno));
+        } else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            char name[IMAGE_NAME_SHOWN];
+            image_printable(p, name, sizeof name);
+            s = fv_fail(FV_ERR_IO, "cannot make folder '%s': a file has that name", name);
+        }
+        *q = c;
+        if (s != FV_OK || c == 0) break;
+        while (q[1] == '/') q++;
+        if (q[1] == 0) break;
+    }
+    free(p);
+    return s;
+}
+
+/* OUTDIR/SUB/STEM.png (or .jpg) for every input; two inputs that would write one file are
+ * refused. */
+static fv_status name_outputs(batch_run *b, const char *dir, const char *const *subs,
+                              const char *ext)
 {
     for (int i = 0; i < b->n_jobs; i++) {
         const char *base = strrchr(b->jobs[i].in, '/');
         base = base ? base + 1 : b->jobs[i].in;
         const char *dot = strrchr(base, '.');
         size_t stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
-        char *name = malloc(stem + 5);
+        char *name = malloc(strlen(subs[i]) + stem + strlen(ext) + 1);
         if (!name) return fv_fail(FV_ERR_MEMORY, "out of host memory");
-        memcpy(name, base, stem);
-        memcpy(name + stem, ".png", 5);
+        sprintf(name, "%s%.*s%s", subs[i], (int)stem, base, ext);
         b->jobs[i].out = join(dir, name);
         free(name);
         if (!b->jobs[i].out) return fv_fail(FV_ERR_MEMORY, "out of host memory");
@@ -195,6 +336,70 @@ static fv_status name_outputs(batch_run *b, const char *dir)
                         o);
         }
     free(sorted);
+    return s;
+}
+
+/* An input's identity, to find an output that would replace it. */
+typedef struct file_id {
+    dev_t dev;
+    ino_t ino;
+    int job;
+} file_id;
+
+static int compare_ids(const void *a, const void *b)
+{
+    const file_id *x = a, *y = b;
+    if (x->dev != y->dev) return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Never lose an original: an output that is an input (by device and inode, so through links
+ * too) is refused, unless --in-place lets a file replace its own input; another file's input is
+ * refused even then (it may not have been read yet). */
+static fv_status check_originals(batch_run *b)
+{
+    file_id *ids = malloc((size_t)(b->n_jobs ? b->n_jobs : 1) * sizeof *ids);
+    if (!ids) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    int n = 0;
+    for (int i = 0; i < b->n_jobs; i++) {
+        struct stat st;
+        if (stat(b->jobs[i].in, &st) == 0) ids[n++] = (file_id){st.st_dev, st.st_ino, i};
+    }
+    qsort(ids, (size_t)n, sizeof *ids, compare_ids);
+    fv_status s = FV_OK;
+    int clashes = 0, first = -1, first_input = -1;
+    for (int i = 0; i < b->n_jobs; i++) {
+        struct stat st;
+        if (stat(b->jobs[i].out, &st) != 0) continue;
+        const file_id key = {st.st_dev, st.st_ino, 0};
+        const file_id *hit = bsearch(&key, ids, (size_t)n, sizeof *ids, compare_ids);
+        if (!hit || (b->o->in_place && hit->job == i)) continue;
+        if (!clashes++) {
+            first = i;
+            first_input = hit->job;
+        }
+    }
+    if (clashes) {
+        char out[IMAGE_NAME_SHOWN], in[IMAGE_NAME_SHOWN];
+        image_printable(b->jobs[first].out, out, sizeof out);
+        image_printable(b->jobs[first_input].in, in, sizeof in);
+        if (first_input != first)
+            s = fv_fail(FV_ERR_ARG,
+                        "-o: '%s' would replace the input '%s' before it is read: "
+                        "give another folder",
+                        out, in);
+        else if (clashes == 1)
+            s = fv_fail(FV_ERR_ARG,
+                        "-o: '%s' would replace the input '%s': give another folder, "
+                        "or --in-place to replace it",
+                        out, in);
+        else
+            s = fv_fail(FV_ERR_ARG,
+                        "-o: %d outputs would replace their inputs ('%s' the "
+                        "first): give another folder, or --in-place to replace them",
+                        clashes, in);
+    }
+    free(ids);
     return s;
 }
 
@@ -577,48 +782,60 @@ int batch_many_main(const cli_options *o)
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
     if (!b.host && run_device_check("use -v cpu to run the reference") != FV_OK)
         return run_fail_line();
-    /* the folder must exist, as a file's folder must (a typo makes no new folder) */
-    char dir_text[IMAGE_NAME_SHOWN];
-    image_printable(o->output, dir_text, sizeof dir_text);
-    struct stat st;
-    if (stat(o->output, &st) != 0) {
-        fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
-                errno == ENOENT ? "the folder does not exist" : strerror(errno));
-        return run_fail_line();
-    }
-    if (!S_ISDIR(st.st_mode) || access(o->output, W_OK) != 0) {
-        fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text,
-                S_ISDIR(st.st_mode) ? strerror(errno) : "it is not a folder");
-        return run_fail_line();
-    }
-    char **inputs = NULL;
-    int n = 0;
-    int code = 0;
-    if (expand_inputs(o, &inputs, &n) != FV_OK) code = run_fail_line();
+    walk w;
+    int n = 0, code = 0;
+    if (expand_inputs(o, &w) != FV_OK) code = run_fail_line();
+    n = w.n;
     if (!code && n == 0) {
-        fv_fail(FV_ERR_IO, "no images (.png .jpg .jpeg .ppm .pgm .pnm .bmp) in the folders given");
+        fv_fail(FV_ERR_IO, "no images (.png .jpg .jpeg .ppm .pgm .pnm .bmp) in the folders given%s",
+                w.skipped ? " (their subfolders are taken with --recursive)" : "");
         code = run_fail_line();
     }
     b.jobs = code ? NULL : calloc((size_t)n, sizeof *b.jobs);
     if (!code && !b.jobs) code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
-    for (int i = 0; !code && i < n; i++) b.jobs[i].in = inputs[i];
+    for (int i = 0; !code && i < n; i++) b.jobs[i].in = w.path[i];
     b.n_jobs = code ? 0 : n;
-    if (!code && name_outputs(&b, o->output) != FV_OK) {
+    const char *ext = o->format && !strcmp(o->format, "jpeg") ? ".jpg" : ".png";
+    if (!code && (name_outputs(&b, o->output, (const char *const *)w.sub, ext) != FV_OK ||
+                  check_originals(&b) != FV_OK)) {
         cli_error("%s", fv_last_error());
         code = 2;
     }
+    if (!code && w.skipped && !o->quiet)
+        cli_error("skipped %d %s ('%s'%s): %s", w.skipped,
+                  o->recursive ? (w.skipped == 1 ? "link to a folder" : "links to folders")
+                               : (w.skipped == 1 ? "subfolder" : "subfolders"),
+                  cli_shown(w.first_skipped), w.skipped == 1 ? "" : " and others",
+                  o->recursive ? "links are not followed" : "--recursive takes them");
+    /* -o DIR/ and the subfolders that mirror the inputs' are made as needed (mkdir -p) */
+    if (!code && make_folders(o->output) != FV_OK) code = run_fail_line();
+    for (int i = 0; !code && i < n; i++)
+        if (w.sub[i][0] && (i == 0 || strcmp(w.sub[i], w.sub[i - 1]) != 0)) {
+            char *folder = join(o->output, w.sub[i]);
+            if (!folder)
+                code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
+            else if (make_folders(folder) != FV_OK)
+                code = run_fail_line();
+            free(folder);
+        }
+    if (!code && access(o->output, W_OK) != 0) {
+        char dir_text[IMAGE_NAME_SHOWN];
+        image_printable(o->output, dir_text, sizeof dir_text);
+        fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text, strerror(errno));
+        code = run_fail_line();
+    }
     if (!code) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        /* --threads, else a thread per core */
+        long cores = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
         if (cores < 1) cores = 1;
         b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
         if (b.n_workers > n) b.n_workers = n;
         /* few files on many cores: each PNG is deflated on several threads */
-        b.save = (image_save_options){.png_level = o->png_level,
-                                      .jpeg_quality = o->jpeg_quality,
-                                      .threads = (int)(cores / b.n_workers)};
+        b.save = run_save_options(o);
+        b.save.threads = (int)(cores / b.n_workers);
         b.in_tokens = b.n_workers + GPU_SLOTS;
         b.out_tokens = b.n_workers + GPU_SLOTS;
-        b.tty = isatty(STDERR_FILENO);
+        b.tty = !o->quiet && isatty(STDERR_FILENO); /* progress on a terminal alone */
         if (b.tty) {
             image_temp_signals_init(); /* theirs first: ours goes in front of them */
             progress_signals_take(1);
@@ -650,7 +867,7 @@ int batch_many_main(const cli_options *o)
         progress_draw(&b, 1);
         if (b.tty) progress_signals_take(0);
         const double seconds = (fv_now_ms() - b.t0) / 1000.0;
-        if (!code) {
+        if (!code && !o->quiet) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
@@ -662,8 +879,8 @@ int batch_many_main(const cli_options *o)
             if (b.failed) printf("; %d failed", b.failed);
             printf("\n");
             if (fflush(stdout) != 0 || ferror(stdout)) code = 1;
-            if (b.failed) code = 1;
         }
+        if (!code && b.failed) code = 1;
         pool_destroy(&b.in_pool);
         pool_destroy(&b.out_pool);
         pthread_mutex_destroy(&b.lock);
@@ -672,8 +889,7 @@ int batch_many_main(const cli_options *o)
         pthread_cond_destroy(&b.out_free);
     }
     for (int i = 0; i < b.n_jobs; i++) free(b.jobs[i].out);
-    for (int i = 0; i < n; i++) free(inputs[i]);
-    free(inputs);
+    walk_free(&w);
     free(b.jobs);
     return code;
 }

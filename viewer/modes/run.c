@@ -9,6 +9,7 @@
 #include "timing.h"
 
 #include <stdio.h>
+#include <string.h>
 
 void describe_params(const fv_filter *f, const fv_params *p, char *buf, size_t size)
 {
@@ -82,6 +83,16 @@ fv_status run_device_check(const char *advice)
 {
     const char *why = fv_device_unavailable_reason();
     return why ? fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s (%s)", why, advice) : FV_OK;
+}
+
+image_save_options run_save_options(const cli_options *o)
+{
+    return (image_save_options){.png_level = o->png_level,
+                                .jpeg_quality = o->jpeg_quality,
+                                .threads = o->threads, /* 0: every core */
+                                .format = !o->format                   ? IMAGE_FORMAT_BY_NAME
+                                          : !strcmp(o->format, "jpeg") ? IMAGE_FORMAT_JPEG
+                                                                       : IMAGE_FORMAT_PNG};
 }
 
 int run_fail_line(void)

@@ -7,6 +7,7 @@
 #define FV_RUN_H
 
 #include "cli.h"
+#include "image_io.h"
 
 /* Runs variant v of f over host image src into host image dst (same size). GPU variants go
  * through device memory; *ms receives the filter's time (CUDA events, or the host clock). The
@@ -28,6 +29,9 @@ fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_param
  * (<advice>)": why, in plain words (fv_device_unavailable_reason), and what this mode can do
  * without a device, which only the mode knows. */
 fv_status run_device_check(const char *advice);
+
+/* How -o's images are written: --png-level, --jpeg-quality, --format, --threads. */
+image_save_options run_save_options(const cli_options *o);
 
 /* Prints "filterview: <the last error>" and returns 1 (a runtime failure's exit status). */
 int run_fail_line(void);

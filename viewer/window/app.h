@@ -123,7 +123,7 @@ typedef struct app {
     int picked_param;                    /* the parameter s/S and d/D step (j/J pick) */
     pane panes[2];
     fv_compute_mode compute;
-    char compute_note[256];
+    char compute_note[320]; /* "no NVIDIA GPU: ... (" + no_gpu_reason + ")" */
     char no_gpu_reason[256]; /* why GPU variants cannot run here; "" when they can */
     void *diff_work;
     void *diff_host_totals;    /* pinned: where the frame's diff totals land */
