@@ -51,7 +51,7 @@ typedef struct hud_model {
     hud_mode mode;
     int win_w, win_h;
     char title[192];        /* file, size, zoom, frame time */
-    char compute_note[256]; /* how results reach the screen */
+    char compute_note[320]; /* how results reach the screen (app.h's, whole) */
     int compute_bad;        /* not the fast path: said in the error colour */
     hud_pane pane[2];
     int linked, edit_pane, picked_param;
