@@ -219,7 +219,7 @@ static fv_status walk_folder(walk *w, const char *dir, const char *sub)
         free(pairs);
     } else if (s == FV_OK && n > 1)
         s = fv_fail(FV_ERR_MEMORY, "out of host memory");
-    if (s == FV_OK) qsort(subdirs, (size_t)n_sub, sizeof *subdirs, compare_names);
+    if (s == FV_OK && n_sub > 1) qsort(subdirs, (size_t)n_sub, sizeof *subdirs, compare_names);
     for (int i = 0; i < n_sub; i++) {
         if (s == FV_OK) {
             const char *name = strrchr(subdirs[i], '/') + 1; /* join() put one there */
