@@ -255,6 +255,14 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
         }
         name = colon + 1;
     }
+    const char *user_file = cli_user_file(name);
+    if (user_file) {
+        if (!*user_file) return bad(flag, "user=FILE, a CUDA source file", name);
+        out->filter = f;
+        out->variant = NULL; /* compiled by the mode that runs it */
+        out->user_file = user_file;
+        return 1;
+    }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
         cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name,
@@ -263,7 +271,13 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
     }
     out->filter = f;
     out->variant = v;
+    out->user_file = NULL;
     return 1;
+}
+
+const char *cli_user_file(const char *variant_name)
+{
+    return variant_name && strncmp(variant_name, "user=", 5) == 0 ? variant_name + 5 : NULL;
 }
 
 static int any_filter_has_param(const char *name)
@@ -1379,8 +1393,13 @@ int cli_parse(int argc, char **argv, cli_options *o)
         cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
         return 0;
     }
-    o->variant = fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
-    if (!o->variant && s.variant_name) {
+    o->user_file = cli_user_file(s.variant_name);
+    if (o->user_file && !*o->user_file)
+        return bad("-v", "user=FILE, a CUDA source file", s.variant_name);
+    /* a user kernel: the filter's first variant stands in until the mode has compiled it */
+    o->variant = o->user_file ? NULL
+                              : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
+    if (!o->variant && s.variant_name && !o->user_file) {
         cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
                   cli_shown(s.variant_name));
         return 0;

@@ -43,11 +43,17 @@ typedef enum fv_interop_path {
                            refused (to compare, or to get round a broken driver) */
 } fv_interop_path;
 
-/* What a pane (-a, -b) or a --compare side shows: a filter's variant, or the original. */
+/* What a pane (-a, -b) or a --compare side shows: a filter's variant, the user's own kernel
+ * (FILTER:user=FILE), or the original. */
 typedef struct pane_spec {
     const fv_filter *filter;
-    const fv_variant *variant; /* NULL: the original */
+    const fv_variant *variant; /* NULL: the original, or a user kernel not yet compiled */
+    const char *user_file;     /* user=FILE: the kernel's source (kernels/user/), else NULL */
 } pane_spec;
+
+/* "user=FILE" names the user's own kernel wherever a variant name is taken (-v, -a, -b,
+ * --compare): the FILE part, or NULL for any other name. */
+const char *cli_user_file(const char *variant_name);
 
 #define CLI_MAX_SWEEP      64
 #define CLI_MAX_SWEEP_TEXT 4096 /* the list's characters: a longer one is refused, not cut */
@@ -73,7 +79,8 @@ typedef struct cli_options {
     fv_noise noise;            /* --noise, --noise-sigma, --noise-seed: on the source */
     const char *save_source;   /* --save-source: write the source the filter sees (-o) */
     const fv_filter *filter;   /* -f (default gaussian) */
-    const fv_variant *variant; /* -v (default fast) */
+    const fv_variant *variant; /* -v (default fast); a user kernel's once a mode compiled it */
+    const char *user_file;     /* -v user=FILE: the user's kernel source, else NULL */
     int filter_given, variant_given;
     pane_spec pane[2]; /* -a / -b */
     int pane_given[2];
