@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "image_io.h"
 #include "modes.h"
+#include "run.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -63,7 +64,17 @@ int main(int argc, char **argv)
             return 2;
         }
     }
+    /* user=FILE kernels, compiled before the windowless modes run (the viewer compiles its own
+     * panes', and again when the file changes) */
+    const int windowless =
+        o.mode == CLI_MODE_BATCH || o.mode == CLI_MODE_COMPARE || o.mode == CLI_MODE_BENCH;
+    if (windowless && run_user_kernels_load(&o) != FV_OK) {
+        run_user_kernels_release();
+        fv_host_image_free(&kernel_image);
+        return o.mode == CLI_MODE_COMPARE ? (run_fail_line(), 2) : run_fail_line();
+    }
     int code = run(&o);
+    run_user_kernels_release();
     int last_errno = errno; /* an earlier failed write's reason, if nothing has overwritten it */
     fv_host_image_free(&kernel_image);
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */

@@ -51,7 +51,7 @@ for section in NAME SYNOPSIS DESCRIPTION MODES OPTIONS FILTERS VIEWER KEYS "EXIT
 done
 # what --help, --list and --help-keys say is in it: every option, filter, variant and key
 for word in $("$fv" --help | grep -oE -- '--[a-z][a-z0-9-]*' | sort -u) \
-    $(awk '/^[a-z]/ { print $1; next } $1 !~ /^--/ { print $1 }' list.txt); do
+    $(awk '/^[a-z]/ { print $1; next } /^  [a-z]/ { print $1 }' list.txt); do
     grep -qe "$word" man.txt || fail "the man page does not mention $word"
 done
 "$fv" --help-keys | sed -n 's/^| `\([^`]*\)` |.*/\1/p' >keys.txt

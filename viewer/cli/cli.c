@@ -1489,6 +1489,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
 void cli_print_list(int verbose)
 {
     int have_device = verbose && fv_device_check() == FV_OK;
+    /* above the filters, so that scripts reading "filter" and "  variant" rows never see it */
+    printf("Every filter also runs your own kernel as variant user=FILE (NVRTC; see "
+           "docs/your-own-kernel.md)\n\n");
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         printf("%-10s %s\n", f->name, f->summary);

@@ -487,16 +487,21 @@ int bench_main(const cli_options *o)
                 }
                 bench_cell cell = {o,         f,         &p, &host,     &sets,
                                    reference, diff_work, -1, copy_gbps, &cpu_ms_per_pixel[fi]};
-                /* the baseline first: its output is what every variant is compared with */
+                /* the baseline first: its output is what every variant is compared with; a
+                 * user kernel (-v user=FILE) last, beside every built-in variant of its filter */
                 const fv_variant *base = fv_filter_baseline(f);
-                int order[64], n_order = 0;
-                order[n_order++] = (int)(base - f->variants);
+                const fv_variant *order[65];
+                int n_order = 0;
+                order[n_order++] = base;
                 for (int vi = 0; vi < f->n_variants && n_order < 64; vi++)
-                    if (&f->variants[vi] != base) order[n_order++] = vi;
+                    if (&f->variants[vi] != base) order[n_order++] = &f->variants[vi];
+                const int user = o->user_file && f == o->filter;
+                if (user) order[n_order++] = o->variant;
                 cell.reference.data = NULL;
                 for (int oi = 0; oi < n_order && !failed; oi++) {
-                    const fv_variant *v = &f->variants[order[oi]];
-                    if (o->variant_given && v != o->variant) continue; /* -v: that variant alone */
+                    const fv_variant *v = order[oi];
+                    /* -v: that variant alone (with a user kernel: all of them, to compare) */
+                    if (o->variant_given && !o->user_file && v != o->variant) continue;
                     if (no_device && !fv_variant_is_host(v)) continue;
                     bench_row r;
                     memset(&r, 0, sizeof r);

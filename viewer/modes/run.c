@@ -7,6 +7,7 @@
 
 #include "device.h"
 #include "timing.h"
+#include "user/user_kernel.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -99,4 +100,45 @@ int run_fail_line(void)
 {
     cli_error("%s", fv_last_error());
     return 1;
+}
+
+/* ---- user kernels ---- */
+
+#define RUN_MAX_USER_KERNELS 3 /* -v, and --compare's two sides */
+static fv_user_variant *user_kernels[RUN_MAX_USER_KERNELS];
+static int n_user_kernels;
+
+static fv_status user_kernel_load(const cli_options *o, const fv_filter *f, const char *path,
+                                  const fv_variant **out)
+{
+    if (n_user_kernels == RUN_MAX_USER_KERNELS)
+        return fv_fail(FV_ERR_ARG, "at most %d user kernels", RUN_MAX_USER_KERNELS);
+    const fv_user_options options = {0}; /* the device's architecture, the default cache */
+    fv_user_build *build = NULL;
+    FV_TRY(fv_user_compile(f, path, &options, &build, NULL));
+    if (!o->quiet && build->log && *build->log) fputs(build->log, stderr); /* NVRTC's warnings */
+    fv_user_variant *u = NULL;
+    fv_status st = fv_user_variant_make(build, &u);
+    if (st != FV_OK) {
+        fv_user_build_free(build);
+        return st;
+    }
+    user_kernels[n_user_kernels++] = u;
+    *out = fv_user_variant_get(u);
+    return FV_OK;
+}
+
+fv_status run_user_kernels_load(cli_options *o)
+{
+    if (o->user_file) FV_TRY(user_kernel_load(o, o->filter, o->user_file, &o->variant));
+    for (int k = 0; k < 2; k++)
+        if (o->compare[k].user_file)
+            FV_TRY(user_kernel_load(o, o->compare[k].filter, o->compare[k].user_file,
+                                    &o->compare[k].variant));
+    return FV_OK;
+}
+
+void run_user_kernels_release(void)
+{
+    while (n_user_kernels > 0) fv_user_variant_free(user_kernels[--n_user_kernels]);
 }

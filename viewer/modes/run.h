@@ -33,6 +33,15 @@ fv_status run_device_check(const char *advice);
 /* How -o's images are written: --png-level, --jpeg-quality, --format, --threads. */
 image_save_options run_save_options(const cli_options *o);
 
+/* The user kernels the command line names (-v user=FILE, --compare's FILTER:user=FILE sides),
+ * compiled (NVRTC, or the cache) before the mode runs and pointed at by o->variant and
+ * o->compare[k].variant, so that every mode runs them as any variant. A compile error is one line
+ * "FILE:LINE: message"; NVRTC's warnings go to stderr unless --quiet. The viewer compiles its own
+ * panes' (it recompiles them when the file changes). */
+fv_status run_user_kernels_load(cli_options *o);
+/* Frees them; no runner of theirs may be prepared. */
+void run_user_kernels_release(void);
+
 /* Prints "filterview: <the last error>" and returns 1 (a runtime failure's exit status). */
 int run_fail_line(void);
 
