@@ -8,9 +8,11 @@
 #include "image_io.h"
 #include "modes.h"
 #include "run.h"
+#include "user/user_kernel.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int run(cli_options *o)
@@ -31,6 +33,13 @@ static int run(cli_options *o)
         return 0;
     }
     case CLI_MODE_COMPLETION: cli_print_completion(stdout); return 0;
+    case CLI_MODE_CONTRACT: {
+        char *contract = fv_user_contract(o->filter);
+        if (!contract) return run_fail_line();
+        fputs(contract, stdout);
+        free(contract);
+        return 0;
+    }
     case CLI_MODE_VIEW: return viewer_main(o);
     }
     return 2;

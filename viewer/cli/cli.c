@@ -722,7 +722,8 @@ static const cli_flag cli_flags[] = {
      .section = HELP_OPTIONS,
      .label = "-v, --variant NAME",
      .help = "kernel variant (default fast); `cpu` runs the reference, "
-             "`npp` NVIDIA's NPP where the toolkit has it"},
+             "`npp` NVIDIA's NPP where the toolkit has it, user=FILE your own "
+             "kernel (a CUDA file; see --contract)"},
     {.names = {"-p"},
      .arg = ARG_CUSTOM,
      .parse = parse_param,
@@ -919,6 +920,13 @@ static const cli_flag cli_flags[] = {
      .help = "filters, their parameters and variants; --verbose adds each "
              "kernel's registers, shared memory, block size and occupancy"},
     {.names = {"--verbose"}, .arg = ARG_SWITCH, .field = FIELD(verbose), .modes = FOR_LIST},
+    {.names = {"--contract"},
+     .flags = FLAG_MODE,
+     .mode = CLI_MODE_CONTRACT,
+     .section = HELP_OPTIONS,
+     .label = "--contract",
+     .help = "the header \"filterview.h\" that a user=FILE kernel of -f's filter "
+             "includes: its parameters, entry points and rules"},
     {.names = {"--info"},
      .flags = FLAG_MODE,
      .mode = CLI_MODE_INFO,
@@ -1047,7 +1055,8 @@ static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
-    [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info"};
+    [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info",
+    [CLI_MODE_CONTRACT] = "--contract"};
 
 static const char *mode_name(cli_mode m)
 {

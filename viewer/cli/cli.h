@@ -21,7 +21,8 @@ typedef enum cli_mode {
     CLI_MODE_COMPLETION,
     CLI_MODE_HELP,      /* --help */
     CLI_MODE_HELP_KEYS, /* --help-keys: the viewer's key table as markdown */
-    CLI_MODE_VERSION    /* --version */
+    CLI_MODE_VERSION,   /* --version */
+    CLI_MODE_CONTRACT   /* --contract: the header a user kernel of -f's filter includes */
 } cli_mode;
 
 /* "-": standard input as an input, standard output as -o's file. */
