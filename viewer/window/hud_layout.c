@@ -639,6 +639,10 @@ static void main_panel(hud_layout *L, const hud_model *m, float max_h)
     }
     for (int p = 0; p < 2; p++) /* a replaced variant is said in every mode */
         add(lines, &n, m->pane[p].replaced, BAD, 0, 3, 0);
+    for (int p = 0; p < 2; p++) { /* so are a kernel file's error and its compile */
+        add(lines, &n, m->pane[p].user_error, BAD, 0, 6, 0);
+        add(lines, &n, m->pane[p].user_status, ACCENT, 0, 2, 1);
+    }
     for (int p = 0; p < 2; p++) {
         if (m->linked && p == 1) break;
         if (compact && p != e) continue;
