@@ -45,6 +45,11 @@ static int char_advance(char c)
     return stb_easy_font_charinfo[c - 32].advance & 15;
 }
 
+int hud_run_alert(const hud_run *r)
+{
+    return memcmp(r->rgba, BAD, 4) == 0;
+}
+
 int hud_text_width(const char *s, int n)
 {
     int w = 0;

@@ -122,6 +122,9 @@ void hud_heat(float t, uint8_t rgba[4]);
 /* Lays m out for m->win_w x m->win_h; allocates nothing (out is the caller's, reused). */
 void hud_layout_build(const hud_model *m, hud_layout *out);
 
+/* Whether a run is drawn in the alert colour (errors, a replaced variant, a faulted kernel). */
+int hud_run_alert(const hud_run *r);
+
 /* The width in pixels of n characters of s at scale 1 (stb_easy_font's advance). */
 int hud_text_width(const char *s, int n);
 

@@ -252,6 +252,12 @@ static void print_summary(app *a)
         printf("viewer: frames that allocated: %lld of %lld%s\n", a->frames_allocated, a->frames,
                a->frames_allocated ? " (all after a change)" : "");
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
+    if (a->chart.visible && a->chart.n) { /* the bar chart's variants and times (t) */
+        printf("viewer: chart:");
+        for (int i = 0; i < a->chart.n; i++)
+            printf("%s %s %.4f ms", i ? "," : "", a->chart.names[i], a->chart.ms[i]);
+        printf("\n");
+    }
     for (int p = 0; p < 2; p++) /* a user kernel's compile error or fault, as the HUD shows it */
         if (a->panes[p].user_error[0]) printf("viewer: %s\n", a->panes[p].user_error);
     /* where the last frame's HUD text went: the tests check it lies inside the window */
@@ -265,6 +271,10 @@ static void print_summary(app *a)
                a->win_w, a->win_h, r->hud_text_quads, L->dropped);
         if (L->picked_run >= 0) printf(", picked row: %s", L->pool + L->runs[L->picked_run].offset);
         printf("\n");
+        /* what the HUD says in red (errors, a faulted kernel): the tests look for it */
+        for (int i = 0; i < L->n_runs; i++)
+            if (hud_run_alert(&L->runs[i]))
+                printf("viewer: HUD red row: %s\n", L->pool + L->runs[i].offset);
     } else {
         printf("viewer: HUD %s, no text drawn\n", !a->show_hud ? "hidden" : "shown");
     }
@@ -316,7 +326,7 @@ static int replay_step(viewer *v)
             printf("wrote screenshot %s (%dx%d)\n", cli_escaped(r->screenshot), a->win_w, a->win_h);
         else
             cli_error("%s", fv_last_error());
-        r->failed = st != FV_OK;
+        if (st != FV_OK) r->failed = 1; /* as a replayed action that failed */
     }
     print_summary(a);
     return 1;
