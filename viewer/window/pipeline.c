@@ -451,10 +451,7 @@ static void *watchdog_main(void *arg)
     kernel_watchdog *w = arg;
     pthread_mutex_lock(&w->lock);
     while (!w->stop) {
-        if (w->since_ms > 0 && w->event && cudaEventQuery(w->event) != cudaErrorNotReady) {
-            (void)cudaGetLastError(); /* an error is the frame loop's to report */
-            w->since_ms = 0;
-        }
+        /* the limit first: should a CUDA call below ever wait on the kernel, it was said */
         if (w->since_ms > 0 && fv_now_ms() - w->since_ms > w->allowed_ms) {
             fflush(stdout);
             cli_error("%s has run for more than %g s, the time limit (%s): a running kernel "
@@ -463,6 +460,10 @@ static void *watchdog_main(void *arg)
                       w->what, w->allowed_ms / 1000, KERNEL_TIMEOUT_ENV);
             fflush(stderr);
             _exit(1);
+        }
+        if (w->since_ms > 0 && w->event && cudaEventQuery(w->event) != cudaErrorNotReady) {
+            (void)cudaGetLastError(); /* an error is the frame loop's to report */
+            w->since_ms = 0;
         }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
