@@ -3,7 +3,8 @@
  * (and odd sizes between), without GL. For every filter, every parameter picked in each pane,
  * linked and unlinked, each HUD mode (full, compact), each compare mode with the legends that
  * come with it (difference heat map, Canny direction and thresholds, conv kernel and spectra), the
- * help overlay, the bar chart, a replaced variant and a long error, it lays the HUD out as the
+ * help overlay, the bar chart, a replaced variant, a long error and a user kernel's compile error
+ * (file:line: message, wrapped) with its compile under way, it lays the HUD out as the
  * viewer does (hud_layout_build, with the registry's own summaries and worst-case strings) and
  * checks: every glyph stb_easy_font draws lies inside the window; the picked parameter is one run,
  * whole (">name value<") and inside; the font grows with the window; filter keys name only
@@ -87,6 +88,17 @@ static const char LONG_RESOURCES[] =
     "gaussian_cols_smem_kernel: 38 regs, 8.4 KB smem, 256 threads, occupancy 100%; "
     "gaussian_fused_kernel: 64 regs, 12.0 KB smem, 512 threads, occupancy 75%; "
     "copy_kernel: 16 regs, 0 B smem, 1024 threads, occupancy 100%";
+
+/* a user kernel's compile error as the viewer words it, with a long path and message */
+static const char USER_ERROR_A[] =
+    "A my_first_gaussian_blur_with_shared_memory.cu: /home/student/courses/gpu-programming/"
+    "week-03/exercises/my_first_gaussian_blur_with_shared_memory.cu:123: error: argument of type "
+    "\"const fv_image\" is incompatible with parameter of type \"uchar4 *\" (the last good build "
+    "runs)";
+static const char USER_ERROR_B[] =
+    "B my_kernel.cu is off: it faulted with an illegal memory access was encountered "
+    "(cudaErrorIllegalAddress); the GPU was reset (shown: the original, until you save the file "
+    "again)";
 
 static bar_chart chart_data;
 static key_help help_rows;
@@ -180,6 +192,9 @@ static void base_model(hud_model *m, const fv_filter *f, const fv_params *pa, co
         snprintf(hp->replaced, sizeof hp->replaced,
                  "no NVIDIA GPU: %c %s -> cpu (GPU variants need an NVIDIA GPU and driver)",
                  'A' + p, f->variants[0].name);
+        hp->user_error = p ? USER_ERROR_B : USER_ERROR_A;
+        hp->user_status = "A: compiling a_kernel_with_a_rather_long_name_for_a_student.cu ... "
+                          "(the last good build runs)";
     }
     m->linked = 1;
     m->n_filters = fv_n_filters;
@@ -380,6 +395,23 @@ static void check_scale_and_keys(void)
     for (int i = 0; i < L.n_runs; i++)
         if (strstr(L.pool + L.runs[i].offset, "no NVIDIA GPU: A")) said = 1;
     test_check(&t, said, "the compact HUD says a variant was replaced", "");
+    /* a user kernel's compile error: in red, in every mode, its file and line on the first row */
+    for (int mode = HUD_FULL; mode <= HUD_COMPACT; mode++) {
+        base_model(&model, f, &p, &p, 640, 480);
+        model.mode = (hud_mode)mode;
+        hud_layout_build(&model, &L);
+        int error_rows = 0, line_shown = 0;
+        for (int i = 0; i < L.n_runs; i++) {
+            if (!hud_run_alert(&L.runs[i])) continue;
+            const char *s = L.pool + L.runs[i].offset;
+            if (strstr(s, "A my_first_gaussian")) error_rows++;
+            if (strstr(s, "shared_memory.cu:123:")) line_shown = 1;
+        }
+        snprintf(detail, sizeof detail, "%s at 640x480: %d rows, line shown %d",
+                 mode ? "compact" : "full", error_rows, line_shown);
+        test_check(&t, error_rows == 1 && line_shown && glyphs_inside("user kernel error"),
+                   "a user kernel's error is said in red with its line:", detail);
+    }
     /* the heat map legend: its colours are the shader's and its top tick follows the gain */
     uint8_t c0[4], c1[4];
     hud_heat(0, c0);

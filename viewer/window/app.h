@@ -10,10 +10,13 @@
  *   render.c    OpenGL: shaders, composition of the panes with the HUD over them, screenshots
  *   keys.c      the key table that drives the handler, the help and the README's keys section
  *   keys_replay.c  the --keys text into key codes (plain C, fuzzed alone)
+ *   user_panes.c   a pane's own kernel (user=FILE): compiled at start-up, watched once a frame,
+ *               recompiled on a worker thread and swapped in at a frame boundary; a kernel
+ *               that faulted is turned off after pipeline.c rebuilt the CUDA state
  *   window.c    GLUT window or headless EGL, the frame loop, key replay
  *
  * Floors, each calling only those below it (tests/cli/no_cycles.sh checks): view and
- * pipeline at the bottom, then hud, render, keys, and window.c on top. window/ may use modes/
+ * pipeline at the bottom, then user_panes, hud, render, keys, and window.c on top. window/ may use modes/
  * (the copy bandwidth, the shared helpers), never the reverse. The help overlay reads the key
  * table's rows from the app (keys_help_fill, at start-up), so hud.c need not call up into keys.c.
  * ------------------------------------------------------------------------------------------------ */
@@ -24,7 +27,10 @@
 #include "hud_layout.h"
 #include "noise.h"
 #include "timing.h"
+#include "user/user_kernel.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 
 #include <GL/glew.h>
@@ -44,6 +50,7 @@ typedef enum fv_compute_mode {
 } fv_compute_mode;
 
 #define PANE_ORIGINAL   (-1)
+#define PANE_USER       (-2) /* asked / variant: the pane's own kernel (user=FILE) */
 #define ITER_MAX_VIEWER 1000 /* the viewer's cap on iterations */
 
 /* Where a frame's host time goes (--bench-frames). Without a->profile each stage is the time its
@@ -57,12 +64,28 @@ typedef enum frame_stage {
     FRAME_STAGES
 } frame_stage;
 
+/* One background compile of a pane's kernel file (user_panes.c): the worker writes build, diag
+ * and message, then sets done; the frame loop joins it and swaps the result in. */
+typedef struct user_job {
+    pthread_t thread;
+    int running;     /* started and not yet finished with */
+    int threaded;    /* on its own thread (to be joined); 0: it ran on the caller's */
+    atomic_int done; /* the worker has finished writing what follows */
+    const fv_filter *filter;
+    char path[1024];
+    fv_user_build *build; /* NULL: the compile failed */
+    fv_user_diag diag;
+    char message[640]; /* "file:line: text" of a failure */
+    double started_ms;
+} user_job;
+
 typedef struct pane {
     int filter;  /* index into fv_filters (pane B: unless linked to A) */
-    int asked;   /* what the user asked for: PANE_ORIGINAL or an index into the filter's
-                    variants; the keys and the command line set it */
+    int asked;   /* what the user asked for: PANE_ORIGINAL, PANE_USER or an index into the
+                    filter's variants; the keys and the command line set it */
     int variant; /* what runs: `asked`, or where that cannot run here (a GPU variant without a
-                    GPU) the same filter's reference (pipeline_settle_variants) */
+                    GPU) the same filter's reference (pipeline_settle_variants); PANE_USER only
+                    with a good build that is not turned off, else PANE_ORIGINAL */
     char replaced[192]; /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."); "" */
     fv_runner runner;    /* the variant's iteration buffer and state, made when the
                                             image, variant or a parameter changes: never per frame */
@@ -77,7 +100,19 @@ typedef struct pane {
     fv_timer timer;       /* the kernel's CUDA events, made once */
     char unprepared[256]; /* why the runner is not ready for what the pane shows
                                             (its prepare's message); "" when it is */
+    /* the pane's own kernel (user=FILE; kernels/user/, user_panes.c) */
+    const char *user_file;        /* the source as given; NULL: the pane has none */
+    const fv_filter *user_filter; /* the filter it is written for */
+    fv_user_variant *user;        /* the last good build; NULL before the first */
+    int user_off;                 /* it faulted or cannot run: off until the file changes */
+    char user_error[768];         /* the last compile error or fault, as the HUD says it; "" */
+    char user_status[160];        /* "compiling my_blur.cu ...", ""  */
+    fv_user_build user_seen;      /* path, time and size of the source last compiled (or tried) */
+    int user_missing;             /* the last try found no file: wait for one to appear */
+    user_job job;
 } pane;
+
+typedef struct kernel_watchdog kernel_watchdog; /* pipeline.c: the user kernels' time limit */
 
 typedef struct hud_vertex {
     float x, y;
@@ -151,6 +186,13 @@ typedef struct app {
     double stage_ms[FRAME_STAGES]; /* the last frame: host ms per stage (see frame_stage) */
     int quit;
     int save_failed; /* a p or w save failed: the run exits 1 */
+    int fatal;       /* the GPU could not be set up again after a fault: the run exits 1 */
+    /* user kernels: faults and the time limit (pipeline.c) */
+    double kernel_timeout_s;   /* FILTERVIEW_KERNEL_TIMEOUT, default KERNEL_TIMEOUT_DEFAULT_S */
+    kernel_watchdog *watchdog; /* started when a pane has a kernel file */
+    int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
+    int fault_panes;           /* bit p: pane p's user kernel faulted; recovered next frame */
+    cudaError_t fault_error;   /* the sticky CUDA error it left */
     double frame_ms;
     /* allocations per frame, for the exit summary: the frame loop itself must make nothing */
     unsigned long long allocations;      /* the viewer's own buffers and textures (re)made */
@@ -174,6 +216,8 @@ void view_image_rect(const app *a, const float vp[4], float out[4]);
 int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
 
 /* ---- pipeline.c ---- */
+#define KERNEL_TIMEOUT_DEFAULT_S 3.0
+#define KERNEL_TIMEOUT_ENV       "FILTERVIEW_KERNEL_TIMEOUT"
 fv_status app_load_image(app *a); /* (re)loads the host image; reallocates on size change */
 fv_status pipeline_init(app *a);  /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);
@@ -188,7 +232,26 @@ fv_status pipeline_compute(app *a); /* enqueues both panes into what the shader 
  * `wait` only if they are ready. Returns 1 when nothing is left pending. */
 int pipeline_collect(app *a, int wait);
 void pipeline_cuda_tick(app *a); /* the smallest CUDA work, waited for (--bench-frames) */
+/* The user kernels' time limit from FILTERVIEW_KERNEL_TIMEOUT (seconds; else the default), and
+ * the thread that enforces it: GPU work with a user kernel that is not done within the limit
+ * cannot be stopped from the host, so the program says so and exits 1. */
+fv_status pipeline_watchdog_start(app *a);
+void pipeline_watchdog_stop(app *a);
+/* The GPU work with the user kernels of `panes` (bit p) failed with `err`: recorded, and put
+ * right by pipeline_recover at the next frame boundary (nothing more is enqueued until then). */
+void pipeline_note_fault(app *a, int panes, cudaError_t err);
+/* After a fault: each faulted pane's kernel is turned off (until its file changes) and said on
+ * screen and stderr, every runner and the interop resources are released, the device is reset,
+ * the user kernels unloaded, and the CUDA side made again. A failure here cannot be put right:
+ * the caller exits 1 with the message. */
+fv_status pipeline_recover(app *a);
 const fv_filter *pane_filter(const app *a, int p);
+/* The variant pane p runs (a built-in one or its user kernel); NULL: the original. */
+const fv_variant *pane_variant(const app *a, int p);
+/* Whether pane p has a kernel file written for the filter it shows (a/A, b/B offer it). */
+int pane_has_user(const app *a, int p);
+/* Its file name ("my_blur.cu"), "" when the pane has none. */
+const char *pane_user_name(const app *a, int p);
 fv_params *pane_params(app *a, int p);      /* pane B's are pane A's while linked */
 const fv_filter *edit_filter(const app *a); /* the filter the keys act on */
 const char *pane_name(const app *a, int p); /* the variant, or "original" */
@@ -205,6 +268,23 @@ void pipeline_resize_textures(app *a);   /* the panes' and the original's textur
 fv_status pane_download(app *a, int p, fv_image *host);
 int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4]);
 double pane_gbps(const app *a, int p);
+
+/* ---- user_panes.c ---- */
+/* Compiles each pane's kernel file (start-up: an error is said and the pane shows the original) */
+void user_panes_start(app *a);
+/* Once a frame, at its start: a fault put right, a finished compile swapped in, each kernel file
+ * checked for a save (one stat) and, when saved, compiled again on a worker thread. */
+void user_panes_tick(app *a);
+/* Whether something waits for a frame (a compile finished, a file saved, a fault): the idle
+ * window's timer asks, so that a save is seen without input. */
+int user_panes_need_frame(app *a);
+/* --keys <wait-compile>: a save not yet seen is seen, and the compiles under way are waited for
+ * and swapped in. */
+void user_panes_wait(app *a);
+/* --keys <swap-source>: FILTERVIEW_SWAP_SOURCE's file copied over the first pane's kernel file
+ * (a save, replayed: for tests). */
+fv_status user_panes_swap_source(app *a);
+void user_panes_release(app *a); /* waits for the workers, frees the builds */
 
 /* ---- hud.c ---- */
 void hud_draw(app *a);
@@ -223,6 +303,10 @@ fv_status render_screenshot(app *a, const char *path);
 #define KEY_RESIZE(w, h)  (KEY_RESIZE_FLAG | ((w) << 15) | (h))
 #define KEY_RESIZE_W(key) (((key) >> 15) & 0x7fff)
 #define KEY_RESIZE_H(key) ((key)&0x7fff)
+/* --keys "<wait-compile>", "<swap-source>": replay actions, not keys (user_panes.c) */
+#define KEY_REPLAY_FLAG  (1 << 29)
+#define KEY_WAIT_COMPILE (KEY_REPLAY_FLAG | 1)
+#define KEY_SWAP_SOURCE  (KEY_REPLAY_FLAG | 2)
 void app_key(app *a, int key);
 void app_mouse_button(app *a, int button, int pressed, int x, int y);
 void app_mouse_motion(app *a, int x, int y);

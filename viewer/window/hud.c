@@ -2,7 +2,8 @@
  * viewer/window/hud.c: the heads-up display, drawn in GL over the image: filter, variants and their
  * summaries, parameters, each pane's kernel time (ms, GB/s, share of the copy bandwidth), the
  * speedup of B over A, the |A - B| statistics, frame time, size, zoom, the pixel under the cursor,
- * the compute mode, a variant replaced for want of a GPU, the last error; colour keys for false
+ * the compute mode, a variant replaced for want of a GPU, the last error, a user kernel's compile
+ * error or fault (and its compile under way); colour keys for false
  * colour; the help overlay and the all-variants bar chart. This file tells the app as a hud_model
  * (plain text and numbers), hud_layout.c places it for the window's size (tested without GL), and
  * the layout's text runs become stb_easy_font's quads at an integer scale, over translucent panels.
@@ -68,11 +69,14 @@ static void fill_pane(app *a, int p, hud_pane *hp)
     hp->original = pn->variant == PANE_ORIGINAL;
     pane_label(a, p, hp->label, sizeof hp->label);
     hp->timing[0] = 0;
-    hp->summary = hp->original ? "the image as loaded" : f->variants[pn->variant].summary;
+    const fv_variant *v = pane_variant(a, p);
+    hp->summary = hp->original ? "the image as loaded" : v->summary;
     hp->resources = hp->original ? "" : pn->resources;
     snprintf(hp->replaced, sizeof hp->replaced, "%s", pn->replaced);
+    hp->user_error = pn->user_error;
+    hp->user_status = pn->user_status;
     if (hp->original) return;
-    const int host = fv_variant_is_host(&f->variants[pn->variant]);
+    const int host = fv_variant_is_host(v);
     const double gbps = pane_gbps(a, p);
     if (host || a->copy_gbps <= 0)
         snprintf(hp->timing, sizeof hp->timing, "%.3f ms%s", pn->kernel_ms,

@@ -45,6 +45,11 @@ static int char_advance(char c)
     return stb_easy_font_charinfo[c - 32].advance & 15;
 }
 
+int hud_run_alert(const hud_run *r)
+{
+    return memcmp(r->rgba, BAD, 4) == 0;
+}
+
 int hud_text_width(const char *s, int n)
 {
     int w = 0;
@@ -639,6 +644,10 @@ static void main_panel(hud_layout *L, const hud_model *m, float max_h)
     }
     for (int p = 0; p < 2; p++) /* a replaced variant is said in every mode */
         add(lines, &n, m->pane[p].replaced, BAD, 0, 3, 0);
+    for (int p = 0; p < 2; p++) { /* so are a kernel file's error and its compile */
+        add(lines, &n, m->pane[p].user_error, BAD, 0, 6, 0);
+        add(lines, &n, m->pane[p].user_status, ACCENT, 0, 2, 1);
+    }
     for (int p = 0; p < 2; p++) {
         if (m->linked && p == 1) break;
         if (compact && p != e) continue;

@@ -36,13 +36,16 @@ typedef struct key_help {
 typedef struct hud_pane {
     const fv_filter *filter;
     const fv_params *params;
-    int original;          /* shows the image as loaded */
-    char label[80];        /* "fast", "box:fast", "original + noise" */
-    char timing[96];       /* "0.0340 ms  412 GB/s  81% of copy", or "" */
-    const char *summary;   /* the variant's one line */
-    const char *resources; /* its kernels' registers, shared memory, occupancy; "" none */
-    char replaced[192];    /* "no NVIDIA GPU: B fast -> cpu (...)": the variant asked for cannot
+    int original;            /* shows the image as loaded */
+    char label[80];          /* "fast", "box:fast", "original + noise" */
+    char timing[96];         /* "0.0340 ms  412 GB/s  81% of copy", or "" */
+    const char *summary;     /* the variant's one line */
+    const char *resources;   /* its kernels' registers, shared memory, occupancy; "" none */
+    char replaced[192];      /* "no NVIDIA GPU: B fast -> cpu (...)": the variant asked for cannot
                               run here and another runs in its place; "" when not */
+    const char *user_error;  /* the pane's kernel file: "A my_blur.cu: my_blur.cu:12: error: ..."
+                                (a compile error or a fault, said in every mode); "" or NULL */
+    const char *user_status; /* "A: compiling my_blur.cu ..."; "" or NULL */
 } hud_pane;
 
 typedef enum hud_compare { HUD_SINGLE, HUD_WIPE, HUD_SIDE_BY_SIDE, HUD_DIFFERENCE } hud_compare;
@@ -118,6 +121,9 @@ void hud_heat(float t, uint8_t rgba[4]);
 
 /* Lays m out for m->win_w x m->win_h; allocates nothing (out is the caller's, reused). */
 void hud_layout_build(const hud_model *m, hud_layout *out);
+
+/* Whether a run is drawn in the alert colour (errors, a replaced variant, a faulted kernel). */
+int hud_run_alert(const hud_run *r);
 
 /* The width in pixels of n characters of s at scale 1 (stb_easy_font's advance). */
 int hud_text_width(const char *s, int n);

@@ -107,7 +107,7 @@ static void select_filter(app *a, int index)
     const int p = a->edit_pane;
     /* whether each pane showed its filter's reference, before the filter changes */
     int was_reference[2];
-    for (int q = 0; q < 2; q++)
+    for (int q = 0; q < 2; q++) /* (a user kernel's index, PANE_USER, is below 0) */
         was_reference[q] = a->panes[q].asked >= 0 &&
                            a->panes[q].asked < pane_filter(a, q)->n_variants &&
                            fv_variant_is_host(&pane_filter(a, q)->variants[a->panes[q].asked]);
@@ -122,6 +122,8 @@ static void select_filter(app *a, int index)
         const int reference = fv_variant_index(f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE));
         if (was_reference[q]) pn->asked = reference; /* the reference stays the reference */
         if (pn->asked >= f->n_variants) pn->asked = reference;
+        /* the pane's own kernel is written for one filter: on another, the reference */
+        if (pn->asked == PANE_USER && !pane_has_user(a, q)) pn->asked = reference;
     }
     changed(a);
 }
@@ -132,14 +134,18 @@ static void next_filter(app *a, int arg)
     select_filter(a, (a->panes[a->linked ? 0 : a->edit_pane].filter + 1) % fv_n_filters);
 }
 
-/* variants cycle through original, then the filter's variants, on every machine alike: one
- * that cannot run here is asked for all the same, and the HUD says what runs instead */
+/* variants cycle through original, then the filter's variants, then the pane's own kernel
+ * (user=FILE, where it is written for the filter shown), on every machine alike: one that cannot
+ * run here is asked for all the same, and the HUD says what runs instead */
 static void cycle_variant(app *a, int code)
 {
     const int p = code / 2, step = code % 2 ? -1 : 1;
-    const int n = pane_filter(a, p)->n_variants + 1; /* + original */
-    const int v = (a->panes[p].asked + 1 + step + n) % n; /* 0 = original */
-    a->panes[p].asked = v - 1;
+    const int n_variants = pane_filter(a, p)->n_variants;
+    const int n = n_variants + 1 + pane_has_user(a, p); /* + original, + the user's */
+    const int asked = a->panes[p].asked;
+    const int at = asked == PANE_USER ? n_variants + 1 : asked + 1; /* 0 = original */
+    const int next = (at + step + n) % n;
+    a->panes[p].asked = next == n_variants + 1 ? PANE_USER : next - 1;
     changed(a);
 }
 
@@ -201,7 +207,8 @@ static void toggle_link(app *a, int arg)
     } else {
         a->linked = 1;
         a->edit_pane = 0;
-        if (a->panes[1].asked >= pane_filter(a, 1)->n_variants)
+        if (a->panes[1].asked >= pane_filter(a, 1)->n_variants ||
+            (a->panes[1].asked == PANE_USER && !pane_has_user(a, 1)))
             a->panes[1].asked = PANE_ORIGINAL;
         app_set_message(a, "panes linked: B shows A's filter with A's parameters");
     }

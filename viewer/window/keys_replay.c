@@ -1,6 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/window/keys_replay.c: the --keys text into key codes for the replay: plain characters, <Name>
- * for the keys that have no character, <WxH> for a window resize. Plain C with no GL calls, so
+ * for the keys that have no character, <WxH> for a window resize, and two actions for tests of a
+ * user kernel's live editing: <swap-source> (FILTERVIEW_SWAP_SOURCE's file saved over the pane's
+ * kernel file) and <wait-compile> (the compile it starts, waited for). Plain C with no GL calls, so
  * that the fuzz harness (tests/fuzz/fuzz_keys.c) drives it alone.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
@@ -26,6 +28,9 @@ static const struct {
     {"Down", SPECIAL(DOWN)},
     {"Space", ' '},
     {"lt", '<'},
+    /* not keys: replay actions for tests of a user kernel's live editing (user_panes.c) */
+    {"wait-compile", KEY_WAIT_COMPILE},
+    {"swap-source", KEY_SWAP_SOURCE},
 };
 
 /* Decimal digits at *p into *v, saturating above KEY_RESIZE_MAX (never wrapping); 0 if none. */
@@ -69,11 +74,11 @@ int keys_parse(const char *text, int *out, int max)
                     strncmp(c + 1, named_keys[i].name, (size_t)(end - c - 1)) == 0)
                     key = named_keys[i].key;
             if (key < 0) {
-                fv_fail(
-                    FV_ERR_ARG,
-                    "--keys: unknown key name at '%.40s' (known: <F1> <Tab> <Esc> "
-                    "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt>, or a window size <WxH>)",
-                    c);
+                fv_fail(FV_ERR_ARG,
+                        "--keys: unknown key name at '%.40s' (known: <F1> <Tab> <Esc> "
+                        "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt> <wait-compile> "
+                        "<swap-source>, or a window size <WxH>)",
+                        c);
                 return -1;
             }
             c = end;

@@ -27,10 +27,17 @@
 #include "timing.h"
 
 #include <cuda_gl_interop.h>
+#include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #define CHART_RUNS           5
+
+static void watchdog_begin(app *a, int panes, cudaEvent_t event, int runs, const char *what);
+static void watchdog_end(app *a);
 #define CHART_CPU_MAX_PIXELS (4 << 20)
 
 const fv_filter *pane_filter(const app *a, int p)
@@ -49,17 +56,41 @@ const fv_filter *edit_filter(const app *a)
     return pane_filter(a, a->edit_pane);
 }
 
+int pane_has_user(const app *a, int p)
+{
+    const pane *pn = &a->panes[p];
+    return pn->user_file && pn->user_filter == pane_filter(a, p);
+}
+
+const char *pane_user_name(const app *a, int p)
+{
+    const char *file = a->panes[p].user_file;
+    if (!file) return "";
+    const char *slash = strrchr(file, '/');
+    return slash ? slash + 1 : file;
+}
+
+const fv_variant *pane_variant(const app *a, int p)
+{
+    const pane *pn = &a->panes[p];
+    if (pn->variant == PANE_USER) return pn->user ? fv_user_variant_get(pn->user) : NULL;
+    return pn->variant == PANE_ORIGINAL ? NULL : &pane_filter(a, p)->variants[pn->variant];
+}
+
 const char *pane_name(const app *a, int p)
 {
-    int v = a->panes[p].variant;
-    return v == PANE_ORIGINAL ? "original" : pane_filter(a, p)->variants[v].name;
+    const fv_variant *v = pane_variant(a, p);
+    return v ? v->name : "original";
 }
 
 void pane_label(const app *a, int p, char *buf, size_t size)
 {
-    if (a->panes[p].variant == PANE_ORIGINAL && fv_noise_is_on(&a->noise))
+    const pane *pn = &a->panes[p];
+    if (pn->asked == PANE_USER && pn->variant == PANE_ORIGINAL) /* its error says why */
+        snprintf(buf, size, "original (%s is off)", pane_user_name(a, p));
+    else if (pn->variant == PANE_ORIGINAL && fv_noise_is_on(&a->noise))
         snprintf(buf, size, "%s + noise", pane_name(a, p));
-    else if (pane_filter(a, 0) == pane_filter(a, 1) || a->panes[p].variant == PANE_ORIGINAL)
+    else if (pane_filter(a, 0) == pane_filter(a, 1) || pn->variant == PANE_ORIGINAL)
         snprintf(buf, size, "%s", pane_name(a, p));
     else
         snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
@@ -80,18 +111,25 @@ void pipeline_settle_variants(app *a)
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         const fv_filter *f = pane_filter(a, p);
-        if (pn->asked >= f->n_variants) pn->asked = PANE_ORIGINAL;
+        if (pn->asked >= f->n_variants || (pn->asked == PANE_USER && !pane_has_user(a, p)))
+            pn->asked = PANE_ORIGINAL;
         char was[sizeof pn->replaced];
         memcpy(was, pn->replaced, sizeof was);
         pn->variant = pn->asked;
         pn->replaced[0] = 0;
+        if (pn->asked == PANE_USER && a->compute != FV_COMPUTE_CPU) {
+            /* no good build yet, or turned off after a fault: the original, and the error */
+            if (!pn->user || pn->user_off) pn->variant = PANE_ORIGINAL;
+            continue;
+        }
         if (pane_variant_available(a, p, pn->asked)) continue;
         /* like for like: the same filter's reference, never the original */
         const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
         pn->variant = ref ? fv_variant_index(f, ref) : PANE_ORIGINAL;
         snprintf(pn->replaced, sizeof pn->replaced,
-                 "no NVIDIA GPU: %c %s -> %s (GPU variants need an NVIDIA GPU and driver)",
-                 'A' + p, f->variants[pn->asked].name, pane_name(a, p));
+                 "no NVIDIA GPU: %c %s -> %s (GPU variants need an NVIDIA GPU and driver)", 'A' + p,
+                 pn->asked == PANE_USER ? pane_user_name(a, p) : f->variants[pn->asked].name,
+                 pane_name(a, p));
         if (strcmp(was, pn->replaced)) fprintf(stderr, "filterview: %s\n", pn->replaced);
     }
 }
@@ -99,6 +137,7 @@ void pipeline_settle_variants(app *a)
 int pane_variant_available(const app *a, int p, int variant)
 {
     if (variant == PANE_ORIGINAL) return 1;
+    if (variant == PANE_USER) return a->compute != FV_COMPUTE_CPU; /* a GPU kernel */
     return a->compute != FV_COMPUTE_CPU ||
            fv_variant_is_host(&pane_filter(a, p)->variants[variant]);
 }
@@ -330,6 +369,30 @@ static fv_status alloc_buffers(app *a)
     return FV_OK;
 }
 
+/* The CUDA side beyond the device check: the panes' events, buffers and runners. Made at
+ * start-up, and again after a user kernel's fault reset the device. */
+static fv_status cuda_side_init(app *a)
+{
+    for (int p = 0; p < 2; p++) /* made once: the frame loop only records them */
+        if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_timer_create(&a->panes[p].timer));
+    if (a->compute != FV_COMPUTE_CPU &&
+        cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+    pipeline_settle_variants(a);
+    fv_status st = alloc_buffers(a);
+    if (st == FV_OK) st = pipeline_prepare(a);
+    a->dirty = 1;
+    return st;
+}
+
+static void cuda_side_release(app *a)
+{
+    release_buffers(a);
+    for (int p = 0; p < 2; p++) fv_timer_destroy(&a->panes[p].timer);
+    if (a->results_ready) cudaEventDestroy(a->results_ready);
+    a->results_ready = NULL;
+}
+
 fv_status pipeline_init(app *a)
 {
     a->compute = FV_COMPUTE_INTEROP;
@@ -343,31 +406,224 @@ fv_status pipeline_init(app *a)
         fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n",
                 a->no_gpu_reason);
     }
-    for (int p = 0; p < 2; p++) /* made once: the frame loop only records them */
-        if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_timer_create(&a->panes[p].timer));
-    if (a->compute != FV_COMPUTE_CPU &&
-        cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
     if (a->compute != FV_COMPUTE_CPU) {
         size_t bytes = (size_t)a->host_src.width * 4 * a->host_src.height;
         if (bytes < ((size_t)64 << 20)) bytes = (size_t)64 << 20;
         if (bench_copy_bandwidth(bytes, 10, &a->copy_gbps) != FV_OK) a->copy_gbps = 0;
     }
-    pipeline_settle_variants(a);
-    fv_status st = alloc_buffers(a);
-    if (st == FV_OK) st = pipeline_prepare(a);
-    a->dirty = 1;
-    return st;
+    return cuda_side_init(a);
 }
 
 void pipeline_release(app *a)
 {
-    release_buffers(a);
-    for (int p = 0; p < 2; p++) fv_timer_destroy(&a->panes[p].timer);
-    if (a->results_ready) cudaEventDestroy(a->results_ready);
-    a->results_ready = NULL;
+    /* a user kernel may still run: the release waits for it, under the time limit */
+    const int running = a->results_pending ? a->user_ran : 0;
+    watchdog_end(a);
+    watchdog_begin(a, running, NULL, 1, "");
+    cuda_side_release(a);
+    watchdog_end(a);
     fv_host_image_free(&a->host_src);
     fv_host_image_free(&a->host_clean);
+}
+
+/* ---- user kernels: the time limit, faults ---- */
+#define WATCHDOG_POLL_MS 50
+
+struct kernel_watchdog {
+    pthread_t thread;
+    pthread_mutex_t lock; /* guards what follows */
+    pthread_cond_t wake;
+    cudaEvent_t event; /* done when the watched work is; NULL: the frame loop ends the watch */
+    double since_ms;   /* when the watch began; 0: nothing watched */
+    double allowed_ms;
+    char what[240]; /* "A my_blur.cu" */
+    int stop;
+};
+
+/* The watch runs on its own thread because the frame loop itself may be what waits: a GL call
+ * after the interop unmap, or an event synchronisation, does not return while the kernel runs.
+ * Such a kernel cannot be stopped from the host short of ending the context, and with it the
+ * process: the message is said and the process ends (_exit: the CUDA runtime's own exit
+ * handlers would wait for the kernel). Nothing is half-written: every file the viewer writes
+ * is written to a temporary name and renamed. */
+static void *watchdog_main(void *arg)
+{
+    kernel_watchdog *w = arg;
+    pthread_mutex_lock(&w->lock);
+    while (!w->stop) {
+        /* the limit first: should a CUDA call below ever wait on the kernel, it was said */
+        if (w->since_ms > 0 && fv_now_ms() - w->since_ms > w->allowed_ms) {
+            fflush(stdout);
+            cli_error("%s has run for more than %g s, the time limit (%s): a running kernel "
+                      "cannot be stopped without ending the program, which exits now; look for "
+                      "a loop that never ends",
+                      w->what, w->allowed_ms / 1000, KERNEL_TIMEOUT_ENV);
+            fflush(stderr);
+            _exit(1);
+        }
+        if (w->since_ms > 0 && w->event && cudaEventQuery(w->event) != cudaErrorNotReady) {
+            (void)cudaGetLastError(); /* an error is the frame loop's to report */
+            w->since_ms = 0;
+        }
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_nsec += WATCHDOG_POLL_MS * 1000000L;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&w->wake, &w->lock, &until);
+    }
+    pthread_mutex_unlock(&w->lock);
+    return NULL;
+}
+
+static double kernel_timeout_from_env(void)
+{
+    const char *text = getenv(KERNEL_TIMEOUT_ENV);
+    if (!text || !*text) return KERNEL_TIMEOUT_DEFAULT_S;
+    char *end = NULL;
+    const double s = strtod(text, &end);
+    return end && *end == 0 && isfinite(s) && s > 0 && s <= 86400 ? s : -1;
+}
+
+fv_status pipeline_watchdog_start(app *a)
+{
+    a->kernel_timeout_s = kernel_timeout_from_env();
+    if (a->kernel_timeout_s < 0)
+        return fv_fail(FV_ERR_ARG, "%s: seconds, more than 0 and at most 86400, not '%s'",
+                       KERNEL_TIMEOUT_ENV, getenv(KERNEL_TIMEOUT_ENV));
+    if (a->watchdog || (!a->panes[0].user_file && !a->panes[1].user_file)) return FV_OK;
+    kernel_watchdog *w = calloc(1, sizeof *w);
+    if (!w) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    pthread_mutex_init(&w->lock, NULL);
+    pthread_cond_init(&w->wake, NULL);
+    if (pthread_create(&w->thread, NULL, watchdog_main, w) != 0) {
+        pthread_cond_destroy(&w->wake);
+        pthread_mutex_destroy(&w->lock);
+        free(w);
+        return fv_fail(FV_ERR_MEMORY, "cannot start the kernels' time-limit thread");
+    }
+    a->watchdog = w;
+    return FV_OK;
+}
+
+void pipeline_watchdog_stop(app *a)
+{
+    kernel_watchdog *w = a->watchdog;
+    if (!w) return;
+    pthread_mutex_lock(&w->lock);
+    w->stop = 1;
+    pthread_cond_signal(&w->wake);
+    pthread_mutex_unlock(&w->lock);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->wake);
+    pthread_mutex_destroy(&w->lock);
+    free(w);
+    a->watchdog = NULL;
+}
+
+/* "A my_blur.cu and B other.cu" for the panes of mask `panes` */
+static void user_panes_text(const app *a, int panes, char *buf, size_t size)
+{
+    int len = 0;
+    buf[0] = 0;
+    for (int p = 0; p < 2 && len < (int)size; p++)
+        if (panes & (1 << p))
+            len += snprintf(buf + len, size - (size_t)len, "%s%c %s", len ? " and " : "", 'A' + p,
+                            pane_user_name(a, p));
+}
+
+/* Watches GPU work with the user kernels of `panes`: until `event` is done, or (NULL) until
+ * watchdog_end; `runs` limits' worth of time (a timing section runs the kernel several times). */
+static void watchdog_begin(app *a, int panes, cudaEvent_t event, int runs, const char *what)
+{
+    kernel_watchdog *w = a->watchdog;
+    if (!w || !panes) return;
+    pthread_mutex_lock(&w->lock);
+    user_panes_text(a, panes, w->what, sizeof w->what);
+    const size_t len = strlen(w->what);
+    snprintf(w->what + len, sizeof w->what - len, "%s", what);
+    w->event = event;
+    w->allowed_ms = a->kernel_timeout_s * 1000 * runs;
+    w->since_ms = fv_now_ms();
+    pthread_mutex_unlock(&w->lock);
+}
+
+static void watchdog_end(app *a)
+{
+    kernel_watchdog *w = a->watchdog;
+    if (!w) return;
+    pthread_mutex_lock(&w->lock);
+    w->since_ms = 0;
+    w->event = NULL;
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* The error that stays in CUDA's context (an illegal address, a trap): one that a plain call
+ * returned is cleared first, so that only a sticky one counts. Waits for the GPU. */
+static cudaError_t sticky_error(void)
+{
+    (void)cudaGetLastError();
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) return cudaSuccess;
+    (void)cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess ? err : cudaSuccess;
+}
+
+void pipeline_note_fault(app *a, int panes, cudaError_t err)
+{
+    watchdog_end(a);
+    if (!a->fault_panes) a->fault_error = err;
+    a->fault_panes |= panes;
+    a->results_pending = 0;
+    a->diff_valid = 0;
+}
+
+/* Turns off the user kernel of pane p, which could not run: said on screen and stderr. */
+static void user_kernel_off(app *a, int p, const char *why)
+{
+    pane *pn = &a->panes[p];
+    pn->user_off = 1;
+    snprintf(pn->user_error, sizeof pn->user_error,
+             "%c %s is off: %s (shown: the original, until you save the file again)", 'A' + p,
+             pane_user_name(a, p), why);
+    cli_error("%s", pn->user_error);
+}
+
+fv_status pipeline_recover(app *a)
+{
+    if (!a->fault_panes) return FV_OK;
+    const cudaError_t err = a->fault_error;
+    const int panes = a->fault_panes;
+    char why[320], who[240];
+    user_panes_text(a, panes, who, sizeof who);
+    snprintf(why, sizeof why, "it faulted with %s (%s); the GPU was reset", cudaGetErrorString(err),
+             cudaGetErrorName(err));
+    for (int p = 0; p < 2; p++)
+        if (panes & (1 << p)) user_kernel_off(a, p, why);
+    watchdog_end(a);
+    cuda_side_release(a);
+    const cudaError_t reset = cudaDeviceReset();
+    for (int p = 0; p < 2; p++) /* the reset took their code along: loaded again when run */
+        if (a->panes[p].user) fv_user_variant_unload(a->panes[p].user);
+    (void)cudaGetLastError();
+    a->fault_panes = 0;
+    a->user_ran = 0;
+    a->results_pending = 0;
+    a->diff_valid = 0;
+    a->chart.stale = 1;
+    a->input_changed = 1;
+    if (reset != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "the GPU cannot be reset after %s faulted: %s", who,
+                       cudaGetErrorString(reset));
+    if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* asked again */
+    if (cuda_side_init(a) != FV_OK)
+        return fv_fail(FV_ERR_CUDA, "the GPU cannot be set up again after %s faulted: %s", who,
+                       fv_last_error());
+    printf("viewer: %s faulted (%s); CUDA state rebuilt, %s off\n", who, cudaGetErrorName(err),
+           panes == 3 ? "both" : "that kernel");
+    return FV_OK;
 }
 
 /* Reload: the same path again; buffers and textures follow a size change. */
@@ -405,16 +661,36 @@ fv_status pipeline_prepare(app *a)
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) continue;
         const fv_filter *f = pane_filter(a, p);
-        const fv_variant *v = &f->variants[pn->variant];
-        const int remake = !pn->runner.prepared || pn->runner.variant != v;
+        const fv_variant *v = pane_variant(a, p);
+        const int user = pn->variant == PANE_USER,
+                  remake = !pn->runner.prepared || pn->runner.variant != v;
+        /* the user's FV_LAUNCH runs on the GPU when its state is made: watched like a frame */
+        if (user) watchdog_begin(a, 1 << p, NULL, 1, "'s FV_LAUNCH");
         fv_status st = fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width,
                                          a->host_src.height);
+        if (st == FV_OK && user && (remake || v->state_create))
+            fv_variant_resources_text(v, pane_params(a, p), pn->resources, sizeof pn->resources);
+        watchdog_end(a);
+        if (st != FV_OK && user) { /* its launch or its code is refused: off, the rest runs */
+            char why[512];
+            snprintf(why, sizeof why, "%s", fv_last_error());
+            fv_runner_release(&pn->runner);
+            const cudaError_t err = sticky_error();
+            if (err != cudaSuccess) {
+                pipeline_note_fault(a, 1 << p, err);
+                pn->variant = PANE_ORIGINAL; /* until the fault is put right */
+                return FV_OK;
+            }
+            user_kernel_off(a, p, why);
+            pipeline_settle_variants(a);
+            continue;
+        }
         if (st != FV_OK) { /* kept for pipeline_compute, which then runs nothing */
             snprintf(pn->unprepared, sizeof pn->unprepared, "%s", fv_last_error());
             return st;
         }
         pn->unprepared[0] = 0;
-        if (remake || v->state_create) {
+        if (!user && (remake || v->state_create)) {
             if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
                 snprintf(pn->resources, sizeof pn->resources, "-");
             else
@@ -428,7 +704,7 @@ fv_status pipeline_prepare(app *a)
 static fv_status run_pane(app *a, int p, fv_image *out)
 {
     pane *pn = &a->panes[p];
-    const fv_variant *v = &pane_filter(a, p)->variants[pn->variant];
+    const fv_variant *v = pane_variant(a, p);
     if (fv_variant_is_host(v)) {
         double t0 = fv_now_ms();
         FV_TRY(fv_runner_run(&pn->runner, &a->host_src, &pn->host_out, 0));
@@ -440,6 +716,7 @@ static fv_status run_pane(app *a, int p, fv_image *out)
             return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
         return FV_OK;
     }
+    if (pn->variant == PANE_USER) a->user_ran |= 1 << p;
     fv_timer_start(&pn->timer, 0);
     fv_status st = fv_runner_run(&pn->runner, &a->device_src, out, 0);
     fv_timer_stop(&pn->timer, 0);
@@ -471,6 +748,11 @@ int pipeline_collect(app *a, int wait)
         return 0;
     }
     a->results_pending = 0;
+    watchdog_end(a);
+    if (done != cudaSuccess && a->user_ran) { /* the user's kernel, never a built-in one */
+        pipeline_note_fault(a, a->user_ran, done);
+        return 1;
+    }
     if (done != cudaSuccess) {
         snprintf(a->error, sizeof a->error, "the frame's GPU work failed: %s",
                  cudaGetErrorString(done));
@@ -481,8 +763,7 @@ int pipeline_collect(app *a, int wait)
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL ||
-            fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(pane_variant(a, p)))
             continue; /* host clock, already set */
         fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
     }
@@ -517,6 +798,7 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
 /* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
 static fv_status compute_panes(app *a, fv_image outs[2])
 {
+    a->user_ran = 0;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) {
@@ -525,7 +807,24 @@ static fv_status compute_panes(app *a, fv_image outs[2])
             continue;
         }
         FV_TRY(pane_target(a, p, &outs[p]));
-        FV_TRY(run_pane(a, p, &outs[p]));
+        const fv_status st = run_pane(a, p, &outs[p]);
+        if (st != FV_OK && pn->variant == PANE_USER) { /* its launch was refused: it goes off */
+            char why[512];
+            snprintf(why, sizeof why, "%s", fv_last_error());
+            const cudaError_t err = sticky_error();
+            if (err != cudaSuccess) {
+                pipeline_note_fault(a, 1 << p, err);
+                return FV_OK; /* nothing more until pipeline_recover */
+            }
+            user_kernel_off(a, p, why);
+            pn->variant = PANE_ORIGINAL;
+            a->user_ran &= ~(1 << p);
+            outs[p] = a->device_src;
+            pn->kernel_ms = 0;
+            a->dirty = 1;
+            continue;
+        }
+        FV_TRY(st);
         if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE)
             FV_TRY(copy_into_texture(pn, &outs[p]));
     }
@@ -538,6 +837,7 @@ static fv_status compute_panes(app *a, fv_image outs[2])
     if (cudaEventRecord(a->results_ready, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaEventRecord failed");
     a->results_pending = 1;
+    watchdog_begin(a, a->user_ran, a->results_ready, 1, "");
     return FV_OK;
 }
 
@@ -549,8 +849,7 @@ static fv_status upload_to_gl(app *a)
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) continue;
-        if (a->compute == FV_COMPUTE_STAGING &&
-            !fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant]))
+        if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(pane_variant(a, p)))
             FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
@@ -581,6 +880,7 @@ fv_status pipeline_compute(app *a)
             return fv_fail(FV_ERR_ARG, "%s", a->panes[p].unprepared);
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
+    if (a->fault_panes) return FV_OK; /* a user kernel faulted: nothing runs until recovered */
     struct cudaGraphicsResource *mapped[2];
     int n_mapped = 0;
     for (int p = 0; p < 2; p++)
@@ -596,6 +896,7 @@ fv_status pipeline_compute(app *a)
     end_stage(a, STAGE_COMPUTE, &t);
     if (n_mapped) cudaGraphicsUnmapResources(n_mapped, mapped, 0);
     end_stage(a, STAGE_UNMAP, &t);
+    if (a->fault_panes) return FV_OK;
     if (st != FV_OK) {
         a->results_pending = 0;
         return st;
@@ -625,8 +926,24 @@ static fv_status chart_op_run(void *context, int set)
     return fv_runner_run(c->runner, &c->a->device_src, &c->a->panes[0].device_out, 0);
 }
 
-/* `t`: every variant of the edited pane's filter with its parameters, each prepared before it
- * is timed (a user's request, so its buffers are made here, not in the frame loop) */
+/* The user kernel that chart entry i stands for beyond the built-in variants (i = n_variants
+ * + k: the k-th pane with one for filter f, the same file once); -1 for none. */
+static int chart_user_pane(const app *a, const fv_filter *f, int k)
+{
+    for (int p = 0; p < 2; p++) {
+        const pane *pn = &a->panes[p];
+        if (!pn->user || pn->user_off || pn->user_filter != f) continue;
+        if (p == 1 && a->panes[0].user && !a->panes[0].user_off && a->panes[0].user_filter == f &&
+            !strcmp(a->panes[0].user_file, pn->user_file))
+            continue; /* the same file in both panes: one bar */
+        if (k-- == 0) return p;
+    }
+    return -1;
+}
+
+/* `t`: every variant of the edited pane's filter with its parameters, the panes' own kernels
+ * for it included, each prepared before it is timed (a user's request, so its buffers are made
+ * here, not in the frame loop) */
 void pipeline_time_all_variants(app *a)
 {
     const fv_filter *f = edit_filter(a);
@@ -637,8 +954,11 @@ void pipeline_time_all_variants(app *a)
     /* parameters the panes' runner refused (and said so): no chart, rather than the same error
      * once per variant */
     if (fv_params_check(f, params) != FV_OK) return;
-    for (int i = 0; i < f->n_variants && c->n < CHART_MAX_VARIANTS; i++) {
-        const fv_variant *v = &f->variants[i];
+    for (int i = 0; i < f->n_variants + 2 && c->n < CHART_MAX_VARIANTS; i++) {
+        const int user = i >= f->n_variants ? chart_user_pane(a, f, i - f->n_variants) : -1;
+        if (i >= f->n_variants && user < 0) break;
+        const fv_variant *v =
+            user >= 0 ? fv_user_variant_get(a->panes[user].user) : &f->variants[i];
         double ms = 0;
         fv_runner runner = {0};
         fv_status st = FV_OK;
@@ -652,11 +972,22 @@ void pipeline_time_all_variants(app *a)
             ms = fv_now_ms() - t0;
         } else {
             if (a->compute == FV_COMPUTE_CPU) continue;
+            /* a user kernel: its warm-up and timed runs under the time limit, each */
+            if (user >= 0)
+                watchdog_begin(a, 1 << user, NULL, 1 + 1 + CHART_RUNS, " (timed for the chart)");
             st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
             chart_op op = {a, &runner};
             if (st == FV_OK) st = fv_time_median(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);
+            watchdog_end(a);
         }
         fv_runner_release(&runner);
+        if (st != FV_OK && user >= 0) {
+            const cudaError_t err = sticky_error();
+            if (err != cudaSuccess) { /* put right at the next frame boundary, then re-timed */
+                pipeline_note_fault(a, 1 << user, err);
+                break;
+            }
+        }
         if (st != FV_OK) {
             snprintf(a->error, sizeof a->error, "%s", fv_last_error());
             continue;
@@ -672,11 +1003,10 @@ void pipeline_time_all_variants(app *a)
 fv_status pane_download(app *a, int p, fv_image *host)
 {
     const pane *pn = &a->panes[p];
-    const fv_filter *f = pane_filter(a, p);
     const fv_image *from = NULL;
     if (pn->variant == PANE_ORIGINAL)
         from = &a->host_src;
-    else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(&f->variants[pn->variant]))
+    else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(pane_variant(a, p)))
         from = &pn->host_out;
     if (!from && a->interop == FV_INTEROP_TEXTURE) return fv_image_download(host, &pn->device_out);
     if (from) {
@@ -699,8 +1029,7 @@ int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
     const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
     if (pn->variant == PANE_ORIGINAL) {
         memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
-    } else if (a->compute != FV_COMPUTE_INTEROP ||
-               fv_variant_is_host(&pane_filter(a, p)->variants[pn->variant])) {
+    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(pane_variant(a, p))) {
         memcpy(rgba, pn->host_out.data + offset, 4);
     } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
         cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,

@@ -66,6 +66,8 @@ static void count_frame_allocations(app *a)
 static void app_frame(app *a)
 {
     double t0 = fv_now_ms();
+    user_panes_tick(a); /* a fault put right, a new build swapped in, a save seen */
+    if (a->quit) return;
     if (a->chart.visible && a->chart.stale) pipeline_time_all_variants(a);
     if (a->dirty || a->animate) {
         fv_status st = pipeline_compute(a);
@@ -250,6 +252,14 @@ static void print_summary(app *a)
         printf("viewer: frames that allocated: %lld of %lld%s\n", a->frames_allocated, a->frames,
                a->frames_allocated ? " (all after a change)" : "");
     if (a->error[0]) printf("viewer: last error: %s\n", a->error);
+    if (a->chart.visible && a->chart.n) { /* the bar chart's variants and times (t) */
+        printf("viewer: chart:");
+        for (int i = 0; i < a->chart.n; i++)
+            printf("%s %s %.4f ms", i ? "," : "", a->chart.names[i], a->chart.ms[i]);
+        printf("\n");
+    }
+    for (int p = 0; p < 2; p++) /* a user kernel's compile error or fault, as the HUD shows it */
+        if (a->panes[p].user_error[0]) printf("viewer: %s\n", a->panes[p].user_error);
     /* where the last frame's HUD text went: the tests check it lies inside the window */
     const renderer *r = &a->gl;
     if (r->hud_layout && r->hud_text_quads > 0) {
@@ -261,6 +271,10 @@ static void print_summary(app *a)
                a->win_w, a->win_h, r->hud_text_quads, L->dropped);
         if (L->picked_run >= 0) printf(", picked row: %s", L->pool + L->runs[L->picked_run].offset);
         printf("\n");
+        /* what the HUD says in red (errors, a faulted kernel): the tests look for it */
+        for (int i = 0; i < L->n_runs; i++)
+            if (hud_run_alert(&L->runs[i]))
+                printf("viewer: HUD red row: %s\n", L->pool + L->runs[i].offset);
     } else {
         printf("viewer: HUD %s, no text drawn\n", !a->show_hud ? "hidden" : "shown");
     }
@@ -288,10 +302,18 @@ static int replay_step(viewer *v)
     }
     if (r->next_key < r->n_keys) {
         int key = r->keys[r->next_key++];
-        if (key & KEY_RESIZE_FLAG)
+        if (key & KEY_RESIZE_FLAG) {
             replay_resize(v, KEY_RESIZE_W(key), KEY_RESIZE_H(key));
-        else
+        } else if (key == KEY_WAIT_COMPILE) {
+            user_panes_wait(a);
+        } else if (key == KEY_SWAP_SOURCE) {
+            if (user_panes_swap_source(a) != FV_OK) { /* a test that cannot do what it says */
+                cli_error("%s", fv_last_error());
+                r->failed = 1;
+            }
+        } else {
             app_key(a, key);
+        }
         return 0;
     }
     if (r->frame < r->frames && !a->quit) return 0;
@@ -304,7 +326,7 @@ static int replay_step(viewer *v)
             printf("wrote screenshot %s (%dx%d)\n", cli_escaped(r->screenshot), a->win_w, a->win_h);
         else
             cli_error("%s", fv_last_error());
-        r->failed = st != FV_OK;
+        if (st != FV_OK) r->failed = 1; /* as a replayed action that failed */
     }
     print_summary(a);
     return 1;
@@ -323,6 +345,16 @@ static void glut_display(void)
     }
     /* replaying, animating, or the HUD still waits for the GPU's numbers */
     if (v->r.frames || v->r.n_keys || v->a.animate || v->a.results_pending) glutPostRedisplay();
+}
+
+/* An idle window draws no frame: a kernel file saved meanwhile, or a compile that finished, is
+ * looked for a few times a second and given one. */
+#define WATCH_INTERVAL_MS 250
+static void glut_watch(int value)
+{
+    (void)value;
+    if (user_panes_need_frame(&glut_viewer->a)) glutPostRedisplay();
+    glutTimerFunc(WATCH_INTERVAL_MS, glut_watch, 0);
 }
 
 static void glut_reshape(int w, int h)
@@ -405,6 +437,8 @@ static void glut_run(viewer *v)
     glutMouseFunc(glut_mouse);
     glutMotionFunc(glut_motion);
     glutPassiveMotionFunc(glut_passive_motion);
+    if (v->a.panes[0].user_file || v->a.panes[1].user_file)
+        glutTimerFunc(WATCH_INTERVAL_MS, glut_watch, 0);
     glutMainLoop();
 }
 
@@ -503,12 +537,20 @@ static void app_defaults(app *a, const cli_options *o)
     a->panes[0].filter = a->panes[1].filter = fv_filter_index(f);
     a->panes[0].asked = o->variant_given ? (int)(o->variant - f->variants) : 0;
     a->panes[1].asked = f->n_variants > 2 ? 1 : PANE_ORIGINAL;
+    if (o->user_file) { /* -v user=FILE: the user's kernel in pane A */
+        a->panes[0].asked = PANE_USER;
+        a->panes[0].user_file = o->user_file;
+        a->panes[0].user_filter = f;
+    }
     for (int p = 0; p < 2; p++) {
         if (!o->pane_given[p]) continue;
         const pane_spec *spec = &o->pane[p];
         a->panes[p].filter = fv_filter_index(spec->filter);
         a->panes[p].asked =
             spec->variant ? (int)(spec->variant - spec->filter->variants) : PANE_ORIGINAL;
+        a->panes[p].user_file = spec->user_file; /* FILTER:user=FILE */
+        a->panes[p].user_filter = spec->user_file ? spec->filter : NULL;
+        if (spec->user_file) a->panes[p].asked = PANE_USER;
     }
     if (o->pane_given[0] && !o->pane_given[1] && a->panes[0].filter != a->panes[1].filter) {
         const fv_filter *fa =
@@ -551,6 +593,8 @@ static int fail(viewer *v, int code)
 {
     cli_error("%s", fv_last_error());
     pipeline_release(&v->a);
+    pipeline_watchdog_stop(&v->a);
+    user_panes_release(&v->a);
     free(v);
     return code;
 }
@@ -578,6 +622,7 @@ int viewer_main(cli_options *o)
         v->r.frames = 1; /* run, then exit */
     /* a screenshot that cannot be written is said now, not after all the frames */
     if (v->r.screenshot && image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
+    if (pipeline_watchdog_start(a) != FV_OK) return fail(v, 2); /* a bad time limit */
     if (app_load_image(a) != FV_OK) return fail(v, 1);
     window_size(a, o);
 
@@ -614,6 +659,7 @@ int viewer_main(cli_options *o)
     } /* glewInit's harmless GL_INVALID_ENUM on core contexts */
     printf("filterview: OpenGL %s (%s)%s\n", (const char *)glGetString(GL_VERSION),
            (const char *)glGetString(GL_RENDERER), a->headless ? ", headless" : "");
+    user_panes_start(a); /* an error is said and shown; the pane shows the original */
     if (render_init(a) != FV_OK || pipeline_init(a) != FV_OK) {
         render_release(a); /* GL is up: what render_init made goes too */
         return fail(v, 1);
@@ -626,12 +672,14 @@ int viewer_main(cli_options *o)
     else
         glut_run(v);
     pipeline_release(a);
+    pipeline_watchdog_stop(a);
+    user_panes_release(a);
     render_release(a);
     if (a->headless)
         egl_stop(v);
     else if (v->glut_window > 0 && glutGetWindow())
         glutDestroyWindow(v->glut_window);
-    int code = v->r.failed || a->save_failed ? 1 : 0;
+    int code = v->r.failed || a->save_failed || a->fatal ? 1 : 0;
     free(v);
     return code;
 }
