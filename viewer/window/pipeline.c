@@ -796,7 +796,31 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
 }
 
 /* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
+static fv_status compute_panes_unwatched(app *a, fv_image outs[2]);
+
+/* compute_panes_unwatched under the time limit and the fault check of the panes' user kernels.
+ * The watch starts before the first launch: whatever follows a user kernel on its stream (the
+ * other pane's upload, a copy) waits for it, so an endless one holds the frame there, and a
+ * faulting one makes that later call fail. Such a failure is the user kernel's fault. */
 static fv_status compute_panes(app *a, fv_image outs[2])
+{
+    int users = 0;
+    for (int p = 0; p < 2; p++)
+        if (a->panes[p].variant == PANE_USER) users |= 1 << p;
+    watchdog_begin(a, users, NULL, 1, "");
+    const fv_status st = compute_panes_unwatched(a, outs);
+    if (st != FV_OK && users) {
+        const cudaError_t err = sticky_error(); /* waits: still under the watch */
+        if (err != cudaSuccess) {
+            pipeline_note_fault(a, users, err);
+            return FV_OK; /* nothing more until pipeline_recover */
+        }
+    }
+    if (!a->results_pending) watchdog_end(a); /* else it watches the results' event */
+    return st;
+}
+
+static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
 {
     a->user_ran = 0;
     for (int p = 0; p < 2; p++) {
