@@ -618,9 +618,12 @@ fv_status pipeline_recover(app *a)
         return fv_fail(FV_ERR_CUDA, "the GPU cannot be reset after %s faulted: %s", who,
                        cudaGetErrorString(reset));
     if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* asked again */
-    if (cuda_side_init(a) != FV_OK)
+    if (cuda_side_init(a) != FV_OK) {
+        char reason[512]; /* fv_fail writes where fv_last_error() points: copied first */
+        snprintf(reason, sizeof reason, "%s", fv_last_error());
         return fv_fail(FV_ERR_CUDA, "the GPU cannot be set up again after %s faulted: %s", who,
-                       fv_last_error());
+                       reason);
+    }
     printf("viewer: %s faulted (%s); CUDA state rebuilt, %s off\n", who, cudaGetErrorName(err),
            panes == 3 ? "both" : "that kernel");
     return FV_OK;
