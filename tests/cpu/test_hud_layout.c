@@ -113,8 +113,8 @@ static void fill_help(void)
         "wheel", "left drag", "x",   "y"};
     static const char *const helps[] = {
         "show or hide this help",
-        "select the filter of the edited pane: 1 gaussian, 2 invert, 3 box, 4 median, 5 canny, "
-        "6 conv",
+        ("select the filter of the edited pane: 1 gaussian, 2 invert, 3 box, 4 median, 5 canny, "
+         "6 conv"),
         "next filter",
         "pane A: next / previous variant (or the original)",
         "pane B: next / previous variant (or the original)",
