@@ -151,7 +151,8 @@ static const char *measured(char *buf, size_t size, const char *format, double v
     return buf;
 }
 
-static void print_row(FILE *out, const bench_row *r, int csv)
+/* variant_width: the table's variant column, wider than 10 for a user kernel's file name */
+static void print_row(FILE *out, const bench_row *r, int csv, int variant_width)
 {
     char size[32], speed[32], diff[48], mpix[32], gbps[32], share[32];
     snprintf(size, sizeof size, "%dx%d", r->width, r->height);
@@ -178,9 +179,9 @@ static void print_row(FILE *out, const bench_row *r, int csv)
                 fv_variant_is_peer(r->variant) ? "peer" : "ours", r->ms, mpix, gbps, share, speed,
                 diff, r->max_diff < 0 ? "," : "", resources);
     } else {
-        fprintf(out, "| %-10s | %-8s | %-22s | %-10s | %10.4f | %8s | %7s | %7s | %8s | %-11s |\n",
-                size, r->filter->name, r->params, r->variant->name, r->ms, mpix, gbps, share, speed,
-                diff);
+        fprintf(out, "| %-10s | %-8s | %-22s | %-*s | %10.4f | %8s | %7s | %7s | %8s | %-11s |\n",
+                size, r->filter->name, r->params, variant_width, r->variant->name, r->ms, mpix,
+                gbps, share, speed, diff);
     }
 }
 
@@ -434,10 +435,17 @@ int bench_main(const cli_options *o)
                photo.width, photo.height);
     else
         printf("# source: random images (seed %u + size index)\n\n", o->seed);
-    printf(
-        "| size       | filter   | parameters             | variant    |         ms |   Mpix/s |    GB/s | %% copy | vs base  | |d| base    |\n");
-    printf(
-        "|------------|----------|------------------------|------------|-----------:|---------:|--------:|-------:|---------:|-------------|\n");
+    /* the variant column fits a user kernel's file name */
+    const int variant_width =
+        o->user_file && strlen(o->variant->name) > 10 ? (int)strlen(o->variant->name) : 10;
+    char dashes[160];
+    memset(dashes, '-', sizeof dashes);
+    printf("| size       | filter   | parameters             | %-*s |         ms |   Mpix/s |    GB/s | "
+           "%% copy | vs base  | |d| base    |\n",
+           variant_width, "variant");
+    printf("|------------|----------|------------------------|%.*s|-----------:|---------:|--------:|"
+           "-------:|---------:|-------------|\n",
+           variant_width + 2 < (int)sizeof dashes ? variant_width + 2 : (int)sizeof dashes, dashes);
 
     bench_table table = {0};
     int failed = 0;
@@ -535,7 +543,7 @@ int bench_main(const cli_options *o)
                     r.gb_s = timed ? f->traffic_bytes(&p, w, h) * p.iterations / (r.ms * 1e6) : -1;
                     r.share = timed && copy_gbps > 0 ? r.gb_s / copy_gbps : -1;
                     r.speedup = timed && cell.baseline_ms > 0 ? cell.baseline_ms / r.ms : -1;
-                    print_row(stdout, &r, 0);
+                    print_row(stdout, &r, 0, variant_width);
                     fflush(stdout);
                     if (table_add(&table, &r) != FV_OK) {
                         cli_error("%s", fv_last_error());
@@ -567,7 +575,7 @@ int bench_main(const cli_options *o)
         fprintf(csv,
                 "size,width,height,filter,parameters,variant,kind,ms,mpix_s,gb_s,share_of_copy,"
                 "speedup_vs_baseline,max_diff_vs_baseline,share_differing,kernel_resources\n");
-        for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1);
+        for (int i = 0; i < table.n; i++) print_row(csv, &table.rows[i], 1, 0);
         if (fclose(csv) != 0 || failed) {
             cli_error("%s not written", cli_shown(o->csv));
             remove(o->csv);
