@@ -25,9 +25,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (char *p = text; p <= text + size && argc <= MAX_ARGS; p += strlen(p) + 1) argv[argc++] = p;
     argv[argc] = NULL;
     cli_options o;
-    if (cli_parse(argc, argv, &o) && o.mode != CLI_MODE_HELP && o.mode != CLI_MODE_HELP_KEYS &&
-        o.mode != CLI_MODE_VERSION) {
-        if (!o.filter || !o.variant) abort(); /* help returns at once, before they are chosen */
+    if (!cli_parse(argc, argv, &o)) {
+        free(text);
+        return 0;
+    }
+    /* the modes that print a text and stop (help, keys, version, man page, completion) return
+     * at once, before a filter and a variant are chosen */
+    const int stops_at_once = o.mode == CLI_MODE_HELP || o.mode == CLI_MODE_HELP_KEYS ||
+                              o.mode == CLI_MODE_VERSION || o.mode == CLI_MODE_HELP_MAN ||
+                              o.mode == CLI_MODE_COMPLETION;
+    if (!stops_at_once) {
+        if (!o.filter || !o.variant) abort();
         if (o.mode == CLI_MODE_BATCH && !o.output) abort();
         /* standard output takes one image; --format is one of the two names */
         if (o.output && cli_is_stdio(o.output) && o.output_is_dir) abort();
