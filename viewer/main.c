@@ -83,8 +83,8 @@ int main(int argc, char **argv)
         return o.mode == CLI_MODE_COMPARE ? (run_fail_line(), 2) : run_fail_line();
     }
     int code = run(&o);
-    run_user_kernels_release();
     int last_errno = errno; /* an earlier failed write's reason, if nothing has overwritten it */
+    run_user_kernels_release();
     fv_host_image_free(&kernel_image);
     /* what was printed must have arrived (a full disk, a closed pipe): else the run failed */
     errno = 0;

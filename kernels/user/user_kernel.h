@@ -93,8 +93,9 @@ int fv_user_source_changed(const fv_user_build *b);
  * f->variants, so fv_variant_index() is -1 for it. */
 typedef struct fv_user_variant fv_user_variant;
 
-/* Takes ownership of `build` (freed with the variant). Loads nothing yet: the code is loaded
- * (cudaLibraryLoadData) by the first state_create, where a device is needed anyway. */
+/* Takes ownership of `build`, on failure too (freed with the variant, or at once). Loads nothing
+ * yet: the code is loaded (cudaLibraryLoadData) by the first state_create, where a device is
+ * needed anyway. */
 fv_status fv_user_variant_make(fv_user_build *build, fv_user_variant **out);
 const fv_variant *fv_user_variant_get(const fv_user_variant *u);
 const fv_user_build *fv_user_variant_build(const fv_user_variant *u);

@@ -290,7 +290,10 @@ fv_status fv_user_variant_make(fv_user_build *build, fv_user_variant **out)
 {
     *out = NULL;
     fv_user_variant *u = calloc(1, sizeof *u);
-    if (!u) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    if (!u) {
+        fv_user_build_free(build); /* taken either way: no caller frees it after a failure */
+        return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    }
     u->magic = USER_VARIANT_MAGIC;
     u->build = build;
     pthread_mutex_init(&u->lock, NULL);

@@ -101,7 +101,10 @@ static void test_case(int c, const fv_image *photo, uint32_t *seed, const char *
         return;
     }
     fv_user_variant *u = NULL;
-    fv_user_variant_make(b, &u);
+    if (fv_user_variant_make(b, &u) != FV_OK) { /* b is freed */
+        test_check(&t, 0, "makes its variant:", fv_last_error());
+        return;
+    }
     const fv_variant *v = fv_user_variant_get(u);
     const fv_variant *builtin = cases[c].builtin ? fv_variant_find(f, cases[c].builtin) : NULL;
     const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);

@@ -118,11 +118,7 @@ static fv_status user_kernel_load(const cli_options *o, const fv_filter *f, cons
     FV_TRY(fv_user_compile(f, path, &options, &build, NULL));
     if (!o->quiet && build->log && *build->log) fputs(build->log, stderr); /* NVRTC's warnings */
     fv_user_variant *u = NULL;
-    fv_status st = fv_user_variant_make(build, &u);
-    if (st != FV_OK) {
-        fv_user_build_free(build);
-        return st;
-    }
+    FV_TRY(fv_user_variant_make(build, &u)); /* takes the build, on failure too */
     user_kernels[n_user_kernels++] = u;
     *out = fv_user_variant_get(u);
     return FV_OK;

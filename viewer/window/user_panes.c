@@ -69,8 +69,7 @@ static void take_result(app *a, int p, fv_user_build *b, const char *message, in
     const char *name = pane_user_name(a, p);
     pn->user_status[0] = 0;
     fv_user_variant *u = NULL;
-    if (b && fv_user_variant_make(b, &u) != FV_OK) {
-        fv_user_build_free(b);
+    if (b && fv_user_variant_make(b, &u) != FV_OK) { /* b is freed */
         b = NULL;
         message = fv_last_error();
     }
