@@ -11,9 +11,11 @@
 fv_status fv_timer_create(fv_timer *t)
 {
     t->start = t->stop = NULL;
-    if (cudaEventCreate(&t->start) != cudaSuccess || cudaEventCreate(&t->stop) != cudaSuccess) {
+    cudaError_t err = cudaEventCreate(&t->start);
+    if (err == cudaSuccess) err = cudaEventCreate(&t->stop);
+    if (err != cudaSuccess) {
         fv_timer_destroy(t);
-        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events: %s", cudaGetErrorString(err));
     }
     return FV_OK;
 }

@@ -13,6 +13,7 @@
  * Checked by tests/cpu/test_user_compile.c.
  * ------------------------------------------------------------------------------------------------ */
 #define _GNU_SOURCE /* mkstemp, fstat's st_mtim */
+#include "timing.h"
 #include "user_kernel.h"
 
 #include <nvrtc.h>
@@ -566,7 +567,9 @@ static fv_status compile_into(fv_user_build *b, const fv_filter *f, const fv_use
         }
     }
     if (!b->from_cache) {
+        const double t0 = fv_now_ms();
         st_ = nvrtc_compile(b, src, header, opts, n_opts, d);
+        b->compile_ms = fv_now_ms() - t0;
         if (st_ != FV_OK) {
             free(src);
             free(header);

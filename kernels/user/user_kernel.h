@@ -64,6 +64,7 @@ typedef struct fv_user_build {
     int two_pass;          /* defines fv_pass1 and fv_pass2 (else fv_pass) */
     int has_launch;        /* declares FV_LAUNCH: block size, pixels per thread, shared memory */
     int from_cache;        /* 1: read from the cache, NVRTC not run */
+    double compile_ms;     /* NVRTC's wall time (0 from the cache) */
     char cache_key[33];    /* 128-bit hex hash of source, options, contract, arch, NVRTC version */
     char *log;             /* NVRTC's warnings as "file:line: ..." lines; "" when none or cached */
     struct timespec mtime; /* the source's modification time when it was read */
@@ -101,9 +102,6 @@ const fv_variant *fv_user_variant_get(const fv_user_variant *u);
 const fv_user_build *fv_user_variant_build(const fv_user_variant *u);
 /* The owner of a variant made by fv_user_variant_make, or NULL for any other variant. */
 fv_user_variant *fv_user_variant_of(const fv_variant *v);
-/* Unloads the code (after cudaDeviceReset, whose contexts took it along); the next state_create
- * loads it again. Call with no runner of this variant prepared. */
-void fv_user_variant_unload(fv_user_variant *u);
 void fv_user_variant_free(fv_user_variant *u);
 
 #ifdef __cplusplus

@@ -330,7 +330,7 @@ const fv_user_build *fv_user_variant_build(const fv_user_variant *u)
     return u->build;
 }
 
-void fv_user_variant_unload(fv_user_variant *u)
+static void user_variant_unload(fv_user_variant *u)
 {
     pthread_mutex_lock(&u->lock);
     if (u->loaded) cudaLibraryUnload(u->lib);
@@ -343,7 +343,7 @@ void fv_user_variant_unload(fv_user_variant *u)
 void fv_user_variant_free(fv_user_variant *u)
 {
     if (!u) return;
-    fv_user_variant_unload(u);
+    user_variant_unload(u);
     pthread_mutex_destroy(&u->lock);
     free(u->last_params);
     fv_user_build_free(u->build);

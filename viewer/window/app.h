@@ -12,7 +12,7 @@
  *   keys_replay.c  the --keys text into key codes (plain C, fuzzed alone)
  *   user_panes.c   a pane's own kernel (user=FILE): compiled at start-up, watched once a frame,
  *               recompiled on a worker thread and swapped in at a frame boundary; a kernel
- *               that faulted is turned off after pipeline.c rebuilt the CUDA state
+ *               that faults ends the program with its message (CUDA's rule)
  *   window.c    GLUT window or headless EGL, the frame loop, key replay
  *
  * Floors, each calling only those below it (tests/cli/no_cycles.sh checks): view and
@@ -237,14 +237,13 @@ void pipeline_cuda_tick(app *a); /* the smallest CUDA work, waited for (--bench-
  * cannot be stopped from the host, so the program says so and exits 1. */
 fv_status pipeline_watchdog_start(app *a);
 void pipeline_watchdog_stop(app *a);
-/* The GPU work with the user kernels of `panes` (bit p) failed with `err`: recorded, and put
- * right by pipeline_recover at the next frame boundary (nothing more is enqueued until then). */
+/* The GPU work with the user kernels of `panes` (bit p) failed with `err`: recorded, and said
+ * by pipeline_fault_said at the next frame boundary (nothing more is enqueued until then). */
 void pipeline_note_fault(app *a, int panes, cudaError_t err);
-/* After a fault: each faulted pane's kernel is turned off (until its file changes) and said on
- * screen and stderr, every runner and the interop resources are released, the device is reset,
- * the user kernels unloaded, and the CUDA side made again. A failure here cannot be put right:
- * the caller exits 1 with the message. */
-fv_status pipeline_recover(app *a);
+/* After a fault: FV_OK when there was none; otherwise FV_ERR_CUDA with one line that names the
+ * kernel, the error and what to do. The caller exits 1 with it: after a fault CUDA cannot go on
+ * in the process (its documented rule; cudaDeviceReset does not give the GPU back). */
+fv_status pipeline_fault_said(app *a);
 const fv_filter *pane_filter(const app *a, int p);
 /* The variant pane p runs (a built-in one or its user kernel); NULL: the original. */
 const fv_variant *pane_variant(const app *a, int p);

@@ -36,7 +36,8 @@
 
 #define CHART_RUNS           5
 
-static void watchdog_begin(app *a, int panes, cudaEvent_t event, int runs, const char *what);
+static void watchdog_begin(app *a, int panes, int runs, const char *what);
+static void watchdog_gpu(app *a, int p);
 static void watchdog_end(app *a);
 #define CHART_CPU_MAX_PIXELS (4 << 20)
 
@@ -369,15 +370,15 @@ static fv_status alloc_buffers(app *a)
     return FV_OK;
 }
 
-/* The CUDA side beyond the device check: the panes' events, buffers and runners. Made at
- * start-up, and again after a user kernel's fault reset the device. */
+/* The CUDA side beyond the device check: the panes' events, buffers and runners. */
 static fv_status cuda_side_init(app *a)
 {
     for (int p = 0; p < 2; p++) /* made once: the frame loop only records them */
         if (a->compute != FV_COMPUTE_CPU) FV_TRY(fv_timer_create(&a->panes[p].timer));
     if (a->compute != FV_COMPUTE_CPU &&
         cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events");
+        return fv_fail(FV_ERR_CUDA, "cannot create CUDA events: %s",
+                       cudaGetErrorString(cudaGetLastError()));
     pipeline_settle_variants(a);
     fv_status st = alloc_buffers(a);
     if (st == FV_OK) st = pipeline_prepare(a);
@@ -419,7 +420,7 @@ void pipeline_release(app *a)
     /* a user kernel may still run: the release waits for it, under the time limit */
     const int running = a->results_pending ? a->user_ran : 0;
     watchdog_end(a);
-    watchdog_begin(a, running, NULL, 1, "");
+    watchdog_begin(a, running, 1, "");
     cuda_side_release(a);
     watchdog_end(a);
     fv_host_image_free(&a->host_src);
@@ -428,13 +429,22 @@ void pipeline_release(app *a)
 
 /* ---- user kernels: the time limit, faults ---- */
 #define WATCHDOG_POLL_MS 50
+/* host mode counts host work too (loading the module, the chart's other variants): allowed on
+ * top of the limit, so that only a kernel that really runs on is stopped */
+#define HOST_MODE_SLACK_MS 10000
 
 struct kernel_watchdog {
     pthread_t thread;
     pthread_mutex_t lock; /* guards what follows */
     pthread_cond_t wake;
-    cudaEvent_t event; /* done when the watched work is; NULL: the frame loop ends the watch */
-    double since_ms;   /* when the watch began; 0: nothing watched */
+    /* host mode (a user kernel's FV_LAUNCH, the chart's timed runs, the wait at exit): the
+     * limit counts from watchdog_begin to watchdog_end */
+    double since_ms; /* when the watch began; 0: nothing watched this way */
+    /* GPU mode (frames): the limit counts from the moment the GPU reaches gpu_start until it
+     * passes gpu_stop, so that nothing on the host (a compile, GL, a CPU pane, the loading of
+     * the module) is taken for the kernel's time */
+    cudaEvent_t gpu_start, gpu_stop; /* NULL: nothing watched this way */
+    double gpu_since_ms;             /* when gpu_start was seen done; 0: not yet */
     double allowed_ms;
     char what[240]; /* "A my_blur.cu" */
     int stop;
@@ -446,24 +456,36 @@ struct kernel_watchdog {
  * process: the message is said and the process ends (_exit: the CUDA runtime's own exit
  * handlers would wait for the kernel). Nothing is half-written: every file the viewer writes
  * is written to a temporary name and renamed. */
+static void watchdog_fire(const kernel_watchdog *w)
+{
+    fflush(stdout);
+    cli_error("%s has run for more than %g s, the time limit (%s): a running kernel "
+              "cannot be stopped without ending the program, which exits now; look for "
+              "a loop that never ends",
+              w->what, w->allowed_ms / 1000, KERNEL_TIMEOUT_ENV);
+    fflush(stderr);
+    _exit(1);
+}
+
 static void *watchdog_main(void *arg)
 {
     kernel_watchdog *w = arg;
     pthread_mutex_lock(&w->lock);
     while (!w->stop) {
-        /* the limit first: should a CUDA call below ever wait on the kernel, it was said */
-        if (w->since_ms > 0 && fv_now_ms() - w->since_ms > w->allowed_ms) {
-            fflush(stdout);
-            cli_error("%s has run for more than %g s, the time limit (%s): a running kernel "
-                      "cannot be stopped without ending the program, which exits now; look for "
-                      "a loop that never ends",
-                      w->what, w->allowed_ms / 1000, KERNEL_TIMEOUT_ENV);
-            fflush(stderr);
-            _exit(1);
-        }
-        if (w->since_ms > 0 && w->event && cudaEventQuery(w->event) != cudaErrorNotReady) {
-            (void)cudaGetLastError(); /* an error is the frame loop's to report */
-            w->since_ms = 0;
+        const double now = fv_now_ms();
+        if (w->since_ms > 0 && now - w->since_ms > w->allowed_ms + HOST_MODE_SLACK_MS)
+            watchdog_fire(w);
+        if (w->gpu_stop) {
+            /* an error (a fault) ends the watch too: it is the frame loop's to report */
+            if (!w->gpu_since_ms && cudaEventQuery(w->gpu_start) != cudaErrorNotReady)
+                w->gpu_since_ms = now;
+            if (w->gpu_since_ms && cudaEventQuery(w->gpu_stop) != cudaErrorNotReady) {
+                w->gpu_start = w->gpu_stop = NULL;
+                w->gpu_since_ms = 0;
+            } else if (w->gpu_since_ms && now - w->gpu_since_ms > w->allowed_ms) {
+                watchdog_fire(w);
+            }
+            (void)cudaGetLastError();
         }
         struct timespec until;
         clock_gettime(CLOCK_REALTIME, &until);
@@ -534,9 +556,9 @@ static void user_panes_text(const app *a, int panes, char *buf, size_t size)
                             pane_user_name(a, p));
 }
 
-/* Watches GPU work with the user kernels of `panes`: until `event` is done, or (NULL) until
- * watchdog_end; `runs` limits' worth of time (a timing section runs the kernel several times). */
-static void watchdog_begin(app *a, int panes, cudaEvent_t event, int runs, const char *what)
+/* Host mode: watches the work with the user kernels of `panes` until watchdog_end; `runs`
+ * limits' worth of time (a timing section runs the kernel several times). */
+static void watchdog_begin(app *a, int panes, int runs, const char *what)
 {
     kernel_watchdog *w = a->watchdog;
     if (!w || !panes) return;
@@ -544,9 +566,29 @@ static void watchdog_begin(app *a, int panes, cudaEvent_t event, int runs, const
     user_panes_text(a, panes, w->what, sizeof w->what);
     const size_t len = strlen(w->what);
     snprintf(w->what + len, sizeof w->what - len, "%s", what);
-    w->event = event;
+    w->gpu_start = w->gpu_stop = NULL;
     w->allowed_ms = a->kernel_timeout_s * 1000 * runs;
     w->since_ms = fv_now_ms();
+    pthread_mutex_unlock(&w->lock);
+}
+
+/* GPU mode: pane p's user kernel was just enqueued between its timer's events. A frame with
+ * two user panes watches from A's start to B's stop, with two limits' worth of time. */
+static void watchdog_gpu(app *a, int p)
+{
+    kernel_watchdog *w = a->watchdog;
+    if (!w) return;
+    const pane *pn = &a->panes[p];
+    pthread_mutex_lock(&w->lock);
+    const int extend = w->gpu_stop != NULL && p == 1;
+    user_panes_text(a, extend ? 3 : 1 << p, w->what, sizeof w->what);
+    w->since_ms = 0;
+    if (!extend) {
+        w->gpu_start = pn->timer.start;
+        w->gpu_since_ms = 0;
+    }
+    w->gpu_stop = pn->timer.stop;
+    w->allowed_ms = a->kernel_timeout_s * 1000 * (extend ? 2 : 1);
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -556,7 +598,8 @@ static void watchdog_end(app *a)
     if (!w) return;
     pthread_mutex_lock(&w->lock);
     w->since_ms = 0;
-    w->event = NULL;
+    w->gpu_start = w->gpu_stop = NULL;
+    w->gpu_since_ms = 0;
     pthread_mutex_unlock(&w->lock);
 }
 
@@ -591,42 +634,21 @@ static void user_kernel_off(app *a, int p, const char *why)
     cli_error("%s", pn->user_error);
 }
 
-fv_status pipeline_recover(app *a)
+fv_status pipeline_fault_said(app *a)
 {
     if (!a->fault_panes) return FV_OK;
     const cudaError_t err = a->fault_error;
-    const int panes = a->fault_panes;
-    char why[320], who[240];
-    user_panes_text(a, panes, who, sizeof who);
-    snprintf(why, sizeof why, "it faulted with %s (%s); the GPU was reset", cudaGetErrorString(err),
-             cudaGetErrorName(err));
-    for (int p = 0; p < 2; p++)
-        if (panes & (1 << p)) user_kernel_off(a, p, why);
+    char who[240];
+    user_panes_text(a, a->fault_panes, who, sizeof who);
     watchdog_end(a);
-    cuda_side_release(a);
-    const cudaError_t reset = cudaDeviceReset();
-    for (int p = 0; p < 2; p++) /* the reset took their code along: loaded again when run */
-        if (a->panes[p].user) fv_user_variant_unload(a->panes[p].user);
-    (void)cudaGetLastError();
-    a->fault_panes = 0;
-    a->user_ran = 0;
-    a->results_pending = 0;
-    a->diff_valid = 0;
-    a->chart.stale = 1;
-    a->input_changed = 1;
-    if (reset != cudaSuccess)
-        return fv_fail(FV_ERR_CUDA, "the GPU cannot be reset after %s faulted: %s", who,
-                       cudaGetErrorString(reset));
-    if (a->compute == FV_COMPUTE_STAGING) a->compute = FV_COMPUTE_INTEROP; /* asked again */
-    if (cuda_side_init(a) != FV_OK) {
-        char reason[512]; /* fv_fail writes where fv_last_error() points: copied first */
-        snprintf(reason, sizeof reason, "%s", fv_last_error());
-        return fv_fail(FV_ERR_CUDA, "the GPU cannot be set up again after %s faulted: %s", who,
-                       reason);
-    }
-    printf("viewer: %s faulted (%s); CUDA state rebuilt, %s off\n", who, cudaGetErrorName(err),
-           panes == 3 ? "both" : "that kernel");
-    return FV_OK;
+    /* CUDA's rule for these errors (cudaErrorIllegalAddress and its kind): the process must end
+     * and start again; cudaDeviceReset does not give this process a usable GPU back (measured:
+     * every call after it fails with cudaErrorDevicesUnavailable) */
+    return fv_fail(FV_ERR_CUDA,
+                   "%s faulted: %s (%s); CUDA cannot go on in a program after a fault, so "
+                   "filterview exits (your file is unchanged); compute-sanitizer filterview ... "
+                   "names the line",
+                   who, cudaGetErrorString(err), cudaGetErrorName(err));
 }
 
 /* Reload: the same path again; buffers and textures follow a size change. */
@@ -668,7 +690,7 @@ fv_status pipeline_prepare(app *a)
         const int user = pn->variant == PANE_USER,
                   remake = !pn->runner.prepared || pn->runner.variant != v;
         /* the user's FV_LAUNCH runs on the GPU when its state is made: watched like a frame */
-        if (user) watchdog_begin(a, 1 << p, NULL, 1, "'s FV_LAUNCH");
+        if (user) watchdog_begin(a, 1 << p, 1, "'s FV_LAUNCH");
         fv_status st = fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width,
                                          a->host_src.height);
         if (st == FV_OK && user && (remake || v->state_create))
@@ -681,7 +703,7 @@ fv_status pipeline_prepare(app *a)
             const cudaError_t err = sticky_error();
             if (err != cudaSuccess) {
                 pipeline_note_fault(a, 1 << p, err);
-                pn->variant = PANE_ORIGINAL; /* until the fault is put right */
+                pn->variant = PANE_ORIGINAL; /* nothing more runs: the program ends */
                 return FV_OK;
             }
             user_kernel_off(a, p, why);
@@ -723,6 +745,7 @@ static fv_status run_pane(app *a, int p, fv_image *out)
     fv_timer_start(&pn->timer, 0);
     fv_status st = fv_runner_run(&pn->runner, &a->device_src, out, 0);
     fv_timer_stop(&pn->timer, 0);
+    if (pn->variant == PANE_USER) watchdog_gpu(a, p);
     return st;
 }
 
@@ -801,25 +824,24 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
 /* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
 static fv_status compute_panes_unwatched(app *a, fv_image outs[2]);
 
-/* compute_panes_unwatched under the time limit and the fault check of the panes' user kernels.
- * The watch starts before the first launch: whatever follows a user kernel on its stream (the
- * other pane's upload, a copy) waits for it, so an endless one holds the frame there, and a
- * faulting one makes that later call fail. Such a failure is the user kernel's fault. */
+/* compute_panes_unwatched with the fault check of the panes' user kernels. Each user kernel is
+ * watched from the moment it is enqueued (run_pane: the limit counts its time on the GPU):
+ * whatever follows it on its stream (the other pane's upload, a copy) waits for it, so an
+ * endless one holds the frame there, and a faulting one makes that later call fail. Such a
+ * failure is the user kernel's fault. */
 static fv_status compute_panes(app *a, fv_image outs[2])
 {
     int users = 0;
     for (int p = 0; p < 2; p++)
         if (a->panes[p].variant == PANE_USER) users |= 1 << p;
-    watchdog_begin(a, users, NULL, 1, "");
     const fv_status st = compute_panes_unwatched(a, outs);
     if (st != FV_OK && users) {
         const cudaError_t err = sticky_error(); /* waits: still under the watch */
         if (err != cudaSuccess) {
             pipeline_note_fault(a, users, err);
-            return FV_OK; /* nothing more until pipeline_recover */
+            return FV_OK; /* nothing more: pipeline_fault_said ends it */
         }
     }
-    if (!a->results_pending) watchdog_end(a); /* else it watches the results' event */
     return st;
 }
 
@@ -841,7 +863,7 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
             const cudaError_t err = sticky_error();
             if (err != cudaSuccess) {
                 pipeline_note_fault(a, 1 << p, err);
-                return FV_OK; /* nothing more until pipeline_recover */
+                return FV_OK; /* nothing more: pipeline_fault_said ends it */
             }
             user_kernel_off(a, p, why);
             pn->variant = PANE_ORIGINAL;
@@ -864,7 +886,6 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
     if (cudaEventRecord(a->results_ready, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaEventRecord failed");
     a->results_pending = 1;
-    watchdog_begin(a, a->user_ran, a->results_ready, 1, "");
     return FV_OK;
 }
 
@@ -1001,7 +1022,7 @@ void pipeline_time_all_variants(app *a)
             if (a->compute == FV_COMPUTE_CPU) continue;
             /* a user kernel: its warm-up and timed runs under the time limit, each */
             if (user >= 0)
-                watchdog_begin(a, 1 << user, NULL, 1 + 1 + CHART_RUNS, " (timed for the chart)");
+                watchdog_begin(a, 1 << user, 1 + 1 + CHART_RUNS, " (timed for the chart)");
             st = fv_runner_prepare(&runner, f, v, params, a->host_src.width, a->host_src.height);
             chart_op op = {a, &runner};
             if (st == FV_OK) st = fv_time_median(chart_op_run, &op, 1, 1, CHART_RUNS, &ms);

@@ -8,8 +8,8 @@
  * again on a worker thread, one job per pane, while frames keep coming, and the result is taken
  * at the start of a frame: the pane's runner is released, the old variant freed (the GPU done
  * with it first) and the new one prepared. A failed compile keeps the last good build running,
- * its error in the HUD until the next save. A kernel that faulted was turned off by pipeline.c
- * (which rebuilt the CUDA state); a save brings it back.
+ * its error in the HUD until the next save. A kernel that faults ends the program with its
+ * message (pipeline_fault_said).
  * For tests, --keys <swap-source> copies FILTERVIEW_SWAP_SOURCE's file over the first pane's
  * kernel file (a save, replayed) and <wait-compile> waits for the compile it starts.
  * Floors: calls pipeline.c and kernels/user/ only.
@@ -98,8 +98,10 @@ static void take_result(app *a, int p, fv_user_build *b, const char *message, in
     pn->user = u;
     pn->user_off = 0;
     pn->user_error[0] = 0;
+    char how[48] = ", from the cache";
+    if (!b->from_cache) snprintf(how, sizeof how, ", %.1f s", b->compile_ms / 1000);
     printf("viewer: %c %s %s (%s%s)\n", 'A' + p, cli_escaped(name),
-           at_start ? "compiled" : "recompiled", b->arch, b->from_cache ? ", from the cache" : "");
+           at_start ? "compiled" : "recompiled", b->arch, how);
     if (at_start) return; /* pipeline_init prepares it */
     snprintf(a->message, sizeof a->message, "%c: %s recompiled%s", 'A' + p, name,
              b->from_cache ? " (from the cache)" : "");
@@ -153,7 +155,7 @@ void user_panes_start(app *a)
 
 void user_panes_tick(app *a)
 {
-    if (a->fault_panes && pipeline_recover(a) != FV_OK) { /* no GPU to go on with */
+    if (a->fault_panes && pipeline_fault_said(a) != FV_OK) { /* no GPU to go on with */
         snprintf(a->error, sizeof a->error, "%s", fv_last_error());
         cli_error("%s", a->error);
         a->fatal = 1;

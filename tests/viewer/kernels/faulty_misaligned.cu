@@ -1,6 +1,6 @@
 /* faulty_misaligned.cu: a user kernel that stores a 4-byte pixel at an address that is not a
  * multiple of 4 (one byte into the row): the GPU stops it with a misaligned address error; the
- * viewer says so, rebuilds its CUDA state and keeps running with this kernel off. */
+ * viewer says so and exits 1 (CUDA cannot go on in a process after a fault). */
 #include "filterview.h"
 
 __global__ void fv_pass(const fv_image src, const fv_image dst, const fv_params p)
