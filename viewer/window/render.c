@@ -319,12 +319,32 @@ fv_status render_screenshot(app *a, const char *path)
                        "screenshot %s: the window is minimised (%dx%d), nothing to save", path,
                        a->win_w, a->win_h);
     FV_TRY(fv_host_image_alloc(&shot, a->win_w, a->win_h));
-    if (a->gl.fbo)
-        glBindFramebuffer(GL_READ_FRAMEBUFFER, a->gl.fbo);
-    else
-        glReadBuffer(GL_BACK);
-    glPixelStorei(GL_PACK_ALIGNMENT, 4);
-    glReadPixels(0, 0, a->win_w, a->win_h, GL_RGBA, GL_UNSIGNED_BYTE, shot.data);
+    /* every drawn frame is opaque (the clear colour's alpha is 1): a read with no opaque pixel
+     * saw no frame, so the frame is drawn and read once more, and else refused */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        if (attempt) {
+            fprintf(stderr, "filterview: screenshot: the framebuffer read back empty; drawn "
+                            "and read again\n");
+            render_frame(a);
+        }
+        glFinish();
+        if (a->gl.fbo)
+            glBindFramebuffer(GL_READ_FRAMEBUFFER, a->gl.fbo);
+        else
+            glReadBuffer(GL_BACK);
+        glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
+        glPixelStorei(GL_PACK_ALIGNMENT, 4);
+        glReadPixels(0, 0, a->win_w, a->win_h, GL_RGBA, GL_UNSIGNED_BYTE, shot.data);
+        int opaque = 0;
+        for (size_t i = 3; i < shot.pitch * (size_t)shot.height && !opaque; i += 4)
+            opaque = shot.data[i] != 0;
+        if (opaque) break;
+        if (attempt) {
+            fv_host_image_free(&shot);
+            return fv_fail(FV_ERR_GL, "screenshot %s: the framebuffer read back empty (GL error "
+                                      "0x%04x)", path, glGetError());
+        }
+    }
     /* GL rows run bottom-up: flip in place */
     for (int y = 0; y < shot.height / 2; y++) {
         uint8_t *top = shot.data + (size_t)y * shot.pitch;
