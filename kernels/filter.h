@@ -21,19 +21,9 @@
 extern "C" {
 #endif
 
-/* ---- status codes and the last error message (like stbi_failure_reason) ---- */
-typedef enum fv_status {
-    FV_OK = 0,
-    FV_ERR_ARG,        /* bad flag, parameter or name */
-    FV_ERR_IO,         /* missing, unreadable or unwritable file */
-    FV_ERR_FORMAT,     /* corrupt or unsupported image data */
-    FV_ERR_SIZE,       /* zero or absurd dimensions */
-    FV_ERR_NO_DEVICE,  /* no usable CUDA device */
-    FV_ERR_MEMORY,     /* not enough host or device memory */
-    FV_ERR_CUDA,       /* a CUDA (or NPP) call failed */
-    FV_ERR_GL,         /* OpenGL, EGL or window system failure */
-    FV_ERR_UNSUPPORTED /* a peer declines this case (its `supports` says why) */
-} fv_status;
+/* ---- status codes (shared with the library's public header) and the last error message (like
+ * stbi_failure_reason; one per thread) ---- */
+#include "libfilterview.h"
 
 /* Records a printf-style message for fv_last_error() and returns `status`. */
 fv_status fv_fail(fv_status status, const char *fmt, ...)

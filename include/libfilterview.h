@@ -1,0 +1,169 @@
+/* ------------------------------------------------------------------------------------------------
+ * libfilterview.h: filterview's GPU image filters as a C library; the one public header.
+ *
+ *   #include <libfilterview.h>          cc app.c $(pkg-config --cflags --libs filterview)
+ *                                       or CMake: find_package(filterview) and
+ *                                       target_link_libraries(app PRIVATE filterview::filterview)
+ *
+ * What it has: the registry (filters, their variants, their parameters with ranges and
+ * choices), and contexts. A context is made once for one filter, one variant, one image size and
+ * one parameter set (the parameters are checked there, and everything the variant needs on the
+ * GPU is allocated there); each run then allocates nothing. Images live on the host or on the
+ * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) 8-bit channels; a run on the device
+ * goes on the caller's CUDA stream. Errors are fv_status codes with a one-line message kept in
+ * the context (or written to the caller's buffer when there is no context yet).
+ *
+ * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
+ * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
+ * header needs no CUDA header. Plain C; usable from C++.
+ *
+ * Version: FILTERVIEW_VERSION_* below is the header's; filterview_version() the loaded
+ * library's. The shared library's soname is libfilterview.so.FILTERVIEW_VERSION_MAJOR.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef LIBFILTERVIEW_H
+#define LIBFILTERVIEW_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define FILTERVIEW_VERSION_MAJOR 0
+#define FILTERVIEW_VERSION_MINOR 1
+#define FILTERVIEW_VERSION_PATCH 0
+#define FILTERVIEW_VERSION       "0.1.0"
+
+/* ---- status codes ---- */
+#ifndef FV_STATUS_DEFINED
+#define FV_STATUS_DEFINED
+typedef enum fv_status {
+    FV_OK = 0,
+    FV_ERR_ARG,        /* bad name, parameter, image or size */
+    FV_ERR_IO,         /* missing, unreadable or unwritable file */
+    FV_ERR_FORMAT,     /* corrupt or unsupported image data */
+    FV_ERR_SIZE,       /* zero or absurd dimensions */
+    FV_ERR_NO_DEVICE,  /* no usable CUDA device (the message says why) */
+    FV_ERR_MEMORY,     /* not enough host or device memory */
+    FV_ERR_CUDA,       /* a CUDA (or NPP) call failed */
+    FV_ERR_GL,         /* OpenGL, EGL or window system failure (never from the library) */
+    FV_ERR_UNSUPPORTED /* a peer declines this case (the message says why) */
+} fv_status;
+#endif
+
+/* "bad argument", "no CUDA device", ... */
+const char *filterview_status_name(fv_status status);
+/* The loaded library's version, "0.1.0". */
+const char *filterview_version(void);
+/* 1 when a CUDA device can be used; else 0, and (when why is not NULL) one line that says why. */
+int filterview_device_available(char *why, size_t why_size);
+
+/* ---- the registry ---- */
+int filterview_filter_count(void);
+/* The index-th filter's name ("gaussian"), NULL past the end. */
+const char *filterview_filter_name(int index);
+/* One line on what it does; NULL for an unknown filter. */
+const char *filterview_filter_summary(const char *filter);
+/* How many times one run may apply the filter (the parameter "iterations"); 0: unknown filter. */
+int filterview_filter_max_iterations(const char *filter);
+
+typedef enum filterview_param_type {
+    FILTERVIEW_PARAM_INT = 0, /* a decimal integer */
+    FILTERVIEW_PARAM_REAL,    /* a decimal number */
+    FILTERVIEW_PARAM_CHOICE,  /* one of `choices`, by name */
+    FILTERVIEW_PARAM_IMAGE    /* an image the command line loads (conv's kernel): not settable here */
+} filterview_param_type;
+
+typedef struct filterview_param_info {
+    const char *name;
+    const char *help; /* one line */
+    filterview_param_type type;
+    double min, max; /* inclusive; a CHOICE's index runs 0..n_choices-1 */
+    double default_value;
+    int odd_only;               /* INT: odd values only */
+    const char *auto_means;     /* not NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
+    const char *const *choices; /* CHOICE: the names */
+    int n_choices;
+} filterview_param_info;
+
+/* The filter's parameter count (-1: unknown filter), and the index-th's description. */
+int filterview_param_count(const char *filter);
+fv_status filterview_param_get(const char *filter, int index, filterview_param_info *out);
+
+typedef enum filterview_role {
+    FILTERVIEW_ROLE_TEACHING = 0, /* a step of the lesson (naive, shared memory, ...) */
+    FILTERVIEW_ROLE_FASTEST,      /* the default: the one to use when nobody asks for another */
+    FILTERVIEW_ROLE_PEER,         /* another library's implementation (NPP), for comparison */
+    FILTERVIEW_ROLE_REFERENCE     /* the plain-C reference on the host ("cpu"): the test oracle */
+} filterview_role;
+
+typedef struct filterview_variant_info {
+    const char *name;
+    const char *summary;
+    filterview_role role;
+    int on_host; /* 1: runs on the CPU, on host images only (the reference) */
+} filterview_variant_info;
+
+/* The filter's variant count (-1: unknown filter), and the index-th's description. */
+int filterview_variant_count(const char *filter);
+fv_status filterview_variant_get(const char *filter, int index, filterview_variant_info *out);
+
+/* ---- images ---- */
+typedef enum filterview_memory {
+    FILTERVIEW_HOST = 1,  /* ordinary (or pinned) host memory */
+    FILTERVIEW_DEVICE = 2 /* CUDA device memory of the current device */
+} filterview_memory;
+
+typedef struct filterview_image {
+    void *data;
+    int width, height;
+    size_t pitch;     /* bytes from one row to the next, >= width * channels */
+    int channels;     /* 1 (gray), 3 (RGB) or 4 (RGBA), 8 bits each; alpha is kept, RGB gets 255 */
+    filterview_memory memory;
+} filterview_image;
+
+/* ---- contexts ---- */
+typedef struct filterview_context filterview_context;
+
+/* Makes a context for `filter` run by `variant` (NULL: the fastest; "cpu": the reference on the
+ * host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
+ * commas ("radius=64", "low=50 high=150 stage=edges", "iterations=3"), NULL or "" for the
+ * defaults. Every value is checked against its range here, once. On failure *out is NULL and
+ * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'". */
+fv_status filterview_context_create(filterview_context **out, const char *filter,
+                                    const char *variant, int width, int height,
+                                    const char *params, char *error, size_t error_size);
+/* Runs the filter from src into dst (same size as the context's, same channel count; either may
+ * be on the host or the device, and src and dst may be the same image: in place). Device images
+ * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call
+ * returns once the work is enqueued when both are on the device, once it is done otherwise.
+ * Allocates nothing. The reference ("cpu") takes host images only. */
+fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
+                         filterview_image *dst, void *stream);
+/* The message of the context's last failure ("" when none). */
+const char *filterview_context_error(const filterview_context *ctx);
+/* What the context runs: the variant's name (the fastest's when NULL was asked), and the
+ * parameters in words ("sigma 2, radius 6"). */
+const char *filterview_context_variant(const filterview_context *ctx);
+const char *filterview_context_params(const filterview_context *ctx);
+/* Device memory the context holds, in bytes. */
+size_t filterview_context_device_bytes(const filterview_context *ctx);
+/* Waits for the context's last run on the device (the stream it ran on may be gone by then),
+ * then frees everything. NULL is fine. */
+void filterview_context_destroy(filterview_context *ctx);
+
+/* ---- comparing two images (what the command line's --compare says) ---- */
+typedef struct filterview_diff {
+    int max_abs;             /* largest |a - b| of any channel */
+    double mean_abs;         /* mean |a - b| over all channels */
+    long long differing;     /* pixels with any channel different */
+} filterview_diff;
+
+/* Host images of the same size and channel count. */
+fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
+                             filterview_diff *out, char *error, size_t error_size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,873 @@
+"""filterview: GPU image filters (Gaussian, invert, box, median, Canny, convolution) from Python.
+
+A thin ctypes binding of the C library libfilterview (``include/libfilterview.h``). One function
+per filter is generated from the library's registry when the module is imported::
+
+    import cv2, filterview
+    rgb = cv2.cvtColor(cv2.imread("assets/astronaut.png"), cv2.COLOR_BGR2RGB)
+    blurred = filterview.box(rgb, radius=8)                  # the fastest GPU variant
+    edges = filterview.canny(rgb, low=50, high=150, variant="cpu")   # the plain-C reference
+
+Images are uint8 arrays of H x W (gray), H x W x 3 (RGB) or H x W x 4 (RGBA; alpha is kept).
+NumPy arrays live on the host; CuPy arrays, PyTorch CUDA tensors and any object with
+``__cuda_array_interface__`` are read and written on the device without a copy, on the caller's
+CUDA stream. ``variant=None`` runs the fastest variant (it needs an NVIDIA GPU); ``variant="cpu"``
+runs the plain-C reference on host images anywhere.
+
+Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, one function per filter
+(``filterview.box`` ...) and :func:`apply` (any filter by name), :class:`Context` (a filter set up
+once for one size, run many times), :func:`compare`, :func:`bench`, the exceptions
+(:class:`Error` and its subclasses, which are also ``ValueError`` or ``RuntimeError``).
+
+The C library is found through ``$FILTERVIEW_LIBRARY`` (a path), else the path CMake wrote into
+``filterview/_libpath.py``, else ``ctypes.util.find_library("filterview")``.
+"""
+
+from __future__ import annotations
+
+import atexit
+import ctypes
+import dataclasses
+import inspect
+import keyword
+import math
+import numbers
+import statistics
+import threading
+import time
+from collections import OrderedDict
+from typing import Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+from . import _arrays, _lib
+
+__version__ = "0.1.0"
+
+_clib, __library__ = _lib.load()
+_text = _lib.text
+
+Image = Any
+"""An image: a NumPy uint8 array (H x W, H x W x 3, H x W x 4), or a CUDA array (CuPy, PyTorch,
+anything with ``__cuda_array_interface__``) of the same shapes."""
+
+Stream = Any
+"""A CUDA stream: an int (a ``cudaStream_t``), a CuPy stream (``.ptr``) or a PyTorch stream
+(``.cuda_stream``); None for the default (the input's stream, or the default stream)."""
+
+_ERROR_SIZE = 1024
+_HOST_HINT = 'variant="cpu" runs the reference on the host'
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+class Error(Exception):
+    """A filterview failure. ``status`` is the C library's fv_status code (an int) and
+    ``status_name`` its name ("bad argument", "no CUDA device", ...)."""
+
+    def __init__(self, message: str, status: int = _lib.FV_ERR_ARG):
+        super().__init__(message)
+        self.status = status
+        self.status_name = _text(_clib.filterview_status_name(status))
+
+
+class ArgumentError(Error, ValueError):
+    """A bad parameter, image or size, or a case a variant declines (FV_ERR_ARG, FV_ERR_SIZE,
+    FV_ERR_UNSUPPORTED); a ValueError."""
+
+
+class NoDeviceError(Error, RuntimeError):
+    """A GPU variant and no usable CUDA device (FV_ERR_NO_DEVICE); a RuntimeError. The message
+    says why; ``variant="cpu"`` runs the reference on the host."""
+
+
+class LibraryError(Error, RuntimeError):
+    """Any other failure of the C library (memory, CUDA, ...); a RuntimeError."""
+
+
+def _error(status: int, message: str, who: Optional[str] = None) -> Error:
+    message = message or _text(_clib.filterview_status_name(status)) or "status %d" % status
+    if who and not message.startswith((who + ":", who + "/", who + " ")):
+        message = "%s: %s" % (who, message)
+    if status in (_lib.FV_ERR_ARG, _lib.FV_ERR_SIZE, _lib.FV_ERR_UNSUPPORTED):
+        return ArgumentError(message, status)
+    if status == _lib.FV_ERR_NO_DEVICE:
+        if "runs the reference" not in message:
+            message = "%s (%s)" % (message, _HOST_HINT)
+        return NoDeviceError(message, status)
+    return LibraryError(message, status)
+
+
+# ---- the registry ------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class ParamInfo:
+    """One parameter of a filter, as the registry describes it.
+
+    ``type`` is "int", "real", "choice" or "image" (an image the command line loads: not settable
+    from Python). ``min``/``max`` are inclusive (a choice's index runs 0..len(choices)-1);
+    ``default`` is a number, or a choice's name; ``odd_only``: odd integers only; ``auto_means``:
+    when not None, 0 is allowed too and means this. ``keyword`` is the Python keyword (the name
+    with '-' as '_'), None when it cannot be set from Python."""
+
+    name: str
+    help: str
+    type: str
+    min: float
+    max: float
+    default: Union[int, float, str, None]
+    odd_only: bool
+    choices: Tuple[str, ...]
+    auto_means: Optional[str]
+    keyword: Optional[str]
+
+
+@dataclasses.dataclass(frozen=True)
+class VariantInfo:
+    """One way a filter runs: ``role`` is "teaching", "fastest" (the default), "peer" (another
+    library's, e.g. NPP) or "reference" (the plain-C "cpu"); ``on_host``: runs on the CPU, on
+    host images only."""
+
+    name: str
+    summary: str
+    role: str
+    on_host: bool
+
+
+@dataclasses.dataclass(frozen=True)
+class FilterInfo:
+    """A filter: its one-line summary, parameters, variants and the most iterations one run may
+    apply (``dataclasses.asdict(info)`` gives plain dicts)."""
+
+    name: str
+    summary: str
+    params: Tuple[ParamInfo, ...]
+    variants: Tuple[VariantInfo, ...]
+    max_iterations: int
+
+    @property
+    def fastest(self) -> Optional[str]:
+        """The variant run when none is asked for."""
+        for v in self.variants:
+            if v.role == "fastest":
+                return v.name
+        return None
+
+    @property
+    def reference(self) -> Optional[str]:
+        """The plain-C reference variant ("cpu")."""
+        for v in self.variants:
+            if v.role == "reference":
+                return v.name
+        return None
+
+    def variant(self, name: str) -> Optional[VariantInfo]:
+        """The variant of that name, None when there is none."""
+        for v in self.variants:
+            if v.name == name:
+                return v
+        return None
+
+
+def _read_param(filter_name: bytes, index: int) -> ParamInfo:
+    c = _lib.ParamInfoC()
+    status = _clib.filterview_param_get(filter_name, index, ctypes.byref(c))
+    if status != _lib.FV_OK:
+        raise ImportError("filterview: the registry has no parameter %d of %s"
+                          % (index, filter_name.decode()))
+    kind = _lib.PARAM_TYPE_NAMES.get(c.type, "unknown")
+    choices = tuple(_text(c.choices[i]) for i in range(c.n_choices)) if c.choices else ()
+    if kind == "choice":
+        default: Union[int, float, str, None] = choices[int(c.default_value)] if choices else None
+    elif kind == "int":
+        default = int(c.default_value)
+    elif kind == "real":
+        default = float(c.default_value)
+    else:
+        default = None
+    name = _text(c.name)
+    kw = name.replace("-", "_")
+    if kind not in ("int", "real", "choice") or not kw.isidentifier() or keyword.iskeyword(kw):
+        kw = None
+    return ParamInfo(name=name, help=_text(c.help), type=kind, min=c.min, max=c.max,
+                     default=default, odd_only=bool(c.odd_only), choices=choices,
+                     auto_means=_text(c.auto_means) or None, keyword=kw)
+
+
+def _read_filter(name: str) -> FilterInfo:
+    b = name.encode()
+    params = tuple(_read_param(b, i) for i in range(max(0, _clib.filterview_param_count(b))))
+    variants = []
+    for i in range(max(0, _clib.filterview_variant_count(b))):
+        c = _lib.VariantInfoC()
+        if _clib.filterview_variant_get(b, i, ctypes.byref(c)) != _lib.FV_OK:
+            raise ImportError("filterview: the registry has no variant %d of %s" % (i, name))
+        variants.append(VariantInfo(name=_text(c.name), summary=_text(c.summary),
+                                    role=_lib.ROLE_NAMES.get(c.role, "unknown"),
+                                    on_host=bool(c.on_host)))
+    return FilterInfo(name=name, summary=_text(_clib.filterview_filter_summary(b)), params=params,
+                      variants=tuple(variants),
+                      max_iterations=int(_clib.filterview_filter_max_iterations(b)))
+
+
+def _read_registry() -> "OrderedDict[str, FilterInfo]":
+    out: "OrderedDict[str, FilterInfo]" = OrderedDict()
+    for i in range(_clib.filterview_filter_count()):
+        name = _text(_clib.filterview_filter_name(i))
+        out[name] = _read_filter(name)
+    return out
+
+
+_REGISTRY = _read_registry()
+
+
+def filters() -> List[str]:
+    """The filters' names, in the registry's (menu) order."""
+    return list(_REGISTRY)
+
+
+def filter_info(name: str) -> FilterInfo:
+    """What the registry says about a filter: summary, parameters (name, help, type, min, max,
+    default, odd_only, choices, auto_means), variants (name, summary, role, on_host) and
+    max_iterations. Raises ValueError for an unknown name."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ArgumentError("unknown filter %r; the filters are: %s"
+                            % (name, ", ".join(_REGISTRY))) from None
+
+
+def device_available() -> Tuple[bool, str]:
+    """(True, "") when a CUDA device can be used; else (False, one line that says why)."""
+    buf = ctypes.create_string_buffer(_ERROR_SIZE)
+    ok = _clib.filterview_device_available(buf, _ERROR_SIZE)
+    return bool(ok), ("" if ok else _text(buf.value))
+
+
+def library_version() -> str:
+    """The loaded C library's version ("0.1.0"); its path is ``filterview.__library__``."""
+    return _text(_clib.filterview_version())
+
+
+# ---- checking parameters in Python --------------------------------------------------------------
+
+def _num(v: float) -> str:
+    return "%g" % v
+
+
+def _expectation(p: ParamInfo) -> str:
+    """ "an integer in 1..128", "an odd integer in 3..25", "one of 'l1', 'l2'", "... or 0 (auto:
+    ceil(3 sigma))" """
+    if p.type == "choice":
+        return "one of " + ", ".join(repr(c) for c in p.choices)
+    what = "a number" if p.type == "real" else "an odd integer" if p.odd_only else "an integer"
+    text = "%s in %s..%s" % (what, _num(p.min), _num(p.max))
+    if p.auto_means:
+        text += " or 0 (auto: %s)" % p.auto_means
+    return text
+
+
+def _param_value_text(who: str, p: ParamInfo, value: Any) -> str:
+    """The value as the C library's text, after checking its type and range (ValueError that
+    names the range)."""
+    def bad() -> ArgumentError:
+        return ArgumentError("%s: %s must be %s, got %r" % (who, p.keyword or p.name,
+                                                           _expectation(p), value))
+
+    if p.type == "choice":
+        if not isinstance(value, str) or value not in p.choices:
+            raise bad()
+        return value
+    if isinstance(value, bool) or isinstance(value, (np.bool_,)):
+        raise bad()
+    if p.type == "int":
+        if not isinstance(value, numbers.Integral):
+            raise bad()
+        v = int(value)
+        ok = p.min <= v <= p.max and (not p.odd_only or v % 2 == 1)
+        if not ok and not (p.auto_means and v == 0):
+            raise bad()
+        return str(v)
+    if p.type == "real":
+        if not isinstance(value, numbers.Real):
+            raise bad()
+        v = float(value)
+        ok = math.isfinite(v) and p.min <= v <= p.max
+        if not ok and not (p.auto_means and v == 0):
+            raise bad()
+        return repr(v)
+    raise ArgumentError("%s: %s cannot be set from Python (%s)" % (who, p.name, p.help))
+
+
+_OPTIONS = ("variant", "iterations", "out", "stream")
+
+
+def _keywords(info: FilterInfo) -> Dict[str, ParamInfo]:
+    return {p.keyword: p for p in info.params if p.keyword}
+
+
+def _params_text(info: FilterInfo, params: Dict[str, Any], iterations: Any, who: str) -> str:
+    """The "name=value ..." text for the C library, in the registry's order (so that a parameter
+    that follows another, like the Gaussian's radius after sigma, is set after it). Only the
+    parameters given are sent: the others keep the library's defaults."""
+    by_kw = _keywords(info)
+    unknown = [k for k in params if k not in by_kw]
+    if unknown:
+        raise TypeError("%s() got an unexpected keyword argument %r; its keywords are: %s"
+                        % (who, unknown[0], ", ".join(list(by_kw) + list(_OPTIONS))))
+    parts = []
+    for p in info.params:
+        if p.keyword in params:
+            parts.append("%s=%s" % (p.name, _param_value_text(info.name, p, params[p.keyword])))
+    if iterations is None:
+        iterations = 1
+    if (isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral)
+            or not 1 <= int(iterations) <= info.max_iterations):
+        raise ArgumentError("%s: iterations must be an integer in 1..%d, got %r"
+                            % (info.name, info.max_iterations, iterations))
+    if int(iterations) != 1:
+        parts.append("iterations=%d" % int(iterations))
+    return " ".join(parts)
+
+
+def _check_variant(info: FilterInfo, variant: Optional[str]) -> Optional[VariantInfo]:
+    """The variant's description (None for the default); ValueError for an unknown name. Names
+    the registry does not list but the library may know ("user=FILE") go to the library."""
+    if variant is None:
+        return None
+    if not isinstance(variant, str):
+        raise ArgumentError("%s: variant must be a str or None, got %r" % (info.name, variant))
+    v = info.variant(variant)
+    if v is None and "=" not in variant:
+        raise ArgumentError("%s: variant must be one of %s (or None: the fastest), got %r"
+                            % (info.name, ", ".join(x.name for x in info.variants), variant))
+    return v
+
+
+# ---- contexts ----------------------------------------------------------------------------------
+
+class Context:
+    """A filter set up once for one variant, one image size and one parameter set; each
+    :meth:`run` then allocates nothing in the C library.
+
+    ``Context("box", width, height, variant=None, iterations=1, radius=64)``: the parameters are
+    keywords as in ``filterview.box``; they are checked here (ValueError naming the range), and
+    the variant's device memory is allocated here (RuntimeError without a CUDA device for a GPU
+    variant). Use it as a context manager, or call :meth:`close`.
+
+    A context runs one image at a time (runs from several threads are serialised). Runs on device
+    images are enqueued on the stream given to :meth:`run`; the caller orders runs of one context
+    on different streams (the context's buffers are reused by each run).
+    """
+
+    def __init__(self, filter: str, width: int, height: int, *, variant: Optional[str] = None,
+                 iterations: int = 1, **params: Any):
+        info = filter_info(filter)
+        text = _params_text(info, params, iterations, "Context")
+        self._setup(info, width, height, variant, text)
+
+    @classmethod
+    def _make(cls, info: FilterInfo, width: int, height: int, variant: Optional[str],
+              text: str) -> "Context":
+        self = cls.__new__(cls)
+        self._setup(info, width, height, variant, text)
+        return self
+
+    def _setup(self, info: FilterInfo, width: int, height: int, variant: Optional[str],
+               text: str) -> None:
+        self._ptr: Optional[int] = None
+        self._lock = threading.Lock()
+        self._destroy = _clib.filterview_context_destroy
+        v = _check_variant(info, variant)
+        for name, value in (("width", width), ("height", height)):
+            if (isinstance(value, bool) or not isinstance(value, numbers.Integral)
+                    or not -2**31 <= int(value) < 2**31):
+                raise ArgumentError("%s: %s must be an integer, got %r" % (info.name, name, value))
+        self._info = info
+        self._text = text
+        self._on_host = bool(v.on_host) if v is not None else False
+        self.width = int(width)
+        self.height = int(height)
+        ptr = ctypes.c_void_p()
+        err = ctypes.create_string_buffer(_ERROR_SIZE)
+        status = _clib.filterview_context_create(
+            ctypes.byref(ptr), info.name.encode(), variant.encode() if variant is not None else None,
+            self.width, self.height, text.encode(), err, _ERROR_SIZE)
+        if status != _lib.FV_OK or not ptr.value:
+            raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
+                         info.name)
+        self._ptr = ptr.value
+        resolved = info.variant(self.variant)
+        if resolved is not None:
+            self._on_host = resolved.on_host
+
+    # -- what it runs --
+    @property
+    def filter(self) -> str:
+        """The filter's name."""
+        return self._info.name
+
+    @property
+    def variant(self) -> str:
+        """The variant it runs (the fastest's name when None was asked)."""
+        return _text(_clib.filterview_context_variant(self._live()))
+
+    @property
+    def params(self) -> str:
+        """The parameters in words, as the library has resolved them ("sigma 2, radius 6")."""
+        return _text(_clib.filterview_context_params(self._live()))
+
+    @property
+    def device_bytes(self) -> int:
+        """Device memory the context holds, in bytes."""
+        return int(_clib.filterview_context_device_bytes(self._live()))
+
+    @property
+    def on_host(self) -> bool:
+        """True for the reference ("cpu"): it takes host (NumPy) images only."""
+        return self._on_host
+
+    @property
+    def closed(self) -> bool:
+        return self._ptr is None
+
+    def _live(self) -> int:
+        ptr = self._ptr
+        if ptr is None:
+            raise ArgumentError("%s: the context is closed" % self._info.name)
+        return ptr
+
+    # -- running --
+    def run(self, src: Image, out: Optional[Image] = None, stream: Stream = None) -> Image:
+        """Runs the filter on `src` (width x height, as the context) into `out` or a new array of
+        the same library (NumPy, CuPy, PyTorch), which it returns. `out` may be `src` (in
+        place). Device images go on `stream` (default: the input's stream, else the default
+        stream); the call returns once the work is enqueued when both images are on the device,
+        once it is done otherwise."""
+        op = _arrays.operand(src)
+        handle = _arrays.stream_handle(stream)
+        if handle is None and op.on_device:
+            handle = _arrays.default_stream(op)
+        return self._run(op, out, handle)
+
+    def _run(self, src: _arrays.Operand, out: Optional[Image], handle: Optional[int]) -> Image:
+        name = self._info.name
+        if (src.width, src.height) != (self.width, self.height):
+            raise ArgumentError("%s: the context is for %dx%d images, got %dx%d (shape %s)"
+                                % (name, self.width, self.height, src.width, src.height,
+                                   src.shape))
+        if self._on_host and src.on_device:
+            raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
+                                "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        if out is None:
+            dst, target = _arrays.new_like(src, handle), None
+        else:
+            dst, target = _arrays.output(out, src)
+        if self._on_host and dst.on_device:
+            raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
+                                "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        if src.memory == dst.memory and (src.ptr, src.pitch) != (dst.ptr, dst.pitch):
+            (a0, a1), (b0, b1) = src.extent(), dst.extent()
+            if a0 < b1 and b0 < a1:  # overlapping without being the same image
+                src = _arrays.copy_of(src, handle)
+        s_img, d_img = src.image(), dst.image()
+        with self._lock:
+            ptr = self._live()
+            status = _clib.filterview_run(ptr, ctypes.byref(s_img), ctypes.byref(d_img),
+                                          ctypes.c_void_p(handle) if handle else None)
+            if status != _lib.FV_OK:
+                raise _error(status, _text(_clib.filterview_context_error(ptr)), name)
+        if target is not None:
+            _arrays.copy_into(target, dst, handle)
+        return out if out is not None else _arrays.result_object(dst)
+
+    # -- lifetime --
+    def close(self) -> None:
+        """Waits for the context's last work on its stream, then frees it. Idempotent."""
+        lock = getattr(self, "_lock", None)
+        if lock is None:
+            return
+        with lock:
+            ptr, self._ptr = self._ptr, None
+            if ptr is not None:
+                self._destroy(ptr)
+
+    def __enter__(self) -> "Context":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+    def __repr__(self) -> str:
+        if self._ptr is None:
+            return "<filterview.Context %s %dx%d closed>" % (self.filter, self.width, self.height)
+        return "<filterview.Context %s:%s %dx%d (%s)>" % (self.filter, self.variant, self.width,
+                                                          self.height, self.params)
+
+
+class _ContextCache:
+    """The contexts the filter functions reuse, least recently used last out. A context is taken
+    out while it runs (so two threads never share one) and put back after."""
+
+    def __init__(self, capacity: int = 8):
+        self.capacity = capacity
+        self.created = 0
+        self._lock = threading.Lock()
+        self._items: "OrderedDict[tuple, Context]" = OrderedDict()
+
+    def take(self, key: tuple) -> Optional[Context]:
+        with self._lock:
+            return self._items.pop(key, None)
+
+    def give(self, key: tuple, ctx: Context) -> None:
+        evicted = []
+        with self._lock:
+            if key in self._items:
+                evicted.append(ctx)
+            else:
+                self._items[key] = ctx
+            while len(self._items) > self.capacity:
+                evicted.append(self._items.popitem(last=False)[1])
+        for c in evicted:
+            c.close()
+
+    def clear(self) -> None:
+        with self._lock:
+            items, self._items = list(self._items.values()), OrderedDict()
+        for c in items:
+            c.close()
+
+    def info(self) -> Dict[str, int]:
+        with self._lock:
+            return {"size": len(self._items), "capacity": self.capacity, "created": self.created}
+
+
+_cache = _ContextCache(8)
+atexit.register(_cache.clear)
+
+
+def clear_cache() -> None:
+    """Frees the contexts the filter functions keep for reuse (8 at most; freed at exit too)."""
+    _cache.clear()
+
+
+def cache_info() -> Dict[str, int]:
+    """{"size": contexts kept now, "capacity": the most kept, "created": contexts made so far}."""
+    return _cache.info()
+
+
+# ---- running a filter --------------------------------------------------------------------------
+
+def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> Image:
+    variant = kwargs.pop("variant", None)
+    iterations = kwargs.pop("iterations", 1)
+    out = kwargs.pop("out", None)
+    stream = kwargs.pop("stream", None)
+    text = _params_text(info, kwargs, iterations, who)
+    _check_variant(info, variant)
+    src = _arrays.operand(image)
+    handle = _arrays.stream_handle(stream)
+    if handle is None and src.on_device:
+        handle = _arrays.default_stream(src)
+    key = (info.name, variant, src.width, src.height, text, src.device, handle)
+    ctx = _cache.take(key)
+    if ctx is None:
+        with _device_scope(src):
+            ctx = Context._make(info, src.width, src.height, variant, text)
+        with _cache._lock:
+            _cache.created += 1
+    try:
+        with _device_scope(src):
+            return ctx._run(src, out, handle)
+    finally:
+        _cache.give(key, ctx)
+
+
+def _device_scope(op: _arrays.Operand):
+    """The operand's CUDA device made current (CuPy, PyTorch), where it is known."""
+    if op.device is None:
+        return _nullcontext()
+    if op.kind == _arrays.KIND_CUPY:
+        return _arrays._cupy().cuda.Device(op.device)
+    if op.kind == _arrays.KIND_TORCH:
+        return _arrays._torch().cuda.device(op.device)
+    return _nullcontext()
+
+
+class _nullcontext:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: Any) -> None:
+        return None
+
+
+def apply(filter: str, image: Image, *, variant: Optional[str] = None, iterations: int = 1,
+          out: Optional[Image] = None, stream: Stream = None, **params: Any) -> Image:
+    """Runs the filter named `filter` on `image`: ``apply("box", img, radius=3)`` is
+    ``box(img, radius=3)``. See the filter's own function for its parameters."""
+    info = filter_info(filter)
+    kwargs = dict(params, variant=variant, iterations=iterations, out=out, stream=stream)
+    return _apply(info, image, kwargs, filter)
+
+
+# ---- one generated function per filter ---------------------------------------------------------
+
+def _annotation(p: ParamInfo) -> Any:
+    if p.type == "choice":
+        return Literal[p.choices] if p.choices else str
+    return int if p.type == "int" else float
+
+
+def _param_doc(p: ParamInfo) -> str:
+    if p.type == "choice":
+        head = "%s : str, one of %s; default %r" % (p.keyword, ", ".join(repr(c) for c in p.choices),
+                                                     p.default)
+    else:
+        kind = "int" if p.type == "int" else "float"
+        rng = "%s..%s" % (_num(p.min), _num(p.max))
+        if p.odd_only:
+            rng = "odd, " + rng
+        if p.auto_means:
+            rng += " or 0 (auto: %s)" % p.auto_means
+        head = "%s : %s, %s; default %s" % (p.keyword, kind, rng, _num(p.default))
+    return "%s\n    %s" % (head, p.help)
+
+
+def _doc(info: FilterInfo) -> str:
+    kws = [p for p in info.params if p.keyword]
+    fixed = [p for p in info.params if not p.keyword]
+    example = ", ".join("%s=%r" % (p.keyword, p.default) for p in kws[:2])
+    lines = [
+        info.summary[:1].upper() + info.summary[1:] + ".",
+        "",
+        "Parameters",
+        "----------",
+        "image : NumPy uint8 array, or a CUDA array (CuPy, PyTorch, __cuda_array_interface__)",
+        "    H x W (gray), H x W x 3 (RGB) or H x W x 4 (RGBA, alpha kept). Rows may be padded;",
+        "    each row's pixels must lie side by side, else a contiguous copy is made. Device",
+        "    arrays are read and written in place on the device, without host copies.",
+    ]
+    for p in kws:
+        lines.append(_param_doc(p))
+    fastest = info.fastest
+    lines += [
+        "variant : str or None; default None (the fastest%s)" % (": %r" % fastest if fastest else ""),
+        "    Which implementation runs (GPU variants need an NVIDIA GPU):",
+    ]
+    width = max([len(v.name) for v in info.variants] + [4])
+    for v in info.variants:
+        where = ", host images only" if v.on_host else ""
+        lines.append("      %-*s  (%s%s) %s" % (width, v.name, v.role, where, v.summary))
+    lines += [
+        "iterations : int, 1..%d; default 1" % info.max_iterations,
+        "    Applies the filter this many times in one run.",
+        "out : array, optional",
+        "    Written instead of a new array: the same shape and memory kind may differ (host or",
+        "    device); it may be `image` itself (in place).",
+        "stream : int, cupy.cuda.Stream, torch.cuda.Stream or None",
+        "    The CUDA stream device images are read and written on; default: the input's",
+        "    (__cuda_array_interface__ 'stream', CuPy's or PyTorch's current stream).",
+    ]
+    for p in fixed:
+        lines.append("(%s: %s; not settable from Python: the built-in default is used)"
+                     % (p.name, p.help))
+    lines += [
+        "",
+        "Returns",
+        "-------",
+        "A new array of the input's shape and library (NumPy, CuPy or PyTorch), or `out`.",
+        "",
+        "Raises",
+        "------",
+        "TypeError for an unknown keyword; ValueError (filterview.ArgumentError) for a value out",
+        "of range, a bad image or a case the variant declines; RuntimeError",
+        "(filterview.NoDeviceError) for a GPU variant without a CUDA device (%s)," % _HOST_HINT,
+        "or another library failure.",
+        "",
+        "Example",
+        "-------",
+        ">>> out = filterview.%s(image%s, variant=\"cpu\")"
+        % (info.name, (", " + example) if example else ""),
+    ]
+    return "\n".join(lines)
+
+
+def _signature(info: FilterInfo) -> inspect.Signature:
+    P = inspect.Parameter
+    ps = [P("image", P.POSITIONAL_ONLY, annotation=Image)]
+    for p in info.params:
+        if p.keyword:
+            ps.append(P(p.keyword, P.KEYWORD_ONLY, default=p.default, annotation=_annotation(p)))
+    ps += [
+        P("variant", P.KEYWORD_ONLY, default=None, annotation=Optional[str]),
+        P("iterations", P.KEYWORD_ONLY, default=1, annotation=int),
+        P("out", P.KEYWORD_ONLY, default=None, annotation=Optional[Image]),
+        P("stream", P.KEYWORD_ONLY, default=None, annotation=Stream),
+    ]
+    return inspect.Signature(ps, return_annotation=Image)
+
+
+def _make_function(info: FilterInfo):
+    name = info.name
+
+    def run_filter(image, /, **kwargs):
+        return _apply(info, image, kwargs, name)
+
+    run_filter.__name__ = name
+    run_filter.__qualname__ = name
+    run_filter.__module__ = __name__
+    run_filter.__doc__ = _doc(info)
+    run_filter.__signature__ = _signature(info)
+    run_filter.__annotations__ = {p.name: p.annotation for p in
+                                  run_filter.__signature__.parameters.values()}
+    run_filter.__annotations__["return"] = Image
+    return run_filter
+
+
+# ---- comparing ---------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Diff:
+    """How two images differ: the largest |a - b| of any channel, the mean |a - b| over all
+    channels, and the number of pixels with any channel different."""
+
+    max_abs: int
+    mean_abs: float
+    differing: int
+
+
+def compare(a: Image, b: Image) -> Diff:
+    """Compares two images of the same shape (what ``filterview --compare`` says), on the host:
+    CUDA arrays are copied to the host first."""
+    ha, hb = _arrays.to_host(a, "a"), _arrays.to_host(b, "b")
+    oa, ob = _arrays.operand(ha, "a"), _arrays.operand(hb, "b")
+    if oa.shape != ob.shape:
+        raise ArgumentError("compare: a has shape %s, b %s" % (oa.shape, ob.shape))
+    ia, ib = oa.image(), ob.image()
+    d = _lib.DiffC()
+    err = ctypes.create_string_buffer(_ERROR_SIZE)
+    status = _clib.filterview_compare(ctypes.byref(ia), ctypes.byref(ib), ctypes.byref(d), err,
+                                      _ERROR_SIZE)
+    if status != _lib.FV_OK:
+        raise _error(status, _text(err.value), "compare")
+    return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing))
+
+
+# ---- benchmarking ------------------------------------------------------------------------------
+
+class BenchRow(NamedTuple):
+    """One variant's time: the median over the timed runs, in milliseconds (nan when the variant
+    declines the case)."""
+
+    variant: str
+    median_ms: float
+
+
+def _bench_source(image_or_shape: Any) -> np.ndarray:
+    if isinstance(image_or_shape, (tuple, list)) and all(
+            isinstance(s, numbers.Integral) for s in image_or_shape):
+        shape = tuple(int(s) for s in image_or_shape)
+        _arrays.check_shape(shape, "bench shape")
+        return np.random.default_rng(12345).integers(0, 256, size=shape, dtype=np.uint8)
+    return np.ascontiguousarray(_arrays.to_host(image_or_shape, "image"))
+
+
+def bench(filter: str, image_or_shape: Any, variants: Optional[Sequence[str]] = None,
+          runs: int = 20, warmup: int = 3, **params: Any) -> List[BenchRow]:
+    """Times :meth:`Context.run` of `filter` for each variant; returns one :class:`BenchRow`
+    (variant, median_ms) per variant.
+
+    `image_or_shape`: an image, or a shape (H, W) / (H, W, C) for random pixels. `params`: the
+    filter's keywords (and ``iterations``). The context is made before timing (its allocation
+    and set-up are not timed); `warmup` runs are not timed; then the median of `runs` runs.
+
+    What is measured: with a CUDA device and CuPy importable, GPU variants run on device (CuPy)
+    arrays on a stream of their own, each run between two CUDA events recorded on that stream
+    (``cupy.cuda.Event``): the GPU time of one run (the filter's kernels, and whatever else the
+    run enqueues), not the Python call. By default every GPU variant is timed then. Otherwise,
+    and for the reference ("cpu") always, runs take host (NumPy) images and are timed with
+    ``time.perf_counter`` around the call: wall time including the Python call (and, for a GPU
+    variant without CuPy, the library's uploads and downloads). By default only "cpu" is timed
+    then.
+    """
+    info = filter_info(filter)
+    if isinstance(runs, bool) or not isinstance(runs, numbers.Integral) or runs < 1:
+        raise ArgumentError("bench: runs must be an integer >= 1, got %r" % (runs,))
+    if isinstance(warmup, bool) or not isinstance(warmup, numbers.Integral) or warmup < 0:
+        raise ArgumentError("bench: warmup must be an integer >= 0, got %r" % (warmup,))
+    host = _bench_source(image_or_shape)
+    height, width = host.shape[0], host.shape[1]
+    cupy = None
+    if device_available()[0]:
+        try:
+            import cupy  # noqa: PLC0415
+        except ImportError:
+            cupy = None
+    if variants is None:
+        if cupy is not None:
+            variants = [v.name for v in info.variants if not v.on_host]
+        else:
+            variants = [info.reference or "cpu"]
+    elif isinstance(variants, str):
+        variants = [variants]
+    rows: List[BenchRow] = []
+    for name in variants:
+        try:
+            ctx = Context(info.name, width, height, variant=name, **params)
+        except ArgumentError as e:
+            if e.status == _lib.FV_ERR_UNSUPPORTED:
+                rows.append(BenchRow(name, float("nan")))
+                continue
+            raise
+        with ctx:
+            times = []
+            if ctx.on_host or cupy is None:
+                dst = np.empty_like(host)
+                for i in range(warmup + runs):
+                    t0 = time.perf_counter()
+                    ctx.run(host, dst)
+                    t1 = time.perf_counter()
+                    if i >= warmup:
+                        times.append((t1 - t0) * 1e3)
+            else:
+                src_d = cupy.asarray(host)
+                dst_d = cupy.empty_like(src_d)
+                stream = cupy.cuda.Stream(non_blocking=True)
+                start, end = cupy.cuda.Event(), cupy.cuda.Event()
+                cupy.cuda.Device().synchronize()
+                for i in range(warmup + runs):
+                    start.record(stream)
+                    ctx.run(src_d, dst_d, stream)
+                    end.record(stream)
+                    end.synchronize()
+                    if i >= warmup:
+                        times.append(cupy.cuda.get_elapsed_time(start, end))
+            rows.append(BenchRow(name if name is not None else ctx.variant,
+                                 float(statistics.median(times))))
+    return rows
+
+
+# ---- the module's names ------------------------------------------------------------------------
+
+__all__ = [
+    "__version__", "filters", "filter_info", "device_available", "library_version", "apply",
+    "Context", "compare", "Diff", "bench", "BenchRow", "clear_cache", "cache_info",
+    "FilterInfo", "ParamInfo", "VariantInfo", "Error", "ArgumentError", "NoDeviceError",
+    "LibraryError",
+]
+
+def _publish() -> None:
+    for name, info in _REGISTRY.items():
+        if name.isidentifier() and not keyword.iskeyword(name) and name not in globals():
+            globals()[name] = _make_function(info)
+            __all__.append(name)
+
+
+_publish()

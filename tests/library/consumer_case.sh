@@ -1,0 +1,63 @@
+#!/bin/sh
+# -------------------------------------------------------------------------------------------------
+# tests/library/consumer_case.sh CMAKE BUILD_DIR WORKDIR SOURCE_DIR PYTHON: libfilterview as another
+# program uses it. `cmake --install` into a temporary prefix; then tests/library/consumer (a
+# project of its own) configured with find_package(filterview), built against the shared and the
+# static library, and run; the same source built with pkg-config's flags and run; and the Python
+# module imported from the install.
+# -------------------------------------------------------------------------------------------------
+set -u
+cmake=$1 build=$2 work=$3 src=$4 python=${5:-python3}
+prefix=$work/prefix
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
+    { cat "$work/install.log"; fail "cmake --install failed"; }
+for f in include/libfilterview.h lib/libfilterview.so lib/libfilterview.a lib/pkgconfig/filterview.pc \
+    lib/cmake/filterview/filterviewConfig.cmake lib/cmake/filterview/filterviewConfigVersion.cmake; do
+    [ -e "$prefix/$f" ] || fail "$f was not installed"
+    echo "installed: $f"
+done
+soname=$(objdump -p "$prefix/lib/libfilterview.so" | awk '/SONAME/ { print $2 }')
+[ "$soname" = "libfilterview.so.0" ] || fail "soname '$soname', not libfilterview.so.0"
+# only the API is exported
+others=$(nm -D --defined-only "$prefix/lib/libfilterview.so" | awk '$2 ~ /[TDBR]/ { print $3 }' |
+    grep -v '^filterview_' | grep -v '^FILTERVIEW_0$' || true)
+[ -z "$others" ] || fail "exports more than the API: $(echo $others | head -c 300)"
+echo "soname $soname; exports: $(nm -D --defined-only "$prefix/lib/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
+
+# CMake: find_package(filterview)
+cp -r "$src/tests/library/consumer" "$work/consumer" || fail "cannot copy the consumer"
+"$cmake" -S "$work/consumer" -B "$work/consumer-build" -DCMAKE_PREFIX_PATH="$prefix" \
+    >"$work/consumer-cfg.log" 2>&1 || { cat "$work/consumer-cfg.log"; fail "the consumer does not configure"; }
+"$cmake" --build "$work/consumer-build" >"$work/consumer-build.log" 2>&1 ||
+    { cat "$work/consumer-build.log"; fail "the consumer does not build"; }
+for exe in consumer consumer_static; do
+    "$work/consumer-build/$exe" >"$work/$exe.txt" 2>&1 || { cat "$work/$exe.txt"; fail "$exe failed"; }
+    grep -q "^consumer: libfilterview 0.1.0, [0-9]* filters, box/cpu (radius 4)" "$work/$exe.txt" ||
+        { cat "$work/$exe.txt"; fail "$exe said something else"; }
+    echo "find_package: $(cat "$work/$exe.txt") [$exe]"
+done
+
+# pkg-config
+if command -v pkg-config >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
+    flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs filterview) ||
+        fail "pkg-config knows no filterview"
+    cc "$work/consumer/consumer.c" $flags -Wl,-rpath,"$prefix/lib" -o "$work/consumer_pc" ||
+        fail "cc with pkg-config's flags ($flags) failed"
+    "$work/consumer_pc" >"$work/pc.txt" 2>&1 || { cat "$work/pc.txt"; fail "consumer_pc failed"; }
+    echo "pkg-config ($flags): $(cat "$work/pc.txt")"
+fi
+
+# the Python module from the install (where numpy is)
+if "$python" -c "import numpy" 2>/dev/null; then
+    pydir=$(ls -d "$prefix"/lib/python3*/dist-packages 2>/dev/null | head -n 1)
+    [ -n "$pydir" ] && [ -f "$pydir/filterview/__init__.py" ] || fail "the Python module was not installed"
+    (cd "$work" && PYTHONPATH="$pydir" "$python" -c "
+import filterview, numpy
+img = numpy.zeros((9, 11, 3), numpy.uint8); img[4, 5] = 255
+out = filterview.box(img, radius=1, variant='cpu')
+assert out.shape == img.shape and out[4, 5, 0] == 28, out[3:6, 4:7, 0]
+print('python from the install:', filterview.__file__, 'box ok')") || fail "the installed Python module failed"
+fi
+echo "PASS"

@@ -1,0 +1,361 @@
+/* ------------------------------------------------------------------------------------------------
+ * tests/library/test_library.c: libfilterview's public C API, through include/libfilterview.h
+ * alone, linked against the shared library (so its exported symbols are all it needs).
+ * Everywhere: the registry, every error a caller can make (one clear message each), a context
+ * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
+ * reference, invert against its definition. With a GPU: every GPU variant of every filter through
+ * host images, device images (tight, padded, in place, 1 and 3 channels) all equal to one
+ * another, the integer filters equal to the reference, and two contexts at once on two streams
+ * from two threads equal to each one alone.
+ * ------------------------------------------------------------------------------------------------ */
+#include <libfilterview.h>
+
+#include <cuda_runtime_api.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int passed, failed;
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (cond) {                                                                                \
+            passed++;                                                                              \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            printf("FAIL %s:%d: ", __FILE__, __LINE__);                                            \
+            printf(__VA_ARGS__);                                                                   \
+            printf("\n");                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static filterview_image host_image(int w, int h, int channels, size_t pad, unsigned seed)
+{
+    filterview_image img = {NULL, w, h, (size_t)w * channels + pad, channels, FILTERVIEW_HOST};
+    img.data = malloc(img.pitch * (size_t)h);
+    uint8_t *p = img.data;
+    for (size_t i = 0; i < img.pitch * (size_t)h; i++) {
+        seed = seed * 1664525u + 1013904223u;
+        p[i] = (uint8_t)(seed >> 24);
+    }
+    return img;
+}
+
+static int same_pixels(const filterview_image *a, const filterview_image *b)
+{
+    filterview_diff d;
+    return filterview_compare(a, b, &d, NULL, 0) == FV_OK && d.max_abs == 0;
+}
+
+static int max_diff(const filterview_image *a, const filterview_image *b)
+{
+    filterview_diff d;
+    char why[200];
+    if (filterview_compare(a, b, &d, why, sizeof why) != FV_OK) {
+        printf("compare failed: %s\n", why);
+        return 999;
+    }
+    return d.max_abs;
+}
+
+/* ---- the registry ---- */
+static void test_registry(void)
+{
+    const int n = filterview_filter_count();
+    CHECK(n >= 6, "%d filters", n);
+    CHECK(filterview_filter_name(n) == NULL && filterview_filter_name(-1) == NULL, "past the end");
+    CHECK(filterview_param_count("nosuch") == -1 && filterview_variant_count("nosuch") == -1 &&
+              filterview_filter_summary("nosuch") == NULL,
+          "an unknown filter");
+    for (int i = 0; i < n; i++) {
+        const char *f = filterview_filter_name(i);
+        CHECK(filterview_filter_summary(f) && *filterview_filter_summary(f), "%s: a summary", f);
+        CHECK(filterview_filter_max_iterations(f) >= 1, "%s: iterations", f);
+        int refs = 0, fastest = 0;
+        for (int v = 0; v < filterview_variant_count(f); v++) {
+            filterview_variant_info vi;
+            CHECK(filterview_variant_get(f, v, &vi) == FV_OK && vi.name && vi.summary, "%s #%d", f, v);
+            refs += vi.role == FILTERVIEW_ROLE_REFERENCE && vi.on_host;
+            fastest += vi.role == FILTERVIEW_ROLE_FASTEST;
+        }
+        CHECK(refs == 1 && fastest >= 1, "%s: %d references, %d fastest", f, refs, fastest);
+        filterview_variant_info vi;
+        CHECK(filterview_variant_get(f, 99, &vi) == FV_ERR_ARG, "%s: variant 99", f);
+        for (int p = 0; p < filterview_param_count(f); p++) {
+            filterview_param_info pi;
+            CHECK(filterview_param_get(f, p, &pi) == FV_OK && pi.name && pi.min <= pi.max &&
+                      (pi.auto_means ? pi.default_value == 0 || pi.default_value >= pi.min
+                                     : pi.default_value >= pi.min && pi.default_value <= pi.max),
+                  "%s: parameter %d", f, p);
+            CHECK(pi.type != FILTERVIEW_PARAM_CHOICE || (pi.n_choices > 0 && pi.choices),
+                  "%s %s: choices", f, pi.name);
+        }
+    }
+    CHECK(strcmp(filterview_version(), FILTERVIEW_VERSION) == 0, "version %s", filterview_version());
+    CHECK(strcmp(filterview_status_name(FV_ERR_ARG), "bad argument") == 0, "status name");
+}
+
+/* ---- errors: each with its status and a message that names the trouble ---- */
+static void expect_create_error(const char *filter, const char *variant, int w, int h,
+                                const char *params, fv_status want, const char *words)
+{
+    filterview_context *c = (filterview_context *)1;
+    char error[512];
+    const fv_status st = filterview_context_create(&c, filter, variant, w, h, params, error,
+                                                   sizeof error);
+    CHECK(st == want && c == NULL && strstr(error, words),
+          "create(%s, %s, %dx%d, '%s'): status %d, '%s' (want %d, '%s')", filter ? filter : "NULL",
+          variant ? variant : "NULL", w, h, params ? params : "NULL", st, error, want, words);
+}
+
+static void test_errors(void)
+{
+    expect_create_error("nosuch", "cpu", 8, 8, NULL, FV_ERR_ARG, "no filter 'nosuch'");
+    expect_create_error(NULL, "cpu", 8, 8, NULL, FV_ERR_ARG, "no filter");
+    expect_create_error("box", "warp", 8, 8, NULL, FV_ERR_ARG, "box has no variant 'warp'");
+    expect_create_error("box", "cpu", 8, 8, "radius=500", FV_ERR_ARG, "radius");
+    expect_create_error("box", "cpu", 8, 8, "radius=500", FV_ERR_ARG, "500");
+    expect_create_error("box", "cpu", 8, 8, "radius", FV_ERR_ARG, "expected name=value");
+    expect_create_error("box", "cpu", 8, 8, "size=3", FV_ERR_ARG, "box has no parameter 'size'");
+    expect_create_error("box", "cpu", 8, 8, "radius=2 radius=3", FV_ERR_ARG, "given twice");
+    expect_create_error("median", "cpu", 8, 8, "size=4", FV_ERR_ARG, "size");
+    expect_create_error("box", "cpu", 8, 8, "iterations=0", FV_ERR_ARG, "iterations");
+    expect_create_error("box", "cpu", 0, 8, NULL, FV_ERR_SIZE, "");
+    expect_create_error("box", "cpu", 8, 100000, NULL, FV_ERR_SIZE, "");
+    CHECK(filterview_context_create(NULL, "box", "cpu", 8, 8, NULL, NULL, 0) == FV_ERR_ARG, "NULL out");
+    char why[256];
+    if (!filterview_device_available(why, sizeof why)) {
+        CHECK(*why != 0, "no device: a reason");
+        expect_create_error("box", NULL, 8, 8, NULL, FV_ERR_NO_DEVICE, "variant cpu runs");
+    }
+
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "box", "cpu", 16, 9, "radius=2", NULL, 0) == FV_OK, "box");
+    if (!c) return;
+    filterview_image a = host_image(16, 9, 4, 0, 1), b = host_image(16, 9, 4, 0, 2);
+    filterview_image small = host_image(15, 9, 4, 0, 3), gray = host_image(16, 9, 1, 0, 4);
+    CHECK(filterview_run(c, &small, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "15x9, but the context is for 16x9"),
+          "size: '%s'", filterview_context_error(c));
+    CHECK(filterview_run(c, &a, &gray, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "channels"),
+          "channels: '%s'", filterview_context_error(c));
+    filterview_image bad = a;
+    bad.pitch = 10;
+    CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG, "pitch");
+    bad = a;
+    bad.channels = 2;
+    CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG, "2 channels");
+    filterview_image on_device = a;
+    on_device.memory = FILTERVIEW_DEVICE;
+    CHECK(filterview_run(c, &on_device, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "runs on the host"),
+          "cpu with a device image: '%s'", filterview_context_error(c));
+    CHECK(filterview_run(c, &a, &b, NULL) == FV_OK && !*filterview_context_error(c),
+          "a good run after bad ones clears the error");
+    CHECK(strcmp(filterview_context_params(c), "radius 2") == 0, "params '%s'",
+          filterview_context_params(c));
+    filterview_context_destroy(c);
+    filterview_context_destroy(NULL);
+    free(a.data), free(b.data), free(small.data), free(gray.data);
+}
+
+/* ---- one context's layouts against one another: RGBA tight, padded, in place, RGB, gray ---- */
+static void check_layouts(const char *filter, const char *variant, const char *params, int w,
+                          int h, filterview_memory memory)
+{
+    filterview_context *c = NULL;
+    char error[512];
+    if (filterview_context_create(&c, filter, variant, w, h, params, error, sizeof error) != FV_OK) {
+        CHECK(0, "%s/%s '%s' %dx%d: %s", filter, variant ? variant : "fastest", params ? params : "", w,
+              h, error);
+        return;
+    }
+    filterview_image src = host_image(w, h, 4, 0, (unsigned)(w * 31 + h)), want = host_image(w, h, 4, 0, 0);
+    CHECK(filterview_run(c, &src, &want, NULL) == FV_OK, "%s: %s", filter, filterview_context_error(c));
+    /* the same run many times: nothing changes, nothing accumulates */
+    filterview_image again = host_image(w, h, 4, 8, 9);
+    int same = 1;
+    for (int i = 0; i < 50; i++)
+        same &= filterview_run(c, &src, &again, NULL) == FV_OK && same_pixels(&again, &want);
+    CHECK(same, "%s/%s %dx%d: 50 runs of one context", filter, filterview_context_variant(c), w, h);
+    for (int channels = 1; channels <= 4; channels++) {
+        if (channels == 2) continue;
+        /* the input in that layout (gray: R), padded; and what the RGBA run gives for it */
+        filterview_image in = host_image(w, h, channels, 5, 11), in4 = host_image(w, h, 4, 0, 0);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                const uint8_t *s = (uint8_t *)in.data + y * in.pitch + x * channels;
+                uint8_t *d = (uint8_t *)in4.data + y * in4.pitch + x * 4;
+                d[0] = s[0];
+                d[1] = channels == 1 ? s[0] : s[1];
+                d[2] = channels == 1 ? s[0] : s[2];
+                d[3] = channels == 4 ? s[3] : 255;
+            }
+        filterview_image out4 = host_image(w, h, 4, 0, 0);
+        CHECK(filterview_run(c, &in4, &out4, NULL) == FV_OK, "rgba run");
+        filterview_image expect = host_image(w, h, channels, 0, 0);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                memcpy((uint8_t *)expect.data + y * expect.pitch + x * channels,
+                       (uint8_t *)out4.data + y * out4.pitch + x * 4, (size_t)channels);
+        filterview_image out = host_image(w, h, channels, 3, 0);
+        const void *src_data = in.data, *dst_data = out.data;
+        filterview_image src_img = in, dst_img = out;
+        if (memory == FILTERVIEW_DEVICE) { /* the same images on the device */
+            void *ds = NULL, *dd = NULL;
+            cudaMalloc(&ds, in.pitch * h);
+            cudaMalloc(&dd, out.pitch * h);
+            cudaMemcpy(ds, in.data, in.pitch * h, cudaMemcpyHostToDevice);
+            src_img.data = ds, dst_img.data = dd;
+            src_img.memory = dst_img.memory = FILTERVIEW_DEVICE;
+        }
+        CHECK(filterview_run(c, &src_img, &dst_img, NULL) == FV_OK, "%d channels: %s", channels,
+              filterview_context_error(c));
+        /* in place: the source's own memory */
+        filterview_image inplace = src_img;
+        CHECK(filterview_run(c, &inplace, &inplace, NULL) == FV_OK, "in place: %s",
+              filterview_context_error(c));
+        filterview_image got = out, got_inplace = host_image(w, h, channels, 5, 0);
+        if (memory == FILTERVIEW_DEVICE) {
+            cudaDeviceSynchronize();
+            cudaMemcpy(got.data, dst_img.data, out.pitch * h, cudaMemcpyDeviceToHost);
+            cudaMemcpy(got_inplace.data, src_img.data, in.pitch * h, cudaMemcpyDeviceToHost);
+            cudaFree(src_img.data), cudaFree(dst_img.data);
+        } else {
+            memcpy(got_inplace.data, in.data, in.pitch * h);
+        }
+        CHECK(max_diff(&got, &expect) == 0, "%s/%s %dx%d %s, %d channels: %d off the RGBA run",
+              filter, filterview_context_variant(c), w, h,
+              memory == FILTERVIEW_DEVICE ? "device" : "host", channels, max_diff(&got, &expect));
+        CHECK(max_diff(&got_inplace, &expect) == 0, "%s/%s %d channels in place: %d off", filter,
+              filterview_context_variant(c), channels, max_diff(&got_inplace, &expect));
+        (void)src_data, (void)dst_data;
+        free(in.data), free(in4.data), free(out4.data), free(expect.data), free(out.data);
+        free(got_inplace.data);
+    }
+    free(src.data), free(want.data), free(again.data);
+    filterview_context_destroy(c);
+}
+
+static void test_reference(void)
+{
+    const int sizes[][2] = {{1, 1}, {1, 7}, {13, 1}, {31, 17}};
+    for (int i = 0; i < 4; i++) {
+        check_layouts("box", "cpu", "radius=3", sizes[i][0], sizes[i][1], FILTERVIEW_HOST);
+        check_layouts("median", "cpu", "size=5", sizes[i][0], sizes[i][1], FILTERVIEW_HOST);
+    }
+    check_layouts("canny", "cpu", NULL, 31, 17, FILTERVIEW_HOST);
+    check_layouts("gaussian", "cpu", "sigma=2", 29, 19, FILTERVIEW_HOST);
+    /* invert against its definition: 255 - x, alpha kept */
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "invert", "cpu", 7, 5, NULL, NULL, 0) == FV_OK, "invert");
+    filterview_image a = host_image(7, 5, 4, 0, 5), b = host_image(7, 5, 4, 0, 0);
+    CHECK(c && filterview_run(c, &a, &b, NULL) == FV_OK, "invert run");
+    int ok = 1;
+    for (int i = 0; i < 7 * 5 * 4; i++)
+        ok &= ((uint8_t *)b.data)[i] == (i % 4 == 3 ? ((uint8_t *)a.data)[i] : 255 - ((uint8_t *)a.data)[i]);
+    CHECK(ok, "invert is 255 - x with alpha kept");
+    free(a.data), free(b.data);
+    filterview_context_destroy(c);
+}
+
+/* ---- with a GPU ---- */
+typedef struct stream_job {
+    filterview_context *ctx;
+    filterview_image src, dst; /* device */
+    cudaStream_t stream;
+    int runs, ok;
+} stream_job;
+
+static void *stream_job_main(void *arg)
+{
+    stream_job *j = arg;
+    j->ok = 1;
+    for (int i = 0; i < j->runs; i++) j->ok &= filterview_run(j->ctx, &j->src, &j->dst, j->stream) == FV_OK;
+    j->ok &= cudaStreamSynchronize(j->stream) == cudaSuccess;
+    return NULL;
+}
+
+static void test_two_streams(void)
+{
+    const int w = 640, h = 480;
+    const char *filters[2] = {"box", "median"}, *params[2] = {"radius=9", "size=7"};
+    stream_job jobs[2];
+    filterview_image want[2], host_src = host_image(w, h, 4, 0, 77);
+    for (int k = 0; k < 2; k++) {
+        stream_job *j = &jobs[k];
+        memset(j, 0, sizeof *j);
+        CHECK(filterview_context_create(&j->ctx, filters[k], NULL, w, h, params[k], NULL, 0) == FV_OK,
+              "%s context", filters[k]);
+        want[k] = host_image(w, h, 4, 0, 0);
+        CHECK(j->ctx && filterview_run(j->ctx, &host_src, &want[k], NULL) == FV_OK, "alone");
+        cudaStreamCreateWithFlags(&j->stream, cudaStreamNonBlocking);
+        j->src = host_src, j->dst = host_src;
+        cudaMalloc(&j->src.data, host_src.pitch * h);
+        cudaMalloc(&j->dst.data, host_src.pitch * h);
+        cudaMemcpy(j->src.data, host_src.data, host_src.pitch * h, cudaMemcpyHostToDevice);
+        j->src.memory = j->dst.memory = FILTERVIEW_DEVICE;
+        j->runs = 40;
+    }
+    pthread_t threads[2];
+    for (int k = 0; k < 2; k++) pthread_create(&threads[k], NULL, stream_job_main, &jobs[k]);
+    for (int k = 0; k < 2; k++) pthread_join(threads[k], NULL);
+    for (int k = 0; k < 2; k++) {
+        filterview_image got = host_image(w, h, 4, 0, 0);
+        cudaMemcpy(got.data, jobs[k].dst.data, got.pitch * h, cudaMemcpyDeviceToHost);
+        CHECK(jobs[k].ok && max_diff(&got, &want[k]) == 0,
+              "%s on its own stream and thread, beside the other: %d off alone", filters[k],
+              max_diff(&got, &want[k]));
+        free(got.data), free(want[k].data);
+        cudaFree(jobs[k].src.data), cudaFree(jobs[k].dst.data);
+        cudaStreamDestroy(jobs[k].stream); /* before the context: its destroy must not need it */
+        filterview_context_destroy(jobs[k].ctx);
+    }
+    free(host_src.data);
+}
+
+static void test_gpu(void)
+{
+    for (int i = 0; i < filterview_filter_count(); i++) {
+        const char *f = filterview_filter_name(i);
+        for (int v = 0; v < filterview_variant_count(f); v++) {
+            filterview_variant_info vi;
+            filterview_variant_get(f, v, &vi);
+            if (vi.on_host || vi.role == FILTERVIEW_ROLE_PEER) continue;
+            check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_HOST);
+            check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_DEVICE);
+        }
+    }
+    /* integer filters: the fastest equals the reference */
+    const char *exact[][2] = {{"box", "radius=6"}, {"median", "size=9"}, {"invert", NULL}, {"canny", NULL}};
+    for (int k = 0; k < 4; k++) {
+        filterview_context *gpu = NULL, *ref = NULL;
+        filterview_context_create(&gpu, exact[k][0], NULL, 97, 61, exact[k][1], NULL, 0);
+        filterview_context_create(&ref, exact[k][0], "cpu", 97, 61, exact[k][1], NULL, 0);
+        filterview_image src = host_image(97, 61, 4, 0, 5), a = host_image(97, 61, 4, 0, 0),
+                         b = host_image(97, 61, 4, 0, 0);
+        CHECK(gpu && ref && filterview_run(gpu, &src, &a, NULL) == FV_OK &&
+                  filterview_run(ref, &src, &b, NULL) == FV_OK && max_diff(&a, &b) == 0,
+              "%s: the fastest equals the reference", exact[k][0]);
+        free(src.data), free(a.data), free(b.data);
+        filterview_context_destroy(gpu), filterview_context_destroy(ref);
+    }
+    test_two_streams();
+}
+
+int main(void)
+{
+    setvbuf(stdout, NULL, _IONBF, 0); /* each line out before whatever comes next */
+    test_registry();
+    test_errors();
+    test_reference();
+    char why[256];
+    if (filterview_device_available(why, sizeof why))
+        test_gpu();
+    else
+        printf("no CUDA device (%s): the GPU cases are not run\n", why);
+    printf("%d passed, %d failed\n", passed, failed);
+    return failed ? 1 : passed ? 0 : 1;
+}
