@@ -935,6 +935,10 @@ fv_status pipeline_compute(app *a)
         if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
             mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource
                                                                   : a->panes[p].resource;
+    /* the last frame's GL work that reads these buffers is submitted before CUDA waits for it:
+     * headless there is no buffer swap to do so, and a map that waits on GL commands still in
+     * the context's queue waits for ever (seen on an H200: a hung frame, the GPU idle) */
+    if (n_mapped) glFlush();
     if (n_mapped && cudaGraphicsMapResources(n_mapped, mapped, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaGraphicsMapResources: %s",
                        cudaGetErrorString(cudaGetLastError()));

@@ -319,7 +319,9 @@ static int replay_step(viewer *v)
     if (r->frame < r->frames && !a->quit) return 0;
     if (r->bench_frames) bench_frames(v);
     pipeline_collect(a, 1); /* the summary and the screenshot's HUD show this frame's numbers */
-    if (r->screenshot) {
+    if (r->screenshot && a->fatal) { /* the GPU faulted: its panes hold nothing true */
+        printf("viewer: no screenshot written (%s): the GPU faulted\n", cli_escaped(r->screenshot));
+    } else if (r->screenshot) {
         app_frame(a);
         fv_status st = render_screenshot(a, r->screenshot);
         if (st == FV_OK)
