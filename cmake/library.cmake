@@ -53,17 +53,23 @@ endforeach()
 file(GENERATE OUTPUT ${FV_PYTHON_BUILD}/_libpath.py CONTENT
      "# written by CMake: the libfilterview this copy of the module loads\nLIBRARY = \"$<TARGET_FILE:filterview_shared>\"\n")
 add_custom_target(filterview_python ALL DEPENDS ${FV_PYTHON_COPIES} filterview_shared)
-# Debian's Python looks in PREFIX/lib/python3.X/dist-packages for /usr/local, and in
-# /usr/lib/python3/dist-packages for /usr
+# Debian's Python looks in /usr/lib/python3/dist-packages for prefix /usr (the Debian package)
+# and in PREFIX/lib/python3.X/dist-packages for /usr/local: decided when installing, since the
+# package's prefix is not the build's. FV_PYTHON_DIR (relative to the prefix) overrides both.
+set(FV_PYTHON_VERSION_DIR lib/python3/dist-packages)
 if(Python3_FOUND)
-  set(FV_PYTHON_DIR_DEFAULT lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
-  if(CMAKE_INSTALL_PREFIX STREQUAL "/usr")
-    set(FV_PYTHON_DIR_DEFAULT lib/python3/dist-packages)
-  endif()
-else()
-  set(FV_PYTHON_DIR_DEFAULT lib/python3/dist-packages)
+  set(FV_PYTHON_VERSION_DIR lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
 endif()
-set(FV_PYTHON_DIR ${FV_PYTHON_DIR_DEFAULT} CACHE STRING "where cmake --install puts the Python module")
-install(FILES ${FV_PYTHON_SOURCES} DESTINATION ${FV_PYTHON_DIR}/filterview)
-install(CODE "file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${FV_PYTHON_DIR}/filterview/_libpath.py\"
-  \"# written by cmake --install: the libfilterview this copy of the module loads\\nLIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libfilterview.so.${PROJECT_VERSION_MAJOR}\\\"\\n\")")
+set(FV_PYTHON_DIR "" CACHE STRING "where cmake --install puts the Python module (default: see above)")
+install(CODE "
+  set(fv_py_dir \"${FV_PYTHON_DIR}\")
+  if(NOT fv_py_dir)
+    set(fv_py_dir ${FV_PYTHON_VERSION_DIR})
+    if(CMAKE_INSTALL_PREFIX STREQUAL \"/usr\")
+      set(fv_py_dir lib/python3/dist-packages)
+    endif()
+  endif()
+  file(INSTALL ${FV_PYTHON_SOURCES} DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${fv_py_dir}/filterview\")
+  file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/\${fv_py_dir}/filterview/_libpath.py\"
+    \"# written by cmake --install: the libfilterview this copy of the module loads\\nLIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libfilterview.so.${PROJECT_VERSION_MAJOR}\\\"\\n\")
+")
