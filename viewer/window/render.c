@@ -319,12 +319,13 @@ fv_status render_screenshot(app *a, const char *path)
                        "screenshot %s: the window is minimised (%dx%d), nothing to save", path,
                        a->win_w, a->win_h);
     FV_TRY(fv_host_image_alloc(&shot, a->win_w, a->win_h));
-    /* every drawn frame is opaque (the clear colour's alpha is 1): a read with no opaque pixel
-     * saw no frame, so the frame is drawn and read once more, and else refused */
+    /* no pixel of a drawn frame has alpha 0 (the clear colour's and the image's alpha are 1,
+     * and the HUD's blending keeps at least 3/4 of it): a read with such pixels saw no whole
+     * frame, so the frame is drawn and read once more, and else refused */
     for (int attempt = 0; attempt < 2; attempt++) {
         if (attempt) {
-            fprintf(stderr, "filterview: screenshot: the framebuffer read back empty; drawn "
-                            "and read again\n");
+            fprintf(stderr, "filterview: screenshot: the framebuffer read back incomplete; "
+                            "drawn and read again\n");
             render_frame(a);
         }
         glFinish();
@@ -335,14 +336,15 @@ fv_status render_screenshot(app *a, const char *path)
         glBindBuffer(GL_PIXEL_PACK_BUFFER, 0);
         glPixelStorei(GL_PACK_ALIGNMENT, 4);
         glReadPixels(0, 0, a->win_w, a->win_h, GL_RGBA, GL_UNSIGNED_BYTE, shot.data);
-        int opaque = 0;
-        for (size_t i = 3; i < shot.pitch * (size_t)shot.height && !opaque; i += 4)
-            opaque = shot.data[i] != 0;
-        if (opaque) break;
+        size_t empty = 0;
+        for (size_t i = 3; i < shot.pitch * (size_t)shot.height; i += 4) empty += shot.data[i] == 0;
+        if (!empty) break;
         if (attempt) {
             fv_host_image_free(&shot);
-            return fv_fail(FV_ERR_GL, "screenshot %s: the framebuffer read back empty (GL error "
-                                      "0x%04x)", path, glGetError());
+            return fv_fail(FV_ERR_GL,
+                           "screenshot %s: the framebuffer read back incomplete (%zu of %d "
+                           "pixels empty; GL error 0x%04x)",
+                           path, empty, a->win_w * a->win_h, glGetError());
         }
     }
     /* GL rows run bottom-up: flip in place */
