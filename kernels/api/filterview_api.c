@@ -38,6 +38,13 @@ static void copy_message(char *buf, size_t size, const char *message)
     if (buf && size) snprintf(buf, size, "%s", message);
 }
 
+/* Appends `name` to the list in buf ("a, b, c"), quietly stopping when buf is full. */
+static void list_append(char *buf, size_t size, const char *name)
+{
+    const size_t len = strlen(buf);
+    if (len + 1 < size) snprintf(buf + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
 const char *filterview_status_name(fv_status status)
 {
     return fv_status_name(status);
@@ -162,12 +169,11 @@ static fv_status params_from_text(const fv_filter *f, const char *text, fv_param
         const int i = fv_param_index(f, tok);
         if (i < 0) {
             char names[256] = "";
-            size_t len = 0;
-            for (int k = 0; k < f->n_params && len < sizeof names; k++)
-                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
-                                        f->params[k].name);
-            return fv_fail(FV_ERR_ARG, "%s has no parameter '%s' (it has: %s%siterations)",
-                           f->name, tok, names, f->n_params ? ", " : "");
+            for (int k = 0; k < f->n_params; k++)
+                list_append(names, sizeof names, f->params[k].name);
+            list_append(names, sizeof names, "iterations");
+            return fv_fail(FV_ERR_ARG, "%s has no parameter '%s' (it has: %s)", f->name, tok,
+                           names);
         }
         if (given[i]) return fv_fail(FV_ERR_ARG, "parameters: '%s' given twice", tok);
         given[i] = value;
@@ -197,10 +203,8 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     c->filter = fv_filter_find(filter);
     if (!c->filter) {
         char names[256] = "";
-        size_t len = 0;
-        for (int i = 0; i < fv_n_filters && len < sizeof names; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
-                                    fv_filters[i]->name);
+        for (int i = 0; i < fv_n_filters; i++)
+            list_append(names, sizeof names, fv_filters[i]->name);
         return fv_fail(FV_ERR_ARG, "no filter '%s' (there are: %s)", filter, names);
     }
     const fv_filter *f = c->filter;
@@ -209,10 +213,8 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     if (!c->variant && !variant) c->variant = fv_filter_baseline(f);
     if (!c->variant) {
         char names[256] = "";
-        size_t len = 0;
-        for (int i = 0; i < f->n_variants && len < sizeof names; i++)
-            len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
-                                    f->variants[i].name);
+        for (int i = 0; i < f->n_variants; i++)
+            list_append(names, sizeof names, f->variants[i].name);
         return fv_fail(FV_ERR_ARG, "%s has no variant '%s' (it has: %s)", f->name, variant,
                        names);
     }
