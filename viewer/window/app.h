@@ -191,7 +191,8 @@ typedef struct app {
     double kernel_timeout_s;   /* FILTERVIEW_KERNEL_TIMEOUT, default KERNEL_TIMEOUT_DEFAULT_S */
     kernel_watchdog *watchdog; /* started when a pane has a kernel file */
     int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
-    int fault_panes;           /* bit p: pane p's user kernel faulted; recovered next frame */
+    int user_first;            /* bit p: pane p's user kernel ran and finished before the map */
+    int fault_panes;           /* bit p: pane p's user kernel faulted; the program ends */
     cudaError_t fault_error;   /* the sticky CUDA error it left */
     double frame_ms;
     /* allocations per frame, for the exit summary: the frame loop itself must make nothing */

@@ -821,6 +821,53 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
     return FV_OK;
 }
 
+/* Pane p's user kernel was refused at launch (its launch, its code): it goes off and the rest
+ * runs; or CUDA's context holds an error, a fault, which ends the program. 1 for a fault. */
+static int user_run_refused(app *a, int p)
+{
+    pane *pn = &a->panes[p];
+    char why[512];
+    snprintf(why, sizeof why, "%s", fv_last_error());
+    const cudaError_t err = sticky_error();
+    if (err != cudaSuccess) {
+        pipeline_note_fault(a, 1 << p, err);
+        return 1;
+    }
+    user_kernel_off(a, p, why);
+    pn->variant = PANE_ORIGINAL;
+    a->user_ran &= ~(1 << p);
+    pn->kernel_ms = 0;
+    a->dirty = 1;
+    return 0;
+}
+
+/* Interop: the user kernels run before GL's buffers are mapped, into the panes' own device
+ * buffers, and the host waits until they are done (under the time limit's watch); the frame
+ * then copies their results into GL's buffers. A fault must never be part of the work that
+ * GL waits for: the unmap makes GL's channel wait on the GPU for the CUDA work before it, and
+ * behind a faulted kernel that wait never ends. The channel is stuck, the graphics engine's
+ * context switches time out (Xid 109) for every program on the GPU, and the viewer's own
+ * exit spins in EGL (seen on an H100). A finished kernel cannot fault any more. */
+static void user_panes_first(app *a)
+{
+    for (int p = 0; p < 2; p++) {
+        pane *pn = &a->panes[p];
+        if (pn->variant != PANE_USER) continue;
+        if (run_pane(a, p, &pn->device_out) != FV_OK) {
+            if (user_run_refused(a, p)) return; /* pipeline_fault_said ends it */
+            continue;
+        }
+        a->user_first |= 1 << p;
+    }
+    if (!a->user_first) return;
+    if (cudaStreamSynchronize(0) == cudaSuccess) return;
+    const cudaError_t err = sticky_error();
+    if (err != cudaSuccess) {
+        a->user_first = 0;
+        pipeline_note_fault(a, a->user_ran, err);
+    }
+}
+
 /* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
 static fv_status compute_panes_unwatched(app *a, fv_image outs[2]);
 
@@ -847,7 +894,6 @@ static fv_status compute_panes(app *a, fv_image outs[2])
 
 static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
 {
-    a->user_ran = 0;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant == PANE_ORIGINAL) {
@@ -856,24 +902,23 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
             continue;
         }
         FV_TRY(pane_target(a, p, &outs[p]));
-        const fv_status st = run_pane(a, p, &outs[p]);
-        if (st != FV_OK && pn->variant == PANE_USER) { /* its launch was refused: it goes off */
-            char why[512];
-            snprintf(why, sizeof why, "%s", fv_last_error());
-            const cudaError_t err = sticky_error();
-            if (err != cudaSuccess) {
-                pipeline_note_fault(a, 1 << p, err);
-                return FV_OK; /* nothing more: pipeline_fault_said ends it */
+        if (a->user_first & (1 << p)) { /* run already, into its own buffer: GL's copy of it */
+            if (outs[p].data != pn->device_out.data &&
+                cudaMemcpy2DAsync(outs[p].data, outs[p].pitch, pn->device_out.data,
+                                  pn->device_out.pitch, (size_t)outs[p].width * 4,
+                                  (size_t)outs[p].height, cudaMemcpyDeviceToDevice,
+                                  0) != cudaSuccess)
+                return fv_fail(FV_ERR_CUDA, "copy of pane %c's result failed: %s", 'A' + p,
+                               cudaGetErrorString(cudaGetLastError()));
+        } else {
+            const fv_status st = run_pane(a, p, &outs[p]);
+            if (st != FV_OK && pn->variant == PANE_USER) { /* its launch was refused */
+                if (user_run_refused(a, p)) return FV_OK; /* pipeline_fault_said ends it */
+                outs[p] = a->device_src;
+                continue;
             }
-            user_kernel_off(a, p, why);
-            pn->variant = PANE_ORIGINAL;
-            a->user_ran &= ~(1 << p);
-            outs[p] = a->device_src;
-            pn->kernel_ms = 0;
-            a->dirty = 1;
-            continue;
+            FV_TRY(st);
         }
-        FV_TRY(st);
         if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE)
             FV_TRY(copy_into_texture(pn, &outs[p]));
     }
@@ -928,7 +973,12 @@ fv_status pipeline_compute(app *a)
             return fv_fail(FV_ERR_ARG, "%s", a->panes[p].unprepared);
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
-    if (a->fault_panes) return FV_OK; /* a user kernel faulted: nothing runs until recovered */
+    if (a->fault_panes) return FV_OK; /* a user kernel faulted: the program ends */
+    a->user_ran = a->user_first = 0;
+    if (a->compute == FV_COMPUTE_INTEROP) {
+        user_panes_first(a);
+        if (a->fault_panes) return FV_OK;
+    }
     struct cudaGraphicsResource *mapped[2];
     int n_mapped = 0;
     for (int p = 0; p < 2; p++)

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define MAX_REPLAY_KEYS      4096
 #define DEFAULT_MAX_WINDOW_W 1280
@@ -673,6 +674,13 @@ int viewer_main(cli_options *o)
         egl_run(v);
     else
         glut_run(v);
+    if (a->fatal) {
+        /* after a fault nothing may call into CUDA or GL again: releasing the buffers they share
+         * waits on a context that will never answer (the message and the summary are out) */
+        fflush(stdout);
+        fflush(stderr);
+        _exit(1);
+    }
     pipeline_release(a);
     pipeline_watchdog_stop(a);
     user_panes_release(a);
