@@ -6,6 +6,7 @@
 #include "app.h"
 #include "cli.h"
 #include "image_io.h"
+#include "kernel_host.h"
 #include "modes.h"
 #include "run.h"
 #include "user/user_kernel.h"
@@ -47,6 +48,8 @@ static int run(cli_options *o)
 
 int main(int argc, char **argv)
 {
+    /* the viewer's own helper for user kernels (kernel_host.h), not a command for users */
+    if (argc > 1 && !strcmp(argv[1], KERNEL_HOST_ARG)) return kernel_host_main(argc, argv);
     cli_options o;
     if (!cli_parse(argc, argv, &o)) return 2;
     /* conv's `file` kernel, the image parameter `kernel-file`: loaded once, every parameter set

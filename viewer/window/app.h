@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "hud_layout.h"
+#include "kernel_host.h"
 #include "noise.h"
 #include "timing.h"
 #include "user/user_kernel.h"
@@ -86,7 +87,7 @@ typedef struct pane {
     int variant; /* what runs: `asked`, or where that cannot run here (a GPU variant without a
                     GPU) the same filter's reference (pipeline_settle_variants); PANE_USER only
                     with a good build that is not turned off, else PANE_ORIGINAL */
-    char replaced[192]; /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."); "" */
+    char replaced[192];  /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."); "" */
     fv_runner runner;    /* the variant's iteration buffer and state, made when the
                                             image, variant or a parameter changes: never per frame */
     char resources[320]; /* its kernels' registers, shared memory, occupancy */
@@ -105,6 +106,8 @@ typedef struct pane {
     const fv_filter *user_filter; /* the filter it is written for */
     fv_user_variant *user;        /* the last good build; NULL before the first */
     int user_off;                 /* it faulted or cannot run: off until the file changes */
+    int hosted;                   /* it is prepared in the kernel host's slot p (kernel_host.h) */
+    fv_params hosted_params;      /* ... with these parameters */
     char user_error[768];         /* the last compile error or fault, as the HUD says it; "" */
     char user_status[160];        /* "compiling my_blur.cu ...", ""  */
     fv_user_build user_seen;      /* path, time and size of the source last compiled (or tried) */
@@ -140,7 +143,7 @@ typedef struct renderer {
     hud_layout *hud_layout; /* where it goes: made once, reused */
     float hud_text_box[4];  /* the last frame's text: x0, y0, x1, y1 (window pixels) */
     int hud_text_quads;     /* glyph quads drawn in the last frame */
-    char *text_quads; /* stb_easy_font output, reused */
+    char *text_quads;       /* stb_easy_font output, reused */
 } renderer;
 
 typedef struct app {
@@ -158,7 +161,7 @@ typedef struct app {
     int picked_param;                    /* the parameter s/S and d/D step (j/J pick) */
     pane panes[2];
     fv_compute_mode compute;
-    char compute_note[320]; /* "no NVIDIA GPU: ... (" + no_gpu_reason + ")" */
+    char compute_note[320];  /* "no NVIDIA GPU: ... (" + no_gpu_reason + ")" */
     char no_gpu_reason[256]; /* why GPU variants cannot run here; "" when they can */
     void *diff_work;
     void *diff_host_totals;    /* pinned: where the frame's diff totals land */
@@ -190,6 +193,9 @@ typedef struct app {
     /* user kernels: faults and the time limit (pipeline.c) */
     double kernel_timeout_s;   /* FILTERVIEW_KERNEL_TIMEOUT, default KERNEL_TIMEOUT_DEFAULT_S */
     kernel_watchdog *watchdog; /* started when a pane has a kernel file */
+    kernel_host *kernel_host;  /* the user kernels' own process; NULL: they run in this one */
+    int kernel_host_said;      /* its first answer was announced on stdout */
+    int kernels_in_process;    /* FILTERVIEW_KERNEL_HOST=0: no kernel host */
     int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
     int user_first;            /* bit p: pane p's user kernel ran and finished before the map */
     int fault_panes;           /* bit p: pane p's user kernel faulted; the program ends */
@@ -218,7 +224,6 @@ int view_window_to_image(const app *a, int wx, int wy, float *ix, float *iy);
 
 /* ---- pipeline.c ---- */
 #define KERNEL_TIMEOUT_DEFAULT_S 3.0
-#define KERNEL_TIMEOUT_ENV       "FILTERVIEW_KERNEL_TIMEOUT"
 fv_status app_load_image(app *a); /* (re)loads the host image; reallocates on size change */
 fv_status pipeline_init(app *a);  /* device, interop or fallback, buffers: after GL is up */
 void pipeline_release(app *a);

@@ -12,6 +12,11 @@
  *            same into plain device buffers, then device -> host -> the GL buffers (2D textures
  *            with --interop texture or pbo). Said in the HUD.
  *   cpu      no CUDA device: the `cpu` variants (references) only. Said in the HUD.
+ * A pane's own kernel (user=FILE) runs in the kernel host (modes/kernel_host.c), a process of its
+ * own, into the pane's device buffer; the finished result is copied into GL's. A fault or a
+ * kernel past the time limit ends that process and turns the pane's kernel off until its file
+ * is saved again. Without a kernel host (no CUDA IPC, FILTERVIEW_KERNEL_HOST=0) user kernels run
+ * here, watched by a thread that ends the program past the time limit, and a fault ends it.
  * The diff statistics and the kernel times come back asynchronously (pipeline_collect), so the
  * frame loop never waits for the GPU. Nothing is allocated and no plan is made per frame;
  * buffers change only when the image does. It also makes the GL storage the panes are written
@@ -34,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHART_RUNS           5
+#define CHART_RUNS 5
 
 static void watchdog_begin(app *a, int panes, int runs, const char *what);
 static void watchdog_gpu(app *a, int p);
@@ -258,6 +263,8 @@ static void unregister_panes(app *a)
 
 static void release_buffers(app *a)
 {
+    kernel_host_release_all(a->kernel_host); /* it lets go of the buffers first */
+    a->panes[0].hosted = a->panes[1].hosted = 0;
     unregister_panes(a);
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
@@ -379,6 +386,10 @@ static fv_status cuda_side_init(app *a)
         cudaEventCreateWithFlags(&a->results_ready, cudaEventDisableTiming) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cannot create CUDA events: %s",
                        cudaGetErrorString(cudaGetLastError()));
+    /* user kernels run in a process of their own (kernel_host.h), unless asked not to */
+    if (a->compute != FV_COMPUTE_CPU && (a->panes[0].user_file || a->panes[1].user_file) &&
+        !a->kernels_in_process)
+        a->kernel_host = kernel_host_create(); /* NULL (no memory): they run in this one */
     pipeline_settle_variants(a);
     fv_status st = alloc_buffers(a);
     if (st == FV_OK) st = pipeline_prepare(a);
@@ -388,6 +399,8 @@ static fv_status cuda_side_init(app *a)
 
 static void cuda_side_release(app *a)
 {
+    kernel_host_destroy(a->kernel_host); /* before the buffers it has opened go */
+    a->kernel_host = NULL;
     release_buffers(a);
     for (int p = 0; p < 2; p++) fv_timer_destroy(&a->panes[p].timer);
     if (a->results_ready) cudaEventDestroy(a->results_ready);
@@ -404,8 +417,7 @@ fv_status pipeline_init(app *a)
         no_gpu_reason(a->no_gpu_reason, sizeof a->no_gpu_reason);
         snprintf(a->compute_note, sizeof a->compute_note,
                  "no NVIDIA GPU: the CPU references run (%s)", a->no_gpu_reason);
-        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n",
-                a->no_gpu_reason);
+        fprintf(stderr, "filterview: %s: the viewer runs the CPU references\n", a->no_gpu_reason);
     }
     if (a->compute != FV_COMPUTE_CPU) {
         size_t bytes = (size_t)a->host_src.width * 4 * a->host_src.height;
@@ -515,6 +527,13 @@ fv_status pipeline_watchdog_start(app *a)
     if (a->kernel_timeout_s < 0)
         return fv_fail(FV_ERR_ARG, "%s: seconds, more than 0 and at most 86400, not '%s'",
                        KERNEL_TIMEOUT_ENV, getenv(KERNEL_TIMEOUT_ENV));
+    const char *host = getenv(KERNEL_HOST_ENV);
+    if (host && *host && strcmp(host, "0") && strcmp(host, "1"))
+        return fv_fail(FV_ERR_ARG,
+                       "%s: 1 (user kernels in a process of their own, the default) or 0 (in "
+                       "the viewer's), not '%s'",
+                       KERNEL_HOST_ENV, host);
+    a->kernels_in_process = host && !strcmp(host, "0");
     if (a->watchdog || (!a->panes[0].user_file && !a->panes[1].user_file)) return FV_OK;
     kernel_watchdog *w = calloc(1, sizeof *w);
     if (!w) return fv_fail(FV_ERR_MEMORY, "out of host memory");
@@ -678,6 +697,76 @@ static fv_image packed_view(void *ptr, int w, int h)
     return v;
 }
 
+/* Pane p's user kernel could not go on in the kernel host (refused, faulted, past the time
+ * limit, its process gone): off until the file is saved again, said once. A fault or a time
+ * limit ended the helper, and with it the other pane's kernel: that one is prepared again, in a
+ * new helper. */
+static void hosted_off(app *a, int p, kernel_host_outcome o)
+{
+    pane *pn = &a->panes[p];
+    char why[640];
+    snprintf(why, sizeof why, "%s", fv_last_error());
+    user_kernel_off(a, p, why);
+    pn->hosted = 0;
+    if (pn->variant == PANE_USER) pn->variant = PANE_ORIGINAL;
+    pn->kernel_ms = 0;
+    a->dirty = 1;
+    if (o != HOST_STOPPED) return;
+    const int other = 1 - p;
+    if (!a->panes[other].hosted) return;
+    a->panes[other].hosted = 0;
+    const fv_status st = pipeline_prepare(a);
+    if (st != FV_OK) snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+}
+
+/* No kernel host to be had here (no CUDA IPC, it cannot start): said once; every user kernel
+ * runs in this process from now on. */
+static void host_unavailable(app *a)
+{
+    fprintf(stderr, "filterview: %s: your kernels run inside the viewer, where a fault ends it\n",
+            fv_last_error());
+    kernel_host_destroy(a->kernel_host);
+    a->kernel_host = NULL;
+    a->panes[0].hosted = a->panes[1].hosted = 0;
+}
+
+static int same_params(const fv_params *x, const fv_params *y)
+{
+    return !memcmp(x->value, y->value, sizeof x->value) &&
+           !memcmp(x->image, y->image, sizeof x->image) && x->iterations == y->iterations;
+}
+
+/* Pane p's user kernel prepared in the kernel host: 1 when that was done (or the kernel is off,
+ * its reason said), 0 when there is no kernel host to be had here, said once: the caller then
+ * prepares it in this process, as every user kernel is from then on. */
+static int prepare_hosted(app *a, int p)
+{
+    pane *pn = &a->panes[p];
+    const fv_params *params = pane_params(a, p);
+    fv_runner_release(&pn->runner); /* nothing of it runs in this process */
+    if (pn->hosted && same_params(&pn->hosted_params, params)) return 1;
+    pn->hosted = 0;
+    const kernel_host_outcome o = kernel_host_prepare(
+        a->kernel_host, p, fv_user_variant_build(pn->user), params, &a->device_src, &pn->device_out,
+        a->kernel_timeout_s, pn->resources, sizeof pn->resources);
+    if (o == HOST_UNAVAILABLE) {
+        host_unavailable(a);
+        return 0;
+    }
+    if (o != HOST_DONE) {
+        hosted_off(a, p, o);
+        pipeline_settle_variants(a);
+        return 1;
+    }
+    if (!a->kernel_host_said)
+        printf("viewer: your kernels run in a process of their own: a fault ends only that\n");
+    a->kernel_host_said = 1;
+    pn->hosted = 1;
+    pn->hosted_params = *params;
+    pn->unprepared[0] = 0;
+    return 1;
+}
+
 fv_status pipeline_prepare(app *a)
 {
     pipeline_settle_variants(a);
@@ -689,6 +778,7 @@ fv_status pipeline_prepare(app *a)
         const fv_variant *v = pane_variant(a, p);
         const int user = pn->variant == PANE_USER,
                   remake = !pn->runner.prepared || pn->runner.variant != v;
+        if (user && a->kernel_host && prepare_hosted(a, p)) continue;
         /* the user's FV_LAUNCH runs on the GPU when its state is made: watched like a frame */
         if (user) watchdog_begin(a, 1 << p, 1, "'s FV_LAUNCH");
         fv_status st = fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width,
@@ -789,8 +879,9 @@ int pipeline_collect(app *a, int wait)
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(pane_variant(a, p)))
-            continue; /* host clock, already set */
+        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(pane_variant(a, p)) ||
+            (pn->variant == PANE_USER && pn->hosted))
+            continue; /* host clock, or the kernel host's answer: already set */
         fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
     }
     return 1;
@@ -841,25 +932,35 @@ static int user_run_refused(app *a, int p)
     return 0;
 }
 
-/* Interop: the user kernels run before GL's buffers are mapped, into the panes' own device
- * buffers, and the host waits until they are done (under the time limit's watch); the frame
- * then copies their results into GL's buffers. A fault must never be part of the work that
- * GL waits for: the unmap makes GL's channel wait on the GPU for the CUDA work before it, and
- * behind a faulted kernel that wait never ends. The channel is stuck, the graphics engine's
- * context switches time out (Xid 109) for every program on the GPU, and the viewer's own
- * exit spins in EGL (seen on an H100). A finished kernel cannot fault any more. */
+/* The user kernels run before GL's buffers are mapped, into the panes' own device buffers,
+ * and the frame then copies their finished results into GL's buffers. In the kernel host
+ * (kernel_host.h) each run is waited for there. In this process (no kernel host here) the host
+ * waits for them under the time limit's watch. Either way a fault is never part of the work
+ * that GL waits for: the unmap makes GL's channel wait on the GPU for the CUDA work before it,
+ * and behind a faulted kernel that wait never ends. The channel is stuck, the graphics engine's
+ * context switches time out (Xid 109) for every program on the GPU, and the viewer's own exit
+ * spins in EGL (seen on an H100). A finished kernel cannot fault any more. */
 static void user_panes_first(app *a)
 {
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         if (pn->variant != PANE_USER) continue;
+        if (pn->hosted) { /* in the kernel host: run and waited for there */
+            const kernel_host_outcome o =
+                kernel_host_run(a->kernel_host, p, a->kernel_timeout_s, &pn->kernel_ms);
+            if (o == HOST_DONE)
+                a->user_first |= 1 << p;
+            else
+                hosted_off(a, p, o);
+            continue;
+        }
         if (run_pane(a, p, &pn->device_out) != FV_OK) {
             if (user_run_refused(a, p)) return; /* pipeline_fault_said ends it */
             continue;
         }
         a->user_first |= 1 << p;
     }
-    if (!a->user_first) return;
+    if (!a->user_ran) return; /* nothing of theirs runs in this process */
     if (cudaStreamSynchronize(0) == cudaSuccess) return;
     const cudaError_t err = sticky_error();
     if (err != cudaSuccess) {
@@ -913,7 +1014,7 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
         } else {
             const fv_status st = run_pane(a, p, &outs[p]);
             if (st != FV_OK && pn->variant == PANE_USER) { /* its launch was refused */
-                if (user_run_refused(a, p)) return FV_OK; /* pipeline_fault_said ends it */
+                if (user_run_refused(a, p)) return FV_OK;  /* pipeline_fault_said ends it */
                 outs[p] = a->device_src;
                 continue;
             }
@@ -975,10 +1076,8 @@ fv_status pipeline_compute(app *a)
     if (a->results_pending) pipeline_collect(a, 1);
     if (a->fault_panes) return FV_OK; /* a user kernel faulted: the program ends */
     a->user_ran = a->user_first = 0;
-    if (a->compute == FV_COMPUTE_INTEROP) {
-        user_panes_first(a);
-        if (a->fault_panes) return FV_OK;
-    }
+    user_panes_first(a);
+    if (a->fault_panes) return FV_OK;
     struct cudaGraphicsResource *mapped[2];
     int n_mapped = 0;
     for (int p = 0; p < 2; p++)
@@ -1072,6 +1171,24 @@ void pipeline_time_all_variants(app *a)
             double t0 = fv_now_ms();
             if (st == FV_OK) st = fv_runner_run(&runner, &a->host_src, &a->panes[0].host_out, 0);
             ms = fv_now_ms() - t0;
+        } else if (user >= 0 && a->kernel_host) {
+            /* in the kernel host, in a slot of the chart's own: a fault ends nothing here */
+            kernel_host_outcome o = kernel_host_prepare(
+                a->kernel_host, KERNEL_HOST_CHART_SLOT, fv_user_variant_build(a->panes[user].user),
+                params, &a->device_src, &a->panes[0].device_out, a->kernel_timeout_s, NULL, 0);
+            if (o == HOST_DONE)
+                o = kernel_host_time(a->kernel_host, KERNEL_HOST_CHART_SLOT, CHART_RUNS,
+                                     a->kernel_timeout_s, &ms);
+            if (o == HOST_UNAVAILABLE) { /* the panes' kernels move into this process */
+                host_unavailable(a);
+                if (pipeline_prepare(a) != FV_OK)
+                    snprintf(a->error, sizeof a->error, "%s", fv_last_error());
+                continue;
+            }
+            if (o != HOST_DONE) {
+                hosted_off(a, user, o);
+                continue;
+            }
         } else {
             if (a->compute == FV_COMPUTE_CPU) continue;
             /* a user kernel: its warm-up and timed runs under the time limit, each */

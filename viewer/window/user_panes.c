@@ -8,8 +8,10 @@
  * again on a worker thread, one job per pane, while frames keep coming, and the result is taken
  * at the start of a frame: the pane's runner is released, the old variant freed (the GPU done
  * with it first) and the new one prepared. A failed compile keeps the last good build running,
- * its error in the HUD until the next save. A kernel that faults ends the program with its
- * message (pipeline_fault_said).
+ * its error in the HUD until the next save. The kernels run in a process of their own
+ * (kernel_host.h): one that faults or runs past the time limit is turned off, said, and comes
+ * back at the next save. Where that process cannot be had, they run in the viewer's, and a
+ * fault ends the program with its message (pipeline_fault_said).
  * For tests, --keys <swap-source> copies FILTERVIEW_SWAP_SOURCE's file over the first pane's
  * kernel file (a save, replayed) and <wait-compile> waits for the compile it starts.
  * Floors: calls pipeline.c and kernels/user/ only.
@@ -95,6 +97,7 @@ static void take_result(app *a, int p, fv_user_build *b, const char *message, in
         if (pn->runner.variant == old) fv_runner_release(&pn->runner);
         fv_user_variant_free(pn->user);
     }
+    pn->hosted = 0; /* the kernel host gets the new code at the prepare below */
     pn->user = u;
     pn->user_off = 0;
     pn->user_error[0] = 0;
@@ -155,7 +158,7 @@ void user_panes_start(app *a)
 
 void user_panes_tick(app *a)
 {
-    if (a->fatal) return; /* said once; the program is ending */
+    if (a->fatal) return;                                    /* said once; the program is ending */
     if (a->fault_panes && pipeline_fault_said(a) != FV_OK) { /* no GPU to go on with */
         snprintf(a->error, sizeof a->error, "%s", fv_last_error());
         cli_error("%s", a->error);

@@ -625,7 +625,7 @@ int viewer_main(cli_options *o)
         v->r.frames = 1; /* run, then exit */
     /* a screenshot that cannot be written is said now, not after all the frames */
     if (v->r.screenshot && image_check_output_path(v->r.screenshot) != FV_OK) return fail(v, 1);
-    if (pipeline_watchdog_start(a) != FV_OK) return fail(v, 2); /* a bad time limit */
+    if (pipeline_watchdog_start(a) != FV_OK) return fail(v, 2); /* a bad limit or host choice */
     if (app_load_image(a) != FV_OK) return fail(v, 1);
     window_size(a, o);
 

@@ -1,0 +1,597 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/kernel_host.c: the helper process that runs the viewer's user kernels, both sides.
+ *
+ * Why a process of its own: kernel_host.h. The two sides speak over a Unix socket pair, one
+ * fixed-size request and one fixed-size reply at a time (a prepare's request is followed by the
+ * kernel's code and the pixels of any image parameter). The helper is this program, started from
+ * /proc/self/exe with KERNEL_HOST_ARG; it dies with the viewer (PR_SET_PDEATHSIG) and ends at the
+ * socket's end of file. Every write is MSG_NOSIGNAL: a side that is gone is an error, not a
+ * SIGPIPE. The viewer's side never waits longer than the time limit it is given: past it the
+ * helper is killed, and a helper that could not be reaped at once is reaped at the next start.
+ * ------------------------------------------------------------------------------------------------ */
+#define _GNU_SOURCE /* strsignal */
+#include "kernel_host.h"
+
+#include "cli.h"
+#include "timing.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+#define HOST_MAGIC      0x66766b68u /* "fvkh" */
+#define MAX_CODE_BYTES  (64u << 20)
+#define MAX_IMAGE_SIDE  1024 /* an image parameter (conv's kernel file) is far smaller */
+#define PREPARE_SLACK_S 20.0 /* the helper's start (a CUDA context) and the code's load */
+#define RUN_SLACK_S     1.0  /* the request and the answer around the kernel's own time */
+#define TIME_SLACK_S    10.0
+#define REAP_WAIT_MS    200
+#define EXIT_GRACE_MS   5000 /* at the viewer's end: the helper's own exit (a sanitizer's report) */
+
+enum { OP_PREPARE = 1, OP_RUN, OP_TIME, OP_RELEASE_ALL };
+
+typedef struct host_request {
+    uint32_t magic, op;
+    int32_t slot, runs;
+    /* OP_PREPARE: the build (its code follows), the parameters and the two images */
+    char filter[64], name[128], path[1024], arch[32];
+    int32_t is_ptx, two_pass, has_launch;
+    uint64_t code_size;
+    double value[FV_MAX_PARAMS];
+    int32_t iterations;
+    int32_t image_width[FV_MAX_PARAMS], image_height[FV_MAX_PARAMS]; /* 0: none; RGBA follows */
+    int32_t width, height;
+    cudaIpcMemHandle_t src, dst;
+    uint64_t src_pitch, dst_pitch;
+} host_request;
+
+typedef struct host_reply {
+    uint32_t magic;
+    int32_t outcome; /* kernel_host_outcome */
+    int32_t status;  /* the fv_status of a refusal */
+    double ms;
+    char message[1024];
+    char resources[320];
+} host_reply;
+
+/* ---- both sides ---------------------------------------------------------------------------- */
+static int send_all(int fd, const void *data, size_t size)
+{
+    const char *p = data;
+    while (size) {
+        const ssize_t n = send(fd, p, size, MSG_NOSIGNAL);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* Reads exactly size bytes; deadline_ms (fv_now_ms clock) < 0: no deadline. 0 done, -1 end of
+ * file or error, -2 past the deadline. */
+static int recv_all(int fd, void *data, size_t size, double deadline_ms)
+{
+    char *p = data;
+    while (size) {
+        if (deadline_ms >= 0) {
+            const double left = deadline_ms - fv_now_ms();
+            if (left <= 0) return -2;
+            struct pollfd pf = {fd, POLLIN, 0};
+            const int r = poll(&pf, 1, left > 1e9 ? 1000000000 : (int)left + 1);
+            if (r < 0 && errno == EINTR) continue;
+            if (r < 0) return -1;
+            if (r == 0) continue; /* the loop's test says whether time is up */
+        }
+        const ssize_t n = recv(fd, p, size, 0);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return -1;
+        p += n;
+        size -= (size_t)n;
+    }
+    return 0;
+}
+
+/* ---- the viewer's side --------------------------------------------------------------------- */
+struct kernel_host {
+    pid_t pid;       /* the helper; 0: none running */
+    int fd;          /* its socket; -1 */
+    int answered;    /* it has answered at least once: it works here */
+    pid_t unreaped;  /* a killed helper not yet reaped; 0: none */
+    int unavailable; /* 1: no helper here; why in `why` */
+    char why[1100];
+};
+
+kernel_host *kernel_host_create(void)
+{
+    kernel_host *h = calloc(1, sizeof *h);
+    if (h) h->fd = -1;
+    return h;
+}
+
+static void reap(kernel_host *h)
+{
+    if (h->unreaped && waitpid(h->unreaped, NULL, WNOHANG) != 0) h->unreaped = 0;
+}
+
+/* Waits up to ms for the helper's exit: its pid, or 0 while it runs. */
+static pid_t wait_exit(pid_t pid, int *status, double ms)
+{
+    pid_t got = waitpid(pid, status, WNOHANG);
+    for (double until = fv_now_ms() + ms; got == 0 && fv_now_ms() < until;) {
+        usleep(2000);
+        got = waitpid(pid, status, WNOHANG);
+    }
+    return got;
+}
+
+/* Ends the helper and forgets it: its socket closed (its end of file: it releases what it has
+ * and exits), `grace_ms` to do so, then SIGKILL. `how`, if asked: how it ended. */
+static void end_helper(kernel_host *h, double grace_ms, char *how, size_t size)
+{
+    if (!h->pid) return;
+    if (h->fd >= 0) close(h->fd);
+    h->fd = -1;
+    int status = 0;
+    pid_t got = wait_exit(h->pid, &status, grace_ms);
+    if (got == 0) {
+        kill(h->pid, SIGKILL);
+        got = wait_exit(h->pid, &status, REAP_WAIT_MS);
+    }
+    if (how) {
+        if (got > 0 && WIFSIGNALED(status))
+            snprintf(how, size, "signal %d, %s", WTERMSIG(status), strsignal(WTERMSIG(status)));
+        else if (got > 0 && WIFEXITED(status))
+            snprintf(how, size, "exit status %d", WEXITSTATUS(status));
+        else
+            snprintf(how, size, "killed");
+    }
+    if (got == 0) h->unreaped = h->pid; /* a dying GPU context can take its time */
+    h->pid = 0;
+}
+
+void kernel_host_destroy(kernel_host *h)
+{
+    if (!h) return;
+    end_helper(h, EXIT_GRACE_MS, NULL, 0);
+    reap(h);
+    free(h);
+}
+
+static kernel_host_outcome unavailable(kernel_host *h, const char *fmt, const char *detail)
+{
+    end_helper(h, 0, NULL, 0);
+    h->unavailable = 1;
+    snprintf(h->why, sizeof h->why, fmt, detail);
+    fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
+    return HOST_UNAVAILABLE;
+}
+
+static kernel_host_outcome start(kernel_host *h)
+{
+    if (h->unavailable) {
+        fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
+        return HOST_UNAVAILABLE;
+    }
+    if (h->pid) return HOST_DONE;
+    reap(h);
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+        return unavailable(h, "no socket pair for the kernels' process: %s", strerror(errno));
+    (void)fcntl(sv[0], F_SETFD, FD_CLOEXEC); /* the helper inherits its own end only */
+    char fd_text[16], parent_text[24];
+    snprintf(fd_text, sizeof fd_text, "%d", sv[1]);
+    snprintf(parent_text, sizeof parent_text, "%ld", (long)getpid());
+    char *argv[] = {"filterview", KERNEL_HOST_ARG, fd_text, parent_text, NULL};
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    pid_t pid = 0;
+    const int err = posix_spawn(&pid, "/proc/self/exe", &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(sv[1]);
+    if (err != 0) {
+        close(sv[0]);
+        return unavailable(h, "cannot start the kernels' process: %s", strerror(err));
+    }
+    h->pid = pid;
+    h->fd = sv[0];
+    return HOST_DONE;
+}
+
+/* Sends a request (and `extra` bytes after it) and waits for the reply until limit_s. */
+static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void *extra,
+                               size_t extra_size, const void *extra2, size_t extra2_size,
+                               double limit_s, double shown_limit_s, host_reply *r)
+{
+    const double deadline = fv_now_ms() + limit_s * 1000;
+    int got = send_all(h->fd, q, sizeof *q);
+    if (got == 0 && extra_size) got = send_all(h->fd, extra, extra_size);
+    if (got == 0 && extra2_size) got = send_all(h->fd, extra2, extra2_size);
+    if (got == 0) got = recv_all(h->fd, r, sizeof *r, deadline);
+    if (got == 0 &&
+        (r->magic != HOST_MAGIC || r->outcome < HOST_DONE || r->outcome > HOST_UNAVAILABLE))
+        got = -1;    /* not an answer of ours: as if it had died */
+    if (got == -2) { /* still running: only the end of its process stops it */
+        end_helper(h, 0, NULL, 0);
+        fv_fail(FV_ERR_CUDA,
+                "it ran for more than %g s, the time limit (%s), and was stopped: look for a "
+                "loop that never ends",
+                shown_limit_s, KERNEL_TIMEOUT_ENV);
+        return HOST_STOPPED;
+    }
+    if (got != 0) {
+        char how[160];
+        end_helper(h, REAP_WAIT_MS, how, sizeof how);
+        if (!h->answered)
+            return unavailable(h, "the kernels' process ended before it answered (%s)", how);
+        fv_fail(FV_ERR_CUDA, "its process ended (%s)", how);
+        return HOST_STOPPED;
+    }
+    h->answered = 1;
+    r->message[sizeof r->message - 1] = 0;
+    r->resources[sizeof r->resources - 1] = 0;
+    if (r->outcome == HOST_STOPPED) end_helper(h, REAP_WAIT_MS, NULL, 0); /* it exits itself */
+    if (r->outcome == HOST_UNAVAILABLE) return unavailable(h, "%s", r->message);
+    if (r->outcome != HOST_DONE)
+        fv_fail(r->status ? (fv_status)r->status : FV_ERR_CUDA, "%s", r->message);
+    return (kernel_host_outcome)r->outcome;
+}
+
+static void copy_text(char *to, size_t size, const char *from)
+{
+    snprintf(to, size, "%s", from ? from : "");
+}
+
+kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_build *b,
+                                        const fv_params *p, const fv_image *src,
+                                        const fv_image *dst, double limit_s, char *resources,
+                                        size_t size)
+{
+    if (slot < 0 || slot >= KERNEL_HOST_SLOTS || b->code_size > MAX_CODE_BYTES) {
+        fv_fail(FV_ERR_ARG, "kernel host: slot %d or %zu bytes of code out of range", slot,
+                b->code_size);
+        return HOST_REFUSED;
+    }
+    if (h->unavailable) {
+        fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
+        return HOST_UNAVAILABLE;
+    }
+    host_request *q = calloc(1, sizeof *q);
+    if (!q) {
+        fv_fail(FV_ERR_MEMORY, "out of host memory");
+        return HOST_REFUSED;
+    }
+    q->magic = HOST_MAGIC;
+    q->op = OP_PREPARE;
+    q->slot = slot;
+    copy_text(q->filter, sizeof q->filter, b->filter->name);
+    copy_text(q->name, sizeof q->name, b->name);
+    copy_text(q->path, sizeof q->path, b->path);
+    copy_text(q->arch, sizeof q->arch, b->arch);
+    q->is_ptx = b->is_ptx;
+    q->two_pass = b->two_pass;
+    q->has_launch = b->has_launch;
+    q->code_size = b->code_size;
+    memcpy(q->value, p->value, sizeof q->value);
+    q->iterations = p->iterations;
+    q->width = src->width;
+    q->height = src->height;
+    q->src_pitch = src->pitch;
+    q->dst_pitch = dst->pitch;
+    cudaError_t err = cudaIpcGetMemHandle(&q->src, src->data);
+    if (err == cudaSuccess) err = cudaIpcGetMemHandle(&q->dst, dst->data);
+    if (err != cudaSuccess) {
+        (void)cudaGetLastError();
+        free(q);
+        return unavailable(h, "CUDA IPC is not available here (%s)", cudaGetErrorString(err));
+    }
+    kernel_host_outcome o = start(h);
+    if (o != HOST_DONE) {
+        free(q);
+        return o;
+    }
+    /* the image parameters' pixels, packed, after the code */
+    size_t pixels = 0;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) {
+        const fv_image *im = p->image[i];
+        if (!im || im->width > MAX_IMAGE_SIDE || im->height > MAX_IMAGE_SIDE) continue;
+        q->image_width[i] = im->width;
+        q->image_height[i] = im->height;
+        pixels += (size_t)im->width * im->height * 4;
+    }
+    unsigned char *packed = pixels ? malloc(pixels) : NULL;
+    if (pixels && !packed) {
+        free(q);
+        fv_fail(FV_ERR_MEMORY, "out of host memory");
+        return HOST_REFUSED;
+    }
+    size_t at = 0;
+    for (int i = 0; i < FV_MAX_PARAMS; i++)
+        for (int y = 0; y < q->image_height[i]; y++, at += (size_t)q->image_width[i] * 4)
+            memcpy(packed + at, p->image[i]->data + (size_t)y * p->image[i]->pitch,
+                   (size_t)q->image_width[i] * 4);
+    host_reply r;
+    o = ask(h, q, b->code, b->code_size, packed, pixels, limit_s + PREPARE_SLACK_S, limit_s, &r);
+    free(packed);
+    free(q);
+    if (o == HOST_DONE && resources) copy_text(resources, size, r.resources);
+    return o;
+}
+
+kernel_host_outcome kernel_host_run(kernel_host *h, int slot, double limit_s, double *ms)
+{
+    if (!h->pid) { /* killed after a fault: nothing is prepared in a new one */
+        fv_fail(FV_ERR_CUDA, "its process is gone");
+        return HOST_STOPPED;
+    }
+    host_request q = {.magic = HOST_MAGIC, .op = OP_RUN, .slot = slot};
+    host_reply r;
+    const kernel_host_outcome o = ask(h, &q, NULL, 0, NULL, 0, limit_s + RUN_SLACK_S, limit_s, &r);
+    if (o == HOST_DONE) *ms = r.ms;
+    return o;
+}
+
+kernel_host_outcome kernel_host_time(kernel_host *h, int slot, int runs, double limit_s,
+                                     double *median_ms)
+{
+    if (!h->pid) {
+        fv_fail(FV_ERR_CUDA, "its process is gone");
+        return HOST_STOPPED;
+    }
+    host_request q = {.magic = HOST_MAGIC, .op = OP_TIME, .slot = slot, .runs = runs};
+    host_reply r;
+    const kernel_host_outcome o =
+        ask(h, &q, NULL, 0, NULL, 0, limit_s * (runs + 1) + TIME_SLACK_S, limit_s, &r);
+    if (o == HOST_DONE) *median_ms = r.ms;
+    return o;
+}
+
+void kernel_host_release_all(kernel_host *h)
+{
+    if (!h || !h->pid) return;
+    host_request q = {.magic = HOST_MAGIC, .op = OP_RELEASE_ALL};
+    host_reply r;
+    (void)ask(h, &q, NULL, 0, NULL, 0, PREPARE_SLACK_S, PREPARE_SLACK_S, &r);
+}
+
+/* ---- the helper's side --------------------------------------------------------------------- */
+typedef struct opened_image {
+    cudaIpcMemHandle_t handle;
+    void *ptr;
+    int refs;
+} opened_image;
+
+typedef struct host_slot {
+    fv_user_variant *user;
+    fv_runner runner;
+    fv_image src, dst; /* views of the viewer's buffers */
+    fv_params params;
+    fv_image images[FV_MAX_PARAMS]; /* the image parameters' pixels */
+    fv_timer timer;
+} host_slot;
+
+typedef struct helper {
+    int fd;
+    host_slot slots[KERNEL_HOST_SLOTS];
+    opened_image opened[2 * KERNEL_HOST_SLOTS];
+} helper;
+
+/* A handle opened once per process (CUDA refuses a second open of the same one): shared. */
+static void *open_image(helper *s, const cudaIpcMemHandle_t *handle, cudaError_t *err)
+{
+    opened_image *free_entry = NULL;
+    for (int i = 0; i < 2 * KERNEL_HOST_SLOTS; i++) {
+        opened_image *o = &s->opened[i];
+        if (o->refs && !memcmp(&o->handle, handle, sizeof *handle)) {
+            o->refs++;
+            return o->ptr;
+        }
+        if (!o->refs && !free_entry) free_entry = o;
+    }
+    *err = cudaErrorMemoryAllocation;
+    if (!free_entry) return NULL;
+    *err = cudaIpcOpenMemHandle(&free_entry->ptr, *handle, cudaIpcMemLazyEnablePeerAccess);
+    if (*err != cudaSuccess) return NULL;
+    free_entry->handle = *handle;
+    free_entry->refs = 1;
+    return free_entry->ptr;
+}
+
+static void close_image(helper *s, void *ptr)
+{
+    for (int i = 0; ptr && i < 2 * KERNEL_HOST_SLOTS; i++) {
+        opened_image *o = &s->opened[i];
+        if (o->refs && o->ptr == ptr && --o->refs == 0) cudaIpcCloseMemHandle(o->ptr);
+    }
+}
+
+static void slot_release(helper *s, host_slot *sl)
+{
+    fv_runner_release(&sl->runner);
+    fv_user_variant_free(sl->user);
+    sl->user = NULL;
+    close_image(s, sl->src.data);
+    close_image(s, sl->dst.data);
+    sl->src.data = sl->dst.data = NULL;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&sl->images[i]);
+}
+
+/* The error CUDA's context keeps (a fault), after clearing one a plain call returned. */
+static cudaError_t sticky_error(void)
+{
+    (void)cudaGetLastError();
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) return cudaSuccess;
+    (void)cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess ? err : cudaSuccess;
+}
+
+/* A failure's reply: a fault (the helper then exits: CUDA cannot go on) or a refusal. */
+static void failed(host_reply *r, fv_status st)
+{
+    const cudaError_t err = sticky_error();
+    if (err != cudaSuccess) {
+        r->outcome = HOST_STOPPED;
+        snprintf(r->message, sizeof r->message,
+                 "it faulted: %s (%s); compute-sanitizer filterview ... names the line",
+                 cudaGetErrorString(err), cudaGetErrorName(err));
+        return;
+    }
+    r->outcome = HOST_REFUSED;
+    r->status = (int32_t)st;
+    snprintf(r->message, sizeof r->message, "%s", fv_last_error());
+}
+
+static fv_status read_images(helper *s, const host_request *q, host_slot *sl)
+{
+    for (int i = 0; i < FV_MAX_PARAMS; i++) {
+        const int w = q->image_width[i], h = q->image_height[i];
+        if (!w && !h) continue;
+        if (w < 1 || h < 1 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE)
+            return fv_fail(FV_ERR_ARG, "kernel host: image parameter %d is %dx%d", i, w, h);
+        FV_TRY(fv_host_image_alloc(&sl->images[i], w, h));
+        for (int y = 0; y < h; y++)
+            if (recv_all(s->fd, sl->images[i].data + (size_t)y * sl->images[i].pitch, (size_t)w * 4,
+                         -1) != 0)
+                return fv_fail(FV_ERR_IO, "kernel host: the request ended early");
+        sl->params.image[i] = &sl->images[i];
+    }
+    return FV_OK;
+}
+
+static fv_status prepare(helper *s, const host_request *q, host_slot *sl, host_reply *r)
+{
+    slot_release(s, sl);
+    const fv_filter *f = fv_filter_find(q->filter);
+    if (!f || q->code_size > MAX_CODE_BYTES || q->code_size == 0)
+        return fv_fail(FV_ERR_ARG, "kernel host: filter '%.60s' or its code is unknown", q->filter);
+    fv_user_build *b = calloc(1, sizeof *b);
+    unsigned char *code = malloc(q->code_size + 1);
+    if (!b || !code) {
+        free(b);
+        free(code);
+        return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    }
+    b->code = code;
+    const int got = recv_all(s->fd, code, q->code_size, -1);
+    code[q->code_size] = 0;
+    b->filter = f;
+    b->code_size = q->code_size;
+    b->is_ptx = q->is_ptx;
+    b->two_pass = q->two_pass;
+    b->has_launch = q->has_launch;
+    b->from_cache = 1;
+    snprintf(b->path, sizeof b->path, "%.*s", (int)sizeof q->path - 1, q->path);
+    snprintf(b->name, sizeof b->name, "%.*s", (int)sizeof q->name - 1, q->name);
+    snprintf(b->arch, sizeof b->arch, "%.*s", (int)sizeof q->arch - 1, q->arch);
+    if (got != 0) {
+        fv_user_build_free(b);
+        return fv_fail(FV_ERR_IO, "kernel host: the request ended early");
+    }
+    FV_TRY(fv_user_variant_make(b, &sl->user)); /* b is the variant's now */
+    memcpy(sl->params.value, q->value, sizeof q->value);
+    sl->params.iterations = q->iterations;
+    FV_TRY(read_images(s, q, sl));
+    cudaError_t err = cudaSuccess;
+    void *src = open_image(s, &q->src, &err), *dst = src ? open_image(s, &q->dst, &err) : NULL;
+    if (!src || !dst) {
+        close_image(s, src);
+        r->outcome = HOST_UNAVAILABLE;
+        snprintf(r->message, sizeof r->message, "CUDA IPC is not available here (%s)",
+                 cudaGetErrorString(err));
+        (void)cudaGetLastError();
+        return FV_OK;
+    }
+    sl->src = (fv_image){src, q->width, q->height, q->src_pitch, FV_MEMORY_DEVICE};
+    sl->dst = (fv_image){dst, q->width, q->height, q->dst_pitch, FV_MEMORY_DEVICE};
+    if (!sl->timer.start) FV_TRY(fv_timer_create(&sl->timer));
+    const fv_variant *v = fv_user_variant_get(sl->user);
+    FV_TRY(fv_runner_prepare(&sl->runner, f, v, &sl->params, q->width, q->height));
+    fv_variant_resources_text(v, &sl->params, r->resources, sizeof r->resources);
+    return FV_OK;
+}
+
+typedef struct timed_slot {
+    host_slot *slot;
+} timed_slot;
+
+static fv_status run_slot(void *context, int set)
+{
+    (void)set;
+    host_slot *sl = ((timed_slot *)context)->slot;
+    return fv_runner_run(&sl->runner, &sl->src, &sl->dst, 0);
+}
+
+static fv_status serve(helper *s, const host_request *q, host_reply *r)
+{
+    if (q->op == OP_RELEASE_ALL) {
+        for (int i = 0; i < KERNEL_HOST_SLOTS; i++) slot_release(s, &s->slots[i]);
+        return FV_OK;
+    }
+    if (q->slot < 0 || q->slot >= KERNEL_HOST_SLOTS)
+        return fv_fail(FV_ERR_ARG, "kernel host: no slot %d", q->slot);
+    host_slot *sl = &s->slots[q->slot];
+    if (q->op == OP_PREPARE) return prepare(s, q, sl, r);
+    if (!sl->user || !sl->runner.prepared)
+        return fv_fail(FV_ERR_ARG, "kernel host: slot %d is not prepared", q->slot);
+    if (q->op == OP_RUN) {
+        fv_timer_start(&sl->timer, 0);
+        FV_TRY(fv_runner_run(&sl->runner, &sl->src, &sl->dst, 0));
+        fv_timer_stop(&sl->timer, 0);
+        const cudaError_t err = fv_timer_wait(&sl->timer);
+        if (err != cudaSuccess) return fv_fail(FV_ERR_CUDA, "%s", cudaGetErrorString(err));
+        if (!fv_timer_elapsed_ms(&sl->timer, &r->ms)) r->ms = 0;
+        return FV_OK;
+    }
+    if (q->op == OP_TIME) {
+        timed_slot t = {sl};
+        const int runs = q->runs < 1 ? 1 : q->runs > 1000 ? 1000 : q->runs;
+        return fv_time_median(run_slot, &t, 1, 1, runs, &r->ms);
+    }
+    return fv_fail(FV_ERR_ARG, "kernel host: unknown request %u", q->op);
+}
+
+int kernel_host_main(int argc, char **argv)
+{
+    if (argc != 4) {
+        cli_error("%s is filterview's own: the viewer starts it for your kernels", KERNEL_HOST_ARG);
+        return 2;
+    }
+    /* ends with the viewer, even one that was killed; the viewer may have gone already */
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if ((long)getppid() != strtol(argv[3], NULL, 10)) return 0;
+    helper *s = calloc(1, sizeof *s);
+    host_request *q = malloc(sizeof *q);
+    if (!s || !q) return 1;
+    s->fd = (int)strtol(argv[2], NULL, 10);
+    host_reply r;
+    while (recv_all(s->fd, q, sizeof *q, -1) == 0) {
+        memset(&r, 0, sizeof r);
+        r.magic = HOST_MAGIC;
+        if (q->magic != HOST_MAGIC) break;
+        const fv_status st = serve(s, q, &r);
+        if (st != FV_OK) failed(&r, st);
+        if (send_all(s->fd, &r, sizeof r) != 0) break;
+        /* after a fault CUDA cannot go on: leave without releasing anything */
+        if (r.outcome == HOST_STOPPED) _exit(3);
+    }
+    for (int i = 0; i < KERNEL_HOST_SLOTS; i++) {
+        slot_release(s, &s->slots[i]);
+        fv_timer_destroy(&s->slots[i].timer);
+    }
+    free(q);
+    free(s);
+    return 0;
+}
