@@ -11,6 +11,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #define _GNU_SOURCE /* strsignal */
 #include "kernel_host.h"
+#include "kernel_host_wire.h"
 
 #include "cli.h"
 #include "timing.h"
@@ -30,40 +31,11 @@
 
 extern char **environ;
 
-#define HOST_MAGIC      0x66766b68u /* "fvkh" */
-#define MAX_CODE_BYTES  (64u << 20)
-#define MAX_IMAGE_SIDE  1024 /* an image parameter (conv's kernel file) is far smaller */
 #define PREPARE_SLACK_S 20.0 /* the helper's start (a CUDA context) and the code's load */
 #define RUN_SLACK_S     1.0  /* the request and the answer around the kernel's own time */
 #define TIME_SLACK_S    10.0
 #define REAP_WAIT_MS    200
 #define EXIT_GRACE_MS   5000 /* at the viewer's end: the helper's own exit (a sanitizer's report) */
-
-enum { OP_PREPARE = 1, OP_RUN, OP_TIME, OP_RELEASE_ALL };
-
-typedef struct host_request {
-    uint32_t magic, op;
-    int32_t slot, runs;
-    /* OP_PREPARE: the build (its code follows), the parameters and the two images */
-    char filter[64], name[128], path[1024], arch[32];
-    int32_t is_ptx, two_pass, has_launch;
-    uint64_t code_size;
-    double value[FV_MAX_PARAMS];
-    int32_t iterations;
-    int32_t image_width[FV_MAX_PARAMS], image_height[FV_MAX_PARAMS]; /* 0: none; RGBA follows */
-    int32_t width, height;
-    cudaIpcMemHandle_t src, dst;
-    uint64_t src_pitch, dst_pitch;
-} host_request;
-
-typedef struct host_reply {
-    uint32_t magic;
-    int32_t outcome; /* kernel_host_outcome */
-    int32_t status;  /* the fv_status of a refusal */
-    double ms;
-    char message[1024];
-    char resources[320];
-} host_reply;
 
 /* ---- both sides ---------------------------------------------------------------------------- */
 static int send_all(int fd, const void *data, size_t size)
@@ -384,6 +356,7 @@ typedef struct host_slot {
 
 typedef struct helper {
     int fd;
+    int lost; /* a request it could not read: the stream is lost, it answers and ends */
     host_slot slots[KERNEL_HOST_SLOTS];
     opened_image opened[2 * KERNEL_HOST_SLOTS];
 } helper;
@@ -428,9 +401,15 @@ static void slot_release(helper *s, host_slot *sl)
     for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&sl->images[i]);
 }
 
-/* The error CUDA's context keeps (a fault), after clearing one a plain call returned. */
+/* The error CUDA's context keeps (a fault), after clearing one a plain call returned. Without a
+ * device (its test, in CI) nothing can have faulted. */
 static cudaError_t sticky_error(void)
 {
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        (void)cudaGetLastError();
+        return cudaSuccess;
+    }
     (void)cudaGetLastError();
     const cudaError_t err = cudaDeviceSynchronize();
     if (err == cudaSuccess) return cudaSuccess;
@@ -454,41 +433,64 @@ static void failed(host_reply *r, fv_status st)
     snprintf(r->message, sizeof r->message, "%s", fv_last_error());
 }
 
-static fv_status read_images(helper *s, const host_request *q, host_slot *sl)
+/* A prepare's payload: the code, then the image parameters' pixels. Read whole before anything
+ * else is checked, so that a refused request leaves the stream at the next one. -1 when its
+ * sizes cannot be trusted or it ended early: the stream is lost (the helper answers and ends). */
+typedef struct payload {
+    unsigned char *code;
+    fv_image images[FV_MAX_PARAMS];
+} payload;
+
+static void payload_free(payload *pl)
 {
-    for (int i = 0; i < FV_MAX_PARAMS; i++) {
-        const int w = q->image_width[i], h = q->image_height[i];
-        if (!w && !h) continue;
-        if (w < 1 || h < 1 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE)
-            return fv_fail(FV_ERR_ARG, "kernel host: image parameter %d is %dx%d", i, w, h);
-        FV_TRY(fv_host_image_alloc(&sl->images[i], w, h));
-        for (int y = 0; y < h; y++)
-            if (recv_all(s->fd, sl->images[i].data + (size_t)y * sl->images[i].pitch, (size_t)w * 4,
-                         -1) != 0)
-                return fv_fail(FV_ERR_IO, "kernel host: the request ended early");
-        sl->params.image[i] = &sl->images[i];
-    }
-    return FV_OK;
+    free(pl->code);
+    pl->code = NULL;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&pl->images[i]);
 }
 
-static fv_status prepare(helper *s, const host_request *q, host_slot *sl, host_reply *r)
+static int read_payload(int fd, const host_request *q, payload *pl)
+{
+    memset(pl, 0, sizeof *pl);
+    if (q->code_size == 0 || q->code_size > MAX_CODE_BYTES) return -1;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) {
+        const int w = q->image_width[i], h = q->image_height[i];
+        if ((w || h) && (w < 1 || h < 1 || w > MAX_IMAGE_SIDE || h > MAX_IMAGE_SIDE)) return -1;
+    }
+    pl->code = malloc(q->code_size + 1);
+    if (!pl->code || recv_all(fd, pl->code, q->code_size, -1) != 0) return -1;
+    pl->code[q->code_size] = 0;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) {
+        const int w = q->image_width[i], h = q->image_height[i];
+        if (!w) continue;
+        if (fv_host_image_alloc(&pl->images[i], w, h) != FV_OK) return -1;
+        for (int y = 0; y < h; y++)
+            if (recv_all(fd, pl->images[i].data + (size_t)y * pl->images[i].pitch, (size_t)w * 4,
+                         -1) != 0)
+                return -1;
+    }
+    return 0;
+}
+
+/* Slot sl made anew from request q and its payload (taken: the slot owns it from here). */
+static fv_status prepare(helper *s, const host_request *q, payload *pl, host_slot *sl,
+                         host_reply *r)
 {
     slot_release(s, sl);
+    memcpy(sl->images, pl->images, sizeof sl->images);
+    memset(pl->images, 0, sizeof pl->images);
     const fv_filter *f = fv_filter_find(q->filter);
-    if (!f || q->code_size > MAX_CODE_BYTES || q->code_size == 0)
-        return fv_fail(FV_ERR_ARG, "kernel host: filter '%.60s' or its code is unknown", q->filter);
+    if (!f) {
+        free(pl->code);
+        return fv_fail(FV_ERR_ARG, "kernel host: no filter '%.60s'", q->filter);
+    }
     fv_user_build *b = calloc(1, sizeof *b);
-    unsigned char *code = malloc(q->code_size + 1);
-    if (!b || !code) {
-        free(b);
-        free(code);
+    if (!b) {
+        free(pl->code);
         return fv_fail(FV_ERR_MEMORY, "out of host memory");
     }
-    b->code = code;
-    const int got = recv_all(s->fd, code, q->code_size, -1);
-    code[q->code_size] = 0;
-    b->filter = f;
+    b->code = pl->code;
     b->code_size = q->code_size;
+    b->filter = f;
     b->is_ptx = q->is_ptx;
     b->two_pass = q->two_pass;
     b->has_launch = q->has_launch;
@@ -496,22 +498,20 @@ static fv_status prepare(helper *s, const host_request *q, host_slot *sl, host_r
     snprintf(b->path, sizeof b->path, "%.*s", (int)sizeof q->path - 1, q->path);
     snprintf(b->name, sizeof b->name, "%.*s", (int)sizeof q->name - 1, q->name);
     snprintf(b->arch, sizeof b->arch, "%.*s", (int)sizeof q->arch - 1, q->arch);
-    if (got != 0) {
-        fv_user_build_free(b);
-        return fv_fail(FV_ERR_IO, "kernel host: the request ended early");
-    }
-    FV_TRY(fv_user_variant_make(b, &sl->user)); /* b is the variant's now */
+    FV_TRY(fv_user_variant_make(b, &sl->user)); /* b (and the code) is the variant's now */
+    memset(&sl->params, 0, sizeof sl->params);
     memcpy(sl->params.value, q->value, sizeof q->value);
     sl->params.iterations = q->iterations;
-    FV_TRY(read_images(s, q, sl));
+    for (int i = 0; i < FV_MAX_PARAMS; i++)
+        if (sl->images[i].data) sl->params.image[i] = &sl->images[i];
     cudaError_t err = cudaSuccess;
     void *src = open_image(s, &q->src, &err), *dst = src ? open_image(s, &q->dst, &err) : NULL;
     if (!src || !dst) {
         close_image(s, src);
+        (void)cudaGetLastError();
         r->outcome = HOST_UNAVAILABLE;
         snprintf(r->message, sizeof r->message, "CUDA IPC is not available here (%s)",
                  cudaGetErrorString(err));
-        (void)cudaGetLastError();
         return FV_OK;
     }
     sl->src = (fv_image){src, q->width, q->height, q->src_pitch, FV_MEMORY_DEVICE};
@@ -536,14 +536,29 @@ static fv_status run_slot(void *context, int set)
 
 static fv_status serve(helper *s, const host_request *q, host_reply *r)
 {
+    if (q->op == OP_PREPARE) {
+        payload pl;
+        if (read_payload(s->fd, q, &pl) != 0) {
+            payload_free(&pl);
+            s->lost = 1;
+            return fv_fail(FV_ERR_ARG, "kernel host: a request it cannot read (%llu bytes of code)",
+                           (unsigned long long)q->code_size);
+        }
+        if (q->slot < 0 || q->slot >= KERNEL_HOST_SLOTS) {
+            payload_free(&pl);
+            return fv_fail(FV_ERR_ARG, "kernel host: no slot %d", q->slot);
+        }
+        return prepare(s, q, &pl, &s->slots[q->slot], r);
+    }
     if (q->op == OP_RELEASE_ALL) {
         for (int i = 0; i < KERNEL_HOST_SLOTS; i++) slot_release(s, &s->slots[i]);
         return FV_OK;
     }
+    if (q->op != OP_RUN && q->op != OP_TIME)
+        return fv_fail(FV_ERR_ARG, "kernel host: unknown request %u", q->op);
     if (q->slot < 0 || q->slot >= KERNEL_HOST_SLOTS)
         return fv_fail(FV_ERR_ARG, "kernel host: no slot %d", q->slot);
     host_slot *sl = &s->slots[q->slot];
-    if (q->op == OP_PREPARE) return prepare(s, q, sl, r);
     if (!sl->user || !sl->runner.prepared)
         return fv_fail(FV_ERR_ARG, "kernel host: slot %d is not prepared", q->slot);
     if (q->op == OP_RUN) {
@@ -555,12 +570,9 @@ static fv_status serve(helper *s, const host_request *q, host_reply *r)
         if (!fv_timer_elapsed_ms(&sl->timer, &r->ms)) r->ms = 0;
         return FV_OK;
     }
-    if (q->op == OP_TIME) {
-        timed_slot t = {sl};
-        const int runs = q->runs < 1 ? 1 : q->runs > 1000 ? 1000 : q->runs;
-        return fv_time_median(run_slot, &t, 1, 1, runs, &r->ms);
-    }
-    return fv_fail(FV_ERR_ARG, "kernel host: unknown request %u", q->op);
+    timed_slot t = {sl};
+    const int runs = q->runs < 1 ? 1 : q->runs > 1000 ? 1000 : q->runs;
+    return fv_time_median(run_slot, &t, 1, 1, runs, &r->ms);
 }
 
 int kernel_host_main(int argc, char **argv)
@@ -583,7 +595,7 @@ int kernel_host_main(int argc, char **argv)
         if (q->magic != HOST_MAGIC) break;
         const fv_status st = serve(s, q, &r);
         if (st != FV_OK) failed(&r, st);
-        if (send_all(s->fd, &r, sizeof r) != 0) break;
+        if (send_all(s->fd, &r, sizeof r) != 0 || s->lost) break;
         /* after a fault CUDA cannot go on: leave without releasing anything */
         if (r.outcome == HOST_STOPPED) _exit(3);
     }
