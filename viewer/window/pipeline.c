@@ -439,7 +439,7 @@ void pipeline_release(app *a)
     fv_host_image_free(&a->host_clean);
 }
 
-/* ---- user kernels: the time limit, faults ---- */
+/* ---- user kernels in this process (no kernel host): the time limit, faults ---- */
 #define WATCHDOG_POLL_MS 50
 /* host mode counts host work too (loading the module, the chart's other variants): allowed on
  * top of the limit, so that only a kernel that really runs on is stopped */
@@ -462,8 +462,8 @@ struct kernel_watchdog {
     int stop;
 };
 
-/* The watch runs on its own thread because the frame loop itself may be what waits: a GL call
- * after the interop unmap, or an event synchronisation, does not return while the kernel runs.
+/* The watch runs on its own thread because the frame loop itself is what waits: the wait for
+ * the user kernels before the map, or an event synchronisation, does not return while one runs.
  * Such a kernel cannot be stopped from the host short of ending the context, and with it the
  * process: the message is said and the process ends (_exit: the CUDA runtime's own exit
  * handlers would wait for the kernel). Nothing is half-written: every file the viewer writes
