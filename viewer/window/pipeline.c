@@ -642,15 +642,21 @@ void pipeline_note_fault(app *a, int panes, cudaError_t err)
     a->diff_valid = 0;
 }
 
-/* Turns off the user kernel of pane p, which could not run: said on screen and stderr. */
+/* Turns off the user kernel of pane p, which could not run: said on screen and stderr; a pane
+ * showing it shows the original from now on, until the file is saved again. */
 static void user_kernel_off(app *a, int p, const char *why)
 {
     pane *pn = &a->panes[p];
     pn->user_off = 1;
+    pn->hosted = 0;
     snprintf(pn->user_error, sizeof pn->user_error,
              "%c %s is off: %s (shown: the original, until you save the file again)", 'A' + p,
              pane_user_name(a, p), why);
     cli_error("%s", pn->user_error);
+    if (pn->variant != PANE_USER) return;
+    pn->variant = PANE_ORIGINAL;
+    pn->kernel_ms = 0;
+    a->dirty = 1;
 }
 
 fv_status pipeline_fault_said(app *a)
@@ -703,14 +709,9 @@ static fv_image packed_view(void *ptr, int w, int h)
  * new helper. */
 static void hosted_off(app *a, int p, kernel_host_outcome o)
 {
-    pane *pn = &a->panes[p];
     char why[640];
     snprintf(why, sizeof why, "%s", fv_last_error());
     user_kernel_off(a, p, why);
-    pn->hosted = 0;
-    if (pn->variant == PANE_USER) pn->variant = PANE_ORIGINAL;
-    pn->kernel_ms = 0;
-    a->dirty = 1;
     if (o != HOST_STOPPED) return;
     const int other = 1 - p;
     if (!a->panes[other].hosted) return;
@@ -916,7 +917,6 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
  * runs; or CUDA's context holds an error, a fault, which ends the program. 1 for a fault. */
 static int user_run_refused(app *a, int p)
 {
-    pane *pn = &a->panes[p];
     char why[512];
     snprintf(why, sizeof why, "%s", fv_last_error());
     const cudaError_t err = sticky_error();
@@ -925,10 +925,7 @@ static int user_run_refused(app *a, int p)
         return 1;
     }
     user_kernel_off(a, p, why);
-    pn->variant = PANE_ORIGINAL;
     a->user_ran &= ~(1 << p);
-    pn->kernel_ms = 0;
-    a->dirty = 1;
     return 0;
 }
 
