@@ -249,3 +249,17 @@ void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *bu
                                 100.0 * r.occupancy);
     }
 }
+
+cudaError_t fv_device_fault(void)
+{
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+        (void)cudaGetLastError();
+        return cudaSuccess; /* nothing ran, nothing faulted */
+    }
+    (void)cudaGetLastError();
+    const cudaError_t err = cudaDeviceSynchronize();
+    if (err == cudaSuccess) return cudaSuccess;
+    (void)cudaGetLastError();
+    return cudaDeviceSynchronize() != cudaSuccess ? err : cudaSuccess; /* it stays: a fault */
+}

@@ -7,6 +7,8 @@
 #ifndef FV_DEVICE_H
 #define FV_DEVICE_H
 
+#include <cuda_runtime_api.h>
+
 /* NULL when a CUDA device can be used; otherwise one line, without a trailing period, that says
  * why not and names what is missing, for example
  *   "no NVIDIA driver: no /dev/nvidia* device nodes and no libcuda.so.1"
@@ -17,5 +19,10 @@
  * and does not start with "no CUDA device" (fv_device_check's message does: "no CUDA device: " and
  * this line). Asked once per process, then remembered; safe to call from any thread. */
 const char *fv_device_unavailable_reason(void);
+
+/* The error a fault left in this process's CUDA context (an illegal address, a trap: CUDA cannot
+ * go on after one), after clearing any a plain call returned; cudaSuccess when there is none, and
+ * where there is no device. Waits for the GPU. Asked after a user kernel's run failed. */
+cudaError_t fv_device_fault(void);
 
 #endif

@@ -14,6 +14,7 @@
 #include "kernel_host_wire.h"
 
 #include "cli.h"
+#include "device.h"
 #include "timing.h"
 
 #include <errno.h>
@@ -302,32 +303,32 @@ kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_
     return o;
 }
 
-kernel_host_outcome kernel_host_run(kernel_host *h, int slot, double limit_s, double *ms)
+/* A run (runs 0) or a timing of slot's kernel: its milliseconds into *ms. */
+static kernel_host_outcome run_slot_request(kernel_host *h, int slot, int runs, double wait_s,
+                                            double limit_s, double *ms)
 {
     if (!h->pid) { /* killed after a fault: nothing is prepared in a new one */
         fv_fail(FV_ERR_CUDA, "its process is gone");
         return HOST_STOPPED;
     }
-    host_request q = {.magic = HOST_MAGIC, .op = OP_RUN, .slot = slot};
+    host_request q = {
+        .magic = HOST_MAGIC, .op = runs ? OP_TIME : OP_RUN, .slot = slot, .runs = runs};
     host_reply r;
-    const kernel_host_outcome o = ask(h, &q, NULL, 0, NULL, 0, limit_s + RUN_SLACK_S, limit_s, &r);
+    const kernel_host_outcome o = ask(h, &q, NULL, 0, NULL, 0, wait_s, limit_s, &r);
     if (o == HOST_DONE) *ms = r.ms;
     return o;
+}
+
+kernel_host_outcome kernel_host_run(kernel_host *h, int slot, double limit_s, double *ms)
+{
+    return run_slot_request(h, slot, 0, limit_s + RUN_SLACK_S, limit_s, ms);
 }
 
 kernel_host_outcome kernel_host_time(kernel_host *h, int slot, int runs, double limit_s,
                                      double *median_ms)
 {
-    if (!h->pid) {
-        fv_fail(FV_ERR_CUDA, "its process is gone");
-        return HOST_STOPPED;
-    }
-    host_request q = {.magic = HOST_MAGIC, .op = OP_TIME, .slot = slot, .runs = runs};
-    host_reply r;
-    const kernel_host_outcome o =
-        ask(h, &q, NULL, 0, NULL, 0, limit_s * (runs + 1) + TIME_SLACK_S, limit_s, &r);
-    if (o == HOST_DONE) *median_ms = r.ms;
-    return o;
+    if (runs < 1) runs = 1;
+    return run_slot_request(h, slot, runs, limit_s * (runs + 1) + TIME_SLACK_S, limit_s, median_ms);
 }
 
 void kernel_host_release_all(kernel_host *h)
@@ -401,26 +402,10 @@ static void slot_release(helper *s, host_slot *sl)
     for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&sl->images[i]);
 }
 
-/* The error CUDA's context keeps (a fault), after clearing one a plain call returned. Without a
- * device (its test, in CI) nothing can have faulted. */
-static cudaError_t sticky_error(void)
-{
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-        (void)cudaGetLastError();
-        return cudaSuccess;
-    }
-    (void)cudaGetLastError();
-    const cudaError_t err = cudaDeviceSynchronize();
-    if (err == cudaSuccess) return cudaSuccess;
-    (void)cudaGetLastError();
-    return cudaDeviceSynchronize() != cudaSuccess ? err : cudaSuccess;
-}
-
 /* A failure's reply: a fault (the helper then exits: CUDA cannot go on) or a refusal. */
 static void failed(host_reply *r, fv_status st)
 {
-    const cudaError_t err = sticky_error();
+    const cudaError_t err = fv_device_fault();
     if (err != cudaSuccess) {
         r->outcome = HOST_STOPPED;
         snprintf(r->message, sizeof r->message,

@@ -197,7 +197,6 @@ typedef struct app {
     int kernel_host_said;      /* its first answer was announced on stdout */
     int kernels_in_process;    /* FILTERVIEW_KERNEL_HOST=0: no kernel host */
     int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
-    int user_first;            /* bit p: pane p's user kernel ran and finished before the map */
     int fault_panes;           /* bit p: pane p's user kernel faulted; the program ends */
     cudaError_t fault_error;   /* the sticky CUDA error it left */
     double frame_ms;

@@ -622,17 +622,6 @@ static void watchdog_end(app *a)
     pthread_mutex_unlock(&w->lock);
 }
 
-/* The error that stays in CUDA's context (an illegal address, a trap): one that a plain call
- * returned is cleared first, so that only a sticky one counts. Waits for the GPU. */
-static cudaError_t sticky_error(void)
-{
-    (void)cudaGetLastError();
-    const cudaError_t err = cudaDeviceSynchronize();
-    if (err == cudaSuccess) return cudaSuccess;
-    (void)cudaGetLastError();
-    return cudaDeviceSynchronize() != cudaSuccess ? err : cudaSuccess;
-}
-
 void pipeline_note_fault(app *a, int panes, cudaError_t err)
 {
     watchdog_end(a);
@@ -791,7 +780,7 @@ fv_status pipeline_prepare(app *a)
             char why[512];
             snprintf(why, sizeof why, "%s", fv_last_error());
             fv_runner_release(&pn->runner);
-            const cudaError_t err = sticky_error();
+            const cudaError_t err = fv_device_fault();
             if (err != cudaSuccess) {
                 pipeline_note_fault(a, 1 << p, err);
                 pn->variant = PANE_ORIGINAL; /* nothing more runs: the program ends */
@@ -919,7 +908,7 @@ static int user_run_refused(app *a, int p)
 {
     char why[512];
     snprintf(why, sizeof why, "%s", fv_last_error());
-    const cudaError_t err = sticky_error();
+    const cudaError_t err = fv_device_fault();
     if (err != cudaSuccess) {
         pipeline_note_fault(a, 1 << p, err);
         return 1;
@@ -945,52 +934,21 @@ static void user_panes_first(app *a)
         if (pn->hosted) { /* in the kernel host: run and waited for there */
             const kernel_host_outcome o =
                 kernel_host_run(a->kernel_host, p, a->kernel_timeout_s, &pn->kernel_ms);
-            if (o == HOST_DONE)
-                a->user_first |= 1 << p;
-            else
-                hosted_off(a, p, o);
+            if (o != HOST_DONE) hosted_off(a, p, o);
             continue;
         }
-        if (run_pane(a, p, &pn->device_out) != FV_OK) {
-            if (user_run_refused(a, p)) return; /* pipeline_fault_said ends it */
-            continue;
-        }
-        a->user_first |= 1 << p;
+        if (run_pane(a, p, &pn->device_out) != FV_OK && user_run_refused(a, p))
+            return; /* pipeline_fault_said ends it */
     }
     if (!a->user_ran) return; /* nothing of theirs runs in this process */
     if (cudaStreamSynchronize(0) == cudaSuccess) return;
-    const cudaError_t err = sticky_error();
-    if (err != cudaSuccess) {
-        a->user_first = 0;
-        pipeline_note_fault(a, a->user_ran, err);
-    }
+    const cudaError_t err = fv_device_fault();
+    if (err != cudaSuccess) pipeline_note_fault(a, a->user_ran, err);
 }
 
-/* Runs both panes and enqueues their diff; the GPU's part of the frame only waits on the GPU. */
-static fv_status compute_panes_unwatched(app *a, fv_image outs[2]);
-
-/* compute_panes_unwatched with the fault check of the panes' user kernels. Each user kernel is
- * watched from the moment it is enqueued (run_pane: the limit counts its time on the GPU):
- * whatever follows it on its stream (the other pane's upload, a copy) waits for it, so an
- * endless one holds the frame there, and a faulting one makes that later call fail. Such a
- * failure is the user kernel's fault. */
+/* Runs both panes (the user kernels have run already: their results are copied) and enqueues
+ * their diff; the GPU's part of the frame only waits on the GPU. */
 static fv_status compute_panes(app *a, fv_image outs[2])
-{
-    int users = 0;
-    for (int p = 0; p < 2; p++)
-        if (a->panes[p].variant == PANE_USER) users |= 1 << p;
-    const fv_status st = compute_panes_unwatched(a, outs);
-    if (st != FV_OK && users) {
-        const cudaError_t err = sticky_error(); /* waits: still under the watch */
-        if (err != cudaSuccess) {
-            pipeline_note_fault(a, users, err);
-            return FV_OK; /* nothing more: pipeline_fault_said ends it */
-        }
-    }
-    return st;
-}
-
-static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
 {
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
@@ -1000,7 +958,7 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
             continue;
         }
         FV_TRY(pane_target(a, p, &outs[p]));
-        if (a->user_first & (1 << p)) { /* run already, into its own buffer: GL's copy of it */
+        if (pn->variant == PANE_USER) { /* run already (user_panes_first): GL's copy of it */
             if (outs[p].data != pn->device_out.data &&
                 cudaMemcpy2DAsync(outs[p].data, outs[p].pitch, pn->device_out.data,
                                   pn->device_out.pitch, (size_t)outs[p].width * 4,
@@ -1009,13 +967,7 @@ static fv_status compute_panes_unwatched(app *a, fv_image outs[2])
                 return fv_fail(FV_ERR_CUDA, "copy of pane %c's result failed: %s", 'A' + p,
                                cudaGetErrorString(cudaGetLastError()));
         } else {
-            const fv_status st = run_pane(a, p, &outs[p]);
-            if (st != FV_OK && pn->variant == PANE_USER) { /* its launch was refused */
-                if (user_run_refused(a, p)) return FV_OK;  /* pipeline_fault_said ends it */
-                outs[p] = a->device_src;
-                continue;
-            }
-            FV_TRY(st);
+            FV_TRY(run_pane(a, p, &outs[p]));
         }
         if (a->compute == FV_COMPUTE_INTEROP && a->interop == FV_INTEROP_TEXTURE)
             FV_TRY(copy_into_texture(pn, &outs[p]));
@@ -1072,7 +1024,7 @@ fv_status pipeline_compute(app *a)
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
     if (a->fault_panes) return FV_OK; /* a user kernel faulted: the program ends */
-    a->user_ran = a->user_first = 0;
+    a->user_ran = 0;
     user_panes_first(a);
     if (a->fault_panes) return FV_OK;
     struct cudaGraphicsResource *mapped[2];
@@ -1198,7 +1150,7 @@ void pipeline_time_all_variants(app *a)
         }
         fv_runner_release(&runner);
         if (st != FV_OK && user >= 0) {
-            const cudaError_t err = sticky_error();
+            const cudaError_t err = fv_device_fault();
             if (err != cudaSuccess) { /* put right at the next frame boundary, then re-timed */
                 pipeline_note_fault(a, 1 << user, err);
                 break;

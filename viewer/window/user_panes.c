@@ -158,8 +158,9 @@ void user_panes_start(app *a)
 
 void user_panes_tick(app *a)
 {
-    if (a->fatal) return;                                    /* said once; the program is ending */
-    if (a->fault_panes && pipeline_fault_said(a) != FV_OK) { /* no GPU to go on with */
+    if (a->fatal) return; /* said once; the program is ending */
+    /* a fault in this process (no kernel host): no GPU to go on with */
+    if (a->fault_panes && pipeline_fault_said(a) != FV_OK) {
         snprintf(a->error, sizeof a->error, "%s", fv_last_error());
         cli_error("%s", a->error);
         a->fatal = 1;
