@@ -95,10 +95,11 @@ static const char USER_ERROR_A[] =
     "week-03/exercises/my_first_gaussian_blur_with_shared_memory.cu:123: error: argument of type "
     "\"const fv_image\" is incompatible with parameter of type \"uchar4 *\" (the last good build "
     "runs)";
+/* a fault as the viewer words it: longer than a row holds (ROW_CHARS in hud_layout.c) */
 static const char USER_ERROR_B[] =
-    "B my_kernel.cu is off: it faulted with an illegal memory access was encountered "
-    "(cudaErrorIllegalAddress); the GPU was reset (shown: the original, until you save the file "
-    "again)";
+    "B my_kernel.cu is off: it faulted: operation not supported on global/shared address space "
+    "(cudaErrorInvalidAddressSpace); compute-sanitizer filterview ... names the line (shown: the "
+    "original, until you save the file again)";
 
 static bar_chart chart_data;
 static key_help help_rows;
@@ -433,6 +434,43 @@ static void check_scale_and_keys(void)
     }
 }
 
+/* A long alert loses no words: pane B's fault message, at every size and in windows wide enough
+ * for more characters than a row holds at the smallest font, is shown whole over its rows, or
+ * cut once at its end with "..." (never silently in the middle) */
+static void check_long_alert_whole(void)
+{
+    static const int wide[][2] = {{1280, 800}, {1440, 900}, {4000, 700}, {16383, 480}};
+    const fv_filter *f = fv_filters[0];
+    fv_params p = fv_params_default(f);
+    char shown[2048], detail[2300];
+    for (int i = 0; i < N_SIZES + 4; i++) {
+        const int w = i < N_SIZES ? SIZES[i][0] : wide[i - N_SIZES][0];
+        const int h = i < N_SIZES ? SIZES[i][1] : wide[i - N_SIZES][1];
+        base_model(&model, f, &p, &p, w, h);
+        hud_layout_build(&model, &L);
+        int first = -1;
+        for (int r = 0; r < L.n_runs && first < 0; r++)
+            if (!strncmp(L.pool + L.runs[r].offset, "B my_kernel.cu", 14)) first = r;
+        size_t n = 0;
+        /* its rows: the first, then the indented continuations below it */
+        for (int r = first; r >= 0 && r < L.n_runs; r++) {
+            if (r > first && (L.runs[r].x <= L.runs[first].x || !hud_run_alert(&L.runs[r])))
+                break;
+            n += (size_t)snprintf(shown + n, sizeof shown - n, "%s%s", n ? " " : "",
+                                  L.pool + L.runs[r].offset);
+            if (n >= sizeof shown) n = sizeof shown - 1;
+        }
+        shown[n] = 0;
+        const char *dots = n >= 3 ? shown + n - 3 : NULL;
+        const int whole = !strcmp(shown, USER_ERROR_B);
+        const int cut_at_end = dots && !strcmp(dots, "...") &&
+                               !strncmp(shown, USER_ERROR_B, (size_t)(dots - shown));
+        snprintf(detail, sizeof detail, "%dx%d: '%s'", w, h, first < 0 ? "(not shown)" : shown);
+        test_check(&t, first >= 0 && (whole || cut_at_end) && glyphs_inside("long alert"),
+                   "a long alert is shown whole or cut at its end with '...':", detail);
+    }
+}
+
 int main(void)
 {
     fill_help();
@@ -442,6 +480,7 @@ int main(void)
         check_legends(fv_filters[i]);
     }
     check_help_and_small();
+    check_long_alert_whole();
     printf("%ld layouts, %ld glyphs checked\n", checked_layouts, checked_glyphs);
     return test_finish(&t);
 }

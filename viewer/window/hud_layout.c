@@ -195,6 +195,9 @@ typedef struct row {
 } row;
 
 #define ELLIPSIS "..."
+/* the most characters a row holds, "..." and its end included: a wide window with the smallest
+ * font has room for more, and then the row wraps early rather than losing its end */
+#define ROW_CHARS ((int)sizeof((row *)0)->text - 4)
 
 /* Wraps one line into rows of at most `room` pixels (scale 1); returns the number of rows, and
  * writes them to rows[] when it is not NULL (at most max_out). */
@@ -210,7 +213,8 @@ static int wrap(const line *ln, int room, row *rows, int max_out)
             while (pos < len && s[pos] == ' ') pos++;
         if (pos >= len) break;
         int end = pos, w = 0;
-        while (end < len && w + char_advance(s[end]) <= width) w += char_advance(s[end++]);
+        while (end < len && end - pos < ROW_CHARS && w + char_advance(s[end]) <= width)
+            w += char_advance(s[end++]);
         int cut = end;
         const int last = n + 1 >= ln->max_rows;
         if (end < len && last) { /* the last row allowed: shortened, said by "..." */
@@ -231,7 +235,6 @@ static int wrap(const line *ln, int room, row *rows, int max_out)
             row *r = &rows[n];
             int k = cut - pos;
             while (k > 0 && s[pos + k - 1] == ' ') k--;
-            if (k > (int)sizeof r->text - 4) k = (int)sizeof r->text - 4;
             memcpy(r->text, s + pos, (size_t)k);
             r->length = k;
             if (end < len && last) {
@@ -294,7 +297,8 @@ static float panel(hud_layout *L, const line *lines, int n_lines, float x, float
         nr = fit_rows;
         row *r = &rows[nr - 1];
         const int dots = hud_text_width(ELLIPSIS, 3);
-        while (r->length > 0 && hud_text_width(r->text, r->length) + r->indent + dots > room)
+        while (r->length > 0 && (r->length > ROW_CHARS ||
+                                 hud_text_width(r->text, r->length) + r->indent + dots > room))
             r->length--;
         memcpy(r->text + r->length, ELLIPSIS, 4);
         r->length += 3;
