@@ -454,8 +454,7 @@ static void check_long_alert_whole(void)
         size_t n = 0;
         /* its rows: the first, then the indented continuations below it */
         for (int r = first; r >= 0 && r < L.n_runs; r++) {
-            if (r > first && (L.runs[r].x <= L.runs[first].x || !hud_run_alert(&L.runs[r])))
-                break;
+            if (r > first && (L.runs[r].x <= L.runs[first].x || !hud_run_alert(&L.runs[r]))) break;
             n += (size_t)snprintf(shown + n, sizeof shown - n, "%s%s", n ? " " : "",
                                   L.pool + L.runs[r].offset);
             if (n >= sizeof shown) n = sizeof shown - 1;
@@ -463,8 +462,8 @@ static void check_long_alert_whole(void)
         shown[n] = 0;
         const char *dots = n >= 3 ? shown + n - 3 : NULL;
         const int whole = !strcmp(shown, USER_ERROR_B);
-        const int cut_at_end = dots && !strcmp(dots, "...") &&
-                               !strncmp(shown, USER_ERROR_B, (size_t)(dots - shown));
+        const int cut_at_end =
+            dots && !strcmp(dots, "...") && !strncmp(shown, USER_ERROR_B, (size_t)(dots - shown));
         snprintf(detail, sizeof detail, "%dx%d: '%s'", w, h, first < 0 ? "(not shown)" : shown);
         test_check(&t, first >= 0 && (whole || cut_at_end) && glyphs_inside("long alert"),
                    "a long alert is shown whole or cut at its end with '...':", detail);

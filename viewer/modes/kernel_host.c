@@ -183,10 +183,12 @@ static kernel_host_outcome start(kernel_host *h)
     return HOST_DONE;
 }
 
-/* Sends a request (and `extra` bytes after it) and waits for the reply until limit_s. */
+/* Sends a request (and `extra` bytes after it) and waits for the reply until limit_s; past it,
+ * the helper is killed and the reason names the user's time limit, `shown_limit_s` (a set-up,
+ * `setting_up`, has PREPARE_SLACK_S more, and no loop of the kernel's to blame). */
 static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void *extra,
                                size_t extra_size, const void *extra2, size_t extra2_size,
-                               double limit_s, double shown_limit_s, host_reply *r)
+                               double limit_s, double shown_limit_s, int setting_up, host_reply *r)
 {
     const double deadline = fv_now_ms() + limit_s * 1000;
     int got = send_all(h->fd, q, sizeof *q);
@@ -195,7 +197,16 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
     if (got == 0) got = recv_all(h->fd, r, sizeof *r, deadline);
     if (got == 0 &&
         (r->magic != HOST_MAGIC || r->outcome < HOST_DONE || r->outcome > HOST_UNAVAILABLE))
-        got = -1;    /* not an answer of ours: as if it had died */
+        got = -1;                  /* not an answer of ours: as if it had died */
+    if (got == -2 && setting_up) { /* a slow start: a busy GPU, or one still recovering */
+        end_helper(h, 0, NULL, 0);
+        fv_fail(FV_ERR_CUDA,
+                "it was not set up within %g s (the time limit, %s, and %g s to start its "
+                "process), and was stopped: the GPU may be busy or recovering from a fault; save "
+                "the file again to retry",
+                shown_limit_s + PREPARE_SLACK_S, KERNEL_TIMEOUT_ENV, PREPARE_SLACK_S);
+        return HOST_STOPPED;
+    }
     if (got == -2) { /* still running: only the end of its process stops it */
         end_helper(h, 0, NULL, 0);
         fv_fail(FV_ERR_CUDA,
@@ -296,7 +307,7 @@ kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_
             memcpy(packed + at, p->image[i]->data + (size_t)y * p->image[i]->pitch,
                    (size_t)q->image_width[i] * 4);
     host_reply r;
-    o = ask(h, q, b->code, b->code_size, packed, pixels, limit_s + PREPARE_SLACK_S, limit_s, &r);
+    o = ask(h, q, b->code, b->code_size, packed, pixels, limit_s + PREPARE_SLACK_S, limit_s, 1, &r);
     free(packed);
     free(q);
     if (o == HOST_DONE && resources) copy_text(resources, size, r.resources);
@@ -314,7 +325,7 @@ static kernel_host_outcome run_slot_request(kernel_host *h, int slot, int runs, 
     host_request q = {
         .magic = HOST_MAGIC, .op = runs ? OP_TIME : OP_RUN, .slot = slot, .runs = runs};
     host_reply r;
-    const kernel_host_outcome o = ask(h, &q, NULL, 0, NULL, 0, wait_s, limit_s, &r);
+    const kernel_host_outcome o = ask(h, &q, NULL, 0, NULL, 0, wait_s, limit_s, 0, &r);
     if (o == HOST_DONE) *ms = r.ms;
     return o;
 }
@@ -336,7 +347,7 @@ void kernel_host_release_all(kernel_host *h)
     if (!h || !h->pid) return;
     host_request q = {.magic = HOST_MAGIC, .op = OP_RELEASE_ALL};
     host_reply r;
-    (void)ask(h, &q, NULL, 0, NULL, 0, PREPARE_SLACK_S, PREPARE_SLACK_S, &r);
+    (void)ask(h, &q, NULL, 0, NULL, 0, PREPARE_SLACK_S, 0, 1, &r);
 }
 
 /* ---- the helper's side --------------------------------------------------------------------- */
