@@ -197,22 +197,20 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
     if (got == 0) got = recv_all(h->fd, r, sizeof *r, deadline);
     if (got == 0 &&
         (r->magic != HOST_MAGIC || r->outcome < HOST_DONE || r->outcome > HOST_UNAVAILABLE))
-        got = -1;                  /* not an answer of ours: as if it had died */
-    if (got == -2 && setting_up) { /* a slow start: a busy GPU, or one still recovering */
-        end_helper(h, 0, NULL, 0);
-        fv_fail(FV_ERR_CUDA,
-                "it was not set up within %g s (the time limit, %s, and %g s to start its "
-                "process), and was stopped: the GPU may be busy or recovering from a fault; save "
-                "the file again to retry",
-                shown_limit_s + PREPARE_SLACK_S, KERNEL_TIMEOUT_ENV, PREPARE_SLACK_S);
-        return HOST_STOPPED;
-    }
+        got = -1;    /* not an answer of ours: as if it had died */
     if (got == -2) { /* still running: only the end of its process stops it */
         end_helper(h, 0, NULL, 0);
-        fv_fail(FV_ERR_CUDA,
-                "it ran for more than %g s, the time limit (%s), and was stopped: look for a "
-                "loop that never ends",
-                shown_limit_s, KERNEL_TIMEOUT_ENV);
+        if (setting_up) /* no kernel of the user's has run: a busy GPU, or one recovering */
+            fv_fail(FV_ERR_CUDA,
+                    "it was not set up within %g s (the time limit, %s, and %g s to start its "
+                    "process), and was stopped: the GPU may be busy or recovering from a fault; "
+                    "save the file again to retry",
+                    shown_limit_s + PREPARE_SLACK_S, KERNEL_TIMEOUT_ENV, PREPARE_SLACK_S);
+        else
+            fv_fail(FV_ERR_CUDA,
+                    "it ran for more than %g s, the time limit (%s), and was stopped: look for a "
+                    "loop that never ends",
+                    shown_limit_s, KERNEL_TIMEOUT_ENV);
         return HOST_STOPPED;
     }
     if (got != 0) {
