@@ -517,14 +517,10 @@ static fv_status prepare(helper *s, const host_request *q, payload *pl, host_slo
     return FV_OK;
 }
 
-typedef struct timed_slot {
-    host_slot *slot;
-} timed_slot;
-
 static fv_status run_slot(void *context, int set)
 {
     (void)set;
-    host_slot *sl = ((timed_slot *)context)->slot;
+    host_slot *sl = context;
     return fv_runner_run(&sl->runner, &sl->src, &sl->dst, 0);
 }
 
@@ -564,9 +560,8 @@ static fv_status serve(helper *s, const host_request *q, host_reply *r)
         if (!fv_timer_elapsed_ms(&sl->timer, &r->ms)) r->ms = 0;
         return FV_OK;
     }
-    timed_slot t = {sl};
     const int runs = q->runs < 1 ? 1 : q->runs > 1000 ? 1000 : q->runs;
-    return fv_time_median(run_slot, &t, 1, 1, runs, &r->ms);
+    return fv_time_median(run_slot, sl, 1, 1, runs, &r->ms);
 }
 
 int kernel_host_main(int argc, char **argv)

@@ -923,9 +923,9 @@ static int user_run_refused(app *a, int p)
  * (kernel_host.h) each run is waited for there. In this process (no kernel host here) the host
  * waits for them under the time limit's watch. Either way a fault is never part of the work
  * that GL waits for: the unmap makes GL's channel wait on the GPU for the CUDA work before it,
- * and behind a faulted kernel that wait never ends. The channel is stuck, the graphics engine's
- * context switches time out (Xid 109) for every program on the GPU, and the viewer's own exit
- * spins in EGL (seen on an H100). A finished kernel cannot fault any more. */
+ * and behind a faulted kernel that wait never ends (the viewer's exit then spun in EGL, seen on
+ * an H100). A finished kernel cannot fault any more. What this cannot prevent: on some drivers
+ * any fault slows every GL program on the GPU for minutes (Xid 109; docs/your-own-kernel.md). */
 static void user_panes_first(app *a)
 {
     for (int p = 0; p < 2; p++) {
