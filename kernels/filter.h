@@ -46,20 +46,84 @@ const char *fv_status_name(fv_status status);
  * may leave it unknown, and the runner then trusts the caller. */
 typedef enum fv_memory { FV_MEMORY_UNKNOWN = 0, FV_MEMORY_HOST, FV_MEMORY_DEVICE } fv_memory;
 
+/* What one channel of a pixel is. Zero is uint8, so an image made with {0} is today's RGBA8.
+ * Integer types round half up and saturate (as the 8-bit path always did); float32 is not
+ * rounded. The names are the NumPy dtypes'. */
+typedef enum fv_pixel_type {
+    FV_PIXEL_U8 = 0, /* 0..255 */
+    FV_PIXEL_U16,    /* 0..65535 */
+    FV_PIXEL_F32,    /* IEEE single; a filter's doc says what it does with NaN and infinity */
+    FV_PIXEL_TYPE_COUNT
+} fv_pixel_type;
+
+/* Bit masks of types, for the variants' tables (fv_variant.types). */
+#define FV_TYPE_BIT(t) (1u << (t))
+#define FV_TYPES_U8    FV_TYPE_BIT(FV_PIXEL_U8)
+#define FV_TYPES_INT   (FV_TYPE_BIT(FV_PIXEL_U8) | FV_TYPE_BIT(FV_PIXEL_U16))
+#define FV_TYPES_ALL   ((1u << FV_PIXEL_TYPE_COUNT) - 1u)
+
+/* "uint8", "uint16", "float32"; NULL past the end. */
+const char *fv_pixel_type_name(fv_pixel_type t);
+/* Bytes of one channel: 1, 2, 4. */
+size_t fv_pixel_type_bytes(fv_pixel_type t);
+/* The type named `name` ("uint16", also "u16", "16", "float"), -1 for none. */
+int fv_pixel_type_parse(const char *name);
+/* The largest value of an integer type (255, 65535); 1.0 for float32 (the display range). */
+double fv_pixel_type_max(fv_pixel_type t);
+
 typedef struct fv_image {
-    uint8_t *data; /* RGBA8, in `memory` */
+    uint8_t *data; /* `channels` interleaved channels of `type`, in `memory` */
     int width, height;
-    size_t pitch; /* bytes between rows, >= 4 * width */
+    size_t pitch; /* bytes between rows, >= width * channels * bytes of type */
     fv_memory memory;
+    fv_pixel_type type; /* 0: uint8 */
+    int channels;       /* 1 (gray), 3 (RGB) or 4 (RGBA); 0 means 4. The filters run on 4. */
 } fv_image;
+
+/* The image's channel count (a 0 in the struct is 4) and bytes of one pixel. */
+static inline int fv_image_channels(const fv_image *img)
+{
+    return img->channels ? img->channels : 4;
+}
+static inline size_t fv_image_pixel_bytes(const fv_image *img)
+{
+    return (size_t)fv_image_channels(img) * fv_pixel_type_bytes(img->type);
+}
+
+/* ---- borders: what a neighbourhood reads past the image's edge ---- */
+/* The names are scipy.ndimage's modes, and OpenCV's BORDER_* beside them. One index mapping for
+ * every reference and kernel: kernels/core/border.h. */
+typedef enum fv_border {
+    FV_BORDER_REPLICATE = 0, /* aaa|abcd|ddd   edge pixel repeated (scipy 'nearest', OpenCV
+                                BORDER_REPLICATE); the default, and the fast paths' own */
+    FV_BORDER_REFLECT,       /* cba|abcd|dcb   edge included (scipy 'reflect', BORDER_REFLECT) */
+    FV_BORDER_MIRROR,        /* dcb|abcd|cba   edge not repeated (scipy 'mirror',
+                                BORDER_REFLECT_101) */
+    FV_BORDER_CONSTANT,      /* kkk|abcd|kkk   the value `cval` (scipy 'constant' with cval,
+                                BORDER_CONSTANT) */
+    FV_BORDER_WRAP,          /* bcd|abcd|abc   periodic (scipy 'grid-wrap', BORDER_WRAP) */
+    FV_BORDER_COUNT
+} fv_border;
+
+#define FV_BORDER_BIT(b)     (1u << (b))
+#define FV_BORDERS_ALL       ((1u << FV_BORDER_COUNT) - 1u)
+#define FV_BORDERS_REPLICATE FV_BORDER_BIT(FV_BORDER_REPLICATE)
+
+/* The choices of every filter's `border` parameter, in fv_border's order. */
+extern const char *const fv_border_names[FV_BORDER_COUNT];
 
 #define FV_MAX_DIMENSION 32768             /* per side */
 #define FV_MAX_PIXELS    ((size_t)1 << 28) /* 268 Mpix = 1 GiB of RGBA8 */
 
 fv_status fv_check_dimensions(int width, int height);
-fv_status fv_host_image_alloc(fv_image *img, int width, int height);
+fv_status fv_host_image_alloc(fv_image *img, int width, int height); /* RGBA8 */
+/* Any type and channel count (1, 3 or 4), rows packed. */
+fv_status fv_host_image_alloc_as(fv_image *img, int width, int height, fv_pixel_type type,
+                                 int channels);
 void fv_host_image_free(fv_image *img);
-fv_status fv_device_image_alloc(fv_image *img, int width, int height);
+fv_status fv_device_image_alloc(fv_image *img, int width, int height); /* RGBA8 */
+fv_status fv_device_image_alloc_as(fv_image *img, int width, int height, fv_pixel_type type,
+                                   int channels);
 void fv_device_image_free(fv_image *img);
 fv_status fv_image_upload(fv_image *device_dst, const fv_image *host_src);
 /* Random RGBA content from a seed (benchmark and viewer --random; never all zeros). */
@@ -90,7 +154,7 @@ typedef struct fv_param_desc {
     const char *follows;    /* the parameter whose change resets this one to 0 (auto) */
 } fv_param_desc;
 
-#define FV_MAX_PARAMS     8
+#define FV_MAX_PARAMS     12
 #define FV_MAX_ITERATIONS 10000
 
 /* Values in the order of the filter's parameter table, plus the iteration count. */
@@ -98,14 +162,19 @@ typedef struct fv_params {
     double value[FV_MAX_PARAMS];
     const fv_image *image[FV_MAX_PARAMS]; /* FV_PARAM_IMAGE: the image, NULL for the default; the
                                              caller keeps it alive while a runner uses it */
-    int iterations; /* the filter is applied this many times (1..f->max_iterations) */
+    int iterations;     /* the filter is applied this many times (1..f->max_iterations) */
+    fv_pixel_type type; /* of the images a runner prepared with these parameters takes: part of
+                           the configuration, checked at prepare against the variant's types */
 } fv_params;
 
 /* ---- tolerances ---- */
 typedef struct fv_tolerance {
-    int max_abs;      /* largest |difference| of any channel; 0 = bit-exact */
+    int max_abs;      /* integer types: largest |difference| of any channel; 0 = bit-exact */
     double max_share; /* largest share of pixels (0..1) that may differ at all; above 0
                                   it allows one pixel at least (tiny images) */
+    double float_abs; /* float32: largest |difference| in the image's units, on test images of
+                         values in 0..1 (the filter's design doc says why); NaN and infinity
+                         must land where the reference puts them */
 } fv_tolerance;
 
 /* ---- filters and their variants ---- */
@@ -166,6 +235,10 @@ struct fv_variant {
     /* The variant's own constant, for callbacks that several variants share (conv's one
      * state_create reads which way it runs from here); 0 where nobody reads it. */
     int id;
+    /* The pixel types (FV_TYPE_BIT masks) and borders (FV_BORDER_BIT masks) it runs: the
+     * registry refuses others at prepare, naming what it does run. 0: uint8 only, replicate
+     * only (what every variant ran before types and borders existed). */
+    unsigned types, borders;
 };
 
 typedef struct fv_filter {
@@ -197,6 +270,27 @@ double fv_traffic_read_write(const fv_params *p, int width, int height);
         .name = "cpu", .role = FV_ROLE_REFERENCE,                                                  \
         .summary = "plain-C reference on the host: the test oracle"                                \
     }
+/* The reference of a filter whose reference runs every type and border. */
+#define FV_VARIANT_CPU_ALL                                                                         \
+    {                                                                                              \
+        .name = "cpu", .role = FV_ROLE_REFERENCE,                                                  \
+        .summary = "plain-C reference on the host: the test oracle", .types = FV_TYPES_ALL,        \
+        .borders = FV_BORDERS_ALL                                                                  \
+    }
+
+/* The last two rows of a neighbourhood filter's parameter table: the border and its constant.
+ * fv_params_border and fv_params_cval read them by name. */
+#define FV_PARAM_BORDER_ROWS                                                                       \
+    {.name = "border",                                                                             \
+     .help = "what is read past the edge: replicate, reflect, mirror, constant (cval) or wrap",    \
+     .type = FV_PARAM_CHOICE,                                                                      \
+     .def = FV_BORDER_REPLICATE,                                                                   \
+     .choices = fv_border_names,                                                                   \
+     .n_choices = FV_BORDER_COUNT},                                                                \
+    {                                                                                              \
+        .name = "cval", .help = "the constant border's value, in the image's units",               \
+        .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0                      \
+    }
 
 extern const fv_filter *const fv_filters[];
 extern const int fv_n_filters;
@@ -212,9 +306,15 @@ const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role 
 int fv_variant_index(const fv_filter *f, const fv_variant *v);
 const fv_variant *fv_filter_baseline(const fv_filter *f);
 const fv_tolerance *fv_variant_tolerance(const fv_filter *f, const fv_variant *v);
+/* The variant's types and borders, its zeros read as uint8 and replicate. */
+unsigned fv_variant_types(const fv_variant *v);
+unsigned fv_variant_borders(const fv_variant *v);
 
 /* ---- parameter tables (kernels/core/params.c: no GPU needed) ---- */
 fv_params fv_params_default(const fv_filter *f);
+/* The border and its constant (FV_PARAM_BORDER_ROWS); replicate and 0 for a filter without. */
+fv_border fv_params_border(const fv_filter *f, const fv_params *p);
+double fv_params_cval(const fv_filter *f, const fv_params *p);
 int fv_param_index(const fv_filter *f, const char *name); /* -1: no such parameter */
 /* Parses `text` strictly (plain decimal; a choice by name) and checks it against the range;
  * on failure records "FLAG: expected ..., got 'text'" (FLAG as the user wrote it). */
@@ -298,9 +398,11 @@ void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *bu
 
 /* ---- GPU comparison of two device images (kernels/core/diff.cu) ---- */
 typedef struct fv_diff_stats {
-    int max_abs;           /* largest |a - b| over R, G, B, A */
+    int max_abs;           /* largest |a - b| over R, G, B, A (float32: rounded up) */
     double mean_abs;       /* mean |a - b| over all channels */
     long long n_differing; /* pixels with any channel different */
+    double max_abs_value;  /* largest |a - b| in the image's units (float32: exact; NaN against a
+                              number, or infinities of different sign, count as infinity) */
 } fv_diff_stats;
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */

@@ -23,7 +23,10 @@ typedef struct test_counts {
 #define TEST_PAD_FILL 0xa5
 static inline fv_image test_image_padded(int width, int height, size_t pad)
 {
-    fv_image img = {NULL, width, height, 4 * (size_t)width + pad, FV_MEMORY_HOST};
+    fv_image img = {.width = width,
+                    .height = height,
+                    .pitch = 4 * (size_t)width + pad,
+                    .memory = FV_MEMORY_HOST};
     img.data = (uint8_t *)malloc(img.pitch * (size_t)height);
     if (!img.data) {
         printf("out of memory for a %dx%d test image\n", width, height);

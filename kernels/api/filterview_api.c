@@ -208,15 +208,14 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
         return fv_fail(FV_ERR_ARG, "no filter '%s' (there are: %s)", filter, names);
     }
     const fv_filter *f = c->filter;
-    c->variant = variant ? fv_variant_find(f, variant)
-                         : fv_filter_variant_of_role(f, FV_ROLE_FASTEST);
+    c->variant =
+        variant ? fv_variant_find(f, variant) : fv_filter_variant_of_role(f, FV_ROLE_FASTEST);
     if (!c->variant && !variant) c->variant = fv_filter_baseline(f);
     if (!c->variant) {
         char names[256] = "";
         for (int i = 0; i < f->n_variants; i++)
             list_append(names, sizeof names, f->variants[i].name);
-        return fv_fail(FV_ERR_ARG, "%s has no variant '%s' (it has: %s)", f->name, variant,
-                       names);
+        return fv_fail(FV_ERR_ARG, "%s has no variant '%s' (it has: %s)", f->name, variant, names);
     }
     FV_TRY(fv_check_dimensions(width, height));
     fv_params p;
@@ -225,8 +224,9 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     if (!on_host && fv_device_check() != FV_OK) {
         char why[512]; /* fv_fail writes where fv_last_error() points: copied first */
         snprintf(why, sizeof why, "%s", fv_last_error());
-        return fv_fail(FV_ERR_NO_DEVICE, "%s/%s needs a CUDA device: %s (variant cpu runs the "
-                                         "reference on the host)",
+        return fv_fail(FV_ERR_NO_DEVICE,
+                       "%s/%s needs a CUDA device: %s (variant cpu runs the "
+                       "reference on the host)",
                        f->name, c->variant->name, why);
     }
     c->width = width;
@@ -249,8 +249,8 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
 }
 
 fv_status filterview_context_create(filterview_context **out, const char *filter,
-                                    const char *variant, int width, int height,
-                                    const char *params, char *error, size_t error_size)
+                                    const char *variant, int width, int height, const char *params,
+                                    char *error, size_t error_size)
 {
     copy_message(error, error_size, "");
     if (!out) {
@@ -282,8 +282,11 @@ static int usable_directly(const filterview_image *img, filterview_memory where)
 
 static fv_image as_fv_image(const filterview_image *img)
 {
-    fv_image v = {(uint8_t *)img->data, img->width, img->height, img->pitch,
-                  img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST};
+    fv_image v = {.data = (uint8_t *)img->data,
+                  .width = img->width,
+                  .height = img->height,
+                  .pitch = img->pitch,
+                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST};
     return v;
 }
 
@@ -329,8 +332,7 @@ static fv_status check_image(const filterview_context *c, const filterview_image
         return fv_fail(FV_ERR_ARG, "%s: %dx%d, but the context is for %dx%d", which, img->width,
                        img->height, c->width, c->height);
     if (img->channels != 1 && img->channels != 3 && img->channels != 4)
-        return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", which,
-                       img->channels);
+        return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", which, img->channels);
     if (img->pitch < (size_t)img->width * img->channels)
         return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes is less than a row (%zu)", which,
                        img->pitch, (size_t)img->width * img->channels);
@@ -351,8 +353,8 @@ static fv_status run_on_host(filterview_context *c, const filterview_image *src,
                              filterview_image *dst)
 {
     if (src->memory != FILTERVIEW_HOST || dst->memory != FILTERVIEW_HOST)
-        return fv_fail(FV_ERR_ARG, "%s/%s runs on the host: give it host images",
-                       c->filter->name, c->variant->name);
+        return fv_fail(FV_ERR_ARG, "%s/%s runs on the host: give it host images", c->filter->name,
+                       c->variant->name);
     fv_image in = as_fv_image(src), out = as_fv_image(dst);
     if (src->channels != 4) {
         host_widen(src, &c->host_in);
@@ -383,9 +385,8 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
             from = c->host_in.data;
             from_pitch = c->host_in.pitch;
         }
-        FV_TRY(cuda_said(cudaMemcpy2DAsync(c->device_in.data, c->device_in.pitch, from,
-                                           from_pitch, row, (size_t)c->height,
-                                           cudaMemcpyHostToDevice, stream),
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(c->device_in.data, c->device_in.pitch, from, from_pitch,
+                                           row, (size_t)c->height, cudaMemcpyHostToDevice, stream),
                          "copying the image to the GPU"));
     }
     /* out: straight into the caller's device image unless it needs narrowing or overlaps src */
@@ -395,8 +396,7 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
     if (!direct_out && dst->memory == FILTERVIEW_DEVICE) {
         if (dst->channels == 4 && ((uintptr_t)dst->data | dst->pitch) % 4 == 0)
             FV_TRY(cuda_said(cudaMemcpy2DAsync(dst->data, dst->pitch, out.data, out.pitch, row,
-                                               (size_t)c->height, cudaMemcpyDeviceToDevice,
-                                               stream),
+                                               (size_t)c->height, cudaMemcpyDeviceToDevice, stream),
                              "copying the result into place"));
         else
             FV_TRY(fv_api_narrow(&out, dst->data, dst->pitch, dst->channels, stream));
@@ -484,16 +484,15 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
                              filterview_diff *out, char *error, size_t error_size)
 {
     copy_message(error, error_size, "");
-    const char *why = !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
-                      : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST
-                          ? "host images only"
-                      : a->width != b->width || a->height != b->height ? "sizes differ"
-                      : a->channels != b->channels ? "channel counts differ"
-                      : a->channels < 1 || a->channels > 4 ? "1 to 4 channels"
-                      : a->pitch < (size_t)a->width * a->channels ||
-                              b->pitch < (size_t)b->width * b->channels
-                          ? "a pitch is less than a row"
-                          : NULL;
+    const char *why =
+        !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
+        : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST ? "host images only"
+        : a->width != b->width || a->height != b->height               ? "sizes differ"
+        : a->channels != b->channels                                   ? "channel counts differ"
+        : a->channels < 1 || a->channels > 4                           ? "1 to 4 channels"
+        : a->pitch < (size_t)a->width * a->channels || b->pitch < (size_t)b->width * b->channels
+            ? "a pitch is less than a row"
+            : NULL;
     if (why) {
         copy_message(error, error_size, why);
         return FV_ERR_ARG;

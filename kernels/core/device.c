@@ -160,20 +160,32 @@ fv_status fv_device_check_fits(size_t bytes, const char *what)
     return FV_OK;
 }
 
-fv_status fv_device_image_alloc(fv_image *img, int width, int height)
+fv_status fv_device_image_alloc_as(fv_image *img, int width, int height, fv_pixel_type type,
+                                   int channels)
 {
     memset(img, 0, sizeof *img);
     FV_TRY(fv_check_dimensions(width, height));
+    if ((unsigned)type >= FV_PIXEL_TYPE_COUNT || (channels != 1 && channels != 3 && channels != 4))
+        return fv_fail(FV_ERR_ARG, "image of type %d with %d channels: no such layout", (int)type,
+                       channels);
     void *p = NULL;
     size_t pitch = 0;
     /* cudaMallocPitch aligns each row, which lets the fast kernels use 16-byte accesses. */
-    FV_CUDA_CHECK(cudaMallocPitch(&p, &pitch, (size_t)width * 4, (size_t)height));
+    FV_CUDA_CHECK(cudaMallocPitch(
+        &p, &pitch, (size_t)width * (size_t)channels * fv_pixel_type_bytes(type), (size_t)height));
     img->data = (uint8_t *)p;
     img->width = width;
     img->height = height;
     img->pitch = pitch;
     img->memory = FV_MEMORY_DEVICE;
+    img->type = type;
+    img->channels = channels;
     return FV_OK;
+}
+
+fv_status fv_device_image_alloc(fv_image *img, int width, int height)
+{
+    return fv_device_image_alloc_as(img, width, height, FV_PIXEL_U8, 4);
 }
 
 void fv_device_image_free(fv_image *img)
@@ -185,16 +197,16 @@ void fv_device_image_free(fv_image *img)
 fv_status fv_image_upload(fv_image *device_dst, const fv_image *host_src)
 {
     FV_CUDA_CHECK(cudaMemcpy2D(device_dst->data, device_dst->pitch, host_src->data, host_src->pitch,
-                               (size_t)host_src->width * 4, (size_t)host_src->height,
-                               cudaMemcpyHostToDevice));
+                               (size_t)host_src->width * fv_image_pixel_bytes(host_src),
+                               (size_t)host_src->height, cudaMemcpyHostToDevice));
     return FV_OK;
 }
 
 fv_status fv_image_download(fv_image *host_dst, const fv_image *device_src)
 {
     FV_CUDA_CHECK(cudaMemcpy2D(host_dst->data, host_dst->pitch, device_src->data, device_src->pitch,
-                               (size_t)device_src->width * 4, (size_t)device_src->height,
-                               cudaMemcpyDeviceToHost));
+                               (size_t)device_src->width * fv_image_pixel_bytes(device_src),
+                               (size_t)device_src->height, cudaMemcpyDeviceToHost));
     return FV_OK;
 }
 

@@ -1,18 +1,23 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/core/diff.cu: |A - B| statistics of two device images on the GPU (max and mean absolute
- * difference over all four channels, count of pixels with any difference). Used by
+ * kernels/core/diff.cu: |A - B| statistics of two device images on the GPU, any pixel type (max and
+ * mean absolute difference over all channels, count of pixels with any difference). Used by
  * `filterview --compare` and the viewer's difference mode. Checked in tests/gpu/test_filters.c
  * against a host count.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
+#include <limits.h>
+#include <string.h>
+
 #define DIFF_BLOCK      256
 #define DIFF_MAX_BLOCKS 1024
 
 struct diff_totals {
-    unsigned int max_abs;
-    unsigned long long sum_abs;
+    unsigned int max_bits; /* the largest |a - b| as a float's bits (non-negative floats order
+                              as their bits do; infinity is the largest) */
+    double sum_abs;
     unsigned long long n_differing;
+    unsigned int channels; /* of the images, for the mean */
 };
 
 size_t fv_diff_work_bytes(void)
@@ -20,28 +25,36 @@ size_t fv_diff_work_bytes(void)
     return sizeof(diff_totals);
 }
 
-__device__ __forceinline__ unsigned int abs_diff_u8(unsigned int a, unsigned int b)
+/* |a - b| with NaN equal to NaN and an infinity equal to itself (fv_diff_host's rule). */
+__device__ __forceinline__ float channel_distance(float a, float b)
 {
-    return a > b ? a - b : b - a;
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b) ? 0.0f : INFINITY;
+    if (isinf(a) || isinf(b)) return a == b ? 0.0f : INFINITY;
+    return fabsf(a - b);
 }
 
-__global__ void diff_kernel(fv_image a, fv_image b, diff_totals *totals)
+template <typename T>
+__global__ void diff_kernel(fv_image a, fv_image b, int channels, diff_totals *totals)
 {
-    __shared__ unsigned int block_max[DIFF_BLOCK];
-    __shared__ unsigned long long block_sum[DIFF_BLOCK], block_count[DIFF_BLOCK];
-    unsigned int mx = 0;
-    unsigned long long sum = 0, count = 0;
+    __shared__ float block_max[DIFF_BLOCK];
+    __shared__ double block_sum[DIFF_BLOCK];
+    __shared__ unsigned long long block_count[DIFF_BLOCK];
+    float mx = 0;
+    double sum = 0;
+    unsigned long long count = 0;
     const long long n = (long long)a.width * a.height;
     for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
          i += (long long)gridDim.x * blockDim.x) {
         const int y = (int)(i / a.width), x = (int)(i - (long long)y * a.width);
-        const uchar4 pa = reinterpret_cast<const uchar4 *>(a.data + (size_t)y * a.pitch)[x];
-        const uchar4 pb = reinterpret_cast<const uchar4 *>(b.data + (size_t)y * b.pitch)[x];
-        const unsigned int d0 = abs_diff_u8(pa.x, pb.x), d1 = abs_diff_u8(pa.y, pb.y);
-        const unsigned int d2 = abs_diff_u8(pa.z, pb.z), d3 = abs_diff_u8(pa.w, pb.w);
-        const unsigned int m = max(max(d0, d1), max(d2, d3));
-        mx = max(mx, m);
-        sum += d0 + d1 + d2 + d3;
+        const T *pa = reinterpret_cast<const T *>(a.data + (size_t)y * a.pitch) + x * channels;
+        const T *pb = reinterpret_cast<const T *>(b.data + (size_t)y * b.pitch) + x * channels;
+        float m = 0;
+        for (int c = 0; c < channels; c++) {
+            const float d = channel_distance((float)pa[c], (float)pb[c]);
+            sum += d;
+            m = fmaxf(m, d);
+        }
+        mx = fmaxf(mx, m);
         count += (m != 0);
     }
     block_max[threadIdx.x] = mx;
@@ -50,14 +63,15 @@ __global__ void diff_kernel(fv_image a, fv_image b, diff_totals *totals)
     __syncthreads();
     for (int stride = DIFF_BLOCK / 2; stride > 0; stride /= 2) {
         if (threadIdx.x < stride) {
-            block_max[threadIdx.x] = max(block_max[threadIdx.x], block_max[threadIdx.x + stride]);
+            block_max[threadIdx.x] = fmaxf(block_max[threadIdx.x], block_max[threadIdx.x + stride]);
             block_sum[threadIdx.x] += block_sum[threadIdx.x + stride];
             block_count[threadIdx.x] += block_count[threadIdx.x + stride];
         }
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        atomicMax(&totals->max_abs, block_max[0]);
+        if (blockIdx.x == 0) totals->channels = (unsigned)channels;
+        atomicMax(&totals->max_bits, __float_as_uint(block_max[0]));
         atomicAdd(&totals->sum_abs, block_sum[0]);
         atomicAdd(&totals->n_differing, block_count[0]);
     }
@@ -69,12 +83,27 @@ extern "C" fv_status fv_diff_enqueue(const fv_image *a, const fv_image *b, void 
     if (a->width != b->width || a->height != b->height)
         return fv_fail(FV_ERR_ARG, "fv_diff: %dx%d and %dx%d differ", a->width, a->height, b->width,
                        b->height);
+    if (a->type != b->type || fv_image_channels(a) != fv_image_channels(b))
+        return fv_fail(FV_ERR_ARG, "fv_diff: %s x%d and %s x%d images differ in layout",
+                       fv_pixel_type_name(a->type), fv_image_channels(a),
+                       fv_pixel_type_name(b->type), fv_image_channels(b));
     diff_totals *totals = static_cast<diff_totals *>(work);
     FV_CUDA_CHECK(cudaMemsetAsync(totals, 0, sizeof *totals, stream));
     const long long n = (long long)a->width * a->height;
     long long blocks = (n + DIFF_BLOCK - 1) / DIFF_BLOCK;
     if (blocks > DIFF_MAX_BLOCKS) blocks = DIFF_MAX_BLOCKS;
-    if (blocks > 0) diff_kernel<<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, totals);
+    const int channels = fv_image_channels(a);
+    if (blocks > 0) {
+        if (a->type == FV_PIXEL_U16)
+            diff_kernel<uint16_t>
+                <<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, channels, totals);
+        else if (a->type == FV_PIXEL_F32)
+            diff_kernel<float>
+                <<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, channels, totals);
+        else
+            diff_kernel<uint8_t>
+                <<<(unsigned)blocks, DIFF_BLOCK, 0, stream>>>(*a, *b, channels, totals);
+    }
     FV_CUDA_CHECK(cudaGetLastError());
     FV_CUDA_CHECK(
         cudaMemcpyAsync(host_totals, totals, sizeof *totals, cudaMemcpyDeviceToHost, stream));
@@ -86,8 +115,11 @@ extern "C" void fv_diff_totals_read(const void *host_totals, int width, int heig
 {
     const diff_totals *t = static_cast<const diff_totals *>(host_totals);
     const double n = (double)width * height;
-    out->max_abs = (int)t->max_abs;
-    out->mean_abs = n > 0 ? (double)t->sum_abs / (4.0 * n) : 0.0;
+    float max_value;
+    memcpy(&max_value, &t->max_bits, sizeof max_value);
+    out->max_abs_value = max_value;
+    out->max_abs = max_value > (float)INT_MAX ? INT_MAX : (int)ceilf(max_value);
+    out->mean_abs = n > 0 && t->channels ? t->sum_abs / (t->channels * n) : 0.0;
     out->n_differing = (long long)t->n_differing;
 }
 

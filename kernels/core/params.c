@@ -26,6 +26,18 @@ fv_params fv_params_default(const fv_filter *f)
     return p;
 }
 
+fv_border fv_params_border(const fv_filter *f, const fv_params *p)
+{
+    const int i = fv_param_index(f, "border");
+    return i < 0 ? FV_BORDER_REPLICATE : (fv_border)(int)p->value[i];
+}
+
+double fv_params_cval(const fv_filter *f, const fv_params *p)
+{
+    const int i = fv_param_index(f, "cval");
+    return i < 0 ? 0.0 : p->value[i];
+}
+
 int fv_param_index(const fv_filter *f, const char *name)
 {
     for (int i = 0; i < f->n_params; i++)

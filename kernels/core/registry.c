@@ -94,16 +94,74 @@ static void count_allocation(void)
     atomic_fetch_add_explicit(&runner_allocations, 1, memory_order_relaxed);
 }
 
-static size_t image_bytes(int width, int height)
+static size_t image_bytes(int width, int height, fv_pixel_type type)
 {
-    return (size_t)width * 4 * (size_t)height;
+    return (size_t)width * 4 * fv_pixel_type_bytes(type) * (size_t)height;
+}
+
+/* "uint8, uint16" from a mask of FV_TYPE_BITs, or of FV_BORDER_BITs */
+static void names_of_mask(unsigned mask, int count, const char *(*name)(int), char *buf,
+                          size_t size)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < count && n < size; i++)
+        if (mask & (1u << i))
+            n += (size_t)snprintf(buf + n, size - n, "%s%s", n ? ", " : "", name(i));
+}
+
+static const char *type_name_of(int i)
+{
+    return fv_pixel_type_name((fv_pixel_type)i);
+}
+
+static const char *border_name_of(int i)
+{
+    return fv_border_names[i];
+}
+
+unsigned fv_variant_types(const fv_variant *v)
+{
+    return v->types ? v->types : FV_TYPES_U8;
+}
+
+unsigned fv_variant_borders(const fv_variant *v)
+{
+    return v->borders ? v->borders : FV_BORDERS_REPLICATE;
+}
+
+/* The variant's types and borders against the configuration, and cval against the type's
+ * range: "gaussian/naive runs uint8, uint16, not float32". */
+static fv_status check_type_and_border(const fv_filter *f, const fv_variant *v, const fv_params *p)
+{
+    char names[120];
+    if ((unsigned)p->type >= FV_PIXEL_TYPE_COUNT)
+        return fv_fail(FV_ERR_ARG, "%s: pixel type %d is none of uint8, uint16, float32", f->name,
+                       (int)p->type);
+    if (!(fv_variant_types(v) & FV_TYPE_BIT(p->type))) {
+        names_of_mask(fv_variant_types(v), FV_PIXEL_TYPE_COUNT, type_name_of, names, sizeof names);
+        return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s runs %s images, not %s", f->name, v->name, names,
+                       fv_pixel_type_name(p->type));
+    }
+    const fv_border border = fv_params_border(f, p);
+    if (!(fv_variant_borders(v) & FV_BORDER_BIT(border))) {
+        names_of_mask(fv_variant_borders(v), FV_BORDER_COUNT, border_name_of, names, sizeof names);
+        return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s runs the border%s %s, not %s", f->name, v->name,
+                       strchr(names, ',') ? "s" : "", names, fv_border_names[border]);
+    }
+    const double cval = fv_params_cval(f, p);
+    if (border == FV_BORDER_CONSTANT && p->type != FV_PIXEL_F32 &&
+        (cval < 0 || cval > fv_pixel_type_max(p->type) || cval != (double)(long)cval))
+        return fv_fail(FV_ERR_ARG, "%s: cval must be an integer 0..%.0f for %s images, got %g",
+                       f->name, fv_pixel_type_max(p->type), fv_pixel_type_name(p->type), cval);
+    return FV_OK;
 }
 
 size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
                               int width, int height)
 {
     if (fv_variant_is_host(v)) return 0;
-    size_t bytes = f->max_iterations > 1 ? image_bytes(width, height) : 0;
+    size_t bytes = f->max_iterations > 1 ? image_bytes(width, height, p->type) : 0;
     if (v->state_bytes) bytes += v->state_bytes(v, p, width, height);
     return bytes;
 }
@@ -135,7 +193,7 @@ int fv_runner_last_run_text(const fv_runner *r, char *text, size_t size)
 static int same_values(const fv_params *a, const fv_params *b)
 {
     return memcmp(a->value, b->value, sizeof a->value) == 0 &&
-           memcmp(a->image, b->image, sizeof a->image) == 0;
+           memcmp(a->image, b->image, sizeof a->image) == 0 && a->type == b->type;
 }
 
 fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
@@ -143,6 +201,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
 {
     FV_TRY(fv_params_check(f, p));
     FV_TRY(fv_check_dimensions(width, height));
+    FV_TRY(check_type_and_border(f, v, p));
     char why[200] = "";
     if (v->supports && !v->supports(v, p, width, height, why, sizeof why))
         return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s: %s", f->name, v->name,
@@ -154,7 +213,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
         return FV_OK;
     }
     const int keep_ping = r->prepared && r->width == width && r->height == height && r->variant &&
-                          fv_variant_is_host(r->variant) == host;
+                          fv_variant_is_host(r->variant) == host && r->params.type == p->type;
     if (keep_ping) {
         release_state(r);
     } else {
@@ -169,19 +228,20 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     if (host) {
         if (f->max_iterations > 1 && !r->ping.data) {
             count_allocation();
-            FV_TRY(fv_host_image_alloc(&r->ping, width, height));
+            FV_TRY(fv_host_image_alloc_as(&r->ping, width, height, p->type, 4));
         }
         r->prepared = 1;
         return FV_OK;
     }
     char what[160];
     snprintf(what, sizeof what, "%s/%s at %dx%d", f->name, v->name, width, height);
-    size_t need = (v->state_bytes ? v->state_bytes(v, p, width, height) : 0) +
-                  (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height) : 0);
+    size_t need =
+        (v->state_bytes ? v->state_bytes(v, p, width, height) : 0) +
+        (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height, p->type) : 0);
     FV_TRY(fv_device_check_fits(need, what));
     if (f->max_iterations > 1 && !r->ping.data) {
         count_allocation();
-        FV_TRY(fv_device_image_alloc(&r->ping, width, height));
+        FV_TRY(fv_device_image_alloc_as(&r->ping, width, height, p->type, 4));
     }
     if (v->state_create) {
         count_allocation();
@@ -218,6 +278,14 @@ fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst, 
                        "fv_runner_run: %s/%s was prepared for %dx%d, not %dx%d -> %dx%d",
                        r->filter->name, r->variant->name, r->width, r->height, src->width,
                        src->height, dst->width, dst->height);
+    if (src->type != r->params.type || dst->type != r->params.type || fv_image_channels(src) != 4 ||
+        fv_image_channels(dst) != 4)
+        return fv_fail(FV_ERR_ARG,
+                       "fv_runner_run: %s/%s was prepared for 4-channel %s images, not %d-channel "
+                       "%s -> %d-channel %s",
+                       r->filter->name, r->variant->name, fv_pixel_type_name(r->params.type),
+                       fv_image_channels(src), fv_pixel_type_name(src->type),
+                       fv_image_channels(dst), fv_pixel_type_name(dst->type));
     const fv_memory want = fv_variant_is_host(r->variant) ? FV_MEMORY_HOST : FV_MEMORY_DEVICE;
     if ((src->memory && src->memory != want) || (dst->memory && dst->memory != want))
         return fv_fail(FV_ERR_ARG, "fv_runner_run: %s/%s runs on %s images", r->filter->name,

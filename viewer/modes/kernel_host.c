@@ -508,8 +508,16 @@ static fv_status prepare(helper *s, const host_request *q, payload *pl, host_slo
                  cudaGetErrorString(err));
         return FV_OK;
     }
-    sl->src = (fv_image){src, q->width, q->height, q->src_pitch, FV_MEMORY_DEVICE};
-    sl->dst = (fv_image){dst, q->width, q->height, q->dst_pitch, FV_MEMORY_DEVICE};
+    sl->src = (fv_image){.data = src,
+                         .width = q->width,
+                         .height = q->height,
+                         .pitch = q->src_pitch,
+                         .memory = FV_MEMORY_DEVICE};
+    sl->dst = (fv_image){.data = dst,
+                         .width = q->width,
+                         .height = q->height,
+                         .pitch = q->dst_pitch,
+                         .memory = FV_MEMORY_DEVICE};
     if (!sl->timer.start) FV_TRY(fv_timer_create(&sl->timer));
     const fv_variant *v = fv_user_variant_get(sl->user);
     FV_TRY(fv_runner_prepare(&sl->runner, f, v, &sl->params, q->width, q->height));

@@ -688,7 +688,11 @@ fv_status pipeline_reload(app *a)
 
 static fv_image packed_view(void *ptr, int w, int h)
 {
-    fv_image v = {(uint8_t *)ptr, w, h, (size_t)w * 4, FV_MEMORY_DEVICE};
+    fv_image v = {.data = (uint8_t *)ptr,
+                  .width = w,
+                  .height = h,
+                  .pitch = (size_t)w * 4,
+                  .memory = FV_MEMORY_DEVICE};
     return v;
 }
 
