@@ -361,20 +361,21 @@ class Context:
     """
 
     def __init__(self, filter: str, width: int, height: int, *, variant: Optional[str] = None,
-                 iterations: int = 1, **params: Any):
+                 dtype: Any = "uint8", iterations: int = 1, **params: Any):
         info = filter_info(filter)
         text = _params_text(info, params, iterations, "Context")
-        self._setup(info, width, height, variant, text)
+        _arrays.dtype_code(dtype, "Context dtype")
+        self._setup(info, width, height, variant, text, np.dtype(dtype).name)
 
     @classmethod
     def _make(cls, info: FilterInfo, width: int, height: int, variant: Optional[str],
-              text: str) -> "Context":
+              text: str, dtype: str = "uint8") -> "Context":
         self = cls.__new__(cls)
-        self._setup(info, width, height, variant, text)
+        self._setup(info, width, height, variant, text, dtype)
         return self
 
     def _setup(self, info: FilterInfo, width: int, height: int, variant: Optional[str],
-               text: str) -> None:
+               text: str, dtype: str = "uint8") -> None:
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
         self._destroy = _clib.filterview_context_destroy
@@ -388,11 +389,12 @@ class Context:
         self._on_host = bool(v.on_host) if v is not None else False
         self.width = int(width)
         self.height = int(height)
+        self.dtype = dtype
         ptr = ctypes.c_void_p()
         err = ctypes.create_string_buffer(_ERROR_SIZE)
-        status = _clib.filterview_context_create(
+        status = _clib.filterview_context_create_typed(
             ctypes.byref(ptr), info.name.encode(), variant.encode() if variant is not None else None,
-            self.width, self.height, text.encode(), err, _ERROR_SIZE)
+            self.width, self.height, _arrays.DTYPES[dtype], text.encode(), err, _ERROR_SIZE)
         if status != _lib.FV_OK or not ptr.value:
             raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
                          info.name)
@@ -456,6 +458,9 @@ class Context:
             raise ArgumentError("%s: the context is for %dx%d images, got %dx%d (shape %s)"
                                 % (name, self.width, self.height, src.width, src.height,
                                    src.shape))
+        if src.dtype != self.dtype:
+            raise ArgumentError("%s: the context is for %s images, got %s" % (name, self.dtype,
+                                                                               src.dtype))
         if self._on_host and src.on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
@@ -575,11 +580,11 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, text, src.device, handle)
+    key = (info.name, variant, src.width, src.height, src.dtype, text, src.device, handle)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
-            ctx = Context._make(info, src.width, src.height, variant, text)
+            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype)
         with _cache._lock:
             _cache.created += 1
     try:
@@ -741,6 +746,7 @@ class Diff:
     max_abs: int
     mean_abs: float
     differing: int
+    max_abs_value: float = 0.0
 
 
 def compare(a: Image, b: Image) -> Diff:
@@ -757,7 +763,7 @@ def compare(a: Image, b: Image) -> Diff:
                                       _ERROR_SIZE)
     if status != _lib.FV_OK:
         raise _error(status, _text(err.value), "compare")
-    return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing))
+    return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing), float(d.max_abs_value))
 
 
 # ---- benchmarking ------------------------------------------------------------------------------

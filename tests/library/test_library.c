@@ -32,7 +32,12 @@ static int passed, failed;
 
 static filterview_image host_image(int w, int h, int channels, size_t pad, unsigned seed)
 {
-    filterview_image img = {NULL, w, h, (size_t)w * channels + pad, channels, FILTERVIEW_HOST};
+    filterview_image img = {.width = w,
+                            .height = h,
+                            .pitch = (size_t)w * channels + pad,
+                            .channels = channels,
+                            .memory = FILTERVIEW_HOST,
+                            .dtype = FILTERVIEW_UINT8};
     img.data = malloc(img.pitch * (size_t)h);
     uint8_t *p = img.data;
     for (size_t i = 0; i < img.pitch * (size_t)h; i++) {
