@@ -108,6 +108,14 @@ typedef struct filterview_variant_info {
 int filterview_variant_count(const char *filter);
 fv_status filterview_variant_get(const char *filter, int index, filterview_variant_info *out);
 
+/* How far the filter reads from each output pixel with `params` ("name=value ..." as at create,
+ * "iterations=N" included): a tile given a halo of *reach pixels of its neighbours comes out as
+ * the whole image's result does (the depth Dask's map_overlap needs). *reach is -1 where there is
+ * no bounded reach (Canny's full hysteresis or automatic thresholds: a step over the whole
+ * image). Fails, with `error`, on an unknown filter or a bad parameter. */
+fv_status filterview_filter_reach(const char *filter, const char *params, long long *reach,
+                                  char *error, size_t error_size);
+
 /* ---- images ---- */
 /* One channel's type. Zero is uint8, so an image set up before types existed is uint8. */
 typedef enum filterview_dtype {

@@ -255,6 +255,11 @@ typedef struct fv_filter {
     int n_variants;
     const char *baseline;   /* the variant speedups are measured against */
     fv_tolerance tolerance; /* of every GPU variant against ref, unless the variant says */
+    /* How far one pass reads from each output pixel, in pixels, with these parameters (derived
+     * ones filled in): a chunk given this halo of its neighbours' pixels comes out as the whole
+     * image's result does (Dask's map_overlap depth). -1: no bounded reach (a step over the
+     * whole image: Canny's full hysteresis, its automatic thresholds). NULL: 0, a pixel alone. */
+    int (*reach)(const fv_params *p);
     /* device memory traffic in bytes of one pass (read + write), for GB/s figures */
     double (*traffic_bytes)(const fv_params *p, int width, int height);
     int max_iterations;
@@ -338,6 +343,9 @@ void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_
 void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size);
 /* The parameters with derived values filled in (a copy through f->resolve). */
 fv_params fv_params_resolved(const fv_filter *f, const fv_params *p);
+/* The reach of p->iterations passes (f->reach of the resolved parameters, times the passes), or
+ * -1 where it has none. The parameters must be valid (fv_params_check). */
+long long fv_filter_reach(const fv_filter *f, const fv_params *p);
 
 /* ---- the one iteration driver (host and device alike) ---- */
 /* One pass from `in` to `out` (same size, never aliased). */

@@ -206,6 +206,24 @@ static fv_status params_from_text(const fv_filter *f, const char *text, fv_param
     return FV_OK;
 }
 
+fv_status filterview_filter_reach(const char *filter, const char *params, long long *reach,
+                                  char *error, size_t error_size)
+{
+    copy_message(error, error_size, "");
+    const fv_filter *f = find_filter(filter);
+    fv_params p;
+    fv_status st = !f       ? fv_fail(FV_ERR_ARG, "no filter '%s'", filter ? filter : "(NULL)")
+                   : !reach ? fv_fail(FV_ERR_ARG, "filterview_filter_reach: reach is NULL")
+                            : params_from_text(f, params, &p);
+    if (st == FV_OK) st = fv_params_check(f, &p);
+    if (st != FV_OK) {
+        copy_message(error, error_size, fv_last_error());
+        return st;
+    }
+    *reach = fv_filter_reach(f, &p);
+    return FV_OK;
+}
+
 /* ---- contexts ---- */
 static fv_status cuda_said(cudaError_t err, const char *what)
 {

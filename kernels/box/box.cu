@@ -386,6 +386,12 @@ static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=
                                               "radius=17", "radius=20", "radius=21",  "radius=44",
                                               "radius=45", "radius=64", "radius=100", NULL};
 
+/* the window's half-width */
+static int box_reach(const fv_params *p)
+{
+    return (int)p->value[BOX_RADIUS];
+}
+
 extern "C" const fv_filter fv_filter_box = {
     .name = "box",
     .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
@@ -396,6 +402,7 @@ extern "C" const fv_filter fv_filter_box = {
     .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),
     .baseline = "naive",
     .tolerance = {0, 0.0},
+    .reach = box_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = box_test_params,

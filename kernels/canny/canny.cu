@@ -972,6 +972,25 @@ static const char *const canny_test_params[] = {"stage=gray",
                                                 "sigma=0 low=5 high=400",
                                                 NULL};
 
+/* Stage by stage: the blur reads its radius, Sobel one more, suppression compares with the
+ * neighbours' magnitudes (one more), one-pass hysteresis looks at the neighbours' classes (one
+ * more). Automatic thresholds come from the whole image's magnitudes and full hysteresis follows
+ * chains of any length: no bounded reach. */
+static int canny_reach(const fv_params *p)
+{
+    canny_config c;
+    if (canny_config_make(p, "canny", &c) != FV_OK) return -1;
+    switch (c.stage) {
+    case CANNY_GRAY: return 0;
+    case CANNY_BLUR: return c.radius;
+    case CANNY_MAGNITUDE:
+    case CANNY_DIRECTION: return c.radius + 1;
+    case CANNY_NMS: return c.radius + 2;
+    case CANNY_THRESHOLD_MAP: return c.auto_thresholds ? -1 : c.radius + 2;
+    default: return c.auto_thresholds || (int)p->value[CANNY_HYSTERESIS] == 0 ? -1 : c.radius + 3;
+    }
+}
+
 extern "C" const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary =
@@ -983,6 +1002,7 @@ extern "C" const fv_filter fv_filter_canny = {
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),
     .baseline = "naive",
     .tolerance = {0, 0.0},
+    .reach = canny_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = 1,
     .test_params = canny_test_params,

@@ -24,6 +24,7 @@
 #include "conv_npp.h"
 #include "cuda_check.h"
 
+#include <algorithm>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -601,6 +602,22 @@ static double conv_traffic(const fv_params *p, int width, int height)
            height; /* the image read once and written once; the FFT's own passes not counted */
 }
 
+/* The output reads as far as the kernel extends from its centre, on its longest side; the kernel
+ * and spectrum stages show the whole image's transform: no bounded reach. */
+static int conv_reach(const fv_params *p)
+{
+    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT) return -1;
+    conv_kernel *k = (conv_kernel *)malloc(sizeof *k);
+    if (!k || conv_kernel_make(p, "conv", k) != FV_OK) {
+        free(k);
+        return -1;
+    }
+    const int reach =
+        std::max(std::max(k->cx, k->width - 1 - k->cx), std::max(k->cy, k->height - 1 - k->cy));
+    free(k);
+    return reach;
+}
+
 extern "C" const fv_filter fv_filter_conv = {
     .name = "conv",
     .summary =
@@ -614,6 +631,7 @@ extern "C" const fv_filter fv_filter_conv = {
     .n_variants = (int)(sizeof conv_variants / sizeof conv_variants[0]),
     .baseline = "direct",
     .tolerance = {0, 0.0},
+    .reach = conv_reach,
     .traffic_bytes = conv_traffic,
     .max_iterations = 1,
     .test_params = conv_test_params,

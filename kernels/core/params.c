@@ -26,6 +26,13 @@ fv_params fv_params_default(const fv_filter *f)
     return p;
 }
 
+long long fv_filter_reach(const fv_filter *f, const fv_params *p)
+{
+    const fv_params resolved = fv_params_resolved(f, p);
+    const int one = f->reach ? f->reach(&resolved) : 0;
+    return one < 0 ? -1 : (long long)one * (p->iterations > 0 ? p->iterations : 1);
+}
+
 fv_border fv_params_border(const fv_filter *f, const fv_params *p)
 {
     const int i = fv_param_index(f, "border");

@@ -541,6 +541,12 @@ static const char *const gaussian_test_params[] = {
     "sigma=5",           "sigma=2 radius=5",    "sigma=8 radius=25",
     "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
 
+/* the taps' half-width (resolved: ceil(3 sigma) unless given) */
+static int gaussian_reach(const fv_params *p)
+{
+    return (int)p->value[GAUSSIAN_RADIUS];
+}
+
 extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
@@ -553,6 +559,7 @@ extern "C" const fv_filter fv_filter_gaussian = {
     .n_variants = (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),
     .baseline = "naive",
     .tolerance = {0, 0.0},
+    .reach = gaussian_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = gaussian_test_params,

@@ -749,6 +749,22 @@ class Diff:
     max_abs_value: float = 0.0
 
 
+def reach(filter: str, iterations: int = 1, **params: Any) -> Optional[int]:
+    """How far `filter` reads from each output pixel with these parameters (the keywords of
+    ``filterview.<filter>``), in pixels: a tile given a halo this wide of its neighbours comes out
+    as the whole image's result does (the depth of dask's ``map_overlap``). None where the filter
+    has no bounded reach (Canny's full hysteresis or automatic thresholds)."""
+    info = filter_info(filter)
+    text = _params_text(info, params, iterations, "reach")
+    out = ctypes.c_longlong()
+    err = ctypes.create_string_buffer(_ERROR_SIZE)
+    status = _clib.filterview_filter_reach(info.name.encode(), text.encode(), ctypes.byref(out),
+                                           err, _ERROR_SIZE)
+    if status != _lib.FV_OK:
+        raise _error(status, _text(err.value), info.name)
+    return None if out.value < 0 else int(out.value)
+
+
 def compare(a: Image, b: Image) -> Diff:
     """Compares two images of the same shape (what ``filterview --compare`` says), on the host:
     CUDA arrays are copied to the host first."""
@@ -864,7 +880,7 @@ def bench(filter: str, image_or_shape: Any, variants: Optional[Sequence[str]] = 
 
 __all__ = [
     "__version__", "filters", "filter_info", "device_available", "library_version", "apply",
-    "Context", "compare", "Diff", "bench", "BenchRow", "clear_cache", "cache_info",
+    "Context", "compare", "Diff", "reach", "bench", "BenchRow", "clear_cache", "cache_info",
     "FilterInfo", "ParamInfo", "VariantInfo", "Error", "ArgumentError", "NoDeviceError",
     "LibraryError",
 ]
