@@ -169,6 +169,15 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
  * Allocates nothing. The reference ("cpu") takes host images only. */
 fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
                          filterview_image *dst, void *stream);
+/* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (the
+ * context's size and dtype; a stack's images are src[i].data = base + i * image bytes). The
+ * sources lie all on the host or all on the device, and so do the destinations. The result of
+ * each equals its own filterview_run bit for bit. Host images are pipelined: while one image is
+ * filtered, the next goes up and the last comes down (two sets of pinned and device buffers,
+ * made by the context's first batch of host images and kept; nothing is allocated per image).
+ * Returns once every result is in place on the host, or enqueued on the device. */
+fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
+                               filterview_image *dst, int count, void *stream);
 /* The message of the context's last failure ("" when none). */
 const char *filterview_context_error(const filterview_context *ctx);
 /* What the context runs: the variant's name (the fastest's when NULL was asked), and the

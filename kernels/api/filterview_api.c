@@ -37,6 +37,7 @@ struct filterview_context {
     uint8_t *staging;               /* pinned: a host image's packed rows on their way */
     size_t staging_bytes;
     cudaEvent_t chunk_done[STAGING_CHUNKS]; /* a chunk of the result has reached staging */
+    struct batch_pipeline *batch;           /* a host batch's second set of buffers, or NULL */
     /* recorded after each run on the device: destroy waits for it (not for the stream, which
      * the caller may have destroyed by then) */
     cudaEvent_t last_run;
@@ -225,6 +226,9 @@ fv_status filterview_filter_reach(const char *filter, const char *params, long l
 }
 
 /* ---- contexts ---- */
+struct batch_pipeline;
+static void batch_free(struct batch_pipeline *b);
+
 static fv_status cuda_said(cudaError_t err, const char *what)
 {
     if (err == cudaSuccess) return FV_OK;
@@ -587,6 +591,7 @@ void filterview_context_destroy(filterview_context *ctx)
     }
     for (int k = 0; k < STAGING_CHUNKS; k++)
         if (ctx->chunk_done[k]) (void)cudaEventDestroy(ctx->chunk_done[k]);
+    batch_free(ctx->batch);
     if (ctx->staging) (void)cudaFreeHost(ctx->staging);
     if (ctx->device_packed) (void)cudaFree(ctx->device_packed);
     (void)cudaGetLastError();
@@ -642,4 +647,195 @@ unsigned filterview_variant_borders(const char *filter, const char *variant)
     const fv_filter *f = find_filter(filter);
     const fv_variant *v = f && variant ? fv_variant_find(f, variant) : NULL;
     return v ? fv_variant_borders(v) : 0;
+}
+
+/* ---- batches ----
+ * Device stacks: one run after another on the caller's stream (the kernels' launches queue up
+ * back to back). Host stacks: a pipeline of two slots, each with its own pinned staging and
+ * device buffers, so that while image i is filtered the copy engines bring image i + 1 up (on
+ * one stream) and take image i - 1 down (on another), and the CPU copies between the caller's
+ * arrays and staging. The filter itself runs on the caller's stream, one image at a time (a
+ * variant's state and iteration buffer are one per context). The slots are made by the
+ * context's first batch of host images and kept. */
+typedef struct batch_slot {
+    uint8_t *staging;               /* pinned, the widest packed image */
+    uint8_t *device_packed;         /* packed rows on the device (1 or 3 channels) */
+    fv_image device_in, device_out; /* 4 channels */
+    cudaEvent_t up_done, run_done, down_done;
+} batch_slot;
+
+struct batch_pipeline {
+    batch_slot slot[2];
+    cudaStream_t up, down;
+};
+
+static void batch_free(struct batch_pipeline *b)
+{
+    if (!b) return;
+    for (int k = 0; k < 2; k++) {
+        batch_slot *s = &b->slot[k];
+        if (s->staging) (void)cudaFreeHost(s->staging);
+        if (s->device_packed) (void)cudaFree(s->device_packed);
+        fv_device_image_free(&s->device_in);
+        fv_device_image_free(&s->device_out);
+        cudaEvent_t *events[] = {&s->up_done, &s->run_done, &s->down_done};
+        for (int e = 0; e < 3; e++)
+            if (*events[e]) (void)cudaEventDestroy(*events[e]);
+    }
+    if (b->up) (void)cudaStreamDestroy(b->up);
+    if (b->down) (void)cudaStreamDestroy(b->down);
+    (void)cudaGetLastError();
+    free(b);
+}
+
+static fv_status batch_make(filterview_context *c)
+{
+    if (c->batch) return FV_OK;
+    struct batch_pipeline *b = calloc(1, sizeof *b);
+    if (!b) return fv_fail(FV_ERR_MEMORY, "out of host memory for a batch");
+    c->batch = b;
+    FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->up, cudaStreamNonBlocking), "a copy stream"));
+    FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->down, cudaStreamNonBlocking), "a copy stream"));
+    for (int k = 0; k < 2; k++) {
+        batch_slot *s = &b->slot[k];
+        void *pinned = NULL, *packed = NULL;
+        FV_TRY(cuda_said(cudaHostAlloc(&pinned, c->staging_bytes, cudaHostAllocDefault),
+                         "pinned staging for a batch"));
+        s->staging = pinned;
+        FV_TRY(cuda_said(cudaMalloc(&packed, c->staging_bytes), "a batch's packed copy"));
+        s->device_packed = packed;
+        FV_TRY(fv_device_image_alloc_as(&s->device_in, c->width, c->height, c->type, 4));
+        FV_TRY(fv_device_image_alloc_as(&s->device_out, c->width, c->height, c->type, 4));
+        FV_TRY(event_make(&s->up_done));
+        FV_TRY(event_make(&s->run_done));
+        FV_TRY(event_make(&s->down_done));
+    }
+    return FV_OK;
+}
+
+static void copy_rows(uint8_t *to, size_t to_pitch, const uint8_t *from, size_t from_pitch,
+                      size_t row, int height)
+{
+    if (to_pitch == row && from_pitch == row) {
+        memcpy(to, from, row * (size_t)height);
+        return;
+    }
+    for (int y = 0; y < height; y++)
+        memcpy(to + (size_t)y * to_pitch, from + (size_t)y * from_pitch, row);
+}
+
+/* Image i of a host batch: up on b->up, filtered on `stream`, down on b->down. */
+static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filterview_image *src,
+                               const filterview_image *dst, cudaStream_t stream)
+{
+    struct batch_pipeline *b = c->batch;
+    const size_t in_row = (size_t)c->width * pixel_bytes(src);
+    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
+    const fv_image packed_in = {.data = s->device_packed,
+                                .width = c->width,
+                                .height = c->height,
+                                .pitch = in_row,
+                                .memory = FV_MEMORY_DEVICE,
+                                .type = c->type,
+                                .channels = src->channels};
+    fv_image packed_out = packed_in;
+    packed_out.pitch = out_row;
+    packed_out.channels = dst->channels;
+    /* the slot's staging holds nothing of use: its last image was copied out at i - 1 */
+    copy_rows(s->staging, in_row, src->data, src->pitch, in_row, c->height);
+    /* the slot's device buffers are free once its last run is done */
+    FV_TRY(cuda_said(cudaStreamWaitEvent(b->up, s->run_done, 0), "ordering a batch"));
+    if (src->channels == 4)
+        FV_TRY(
+            cuda_said(cudaMemcpy2DAsync(s->device_in.data, s->device_in.pitch, s->staging, in_row,
+                                        in_row, (size_t)c->height, cudaMemcpyHostToDevice, b->up),
+                      "copying an image to the GPU"));
+    else
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->device_packed, s->staging, in_row * (size_t)c->height,
+                                         cudaMemcpyHostToDevice, b->up),
+                         "copying an image to the GPU"));
+    FV_TRY(cuda_said(cudaEventRecord(s->up_done, b->up), "ordering a batch"));
+    FV_TRY(cuda_said(cudaStreamWaitEvent(stream, s->up_done, 0), "ordering a batch"));
+    if (src->channels != 4) FV_TRY(fv_api_widen(&packed_in, &s->device_in, stream));
+    FV_TRY(fv_runner_run(&c->runner, &s->device_in, &s->device_out, stream));
+    if (dst->channels != 4) FV_TRY(fv_api_narrow(&s->device_out, &packed_out, stream));
+    FV_TRY(cuda_said(cudaEventRecord(s->run_done, stream), "ordering a batch"));
+    FV_TRY(cuda_said(cudaStreamWaitEvent(b->down, s->run_done, 0), "ordering a batch"));
+    if (dst->channels == 4)
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(s->staging, out_row, s->device_out.data,
+                                           s->device_out.pitch, out_row, (size_t)c->height,
+                                           cudaMemcpyDeviceToHost, b->down),
+                         "copying a result from the GPU"));
+    else
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->staging, s->device_packed, out_row * (size_t)c->height,
+                                         cudaMemcpyDeviceToHost, b->down),
+                         "copying a result from the GPU"));
+    return cuda_said(cudaEventRecord(s->down_done, b->down), "ordering a batch");
+}
+
+static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_image *dst)
+{
+    FV_TRY(cuda_said(cudaEventSynchronize(s->down_done), "a batch's run"));
+    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
+    copy_rows(dst->data, dst->pitch, s->staging, out_row, out_row, c->height);
+    return FV_OK;
+}
+
+static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
+                                filterview_image *dst, int count, cudaStream_t stream)
+{
+    FV_TRY(batch_make(c));
+    FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    batch_slot *slot = c->batch->slot;
+    for (int i = 0; i < count; i++) {
+        FV_TRY(batch_enqueue(c, &slot[i % 2], &src[i], &dst[i], stream));
+        if (i > 0) FV_TRY(batch_finish(c, &slot[(i - 1) % 2], &dst[i - 1]));
+    }
+    return batch_finish(c, &slot[(count - 1) % 2], &dst[count - 1]);
+}
+
+fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
+                               filterview_image *dst, int count, void *stream)
+{
+    if (!ctx) return FV_ERR_ARG;
+    ctx->error[0] = 0;
+    fv_status st = FV_OK;
+    if (!src || !dst || count < 1)
+        st = fv_fail(FV_ERR_ARG, "a batch needs %s",
+                     count < 1 ? "one image at least" : "its source and destination");
+    for (int i = 0; st == FV_OK && i < count; i++) {
+        char which[48];
+        snprintf(which, sizeof which, "source %d", i);
+        st = check_image(ctx, &src[i], which);
+        snprintf(which, sizeof which, "destination %d", i);
+        if (st == FV_OK) st = check_image(ctx, &dst[i], which);
+        if (st == FV_OK && src[i].channels != dst[i].channels)
+            st = fv_fail(FV_ERR_ARG, "image %d: source has %d channels, destination %d", i,
+                         src[i].channels, dst[i].channels);
+        if (st == FV_OK && (src[i].memory != src[0].memory || dst[i].memory != dst[0].memory))
+            st = fv_fail(FV_ERR_ARG,
+                         "image %d: a batch's sources (and its destinations) all lie "
+                         "on the host or all on the device",
+                         i);
+        if (st == FV_OK && src[i].memory == FILTERVIEW_HOST && overlaps(&src[i], &dst[i]) &&
+            src[i].data != dst[i].data)
+            st = fv_fail(FV_ERR_ARG,
+                         "image %d: source and destination overlap without being "
+                         "the same image",
+                         i);
+    }
+    const int pipelined = st == FV_OK && !fv_variant_is_host(ctx->variant) &&
+                          src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
+    if (st == FV_OK && pipelined) {
+        st = run_batch_host(ctx, src, dst, count, (cudaStream_t)stream);
+        const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
+        if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
+    } else {
+        for (int i = 0; st == FV_OK && i < count; i++) {
+            st = filterview_run(ctx, &src[i], &dst[i], stream);
+            if (st != FV_OK) return st; /* its message is in the context already */
+        }
+    }
+    if (st != FV_OK) copy_message(ctx->error, sizeof ctx->error, fv_last_error());
+    return st;
 }

@@ -541,10 +541,14 @@ static const char *const gaussian_test_params[] = {
     "sigma=5",           "sigma=2 radius=5",    "sigma=8 radius=25",
     "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
 
-/* the taps' half-width (resolved: ceil(3 sigma) unless given) */
+/* the farthest tap whose integer weight is not 0 (a radius far beyond 3 sigma adds zeros) */
 static int gaussian_reach(const fv_params *p)
 {
-    return (int)p->value[GAUSSIAN_RADIUS];
+    fv_gaussian_taps t;
+    if (fv_gaussian_taps_make(p, &t) != FV_OK) return (int)p->value[GAUSSIAN_RADIUS];
+    int reach = t.radius;
+    while (reach > 0 && t.w[t.radius + reach] == 0) reach--;
+    return reach;
 }
 
 extern "C" const fv_filter fv_filter_gaussian = {

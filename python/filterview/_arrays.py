@@ -477,3 +477,57 @@ def to_host(x: Any, what: str) -> np.ndarray:
             raise TypeError("%s: a CUDA array that is neither CuPy's nor PyTorch's needs CuPy to "
                             "be read back" % what) from None
     return np.asarray(x)
+
+
+# ---- stacks ----
+
+def _stack_shape(shape, what: str) -> None:
+    if len(shape) not in (3, 4) or (len(shape) == 4 and shape[3] not in (1, 3, 4)):
+        raise ValueError("%s must be a stack: N x H x W (gray) or N x H x W x C (C = 1, 3, 4), "
+                         "got shape %s" % (what, tuple(shape)))
+
+
+def stack_operands(stack: Any, what: str, writable: bool = False) -> list:
+    """One operand per image of an N x H x W [x C] stack, each a view into the stack (no copy
+    unless an image's rows are not laid out side by side, which a C-contiguous stack's are)."""
+    if isinstance(stack, np.ndarray) or (_is_torch(stack) and not stack.is_cuda):
+        a = stack if isinstance(stack, np.ndarray) else stack.detach().numpy()
+        _stack_shape(a.shape, what)
+        if writable and not a.flags.writeable:
+            raise ValueError("%s is read-only" % what)
+        if writable and not a.flags.c_contiguous:
+            raise ValueError("%s must be C-contiguous" % what)
+        owner = stack if not isinstance(stack, np.ndarray) else None
+        kind = KIND_NUMPY if owner is None else KIND_TORCH_CPU
+        return [_from_numpy(a[i], what, kind, owner=a) for i in range(a.shape[0])]
+    if (_is_torch(stack) and stack.is_cuda) or hasattr(stack, "__cuda_array_interface__"):
+        shape = tuple(int(s) for s in _cai(stack)["shape"])
+        _stack_shape(shape, what)
+        if not writable and not (stack.is_contiguous() if _is_torch(stack)
+                                 else stack.flags.c_contiguous if _is_cupy(stack) else True):
+            stack = stack.contiguous() if _is_torch(stack) else _cupy().ascontiguousarray(stack)
+        ops = []
+        for i in range(shape[0]):
+            op = _from_cai(stack[i], what, allow_copy=not writable)
+            if op is None:
+                raise ValueError("%s must be C-contiguous" % what)
+            op.obj = (op.obj, stack)
+            ops.append(op)
+        return ops
+    return stack_operands(np.asarray(stack), what, writable)
+
+
+def new_stack_like(stack: Any, stream: Optional[int]) -> Any:
+    """An empty stack of the same shape, dtype and library (on `stream` for device arrays)."""
+    if isinstance(stack, np.ndarray):
+        return np.empty(stack.shape, stack.dtype)
+    if _is_torch(stack):
+        torch = _torch()
+        if not stack.is_cuda:
+            return torch.empty(stack.shape, dtype=stack.dtype)
+        with on_stream(KIND_TORCH, stream, stack.device.index):
+            return torch.empty(stack.shape, dtype=stack.dtype, device=stack.device)
+    if _is_cupy(stack):
+        with on_stream(KIND_CUPY, stream, stack.device.id):
+            return _cupy().empty(stack.shape, dtype=stack.dtype)
+    return np.empty(np.asarray(stack).shape, np.asarray(stack).dtype)

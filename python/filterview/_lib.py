@@ -123,6 +123,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("filterview_variant_dtypes", ctypes.c_uint, c_char_p, c_char_p)
     fn("filterview_variant_borders", ctypes.c_uint, c_char_p, c_char_p)
     fn("filterview_run", c_int, c_void_p, POINTER(ImageC), POINTER(ImageC), c_void_p)
+    fn("filterview_run_batch", c_int, c_void_p, POINTER(ImageC), POINTER(ImageC), c_int, c_void_p)
     fn("filterview_context_error", c_char_p, c_void_p)
     fn("filterview_context_variant", c_char_p, c_void_p)
     fn("filterview_context_params", c_char_p, c_void_p)
