@@ -487,33 +487,45 @@ def _stack_shape(shape, what: str) -> None:
                          "got shape %s" % (what, tuple(shape)))
 
 
+def _image_operands(first: Operand, count: int, step: int, owner: Any) -> list:
+    """count operands like `first`, the i-th `step` bytes after it (no array object each)."""
+    ops = []
+    for i in range(count):
+        op = Operand(owner, first.kind, first.ptr + i * step, first.shape, first.pitch,
+                     first.memory, first.stream, first.device, first.readonly, first.dtype)
+        ops.append(op)
+    return ops
+
+
 def stack_operands(stack: Any, what: str, writable: bool = False) -> list:
-    """One operand per image of an N x H x W [x C] stack, each a view into the stack (no copy
-    unless an image's rows are not laid out side by side, which a C-contiguous stack's are)."""
+    """One operand per image of an N x H x W [x C] stack, each a view into the stack: its
+    pointer is the first image's plus i times the stack's first stride (a C-contiguous copy is
+    made first where the stack is not one, except for `out`, which must be)."""
     if isinstance(stack, np.ndarray) or (_is_torch(stack) and not stack.is_cuda):
         a = stack if isinstance(stack, np.ndarray) else stack.detach().numpy()
         _stack_shape(a.shape, what)
         if writable and not a.flags.writeable:
             raise ValueError("%s is read-only" % what)
-        if writable and not a.flags.c_contiguous:
-            raise ValueError("%s must be C-contiguous" % what)
-        owner = stack if not isinstance(stack, np.ndarray) else None
-        kind = KIND_NUMPY if owner is None else KIND_TORCH_CPU
-        return [_from_numpy(a[i], what, kind, owner=a) for i in range(a.shape[0])]
+        if not a.flags.c_contiguous:
+            if writable:
+                raise ValueError("%s must be C-contiguous" % what)
+            a = np.ascontiguousarray(a)
+        kind = KIND_NUMPY if isinstance(stack, np.ndarray) else KIND_TORCH_CPU
+        first = _from_numpy(a[0], what, kind, owner=a)
+        return _image_operands(first, a.shape[0], a.strides[0], (a, stack))
     if (_is_torch(stack) and stack.is_cuda) or hasattr(stack, "__cuda_array_interface__"):
         shape = tuple(int(s) for s in _cai(stack)["shape"])
         _stack_shape(shape, what)
-        if not writable and not (stack.is_contiguous() if _is_torch(stack)
-                                 else stack.flags.c_contiguous if _is_cupy(stack) else True):
-            stack = stack.contiguous() if _is_torch(stack) else _cupy().ascontiguousarray(stack)
-        ops = []
-        for i in range(shape[0]):
-            op = _from_cai(stack[i], what, allow_copy=not writable)
-            if op is None:
+        contiguous = (stack.is_contiguous() if _is_torch(stack)
+                      else stack.flags.c_contiguous if _is_cupy(stack)
+                      else _cai(stack).get("strides") is None)
+        if not contiguous:
+            if writable or not (_is_torch(stack) or _is_cupy(stack)):
                 raise ValueError("%s must be C-contiguous" % what)
-            op.obj = (op.obj, stack)
-            ops.append(op)
-        return ops
+            stack = stack.contiguous() if _is_torch(stack) else _cupy().ascontiguousarray(stack)
+        first = _from_cai(stack[0], what, allow_copy=False)
+        step = int(np.prod(shape[1:])) * first.itemsize
+        return _image_operands(first, shape[0], step, stack)
     return stack_operands(np.asarray(stack), what, writable)
 
 
