@@ -39,8 +39,8 @@ void codec_set_limit(int max_width, int max_height);
 /* RGBA8 storage for a width x height image through the allocator (malloc when NULL). */
 fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out);
 /* The same for any type and channel count, rows packed. */
-fv_status codec_alloc_image_as(const image_allocator *a, int width, int height,
-                               fv_pixel_type type, int channels, fv_image *out);
+fv_status codec_alloc_image_as(const image_allocator *a, int width, int height, fv_pixel_type type,
+                               int channels, fv_image *out);
 void codec_free_image(const image_allocator *a, fv_image *img);
 /* A malloc'd copy of n bytes (NULL with a message when out of memory). */
 uint8_t *codec_dup(const char *name, const void *data, size_t n);

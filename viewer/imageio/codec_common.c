@@ -42,8 +42,8 @@ fv_status codec_check_claim(const char *name, const char *format, long width, lo
     return FV_OK;
 }
 
-fv_status codec_alloc_image_as(const image_allocator *a, int width, int height,
-                               fv_pixel_type type, int channels, fv_image *out)
+fv_status codec_alloc_image_as(const image_allocator *a, int width, int height, fv_pixel_type type,
+                               int channels, fv_image *out)
 {
     memset(out, 0, sizeof *out);
     if (!a) return fv_host_image_alloc_as(out, width, height, type, channels);
@@ -113,8 +113,8 @@ fv_status image_metadata_copy(image_metadata *dst, const image_metadata *src)
         if (!dst->texts) goto fail;
         for (int i = 0; i < src->n_texts; i++) {
             dst->texts[i] = src->texts[i];
-            dst->texts[i].text = (char *)codec_dup(name, src->texts[i].text,
-                                                   src->texts[i].length + 1);
+            dst->texts[i].text =
+                (char *)codec_dup(name, src->texts[i].text, src->texts[i].length + 1);
             if (!dst->texts[i].text) goto fail;
             dst->n_texts = i + 1;
         }

@@ -81,9 +81,10 @@ fv_status image_convert(const fv_image *src, fv_pixel_type type, int channels,
                     o[0] = v[0];
                 } else {
                     l.colour = 1;
-                    o[0] = st == FV_PIXEL_F32
-                               ? 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2]
-                               : floor((299.0 * v[0] + 587.0 * v[1] + 114.0 * v[2] + 500.0) / 1000.0);
+                    o[0] =
+                        st == FV_PIXEL_F32
+                            ? 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2]
+                            : floor((299.0 * v[0] + 587.0 * v[1] + 114.0 * v[2] + 500.0) / 1000.0);
                 }
             } else {
                 memcpy(o, v, sizeof o);

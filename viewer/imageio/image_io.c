@@ -289,8 +289,8 @@ static const struct {
     const char *ending;
     image_format format;
 } output_endings[] = {
-    {".png", IMAGE_FORMAT_PNG},  {".jpg", IMAGE_FORMAT_JPEG}, {".jpeg", IMAGE_FORMAT_JPEG},
-    {".pgm", IMAGE_FORMAT_PNM},  {".ppm", IMAGE_FORMAT_PNM},  {".pnm", IMAGE_FORMAT_PNM},
+    {".png", IMAGE_FORMAT_PNG},  {".jpg", IMAGE_FORMAT_JPEG},  {".jpeg", IMAGE_FORMAT_JPEG},
+    {".pgm", IMAGE_FORMAT_PNM},  {".ppm", IMAGE_FORMAT_PNM},   {".pnm", IMAGE_FORMAT_PNM},
     {".tif", IMAGE_FORMAT_TIFF}, {".tiff", IMAGE_FORMAT_TIFF},
 };
 
@@ -314,7 +314,7 @@ image_format image_format_of(const char *path, image_format opt_format)
 
 const char *image_format_name(image_format f)
 {
-    return f == IMAGE_FORMAT_JPEG ? "JPEG"
+    return f == IMAGE_FORMAT_JPEG   ? "JPEG"
            : f == IMAGE_FORMAT_PNM  ? "PNM"
            : f == IMAGE_FORMAT_TIFF ? "TIFF"
                                     : "PNG";
@@ -601,7 +601,7 @@ static int has_alpha(const fv_image *img)
         const uint8_t *row = img->data + (size_t)y * img->pitch;
         for (size_t x = 0; x < (size_t)img->width; x++) {
             const uint8_t *a = row + (4 * x + 3) * sb;
-            if (img->type == FV_PIXEL_U8 ? a[0] != 255
+            if (img->type == FV_PIXEL_U8    ? a[0] != 255
                 : img->type == FV_PIXEL_U16 ? (a[0] != 255 || a[1] != 255)
                                             : memcmp(a, &(float){1.0f}, 4) != 0)
                 return 1;
@@ -635,9 +635,13 @@ static unsigned pnm_maxval(const fv_image *img, const image_metadata *m)
 
 static const char *layout_name(fv_pixel_type type, int channels, char *buf, size_t size)
 {
-    snprintf(buf, size, "%s %s", type == FV_PIXEL_U8 ? "8-bit" : type == FV_PIXEL_U16 ? "16-bit"
-                                                                                       : "float32",
-             channels == 1 ? "gray" : channels == 3 ? "RGB" : "RGBA");
+    snprintf(buf, size, "%s %s",
+             type == FV_PIXEL_U8    ? "8-bit"
+             : type == FV_PIXEL_U16 ? "16-bit"
+                                    : "float32",
+             channels == 1   ? "gray"
+             : channels == 3 ? "RGB"
+                             : "RGBA");
     return buf;
 }
 

@@ -128,7 +128,7 @@ typedef struct image_save_options {
     int threads;         /* PNG strips deflated at once; 0: every online CPU */
     image_format format; /* what standard output gets; a file's name must agree (the CLI checks) */
     image_tiff_compression tiff_compression;
-    int tiff_tile;                 /* > 0: TIFF written in square tiles of this side (a multiple
+    int tiff_tile;                  /* > 0: TIFF written in square tiles of this side (a multiple
                                       of 16); 0: in strips */
     const image_metadata *metadata; /* carried into the file where its format allows; NULL: none */
 } image_save_options;
@@ -175,9 +175,9 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
  * (the type's max, 1.0 for float); RGBA to RGB drops alpha; colour to gray is ITU-R BT.601 luma
  * (0.299 R + 0.587 G + 0.114 B, as OpenCV and Pillow), rounded half up, exact when R = G = B. */
 typedef struct image_convert_loss {
-    int depth;   /* values were rounded or clamped (a narrower type, or float to integer) */
-    int alpha;   /* an alpha that was not opaque everywhere was dropped */
-    int colour;  /* colour (R, G, B not all equal) was made gray */
+    int depth;  /* values were rounded or clamped (a narrower type, or float to integer) */
+    int alpha;  /* an alpha that was not opaque everywhere was dropped */
+    int colour; /* colour (R, G, B not all equal) was made gray */
 } image_convert_loss;
 
 /* src (host, any layout) to a new host image of `type` and `channels` from `a` (NULL: malloc);

@@ -40,13 +40,13 @@
 #define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;    /* EXIF 1..8; 1 when absent (before the first scan) */
-    int adobe;          /* APP14 "Adobe" present (before the first scan) */
-    unsigned sof;       /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
-    int precision;      /* its bits per sample */
-    long width, height; /* what the frame header says */
-    int hierarchical;   /* a DHP marker */
-    int scans;          /* SOS markers up to EOI */
+    int orientation;     /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;           /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;        /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;       /* its bits per sample */
+    long width, height;  /* what the frame header says */
+    int hierarchical;    /* a DHP marker */
+    int scans;           /* SOS markers up to EOI */
     const uint8_t *exif; /* APP1 "Exif\0\0"'s TIFF block, in the file (before the first scan) */
     size_t exif_size;
     /* APP2 "ICC_PROFILE\0" chunks: each has a 1-based sequence number out of `icc_count` */
@@ -347,15 +347,17 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     const int gray = d.jpeg_color_space == JCS_GRAYSCALE && d.num_components == 1;
     const int channels = want == CODEC_RGBA8 || cmyk ? 4 : gray ? 1 : 3;
     if (s == FV_OK)
-        s = codec_alloc_image_as(a, (int)d.image_width, (int)d.image_height, FV_PIXEL_U8,
-                                 channels, out);
+        s = codec_alloc_image_as(a, (int)d.image_width, (int)d.image_height, FV_PIXEL_U8, channels,
+                                 out);
     if (s != FV_OK) {
         jpeg_destroy_decompress(&d);
         return s;
     }
     allocated = 1;
-    d.out_color_space = cmyk ? JCS_CMYK : channels == 4 ? JCS_EXT_RGBA : gray ? JCS_GRAYSCALE
-                                                                           : JCS_EXT_RGB;
+    d.out_color_space = cmyk            ? JCS_CMYK
+                        : channels == 4 ? JCS_EXT_RGBA
+                        : gray          ? JCS_GRAYSCALE
+                                        : JCS_EXT_RGB;
     d.mem->max_memory_to_use = jpeg_memory_limit(&d);
     jpeg_start_decompress(&d);
     while (d.output_scanline < d.output_height) {
@@ -450,7 +452,7 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
 
 /* One APPn marker segment: FF En, the length, the pieces. */
 static fv_status jpeg_put_marker(const char *name, int fd, int n, const void *tag, size_t tag_len,
-                                  const uint8_t *data, size_t len)
+                                 const uint8_t *data, size_t len)
 {
     const size_t total = 2 + tag_len + len;
     const uint8_t head[4] = {0xff, (uint8_t)(0xe0 + n), (uint8_t)(total >> 8), (uint8_t)total};
@@ -475,9 +477,8 @@ static fv_status jpeg_write_metadata(const char *name, int fd, const image_metad
         memcpy(tag, "ICC_PROFILE\0", 12);
         tag[12] = (uint8_t)(i + 1);
         tag[13] = (uint8_t)chunks;
-        const size_t at = i * JPEG_ICC_CHUNK, n = m->icc_size - at < JPEG_ICC_CHUNK
-                                                      ? m->icc_size - at
-                                                      : JPEG_ICC_CHUNK;
+        const size_t at = i * JPEG_ICC_CHUNK,
+                     n = m->icc_size - at < JPEG_ICC_CHUNK ? m->icc_size - at : JPEG_ICC_CHUNK;
         FV_TRY(jpeg_put_marker(name, fd, 2, tag, 14, m->icc + at, n));
     }
     return FV_OK;

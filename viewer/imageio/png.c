@@ -74,28 +74,24 @@ static fv_status png_read_metadata(const char *name, spng_ctx *ctx, image_metada
     return FV_OK;
 }
 
-/* The native layout of a PNG (image_io.h's table) and the spng format that gives it. 16-bit
- * images without alpha come as stored (big-endian) and are swapped after: spng's host-order
- * formats are RGBA16 and GA16 only. */
+/* The native layout of a PNG (image_io.h's table) and the spng format that gives it: 16-bit
+ * images without alpha come in the PNG's own layout (SPNG_FMT_PNG: samples in host order). */
 static void png_native_layout(const struct spng_ihdr *h, int has_trns, fv_pixel_type *type,
-                              int *channels, int *fmt, int *swap16)
+                              int *channels, int *fmt)
 {
     const int c = h->color_type, deep = h->bit_depth == 16;
-    const int alpha = c == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA || c == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA ||
-                      has_trns;
+    const int alpha =
+        c == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA || c == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA || has_trns;
     *type = deep ? FV_PIXEL_U16 : FV_PIXEL_U8;
-    *swap16 = 0;
     if (alpha) {
         *channels = 4;
         *fmt = deep ? SPNG_FMT_RGBA16 : SPNG_FMT_RGBA8;
     } else if (c == SPNG_COLOR_TYPE_GRAYSCALE) {
         *channels = 1;
         *fmt = deep ? SPNG_FMT_PNG : SPNG_FMT_G8;
-        *swap16 = deep;
     } else { /* RGB, palette */
         *channels = 3;
         *fmt = deep ? SPNG_FMT_PNG : SPNG_FMT_RGB8;
-        *swap16 = deep;
     }
 }
 
@@ -135,9 +131,8 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
     struct spng_trns trns;
     const int has_trns = !e && spng_get_trns(ctx, &trns) == 0;
     fv_pixel_type type = FV_PIXEL_U8;
-    int out_channels = 4, fmt = SPNG_FMT_RGBA8, swap16 = 0;
-    if (!e && want == CODEC_NATIVE)
-        png_native_layout(&ihdr, has_trns, &type, &out_channels, &fmt, &swap16);
+    int out_channels = 4, fmt = SPNG_FMT_RGBA8;
+    if (!e && want == CODEC_NATIVE) png_native_layout(&ihdr, has_trns, &type, &out_channels, &fmt);
     size_t bytes = 0;
     if (!e) e = spng_decoded_image_size(ctx, fmt, &bytes);
     if (e)
@@ -159,16 +154,10 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
             s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name,
                         spng_strerror(e));
     }
-    if (s == FV_OK && swap16)
-        for (size_t i = 0; i < bytes; i += 2) {
-            const uint8_t hi = out->data[i];
-            uint16_t v = (uint16_t)(hi << 8 | out->data[i + 1]);
-            memcpy(out->data + i, &v, 2);
-        }
     if (s == FV_OK && info) {
         fv_pixel_type ft;
-        int fc, ff, fs;
-        png_native_layout(&ihdr, has_trns, &ft, &fc, &ff, &fs);
+        int fc, ff;
+        png_native_layout(&ihdr, has_trns, &ft, &fc, &ff);
         codec_describe(info, "PNG", ft, fc, ihdr.bit_depth);
         if (want == CODEC_RGBA8 && ihdr.bit_depth == 16) {
             info->lossy_to_8bit = 1;

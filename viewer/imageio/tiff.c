@@ -163,10 +163,10 @@ static fv_status tiff_corrupt(const char *name, const tiff_mem *m, const char *w
 typedef struct tiff_layout {
     uint32_t width, height;
     uint16_t bits, spp, format, photometric, planar, compression;
-    int gray_alpha;      /* 2 samples: gray and alpha, read as RGBA */
-    int invert;          /* min-is-white */
-    fv_pixel_type type;  /* of a sample and of the image */
-    int channels;        /* of the image: 1, 3 or 4 */
+    int gray_alpha;     /* 2 samples: gray and alpha, read as RGBA */
+    int invert;         /* min-is-white */
+    fv_pixel_type type; /* of a sample and of the image */
+    int channels;       /* of the image: 1, 3 or 4 */
 } tiff_layout;
 
 static const char *tiff_photometric_name(uint16_t p)
@@ -212,18 +212,20 @@ static fv_status tiff_read_layout(const char *name, TIFF *tif, tiff_mem *m, tiff
                        kind);
     if (l->photometric != PHOTOMETRIC_MINISBLACK && l->photometric != PHOTOMETRIC_MINISWHITE &&
         l->photometric != PHOTOMETRIC_RGB)
-        return fv_fail(FV_ERR_FORMAT, "'%s': TIFF with photometric interpretation %u is not "
-                                      "supported",
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s': TIFF with photometric interpretation %u is not "
+                       "supported",
                        name, l->photometric);
     const int rgb = l->photometric == PHOTOMETRIC_RGB;
     if (rgb ? l->spp != 3 && l->spp != 4 : l->spp != 1 && l->spp != 2)
-        return fv_fail(FV_ERR_FORMAT, "'%s': %s TIFF with %u samples a pixel is not supported", name,
-                       rgb ? "RGB" : "gray", l->spp);
+        return fv_fail(FV_ERR_FORMAT, "'%s': %s TIFF with %u samples a pixel is not supported",
+                       name, rgb ? "RGB" : "gray", l->spp);
     if (l->format == SAMPLEFORMAT_INT)
         return fv_fail(FV_ERR_FORMAT, "'%s': signed-integer TIFF is not supported", name);
     if (l->format == SAMPLEFORMAT_IEEEFP && l->bits != 32)
-        return fv_fail(FV_ERR_FORMAT, "'%s': %u-bit floating-point TIFF is not supported (32-bit "
-                                      "is)",
+        return fv_fail(FV_ERR_FORMAT,
+                       "'%s': %u-bit floating-point TIFF is not supported (32-bit "
+                       "is)",
                        name, l->bits);
     if (l->format == SAMPLEFORMAT_IEEEFP)
         l->type = FV_PIXEL_F32;
@@ -307,7 +309,8 @@ static fv_status tiff_read_pixels(const char *name, TIFF *tif, tiff_mem *m, cons
     uint32_t cw, chh;
     const int tiled = TIFFIsTiled(tif);
     if (tiled) {
-        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &cw) || !TIFFGetField(tif, TIFFTAG_TILELENGTH, &chh))
+        if (!TIFFGetField(tif, TIFFTAG_TILEWIDTH, &cw) ||
+            !TIFFGetField(tif, TIFFTAG_TILELENGTH, &chh))
             return tiff_corrupt(name, m, "tiles without a size");
         if (cw < 1 || chh < 1 || cw > l->width + TIFF_TILE_SLACK ||
             chh > l->height + TIFF_TILE_SLACK)
@@ -422,15 +425,16 @@ fv_status codec_tiff_encode(const char *name, int fd, const fv_image *img,
                        m.why[0] ? m.why : "libtiff could not start");
     }
     const int is_float = img->type == FV_PIXEL_F32;
-    int ok = TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)img->width) &&
-             TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)img->height) &&
-             TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(8 * fv_pixel_type_bytes(img->type))) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)channels) &&
-             TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT,
-                          is_float ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT) &&
-             TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
-                          channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB) &&
-             TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
+    int ok =
+        TIFFSetField(tif, TIFFTAG_IMAGEWIDTH, (uint32_t)img->width) &&
+        TIFFSetField(tif, TIFFTAG_IMAGELENGTH, (uint32_t)img->height) &&
+        TIFFSetField(tif, TIFFTAG_BITSPERSAMPLE, (uint16_t)(8 * fv_pixel_type_bytes(img->type))) &&
+        TIFFSetField(tif, TIFFTAG_SAMPLESPERPIXEL, (uint16_t)channels) &&
+        TIFFSetField(tif, TIFFTAG_SAMPLEFORMAT,
+                     is_float ? SAMPLEFORMAT_IEEEFP : SAMPLEFORMAT_UINT) &&
+        TIFFSetField(tif, TIFFTAG_PHOTOMETRIC,
+                     channels == 1 ? PHOTOMETRIC_MINISBLACK : PHOTOMETRIC_RGB) &&
+        TIFFSetField(tif, TIFFTAG_PLANARCONFIG, PLANARCONFIG_CONTIG);
     if (ok && channels == 4) {
         const uint16_t extra = EXTRASAMPLE_UNASSALPHA;
         ok = TIFFSetField(tif, TIFFTAG_EXTRASAMPLES, 1, &extra);
@@ -447,7 +451,8 @@ fv_status codec_tiff_encode(const char *name, int fd, const fv_image *img,
     if (tile > 0) {
         cw = ch = (uint32_t)(tile + 15) / 16 * 16;
         if (ok)
-            ok = TIFFSetField(tif, TIFFTAG_TILEWIDTH, cw) && TIFFSetField(tif, TIFFTAG_TILELENGTH, ch);
+            ok = TIFFSetField(tif, TIFFTAG_TILEWIDTH, cw) &&
+                 TIFFSetField(tif, TIFFTAG_TILELENGTH, ch);
     } else {
         const size_t row = (size_t)img->width * px;
         ch = (uint32_t)(TIFF_STRIP_BYTES / row);
@@ -464,13 +469,13 @@ fv_status codec_tiff_encode(const char *name, int fd, const fv_image *img,
     for (uint32_t ty = 0; ok && buf && ty < down; ty++)
         for (uint32_t tx = 0; ok && tx < across; tx++) {
             const uint32_t x0 = tx * cw, y0 = ty * ch;
-            const uint32_t rows = tile > 0 || y0 + ch <= (uint32_t)img->height
-                                      ? ch
-                                      : (uint32_t)img->height - y0;
+            const uint32_t rows =
+                tile > 0 || y0 + ch <= (uint32_t)img->height ? ch : (uint32_t)img->height - y0;
             tiff_gather(img, buf, x0, y0, cw, rows);
             const tmsize_t n = (tmsize_t)((size_t)cw * rows * px);
-            ok = tile > 0 ? TIFFWriteEncodedTile(tif, TIFFComputeTile(tif, x0, y0, 0, 0), buf, n) >= 0
-                          : TIFFWriteEncodedStrip(tif, ty, buf, n) >= 0;
+            ok = tile > 0
+                     ? TIFFWriteEncodedTile(tif, TIFFComputeTile(tif, x0, y0, 0, 0), buf, n) >= 0
+                     : TIFFWriteEncodedStrip(tif, ty, buf, n) >= 0;
         }
     const int no_memory = m.failed || (ok && !buf);
     free(buf);
