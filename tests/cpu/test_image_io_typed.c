@@ -113,6 +113,20 @@ static int same_image(const fv_image *a, const fv_image *b)
     return 1;
 }
 
+static double sample(const fv_image *img, int x, int c);
+
+/* Every alpha the type's max (an RGBA image). */
+static int opaque(const fv_image *img)
+{
+    for (int y = 0; y < img->height; y++) {
+        fv_image row = *img;
+        row.data = img->data + (size_t)y * img->pitch;
+        for (int x = 0; x < img->width; x++)
+            if (sample(&row, x, 3) != fv_pixel_type_max(img->type)) return 0;
+    }
+    return 1;
+}
+
 static void describe(char *buf, size_t size, const char *what, fv_pixel_type t, int c, int w, int h)
 {
     snprintf(buf, size, "%s %s x%d %dx%d", what, type_name(t), c, w, h);
@@ -312,10 +326,16 @@ static void test_round_trips(void)
                     /* what the format holds: the image itself, or image_convert's mapping */
                     const fv_pixel_type want_t =
                         t == FV_PIXEL_F32 && !f->holds_float ? FV_PIXEL_U16 : t;
-                    const int want_c = ch == 4 && !f->holds_alpha ? 3 : ch;
+                    int want_c = ch == 4 && !f->holds_alpha ? 3 : ch;
                     fv_image want, back;
                     image_convert_loss loss;
                     image_convert(&img, want_t, want_c, NULL, &want, &loss);
+                    if (want_c == 4 && !strcmp(f->ending, ".png") && opaque(&want)) {
+                        /* PNG writes an RGBA image whose alpha is all opaque as RGB */
+                        fv_host_image_free(&want);
+                        want_c = 3;
+                        image_convert(&img, want_t, want_c, NULL, &want, &loss);
+                    }
                     const int lossy = loss.depth || loss.alpha;
                     image_load_info info;
                     if (st == FV_OK) st = image_load_native(p, NULL, &back, &info);

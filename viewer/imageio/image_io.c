@@ -1,15 +1,18 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/image_io.c: image files in and out. Input: the file is opened without blocking
  * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
- * directory, empty, unknown format) and handed to its codec (codec.h).
- * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
- * (within NAME_MAX) and renamed (keeping the replaced file's mode and, where permitted, owner);
- * read-only targets are refused, symbolic links written through, and the temporary file is
- * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
- * SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
+ * directory, empty, unknown format) and handed to its codec (codec.h), for the file's own pixel
+ * type and channels or for RGBA8 (a TIFF is read natively and converted).
+ * Output: PNG, JPEG, PNM or TIFF by the name's ending, the image first converted to what the
+ * format holds (image_convert.c) and any loss reported, written to a temporary name in the
+ * target's folder (within NAME_MAX) and renamed (keeping the replaced file's mode and, where
+ * permitted, owner); read-only targets are refused, symbolic links written through, and the
+ * temporary file is removed by any signal that ends the process while it exists (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes
+ * fail.
  * "-" is standard input (read to its end, the format told by its bytes as for a file) and standard
  * output (written as it is encoded: a pipe cannot be renamed into).
- * Checked by tests/cpu/test_image_io.c and the CLI tests.
+ * Checked by tests/cpu/test_image_io.c, tests/cpu/test_image_io_typed.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
 
