@@ -173,6 +173,18 @@ def make(root):
         tifffile.imwrite(f"{d}/tf_{t}_miniswhite.tif", a, photometric="miniswhite")
         expect(f"{d}/tf_{t}_miniswhite.expect", np.iinfo(dtype).max - a)
 
+    # ---- BMP and JPEG by OpenCV: 8-bit with their channel counts ----
+    for n in (1, 3, 4):
+        a = u(np.uint8, h, w, n) if n > 1 else u(np.uint8, h, w)
+        cv2.imwrite(f"{d}/cv2_bmp_{n}.bmp", a if n == 1 else a[:, :, [2, 1, 0, 3][:n]])
+        # a gray BMP is a palette of grays: RGB; a 32-bit one keeps its alpha
+        expect(f"{d}/cv2_bmp_{n}.expect", np.dstack([a] * 3) if n == 1 else a)
+    for n in (1, 3):
+        a = np.kron(u(np.uint8, 4, 5, n), np.ones((8, 8, 1), np.uint8))
+        cv2.imwrite(f"{d}/cv2_jpeg_{n}.jpg", a if n == 1 else a[:, :, ::-1])
+        back = cv2.imread(f"{d}/cv2_jpeg_{n}.jpg", cv2.IMREAD_UNCHANGED)  # libjpeg's decode
+        expect(f"{d}/cv2_jpeg_{n}.expect", back if n == 1 else back[:, :, ::-1])
+
     # ---- TIFF filterview refuses, by name ----
     tifffile.imwrite(f"{d}/no_palette.tif", u(np.uint8, h, w), photometric="palette",
                      colormap=rng.integers(0, 65536, (3, 256), dtype=np.uint16))
