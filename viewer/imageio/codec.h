@@ -14,11 +14,14 @@
  *   BMP   in: our own reader (imageio/bmp.c: OS/2 and Windows headers, palettes, bit fields;
  *         no compression, no pixel index past the palette)
  *   TIFF  in/out: libtiff (tiff.c): 8/16-bit unsigned and 32-bit float, gray/RGB/RGBA, strips
- *             and tiles, contiguous or separate planes, any compression libtiff decodes; ICC
+ *             and tiles, contiguous or separate planes, any compression libtiff decodes; the ICC
+ *             profile kept; out: deflate with a predictor or none, strips or tiles
  *
  * Every decoder checks the dimensions (codec_check_claim: the caller's limit included) and what
  * the file can hold before it allocates or decodes anything, and reports failures through fv_fail
- * with `name` (already made printable) and no bytes of the file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
+ * with `name` (already made printable) and no bytes of the file. Checked by
+ * tests/cpu/test_image_io.c (content of every kind, truncations, lying headers) and
+ * tests/cpu/test_image_io_typed.c (every type and channel count, files of other writers).
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CODEC_H
 #define FV_CODEC_H

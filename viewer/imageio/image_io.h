@@ -11,7 +11,8 @@
  *   PNG     uint8 or uint16; gray 1, RGB 3, RGBA 4    uint8 -> 8-bit, uint16 -> 16-bit,
  *           (gray+alpha, palette with tRNS: RGBA)      float32 -> 16-bit (lossy, said)
  *   PNM     uint8 (maxval <= 255) or uint16: the       uint8 -> maxval 255, uint16 -> 65535 (or the
- *           samples as stored, 0..maxval (recorded)    input's maxval), float32 -> 65535 (lossy)
+ *           samples as stored, 0..maxval (recorded);   input's maxval), float32 -> 65535 (lossy);
+ *           gray 1, colour 3                           P5 gray, P6 colour (alpha dropped: said)
  *   TIFF    uint8, uint16, float32; 1, 3, 4 channels  every type and channel count exactly
  *   JPEG    uint8; gray 1, else RGB 3                  uint8 gray or RGB (16-bit, float32, alpha:
  *                                                      lossy, said)
