@@ -23,7 +23,7 @@ fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_param
 {
     char what[96];
     snprintf(what, sizeof what, "a %dx%d image", w, h);
-    const size_t image_bytes = (size_t)w * 4 * (size_t)h;
+    const size_t image_bytes = (size_t)w * 4 * fv_pixel_type_bytes(p->type) * (size_t)h;
     return fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(f, v, p, w, h), what);
 }
 
@@ -35,8 +35,8 @@ static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv
     fv_image d_src = {0}, d_dst = {0};
     fv_runner runner = {0};
     fv_timer timer = {0};
-    fv_status st = fv_device_image_alloc(&d_src, src->width, src->height);
-    if (st == FV_OK) st = fv_device_image_alloc(&d_dst, src->width, src->height);
+    fv_status st = fv_device_image_alloc_as(&d_src, src->width, src->height, src->type, 4);
+    if (st == FV_OK) st = fv_device_image_alloc_as(&d_dst, src->width, src->height, src->type, 4);
     if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
     if (st == FV_OK) st = fv_image_upload(&d_src, src);
     if (st == FV_OK) st = fv_timer_create(&timer);
@@ -77,7 +77,67 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
 /* --noise: drawn on the host (the same bytes the GPU would draw), before anything runs */
 fv_status source_with_noise(const cli_options *o, fv_image *src)
 {
+    if (fv_noise_is_on(&o->noise) && src->type != FV_PIXEL_U8)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "--noise draws 8-bit noise; this image is %s (convert it to 8 bits first)",
+                       fv_pixel_type_name(src->type));
     return fv_noise_apply_host(src, &o->noise); /* nothing to do where the noise is off */
+}
+
+const char *run_layout_name(fv_pixel_type type, int channels, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s", fv_pixel_type_name(type),
+             channels == 1   ? "gray"
+             : channels == 3 ? "RGB"
+                             : "RGBA");
+    return buf;
+}
+
+fv_status run_load_typed(const char *path, const image_allocator *a, fv_image *four, run_file *file)
+{
+    memset(file, 0, sizeof *file);
+    fv_image native = {0};
+    FV_TRY(image_load_native(path, NULL, &native, &file->info));
+    file->type = native.type;
+    file->channels = fv_image_channels(&native);
+    fv_status st = image_convert(&native, native.type, 4, a, four, NULL); /* widening: lossless */
+    fv_host_image_free(&native);
+    if (st != FV_OK) run_file_free(file);
+    return st;
+}
+
+fv_status run_save_typed(const char *path, const fv_image *four, const run_file *file,
+                         const cli_options *o, const image_save_options *opt,
+                         image_save_report *report)
+{
+    const fv_pixel_type type = o->depth ? (fv_pixel_type)(o->depth - 1) : file->type;
+    fv_image out = {0};
+    image_convert_loss loss = {0};
+    FV_TRY(image_convert(four, type, file->channels, NULL, &out, &loss));
+    image_save_options with_metadata = *opt;
+    with_metadata.metadata = &file->info.metadata;
+    memset(report, 0, sizeof *report);
+    fv_status st = image_save_as(path, &out, &with_metadata, report);
+    fv_host_image_free(&out);
+    FV_TRY(st);
+    if (!o->quiet && loss.depth && !report->lossy) {
+        char from[48], to[48], shown[IMAGE_NAME_SHOWN];
+        image_printable(path, shown, sizeof shown);
+        fprintf(stderr, "filterview: '%s': --depth %s: %s values rounded to %s\n", shown,
+                o->depth == 1   ? "8"
+                : o->depth == 2 ? "16"
+                                : "float",
+                run_layout_name(four->type, file->channels, from, sizeof from),
+                run_layout_name(type, file->channels, to, sizeof to));
+    }
+    if (!o->quiet && report->lossy) fprintf(stderr, "filterview: %s\n", report->note);
+    return FV_OK;
+}
+
+void run_file_free(run_file *file)
+{
+    image_metadata_free(&file->info.metadata);
+    memset(file, 0, sizeof *file);
 }
 
 fv_status run_device_check(const char *advice)
@@ -91,9 +151,7 @@ image_save_options run_save_options(const cli_options *o)
     return (image_save_options){.png_level = o->png_level,
                                 .jpeg_quality = o->jpeg_quality,
                                 .threads = o->threads, /* 0: every core */
-                                .format = !o->format                   ? IMAGE_FORMAT_BY_NAME
-                                          : !strcmp(o->format, "jpeg") ? IMAGE_FORMAT_JPEG
-                                                                       : IMAGE_FORMAT_PNG};
+                                .format = cli_format(o)};
 }
 
 int run_fail_line(void)
