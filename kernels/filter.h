@@ -267,7 +267,7 @@ typedef struct fv_filter {
     const char *const *test_params;
 } fv_filter;
 
-/* traffic_bytes of a filter that reads each pixel once and writes it once: 8 bytes per pixel */
+/* traffic_bytes of a filter that reads each pixel once and writes it once: 4 channels each way */
 double fv_traffic_read_write(const fv_params *p, int width, int height);
 
 #define FV_VARIANT_CPU                                                                             \

@@ -273,6 +273,6 @@ void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size)
 
 double fv_traffic_read_write(const fv_params *p, int width, int height)
 {
-    (void)p;
-    return 8.0 * (double)width * (double)height;
+    /* 4 channels read and 4 written, of the configuration's type */
+    return 8.0 * (double)fv_pixel_type_bytes(p->type) * (double)width * (double)height;
 }

@@ -779,13 +779,14 @@ static const cli_flag cli_flags[] = {
     {.names = {"--depth"},
      .arg = ARG_CUSTOM,
      .parse = parse_depth,
-     .modes = FOR_OUTPUT,
+     .modes = FOR_OUTPUT | FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--depth D",
      .help = "8, 16 or float: the output's sample type (default: the input's; "
              "the filters run in the input's type). A conversion that loses "
              "information, asked for or forced by the format (16-bit to JPEG, "
-             "float to PNG), is said in one line"},
+             "float to PNG), is said in one line. With --bench: the type of the "
+             "images benchmarked (default 8)"},
     {.names = {"--in-place"},
      .arg = ARG_SWITCH,
      .field = FIELD(in_place),
