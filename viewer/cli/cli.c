@@ -803,6 +803,17 @@ static const cli_flag cli_flags[] = {
      .label = "-r, --recursive",
      .help = "take a folder's subfolders too, mirrored under -o DIR/ (without "
              "it they are skipped, and counted in one line)"},
+    {.names = {"--tile"},
+     .arg = ARG_INT,
+     .field = FIELD(tile),
+     .lo = 16,
+     .hi = FV_MAX_DIMENSION,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--tile N",
+     .help = "filter in tiles of N x N pixels, each with a halo of the "
+             "filter's reach, so that the result equals the whole image's "
+             "(done by itself when an image does not fit in the GPU's memory)"},
     {.names = {"--threads"},
      .arg = ARG_INT,
      .field = FIELD(threads),

@@ -76,6 +76,8 @@ typedef struct cli_options {
                                   input's type */
     int quiet;                 /* --quiet: no progress, no "wrote" lines (errors still said) */
     int threads;               /* --threads N: CPU threads of a batch (0: one per core) */
+    int tile;                  /* --tile N: filter -o's image in N x N tiles (0: whole, or tiles
+                                  where it does not fit in the GPU) */
     int recursive;             /* --recursive: a folder's subfolders too, mirrored under -o */
     int in_place;              /* --in-place: an output may replace an input (else refused) */
     int png_level;             /* --png-level 0..9 (-1: the default) */

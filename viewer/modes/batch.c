@@ -11,6 +11,7 @@
 #include "run.h"
 
 #include <stdio.h>
+#include <unistd.h>
 
 int batch_main(const cli_options *o)
 {
@@ -37,7 +38,15 @@ int batch_main(const cli_options *o)
         st = run_save_typed(o->save_source, &src, &file, o, &by_name, &source_report);
     }
     if (st == FV_OK) st = fv_host_image_alloc_as(&dst, src.width, src.height, src.type, 4);
-    if (st == FV_OK) st = run_variant_to_host(f, v, &src, &dst, &p, &ms);
+    /* in tiles when asked, or when the whole image would not fit in the GPU */
+    const int tiled =
+        o->tile > 0 || (!fv_variant_is_host(v) &&
+                        run_check_fits(f, v, &p, src.width, src.height) == FV_ERR_MEMORY);
+    FILE *progress = !o->quiet && isatty(STDERR_FILENO) ? stderr : NULL;
+    if (st == FV_OK && tiled)
+        st = run_variant_tiled(f, v, &src, &dst, &p, o->tile, progress, &ms);
+    else if (st == FV_OK)
+        st = run_variant_to_host(f, v, &src, &dst, &p, &ms);
     if (st == FV_OK) st = run_save_typed(o->output, &dst, &file, o, &save, &report);
     FILE *said = cli_is_stdio(o->output) ? stderr : stdout;
     if (st == FV_OK && !o->quiet) {

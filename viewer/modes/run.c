@@ -74,6 +74,126 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
     return st;
 }
 
+/* ---- tiles ---- */
+
+/* The rows and columns [y0, y1) x [x0, x1) of img, as an image that shares its pixels. */
+static fv_image image_window(const fv_image *img, int x0, int y0, int x1, int y1)
+{
+    fv_image w = *img;
+    w.data = img->data + (size_t)y0 * img->pitch + (size_t)x0 * fv_image_pixel_bytes(img);
+    w.width = x1 - x0;
+    w.height = y1 - y0;
+    return w;
+}
+
+/* The side of the largest square tile (with its halo) whose buffers fit in free device memory:
+ * halved from the image's longer side until run_check_fits says yes. */
+static int tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h,
+                          long long reach)
+{
+    int side = w > h ? w : h;
+    while (side > 16) {
+        const int tw = (int)(side + 2 * reach < w ? side + 2 * reach : w);
+        const int th = (int)(side + 2 * reach < h ? side + 2 * reach : h);
+        if (run_check_fits(f, v, p, tw, th) == FV_OK) return side;
+        side /= 2;
+    }
+    return 16;
+}
+
+typedef struct tile_device {
+    fv_image src, dst;
+    fv_runner runner;
+    fv_timer timer;
+} tile_device;
+
+static fv_status tile_run(tile_device *d, const fv_filter *f, const fv_variant *v,
+                          const fv_params *p, const fv_image *in, fv_image *out, double *ms)
+{
+    FV_TRY(fv_runner_prepare(&d->runner, f, v, p, in->width, in->height));
+    if (fv_variant_is_host(v)) {
+        const double t0 = fv_now_ms();
+        FV_TRY(fv_runner_run(&d->runner, in, out, 0));
+        *ms += fv_now_ms() - t0;
+        return FV_OK;
+    }
+    fv_image dsrc = d->src, ddst = d->dst; /* made for the largest tile: a corner of them */
+    dsrc.width = ddst.width = in->width;
+    dsrc.height = ddst.height = in->height;
+    FV_TRY(fv_image_upload(&dsrc, in));
+    fv_timer_start(&d->timer, 0);
+    FV_TRY(fv_runner_run(&d->runner, &dsrc, &ddst, 0));
+    fv_timer_stop(&d->timer, 0);
+    if (fv_timer_wait(&d->timer) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "filter %s/%s failed: %s", f->name, v->name,
+                       cudaGetErrorString(cudaGetLastError()));
+    double t = 0;
+    fv_timer_elapsed_ms(&d->timer, &t);
+    *ms += t;
+    return fv_image_download(out, &ddst);
+}
+
+fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                            fv_image *dst, const fv_params *p, int tile, FILE *progress, double *ms)
+{
+    const long long reach = fv_filter_reach(f, p);
+    if (reach < 0)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "%s with these parameters reads the whole image (no bounded reach): it "
+                       "cannot run in tiles",
+                       f->name);
+    if (fv_params_border(f, p) == FV_BORDER_WRAP)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "border wrap reads the opposite edge: %s cannot run in tiles with it",
+                       f->name);
+    const int w = src->width, h = src->height;
+    if (!fv_variant_is_host(v)) FV_TRY(fv_device_check());
+    if (tile <= 0) tile = tile_that_fits(f, v, p, w, h, reach);
+    const int cols = (w + tile - 1) / tile, rows = (h + tile - 1) / tile;
+    /* the largest tile with its halo, clipped to the image */
+    const int most_w = (int)(tile + 2 * reach < w ? tile + 2 * reach : w);
+    const int most_h = (int)(tile + 2 * reach < h ? tile + 2 * reach : h);
+    tile_device d = {0};
+    fv_image out = {0};
+    fv_status st = fv_host_image_alloc_as(&out, most_w, most_h, p->type, 4);
+    if (st == FV_OK && !fv_variant_is_host(v)) {
+        st = run_check_fits(f, v, p, most_w, most_h);
+        if (st == FV_OK) st = fv_device_image_alloc_as(&d.src, most_w, most_h, p->type, 4);
+        if (st == FV_OK) st = fv_device_image_alloc_as(&d.dst, most_w, most_h, p->type, 4);
+        if (st == FV_OK) st = fv_timer_create(&d.timer);
+    }
+    *ms = 0;
+    const size_t px = fv_image_pixel_bytes(src);
+    for (int ty = 0; ty < rows && st == FV_OK; ty++)
+        for (int tx = 0; tx < cols && st == FV_OK; tx++) {
+            const int x0 = tx * tile, y0 = ty * tile;
+            const int x1 = x0 + tile < w ? x0 + tile : w, y1 = y0 + tile < h ? y0 + tile : h;
+            const int hx0 = (int)(x0 - reach > 0 ? x0 - reach : 0);
+            const int hy0 = (int)(y0 - reach > 0 ? y0 - reach : 0);
+            const int hx1 = (int)(x1 + reach < w ? x1 + reach : w);
+            const int hy1 = (int)(y1 + reach < h ? y1 + reach : h);
+            const fv_image in = image_window(src, hx0, hy0, hx1, hy1);
+            fv_image result = out;
+            result.width = in.width;
+            result.height = in.height;
+            st = tile_run(&d, f, v, p, &in, &result, ms);
+            for (int y = y0; st == FV_OK && y < y1; y++) /* the tile without its halo */
+                memcpy(dst->data + (size_t)y * dst->pitch + (size_t)x0 * px,
+                       result.data + (size_t)(y - hy0) * result.pitch + (size_t)(x0 - hx0) * px,
+                       (size_t)(x1 - x0) * px);
+            if (progress)
+                fprintf(progress, "\r  tile %d of %d (%d x %d pixels, halo %lld)   ",
+                        ty * cols + tx + 1, rows * cols, tile, tile, reach);
+        }
+    if (progress) fprintf(progress, "\r%70s\r", "");
+    fv_timer_destroy(&d.timer);
+    fv_runner_release(&d.runner);
+    fv_device_image_free(&d.src);
+    fv_device_image_free(&d.dst);
+    fv_host_image_free(&out);
+    return st;
+}
+
 /* --noise: drawn on the host (the same bytes the GPU would draw), before anything runs */
 fv_status source_with_noise(const cli_options *o, fv_image *src)
 {
