@@ -66,8 +66,11 @@ typedef struct param_enum {
 
 static const param_enum enums[] = {
     {"gaussian",
-     GAUSSIAN_RADIUS + 1,
-     {[GAUSSIAN_SIGMA] = "sigma", [GAUSSIAN_RADIUS] = "radius"},
+     GAUSSIAN_N_PARAMS,
+     {[GAUSSIAN_SIGMA] = "sigma",
+      [GAUSSIAN_RADIUS] = "radius",
+      [GAUSSIAN_BORDER] = "border",
+      [GAUSSIAN_CVAL] = "cval"},
      -1,
      0,
      -1,
