@@ -1,16 +1,24 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/box/box_generic.cu: what the box filter's `fast` variant runs: box_fast's kernels
  * (kernels/box/box_fast.cu) for uint8 with the replicate border, unchanged, and for every other
- * type and border two passes templated on the pixel type, each a sliding window, so that the work
- * per pixel is constant whatever the radius:
+ * type and border kernels templated on the pixel type:
+ *   fused    up to BOX_FUSED_MAX_RADIUS, one kernel: a block makes 32x32 outputs; its threads sum
+ *            the columns of the block's strip (32 + 2r columns) over 8 output rows each, in
+ *            registers (each input row loaded once, added to the rows whose window holds it),
+ *            to shared memory, then each output sums 2r + 1 of them. Only the source is read and
+ *            the output written, as a copy does; the adds grow with r.
+ * and beyond it two passes, each a sliding window, so that the work per pixel is constant
+ * whatever the radius:
  *   columns  one thread per column walks COLUMNS_SEG rows: the first window sum of 2r+1 rows,
  *            then one row in and one out per output row. Sums of R, G, B (and the centre's alpha
  *            beside them) go to the state's intermediate image, 16 bytes a pixel.
  *   rows     one thread per ROWS_SEG columns of a row does the same along the row over the
  *            column sums, and writes the rounded mean.
  * Integers: column sums in 32 bits (at most 257 * 65535; the sliding add and subtract are exact),
- * window sums in 64 (33 bits at radius 128 for uint16), divided by box_quotient_wide (box.h).
- * float32: running sums in double with the NaNs, +infs and -infs of the window counted apart (a
+ * window sums in 64 (33 bits at radius 128 for uint16; the fused kernel's radii fit 32), divided
+ * by box_quotient_wide (box.h). float32, fused: plain float sums (IEEE arithmetic makes a NaN in
+ * the window NaN, +inf with -inf NaN), the mean by one division. Two passes: running sums in
+ * double with the NaNs, +infs and -infs of the window counted apart (a
  * running sum cannot subtract an infinity back out), so the window is NaN when it holds a NaN or
  * both infinities, an infinity when it holds only that one, else its sum; column sums are stored
  * as float. Borders through fv_border_index: rows outside read the row it names (cval for the
@@ -32,6 +40,14 @@ extern "C" const fv_filter fv_filter_box; /* kernels/box/box.cu */
 #define ROWS_THREADS_X  32  /* rows pass: 32 segments of a row x 4 rows per block */
 #define ROWS_THREADS_Y  4
 #define ROWS_SEG        128 /* output columns a thread walks */
+
+/* The fused kernel up to this radius, the two passes beyond: its adds grow as (2r + 1) per pixel
+ * and pass, the passes' traffic is about 3x a copy's at any radius (docs/perf/box.md). */
+#define BOX_FUSED_MAX_RADIUS 12
+#define FUSED_COLS           32 /* a block: 32 x 4 threads, 32 x 32 outputs */
+#define FUSED_THREAD_ROWS    4
+#define FUSED_SEG            8 /* output rows a thread sums the columns of */
+#define FUSED_ROWS           (FUSED_THREAD_ROWS * FUSED_SEG)
 
 /* What a border reads outside the image, in the arithmetic of each type. */
 struct box_edge {
@@ -304,6 +320,86 @@ __global__ void __launch_bounds__(ROWS_THREADS_X *ROWS_THREADS_Y)
     }
 }
 
+/* ---- fused: one kernel for the narrow windows ------------------------------------------------ */
+/* Shared memory of one block: three planes of column sums over the strip, and alpha. */
+static size_t box_fused_smem_bytes(int radius)
+{
+    return 3 * FUSED_ROWS * (FUSED_COLS + 2 * (size_t)radius) * 4 + FUSED_ROWS * FUSED_COLS * 4;
+}
+
+__device__ __forceinline__ uint32_t box_fused_mean(uint32_t sum, const box_divider &d, float)
+{
+    return (uint32_t)box_quotient_wide((uint64_t)sum + d.half, d);
+}
+__device__ __forceinline__ float box_fused_mean(float sum, const box_divider &, float area)
+{
+    return sum / area;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(FUSED_COLS *FUSED_THREAD_ROWS)
+    box_fused_kernel(fv_image src, fv_image dst, int r, box_edge edge, box_divider d, float area,
+                     bool vec)
+{
+    typedef typename box_pixel<T>::value value;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    const int strip = FUSED_COLS + 2 * r;
+    value *sums = reinterpret_cast<value *>(smem_bytes); /* [3][FUSED_ROWS][strip] */
+    value *alpha = sums + 3 * FUSED_ROWS * strip;        /* [FUSED_ROWS][FUSED_COLS] */
+    const int x0 = blockIdx.x * FUSED_COLS, y0 = blockIdx.y * FUSED_ROWS;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+
+    for (int cx = tx; cx < strip; cx += FUSED_COLS) { /* column sums, in registers */
+        const int xx = fv_border_index(x0 - r + cx, src.width, edge.mode);
+        const bool centre_column = cx >= r && cx < r + FUSED_COLS;
+        const int y_first = y0 + ty * FUSED_SEG - r;
+        value s[FUSED_SEG][3];
+#pragma unroll
+        for (int o = 0; o < FUSED_SEG; o++) s[o][0] = s[o][1] = s[o][2] = 0;
+        for (int k = 0; k < FUSED_SEG + 2 * r; k++) { /* input row k is in rows k-2r..k's windows */
+            const int yy = fv_border_index(y_first + k, src.height, edge.mode);
+            value v[4];
+            if (xx < 0 || yy < 0)
+                v[0] = v[1] = v[2] = v[3] = box_cval<value>(edge);
+            else
+                box_pixel<T>::load(src.data + (size_t)yy * src.pitch, xx, vec, v);
+#pragma unroll
+            for (int o = 0; o < FUSED_SEG; o++) {
+                const int tap = k - o;
+                if ((unsigned)tap > (unsigned)(2 * r)) continue;
+                s[o][0] += v[0];
+                s[o][1] += v[1];
+                s[o][2] += v[2];
+                if (tap == r && centre_column)
+                    alpha[(ty * FUSED_SEG + o) * FUSED_COLS + cx - r] = v[3];
+            }
+        }
+#pragma unroll
+        for (int o = 0; o < FUSED_SEG; o++)
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                sums[(c * FUSED_ROWS + ty * FUSED_SEG + o) * strip + cx] = s[o][c];
+    }
+    __syncthreads();
+
+    const int x = x0 + tx; /* row sums of the column sums */
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int o = 0; o < FUSED_SEG; o++) {
+        const int row = ty * FUSED_SEG + o, y = y0 + row;
+        if (y >= dst.height) break;
+        value total[3] = {0, 0, 0}; /* integers: at most 25^2 * 65535 < 2^32 */
+        for (int j = 0; j <= 2 * r; j++)
+#pragma unroll
+            for (int c = 0; c < 3; c++) total[c] += sums[(c * FUSED_ROWS + row) * strip + tx + j];
+        value mean[3];
+#pragma unroll
+        for (int c = 0; c < 3; c++) mean[c] = box_fused_mean(total[c], d, area);
+        box_pixel<T>::store(dst.data + (size_t)y * dst.pitch, x, vec, mean,
+                            alpha[row * FUSED_COLS + tx]);
+    }
+}
+
 /* ---- the state and the launch ---------------------------------------------------------------- */
 typedef struct box_fastest_state {
     void *packed;  /* box_fast's state (uint8, replicate); NULL on the generic path */
@@ -321,6 +417,7 @@ static int box_takes_packed(const fv_params *p)
 size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     if (box_takes_packed(p)) return box_fast_state_bytes(v, p, width, height);
+    if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) return 0;
     return (size_t)width * (size_t)height * 16;
 }
 
@@ -339,7 +436,8 @@ fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_p
     fv_status st = FV_OK;
     if (box_takes_packed(p)) {
         st = box_fast_state_create(v, &s->packed, p, width, height);
-    } else if (cudaMalloc(&s->columns, (size_t)width * (size_t)height * 16) != cudaSuccess) {
+    } else if (s->radius > BOX_FUSED_MAX_RADIUS &&
+               cudaMalloc(&s->columns, (size_t)width * (size_t)height * 16) != cudaSuccess) {
         cudaGetLastError();
         st = fv_fail(FV_ERR_MEMORY, "box/fast: cannot allocate its %zu MiB of column sums",
                      ((size_t)width * (size_t)height * 16) >> 20);
@@ -370,6 +468,16 @@ static fv_status box_generic_launch(const box_fastest_state *s, const fv_image *
     const bool vec =
         ((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % px == 0;
     const int r = s->radius;
+    if (r <= BOX_FUSED_MAX_RADIUS) {
+        const dim3 grid((src->width + FUSED_COLS - 1) / FUSED_COLS,
+                        (src->height + FUSED_ROWS - 1) / FUSED_ROWS);
+        box_fused_kernel<T>
+            <<<grid, dim3(FUSED_COLS, FUSED_THREAD_ROWS), box_fused_smem_bytes(r), stream>>>(
+                *src, *dst, r, s->edge, box_divider_make(r), (float)((2 * r + 1) * (2 * r + 1)),
+                vec);
+        FV_CUDA_CHECK(cudaGetLastError());
+        return FV_OK;
+    }
     column *columns = (column *)s->columns;
     const dim3 grid_columns((src->width + COLUMNS_THREADS - 1) / COLUMNS_THREADS,
                             (src->height + COLUMNS_SEG - 1) / COLUMNS_SEG);
@@ -401,6 +509,20 @@ fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *ds
 int box_fastest_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (box_takes_packed(p)) return box_fast_kernels(v, p, out, max);
+    if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) {
+        if (max < 1) return 0;
+        const size_t smem = box_fused_smem_bytes(box_radius(p));
+        const int threads = FUSED_COLS * FUSED_THREAD_ROWS;
+        out[0] = p->type == FV_PIXEL_U16
+                     ? fv_kernel_info{"box_fused_kernel<uint16>",
+                                      (const void *)box_fused_kernel<uint16_t>, threads, smem}
+                 : p->type == FV_PIXEL_F32
+                     ? fv_kernel_info{"box_fused_kernel<float>",
+                                      (const void *)box_fused_kernel<float>, threads, smem}
+                     : fv_kernel_info{"box_fused_kernel<uint8>",
+                                      (const void *)box_fused_kernel<uint8_t>, threads, smem};
+        return 1;
+    }
     if (max < 2) return 0;
     switch (p->type) {
     case FV_PIXEL_U16:
