@@ -152,6 +152,8 @@ typedef struct fv_param_desc {
     int n_choices;
     const char *auto_means; /* non-NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
     const char *follows;    /* the parameter whose change resets this one to 0 (auto) */
+    int quiet_default;      /* left out of descriptions and file names while at its default (the
+                               border rows: most runs never change them) */
 } fv_param_desc;
 
 #define FV_MAX_PARAMS     12
@@ -291,10 +293,11 @@ double fv_traffic_read_write(const fv_params *p, int width, int height);
      .type = FV_PARAM_CHOICE,                                                                      \
      .def = FV_BORDER_REPLICATE,                                                                   \
      .choices = fv_border_names,                                                                   \
-     .n_choices = FV_BORDER_COUNT},                                                                \
+     .n_choices = FV_BORDER_COUNT,                                                                 \
+     .quiet_default = 1},                                                                          \
     {                                                                                              \
         .name = "cval", .help = "the constant border's value, in the image's units",               \
-        .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0                      \
+        .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0, .quiet_default = 1  \
     }
 
 extern const fv_filter *const fv_filters[];

@@ -242,14 +242,16 @@ static void params_join(const fv_filter *f, const fv_params *p, const char *betw
     fv_params r = fv_params_resolved(f, p);
     size_t n = 0;
     buf[0] = 0;
-    if (f->n_params == 0) snprintf(buf, size, "%s", none);
-    for (int i = 0, shown = 0; i < f->n_params && n < size; i++) {
+    int shown = 0;
+    for (int i = 0; i < f->n_params && n < size; i++) {
         if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file's name is the program's */
+        if (f->params[i].quiet_default && r.value[i] == f->params[i].def) continue;
         char v[32];
         fv_param_format(f, i, r.value[i], v, sizeof v);
         n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", shown++ ? separator : "",
                               f->params[i].name, between, v);
     }
+    if (!shown) snprintf(buf, size, "%s", none);
 }
 
 void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size)
