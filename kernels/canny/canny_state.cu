@@ -113,8 +113,8 @@ void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args
                     c->l2,
                     c->stage,
                     c->auto_thresholds,
-                    canny_threshold_value(c->low, c->l2),
-                    canny_threshold_value(c->high, c->l2),
+                    (int)c->lowc, /* uint8: at most 2040^2, an int */
+                    (int)c->highc,
                     c->inc,
                     c->cap,
                     s->gray,
