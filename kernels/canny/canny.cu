@@ -1,6 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/canny/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
- * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny/canny.h).
+ * kernels/canny/canny.cu: Canny edge detector, RGBA in (uint8, uint16 or float32), one stage of it
+ * out, display-ready in the same type (parameter `stage`; the pipeline and its formulas are in
+ * kernels/canny/canny.h). uint8 with the replicate border runs the kernels of this file; every
+ * other type and border (naive and fast) the per-stage kernels of canny_generic.cu, then the
+ * same hysteresis; smem and npp run uint8 with replicate.
  *
  * Variants, one lesson each:
  *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
@@ -22,7 +25,7 @@
  * (kernels/canny/canny.h); each relaxation can only lower a label to another valid bound, so however
  * the sweeps, tiles and rounds interleave, what they stop at (nothing lowers) is the one fixed
  * point the reference's breadth-first search computes. Every stage of every variant but the peer
- * equals canny_ref byte for byte: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
+ * equals canny_ref bit for bit in every type: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
  * variant's state, made before any run. Rows need only 4-byte alignment.
  * This file holds the stages before hysteresis, the runs and the descriptor; the state is in
  * canny_state.cu, hysteresis in canny_hysteresis.cu, the peer in canny_npp.cu, what they share in
@@ -183,12 +186,20 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
+static fv_status naive_hysteresis(const canny_args *a, canny_state *s, cudaStream_t stream)
+{
+    return canny_hysteresis_host_loop(a, s, canny_relax_naive_launch, "sweeps of the whole image",
+                                      stream);
+}
+
 static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                  const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
+    if (canny_is_generic(&c))
+        return canny_generic_run(src, dst, &c, &a, (canny_state *)state, naive_hysteresis, stream);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -209,9 +220,7 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES)
-        FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_naive_launch,
-                                          "sweeps of the whole image", stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(naive_hysteresis(&a, (canny_state *)state, stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -220,7 +229,14 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
 static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                int max)
 {
-    (void)p;
+    canny_config c;
+    if (canny_config_make(p, "canny/naive", &c) == FV_OK && canny_is_generic(&c)) {
+        const int n = canny_generic_kernels(c.type, out, max);
+        if (n < max)
+            out[n] = {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel,
+                      PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
+        return n < max ? n + 1 : n;
+    }
     const int n = max < 4 ? max : 4;
     const fv_kernel_info all[4] = {
         {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel,
@@ -776,6 +792,31 @@ static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel
 }
 
 /* ---- fast ----------------------------------------------------------------------------------- */
+/* Hysteresis in one cooperative kernel: full on bit masks, chain lengths (sweeps, one-pass) on
+ * labels. */
+static fv_status fast_hysteresis(const canny_args *a, canny_state *s, cudaStream_t stream)
+{
+    canny_args args = *a;
+    if (a->inc == 0) {
+        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
+        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a->w, a->h), stream));
+        uint8_t *dirty = s->dirty;
+        void *params[] = {&args, &dirty};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel,
+                                                  dim3(s->bits_blocks), dim3(TILE_THREADS), params,
+                                                  0, stream));
+        return FV_OK;
+    }
+    s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
+    s->rounds_on_device = 1;
+    void *params[] = {&args};
+    FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel,
+                                              dim3(s->coop_blocks), dim3(TILE_THREADS), params, 0,
+                                              stream));
+    return FV_OK;
+}
+
 static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                 const fv_params *p, void *state, cudaStream_t stream)
 {
@@ -788,6 +829,9 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
         return fv_fail(FV_ERR_CUDA,
                        "canny/fast: this device cannot launch the cooperative hysteresis kernel");
+    /* every type but uint8, every border but replicate: the generic stages, the same hysteresis */
+    if (canny_is_generic(&c))
+        return canny_generic_run(src, dst, &c, &a, s, fast_hysteresis, stream);
     a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
@@ -800,23 +844,7 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES && bits) {
-        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
-        s->rounds_on_device = 1;
-        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a.w, a.h), stream));
-        uint8_t *dirty = s->dirty;
-        void *args[] = {&a, &dirty};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel,
-                                                  dim3(s->bits_blocks), dim3(TILE_THREADS), args, 0,
-                                                  stream));
-    } else if (a.stage >= CANNY_EDGES) {
-        s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
-        s->rounds_on_device = 1;
-        void *args[] = {&a};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel,
-                                                  dim3(s->coop_blocks), dim3(TILE_THREADS), args, 0,
-                                                  stream));
-    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(fast_hysteresis(&a, s, stream));
     canny_output_fast_kernel<<<output_fast_grid(a.w, a.h), block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -826,6 +854,16 @@ static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel
 {
     canny_config c;
     const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
+    if (ok && canny_is_generic(&c)) {
+        const int n = canny_generic_kernels(c.type, out, max);
+        if (n < max)
+            out[n] =
+                bits ? fv_kernel_info{"canny_hysteresis_bits_kernel",
+                                      (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
+                     : fv_kernel_info{"canny_hysteresis_coop_kernel",
+                                      (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0};
+        return n < max ? n + 1 : n;
+    }
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
         {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
@@ -849,7 +887,9 @@ static const fv_variant canny_variants[] = {
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_naive_kernels,
-     .last_run_text = canny_last_run_text},
+     .last_run_text = canny_last_run_text,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     {.name = "smem",
      .summary = "blur, then Sobel with suppression, from 32x16 tiles staged in shared memory; "
                 "hysteresis converges inside each tile in shared memory before each global round",
@@ -864,13 +904,16 @@ static const fv_variant canny_variants[] = {
      .summary =
          "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
          "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
-         "a 62x30 tile, whole runs a step): no host round trip per sweep",
+         "a 62x30 tile, whole runs a step): no host round trip per sweep; uint16, float32 and "
+         "other borders: a kernel a stage, then the same hysteresis",
      .run = canny_fast_run,
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_fast_kernels,
-     .last_run_text = canny_last_run_text},
+     .last_run_text = canny_last_run_text,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     FV_VARIANT_NPP_CANNY FV_VARIANT_CPU_ALL,
 };
 

@@ -80,7 +80,8 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
     FV_TRY(whole_in(p, CANNY_SWEEPS, who, "sweeps", 0, FV_CANNY_MAX_SWEEPS, &sweeps));
     FV_TRY(whole_in(p, CANNY_BORDER, who, "border", 0, FV_BORDER_COUNT - 1, &border));
     c->border = (fv_border)border;
-    c->cval = p->value[CANNY_CVAL];
+    /* float32 reads it as a float, as the kernels do */
+    c->cval = c->type == FV_PIXEL_F32 ? (double)(float)p->value[CANNY_CVAL] : p->value[CANNY_CVAL];
     double low = 0, high = 0;
     FV_TRY(threshold_of(p, CANNY_LOW, who, "low", FV_CANNY_DEFAULT_LOW, &low));
     FV_TRY(threshold_of(p, CANNY_HIGH, who, "high", FV_CANNY_DEFAULT_HIGH, &high));
