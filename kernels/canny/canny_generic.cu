@@ -391,13 +391,48 @@ static fv_status generic_run(const fv_image *src, fv_image *dst, const canny_con
     return FV_OK;
 }
 
-fv_status canny_generic_run(const fv_image *src, fv_image *dst, const canny_config *c,
-                            const canny_args *a, canny_state *s, canny_hysteresis_fn hysteresis,
-                            cudaStream_t stream)
+fv_status canny_generic_reset(const canny_args *a, cudaStream_t stream)
 {
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc, 0, MISC_WORDS * sizeof(unsigned), stream));
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc64, 0xff, sizeof(unsigned long long), stream));
     FV_CUDA_CHECK(cudaMemsetAsync(a->misc64 + 1, 0, sizeof(unsigned long long), stream));
+    return FV_OK;
+}
+
+template <typename T>
+static fv_status stage_launch(int which, const fv_image *img, const canny_args &a,
+                              cudaStream_t stream)
+{
+    const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
+    switch (which) {
+    case CANNY_GENERIC_GRAY:
+        canny_gray_generic_kernel<T><<<grid, block, 0, stream>>>(*img, a);
+        break;
+    case CANNY_GENERIC_CLASSIFY:
+        canny_classify_generic_kernel<T><<<grid, block, 0, stream>>>(a);
+        break;
+    default: canny_output_generic_kernel<T><<<grid, block, 0, stream>>>(*img, a); break;
+    }
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
+fv_status canny_generic_launch(int which, const fv_image *img, const canny_args *a,
+                               fv_pixel_type type, cudaStream_t stream)
+{
+    switch (type) {
+    case FV_PIXEL_U16: return stage_launch<uint16_t>(which, img, *a, stream);
+    case FV_PIXEL_F32: return stage_launch<float>(which, img, *a, stream);
+    case FV_PIXEL_U8:
+    default: return stage_launch<uint8_t>(which, img, *a, stream);
+    }
+}
+
+fv_status canny_generic_run(const fv_image *src, fv_image *dst, const canny_config *c,
+                            const canny_args *a, canny_state *s, canny_hysteresis_fn hysteresis,
+                            cudaStream_t stream)
+{
+    FV_TRY(canny_generic_reset(a, stream));
     switch (c->type) {
     case FV_PIXEL_U16: return generic_run<uint16_t>(src, dst, c, *a, s, hysteresis, stream);
     case FV_PIXEL_F32: return generic_run<float>(src, dst, c, *a, s, hysteresis, stream);

@@ -127,6 +127,12 @@ fv_status canny_generic_run(const fv_image *src, fv_image *dst, const canny_conf
                             cudaStream_t stream);
 /* its per-stage kernels (gray, blur, Sobel, suppression) for `type` */
 int canny_generic_kernels(fv_pixel_type type, fv_kernel_info *out, int max);
+/* One of its stages alone, for smem's uint16: gray of the source `img`, classification, or the
+ * output into `img`; and the kept extremes and flags cleared before a run. */
+enum { CANNY_GENERIC_GRAY, CANNY_GENERIC_CLASSIFY, CANNY_GENERIC_OUTPUT };
+fv_status canny_generic_launch(int which, const fv_image *img, const canny_args *a,
+                               fv_pixel_type type, cudaStream_t stream);
+fv_status canny_generic_reset(const canny_args *a, cudaStream_t stream);
 /* Whether a run of c takes the generic kernels: anything but uint8 with the replicate border. */
 static inline bool canny_is_generic(const canny_config *c)
 {
