@@ -5,8 +5,8 @@
  * convolution's orientation with one-tap kernels, hand-worked sums on tiny images, kernels larger
  * than the image, no wrap-around (a bright pixel by the left border never reaches the right),
  * pitches wider than the rows, the kernel and spectrum stages on images whose answers are known,
- * and bad kernel images; uint16 and float32 rounding, NaN and infinity, and every border worked out
- * by hand; with --scipy, case files of every type x border for tests/cpu/conv_scipy.py. Needs no
+ * and bad kernel images; uint16 and float32 rounding, NaN and infinity, every border worked out by
+ * hand, the stages in every type; with --scipy, case files of every type x border for tests/cpu/conv_scipy.py. Needs no
  * GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv/conv.h"
@@ -606,6 +606,54 @@ static void fill_typed_random(fv_image *img, uint32_t *seed)
             }
 }
 
+/* The kernel and spectrum stages in every type: the display levels of uint8 written as 257 v
+ * (uint16) and v / 255 (float32); the same picture scaled into each type's range has the same
+ * spectrum levels (normalised by the type's maximum). */
+static void test_typed_stages(uint32_t *seed)
+{
+    const int w = 23, h = 17;
+    fv_image src[FV_PIXEL_TYPE_COUNT], dst[FV_PIXEL_TYPE_COUNT];
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+        fv_host_image_alloc_as(&src[type], w, h, (fv_pixel_type)type, 4);
+        fv_host_image_alloc_as(&dst[type], w, h, (fv_pixel_type)type, 4);
+    }
+    fill_typed_random(&src[FV_PIXEL_U8], seed);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                const double v =
+                    src[FV_PIXEL_U8].data[(size_t)y * src[FV_PIXEL_U8].pitch + 4 * x + c];
+                set_chan(&src[FV_PIXEL_U16], x, y, c, 257 * v);
+                set_chan(&src[FV_PIXEL_F32], x, y, c, (float)(v / 255));
+            }
+    static const int stages[] = {CONV_KERNEL, CONV_SPECTRUM_IMAGE, CONV_SPECTRUM_KERNEL,
+                                 CONV_SPECTRUM_PRODUCT};
+    for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
+        int ok = 1;
+        for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+            fv_params p = conv_params(stages[k], CONV_MOTION);
+            p.value[CONV_LENGTH] = 9;
+            p.value[CONV_ANGLE] = 30;
+            p.type = (fv_pixel_type)type;
+            ok &= run(&src[type], &dst[type], &p);
+        }
+        for (int y = 0; ok && y < h; y++)
+            for (int x = 0; ok && x < w; x++)
+                for (int c = 0; ok && c < 4; c++) {
+                    const double v =
+                        dst[FV_PIXEL_U8].data[(size_t)y * dst[FV_PIXEL_U8].pitch + 4 * x + c];
+                    ok = chan(&dst[FV_PIXEL_U16], x, y, c) == 257 * v &&
+                         chan(&dst[FV_PIXEL_F32], x, y, c) == (float)(v / 255);
+                }
+        test_check(&t, ok, "uint16 and float32 stages are uint8's levels in their range:",
+                   conv_stage_names[stages[k]]);
+    }
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+        fv_host_image_free(&src[type]);
+        fv_host_image_free(&dst[type]);
+    }
+}
+
 /* Case files for tests/cpu/conv_scipy.py: every type x border on random images of awkward sizes,
  * with a symmetric, an asymmetric and an even kernel: a header line "width height type border
  * cval kw kh", a line of the quantised weights, then the source's and the reference's pixels. */
@@ -681,6 +729,7 @@ int main(int argc, char **argv)
         TEST_GROUP(test_fft_sizes),
         TEST_GROUP(test_borders_by_hand),
         TEST_GROUP(test_typed_rounding),
+        TEST_SEEDED(test_typed_stages),
     };
     static const test_mode modes[] = {
         {"--scipy", 2, "SCRIPT DIR: the reference against scipy", test_scipy}};
