@@ -414,6 +414,7 @@ typedef struct fv_diff_stats {
     long long n_differing; /* pixels with any channel different */
     double max_abs_value;  /* largest |a - b| in the image's units (float32: exact; NaN against a
                               number, or infinities of different sign, count as infinity) */
+    fv_pixel_type type;    /* of the images compared: a tolerance's float_abs is float32's */
 } fv_diff_stats;
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */

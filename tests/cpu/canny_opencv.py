@@ -1,11 +1,11 @@
 #!/usr/bin/python3
 """tests/cpu/canny_opencv.py CASES...: each case file (written by tests/cpu/test_canny_ref.c --opencv)
-holds a header line "width height low high l2", then the source's RGBA8 bytes, the reference's
-gray stage and its edge map (one byte a pixel, 0 or 255; blur off). Checks that the gray stage
-equals cv2.cvtColor(RGBA2GRAY) and the edge map equals cv2.Canny(gray, low, high, L2gradient=l2)
-pixel for pixel. Differences on the outermost rows and columns (border conventions) are counted
-and reported apart; any difference inside fails. Exit 0 when all match, 1 on a mismatch, 77 when
-cv2 or numpy is missing (skipped)."""
+holds a header line "width height low high l2" (thresholds may be reals: both floor them), then
+the source's RGBA8 bytes, the reference's gray stage and its edge map (one byte a pixel, 0 or 255;
+blur off). Checks that the gray stage equals cv2.cvtColor(RGBA2GRAY) and the edge map equals
+cv2.Canny(gray, low, high, L2gradient=l2) pixel for pixel. Differences on the outermost rows and
+columns (border conventions) are counted and reported apart; any difference inside fails. Exit 0
+when all match, 1 on a mismatch, 77 when cv2 or numpy is missing (skipped)."""
 import sys
 
 try:
@@ -23,7 +23,9 @@ failed = 0
 border_total = 0
 for path in sys.argv[1:]:
     with open(path, "rb") as f:
-        w, h, low, high, l2 = (int(v) for v in f.readline().split())
+        head = f.readline().split()
+        w, h, l2 = int(head[0]), int(head[1]), int(head[4])
+        low, high = float(head[2]), float(head[3])
         src = np.frombuffer(f.read(w * h * 4), np.uint8).reshape(h, w, 4)
         gray = np.frombuffer(f.read(w * h), np.uint8).reshape(h, w)
         edges = np.frombuffer(f.read(w * h), np.uint8).reshape(h, w)
