@@ -5,11 +5,15 @@
  *                                    photo's luma scaled into 16 bits (8192 + 128 L + y / 4, so
  *                                    that it holds more than 8 bits); B: A cut to 8 bits and back
  *                                    (round(v / 257) * 257), written as a 16-bit TIFF
+ *   image16 float A.png OUT.tif      A as float32 RGB, 4 v / 65535 - 1 (values -1 .. 3: a range
+ *                                    that is not 0 .. 1), red and blue a little apart from green
  *   image16 psnr A B                 "PSNR 48.1234 dB" of B against A, over R, G, B (gray files
  *                                    repeat their value), peak 65535: what the viewer must print
- *   image16 display SHOT IMAGE SET   the screenshot of IMAGE at 1:1, HUD hidden, window of the
- *                                    image's size, against the display computed here: the range
- *                                    from the image's sorted values (0.1 and 99.9 percentiles),
+ *   image16 display SHOT IMAGE SET   the screenshot of IMAGE (16-bit or float) at 1:1, HUD
+ *                                    hidden, window of the image's size, against the display
+ *                                    computed here: the range from the image's sorted values
+ *                                    (0.1 and 99.9 percentiles; a scale of the values leaves the
+ *                                    picture as it is, so every type is read as float32),
  *                                    SET = "EXPOSURE,OFFSET,MAP" (MAP: none, viridis, turbo); each
  *                                    channel within 2 of 255
  * Ends with "N passed, N failed" as the other checks do.
@@ -76,6 +80,42 @@ static int load16(const char *path, fv_image *out)
     return 1;
 }
 
+static int load_float(const char *path, fv_image *out)
+{
+    fv_image native = {0};
+    if (image_load_native(path, NULL, &native, NULL) != FV_OK ||
+        image_convert(&native, FV_PIXEL_F32, 4, NULL, out, NULL) != FV_OK) {
+        fprintf(stderr, "image16: %s\n", fv_last_error());
+        return 0;
+    }
+    fv_host_image_free(&native);
+    return 1;
+}
+
+static float *atf(const fv_image *img, int x, int y)
+{
+    return (float *)(img->data + (size_t)y * img->pitch) + (size_t)x * fv_image_channels(img);
+}
+
+static int make_float(const char *a_path, const char *out_path)
+{
+    fv_image a = {0}, f = {0};
+    if (!load16(a_path, &a) || fv_host_image_alloc_as(&f, a.width, a.height, FV_PIXEL_F32, 3)) {
+        fprintf(stderr, "image16: %s\n", fv_last_error());
+        return 1;
+    }
+    for (int y = 0; y < a.height; y++)
+        for (int x = 0; x < a.width; x++)
+            for (int c = 0; c < 3; c++)
+                atf(&f, x, y)[c] = 4.0f * at16(&a, x, y)[c] / 65535 - 1 + (c - 1) * 0.25f;
+    image_save_report report;
+    const fv_status st = image_save_as(out_path, &f, NULL, &report);
+    if (st != FV_OK) fprintf(stderr, "image16: %s\n", fv_last_error());
+    fv_host_image_free(&a);
+    fv_host_image_free(&f);
+    return st == FV_OK ? 0 : 1;
+}
+
 static int psnr(const char *a_path, const char *b_path)
 {
     fv_image a = {0}, b = {0};
@@ -96,9 +136,9 @@ static int psnr(const char *a_path, const char *b_path)
     return 0;
 }
 
-static int compare_u16(const void *x, const void *y)
+static int compare_float(const void *x, const void *y)
 {
-    const uint16_t a = *(const uint16_t *)x, b = *(const uint16_t *)y;
+    const float a = *(const float *)x, b = *(const float *)y;
     return (a > b) - (a < b);
 }
 
@@ -139,20 +179,20 @@ static int display(const char *shot_path, const char *image_path, const char *se
         fprintf(stderr, "image16: %s\n", fv_last_error());
         return 1;
     }
-    if (!load16(image_path, &img)) return 1;
+    if (!load_float(image_path, &img)) return 1;
     /* the range: the values at the percentiles' places in the sorted R, G, B values */
     const size_t n = (size_t)img.width * img.height * 3;
-    uint16_t *sorted = malloc(n * sizeof *sorted);
+    float *sorted = malloc(n * sizeof *sorted);
     if (!sorted) return 1;
     size_t k = 0;
     for (int y = 0; y < img.height; y++)
         for (int x = 0; x < img.width; x++)
-            for (int c = 0; c < 3; c++) sorted[k++] = at16(&img, x, y)[c];
-    qsort(sorted, n, sizeof *sorted, compare_u16);
+            for (int c = 0; c < 3; c++) sorted[k++] = atf(&img, x, y)[c];
+    qsort(sorted, n, sizeof *sorted, compare_float);
     const double lo = sorted[(size_t)(LOW_PERCENTILE / 100 * (double)n)];
     const double hi = sorted[(size_t)(HIGH_PERCENTILE / 100 * (double)n)];
     free(sorted);
-    printf("range %.0f .. %.0f, exposure %g, offset %g, map %s\n", lo, hi, exposure, offset, map);
+    printf("range %.6g .. %.6g, exposure %g, offset %g, map %s\n", lo, hi, exposure, offset, map);
     test_check(&t, shot.width == img.width && shot.height == img.height,
                "the screenshot has the image's size", shot_path);
     long bad = 0, levels = 0;
@@ -162,7 +202,7 @@ static int display(const char *shot_path, const char *image_path, const char *se
         for (int x = 0; x < img.width && x < shot.width; x++) {
             double v[3];
             for (int c = 0; c < 3; c++)
-                v[c] = exp2(exposure) * (at16(&img, x, y)[c] - lo) / (hi - lo) + offset;
+                v[c] = exp2(exposure) * (atf(&img, x, y)[c] - lo) / (hi - lo) + offset;
             if (strcmp(map, "none")) {
                 const double luma = fmin(1, fmax(0, 0.299 * v[0] + 0.587 * v[1] + 0.114 * v[2]));
                 colormap(map, luma, v);
@@ -192,9 +232,12 @@ static int display(const char *shot_path, const char *image_path, const char *se
 int main(int argc, char **argv)
 {
     if (argc == 5 && !strcmp(argv[1], "make")) return make(argv[2], argv[3], argv[4]);
+    if (argc == 4 && !strcmp(argv[1], "float")) return make_float(argv[2], argv[3]);
     if (argc == 4 && !strcmp(argv[1], "psnr")) return psnr(argv[2], argv[3]);
     if (argc == 5 && !strcmp(argv[1], "display")) return display(argv[2], argv[3], argv[4]);
-    fprintf(stderr, "usage: image16 make PHOTO A.png B.tif | psnr A B | display SHOT IMAGE "
-                    "EXPOSURE,OFFSET,MAP\n");
+    fprintf(
+        stderr,
+        "usage: image16 make PHOTO A.png B.tif | float A.png OUT.tif | psnr A B | display SHOT IMAGE "
+        "EXPOSURE,OFFSET,MAP\n");
     return 2;
 }
