@@ -165,9 +165,10 @@ static void fill_model(app *a, hud_model *m)
     const char *base = a->path ? strrchr(a->path, '/') : NULL;
     base = base ? base + 1 : (a->path ? a->path : "random image");
     char files[160];
-    if (a->path_b) /* two files: A's and B's, each with what it holds */
-        snprintf(files, sizeof files, "A %s  B %s (%s %s)", base, pane_name(a, 1),
-                 fv_pixel_type_name(a->type), channels_word(a->file_b_channels));
+    if (a->path_b) /* two files: A's and B's (B's channels where they differ) */
+        snprintf(files, sizeof files, "A %s  B %s%s%s", base, pane_name(a, 1),
+                 a->file_b_channels != a->file_channels ? " " : "",
+                 a->file_b_channels != a->file_channels ? channels_word(a->file_b_channels) : "");
     else
         snprintf(files, sizeof files, "%s", base);
     snprintf(m->title, sizeof m->title, "%s  %s %s %dx%d  zoom %.0f%%%s  frame %.2f ms%s", files,
