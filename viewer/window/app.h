@@ -192,6 +192,13 @@ int display_pixel(const fv_image *img, int x, int y, double value[4]);
  * against the type's peak (255, 65535, 1.0 for float32); infinity when they are equal. */
 fv_status display_psnr(const fv_image *a, const fv_image *b, double *mse, double *psnr);
 
+/* The reference's value under the probe, made for one pixel and one state of the panes */
+typedef struct probe_cache {
+    int made, valid, x, y, pane;
+    unsigned long long generation;
+    double value[4];
+} probe_cache;
+
 typedef struct app {
     /* the image */
     const char *path; /* NULL: random image */
@@ -206,8 +213,10 @@ typedef struct app {
     const char *path_b;        /* NULL: one image, the panes show variants */
     fv_image host_b, device_b; /* the second file at the first's type, 4 channels */
     int file_b_channels;
-    double psnr, mse;    /* of B against A over R, G, B, in dB and the image's units squared */
-    fv_image host_clean; /* the image as loaded */
+    double psnr, mse; /* of B against A over R, G, B, in dB and the image's units squared */
+    unsigned long long prepare_generation; /* pipeline_prepare's count: the panes changed */
+    probe_cache probe_ref;
+    fv_image host_clean;           /* the image as loaded */
     fv_image host_src, device_src; /* what every pane sees: host_clean with the noise */
     fv_noise noise;                /* noise on the source (n/N, --noise) */
     /* what is computed */
@@ -330,6 +339,9 @@ fv_status pane_download(app *a, int p, fv_image *host);
 int pipeline_probe_pixel(app *a, int p, int x, int y, double value[4]);
 /* The source's pixel (x, y) in the image's units (the original, as the panes see it). */
 int pipeline_probe_source(const app *a, int x, int y, double value[4]);
+/* The reference's pixel (x, y) for the first pane that runs a filter, in the image's units; 0
+ * where there is none (see pipeline.c). Made when the pixel or the panes change. */
+int pipeline_probe_reference(app *a, int x, int y, double value[4]);
 double pane_gbps(const app *a, int p);
 
 /* ---- user_panes.c ---- */

@@ -109,8 +109,8 @@ static int pixel_text(char *buf, size_t size, fv_pixel_type type, int channels, 
     return len;
 }
 
-/* The pixel under the cursor in each pane (and the source the panes run on), in the image's
- * units: "x 120 y 45  A 51234  B 40012  source 39877" */
+/* The pixel under the cursor in each pane (and, where a pane runs a filter, the reference's and
+ * the source's), in the image's units: "x 120 y 45  A 51234  B 51234  ref 51234  source 39877" */
 static void fill_probe(app *a, hud_model *m)
 {
     m->probe[0] = 0;
@@ -128,6 +128,10 @@ static void fill_probe(app *a, hud_model *m)
     len += snprintf(m->probe + len, size - (size_t)len, "  B");
     len += pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vb);
     const int computes = PANE_COMPUTES(&a->panes[0]) || PANE_COMPUTES(&a->panes[1]);
+    if (computes && pipeline_probe_reference(a, px, py, vs) && len < (int)size) {
+        len += snprintf(m->probe + len, size - (size_t)len, "  ref");
+        len += pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vs);
+    }
     if (computes && pipeline_probe_source(a, px, py, vs) && len < (int)size) {
         len += snprintf(m->probe + len, size - (size_t)len, "  source");
         pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vs);

@@ -886,6 +886,7 @@ static int prepare_hosted(app *a, int p)
 
 fv_status pipeline_prepare(app *a)
 {
+    a->prepare_generation++; /* what the probe's reference value was made for changed */
     char was[2][sizeof a->panes[0].replaced];
     for (int p = 0; p < 2; p++) {
         memcpy(was[p], a->panes[p].replaced, sizeof was[p]);
@@ -1339,6 +1340,81 @@ fv_status pane_download(app *a, int p, fv_image *host)
     glBindBuffer(GL_COPY_READ_BUFFER, 0);
     return glGetError() == GL_NO_ERROR ? FV_OK
                                        : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
+}
+
+/* The reference's pixel (x, y) for the first pane that runs a filter: the reference run on the
+ * pixel's neighbourhood alone, as far as the filter reaches in its iterations (the halo of
+ * fv_filter_reach: its result at the centre is the whole image's), cut at the image's edges
+ * so that every border but wrap reads what it reads on the whole image. Made when the pointer
+ * moves to another pixel or the panes change, never for a still frame; none where the filter
+ * has no bounded reach (Canny's full hysteresis) or reaches too far for a quick answer. */
+#define PROBE_REACH_MAX 64
+
+typedef struct probe_pass {
+    const fv_filter *f;
+    const fv_params *params;
+} probe_pass;
+
+static fv_status probe_ref_pass(void *context, const fv_image *in, fv_image *out)
+{
+    const probe_pass *c = context;
+    return c->f->ref(in, out, c->params);
+}
+
+static int probe_reference(app *a, int p, int x, int y, double value[4])
+{
+    const fv_filter *f = pane_filter(a, p);
+    const fv_params *params = pane_params(a, p);
+    const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    if (!ref || !(fv_variant_types(ref) & FV_TYPE_BIT(a->type)) ||
+        !(fv_variant_borders(ref) & FV_BORDER_BIT(fv_params_border(f, params))) ||
+        fv_params_border(f, params) == FV_BORDER_WRAP || fv_params_check(f, params) != FV_OK)
+        return 0;
+    const long long reach = fv_filter_reach(f, params);
+    if (reach < 0 || reach > PROBE_REACH_MAX) return 0;
+    const fv_image *src = &a->host_src;
+    const int r = (int)reach, x0 = x - r < 0 ? 0 : x - r, y0 = y - r < 0 ? 0 : y - r;
+    const int x1 = x + r >= src->width ? src->width - 1 : x + r;
+    const int y1 = y + r >= src->height ? src->height - 1 : y + r;
+    const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+    fv_image in = {0}, out = {0}, ping = {0};
+    fv_status st = fv_host_image_alloc_as(&in, w, h, src->type, 4);
+    if (st == FV_OK) st = fv_host_image_alloc_as(&out, w, h, src->type, 4);
+    if (st == FV_OK && params->iterations > 1)
+        st = fv_host_image_alloc_as(&ping, w, h, src->type, 4);
+    if (st == FV_OK) {
+        const size_t bytes = fv_image_pixel_bytes(src);
+        for (int row = 0; row < h; row++)
+            memcpy(in.data + (size_t)row * in.pitch,
+                   src->data + (size_t)(y0 + row) * src->pitch + (size_t)x0 * bytes,
+                   (size_t)w * bytes);
+        probe_pass pass = {f, params};
+        st = fv_iterate(probe_ref_pass, &pass, &in, &out, ping.data ? &ping : NULL,
+                        params->iterations);
+    }
+    const int ok = st == FV_OK && display_pixel(&out, x - x0, y - y0, value);
+    fv_host_image_free(&in);
+    fv_host_image_free(&out);
+    fv_host_image_free(&ping);
+    return ok;
+}
+
+int pipeline_probe_reference(app *a, int x, int y, double value[4])
+{
+    const int p = PANE_COMPUTES(&a->panes[0]) ? 0 : (PANE_COMPUTES(&a->panes[1]) ? 1 : -1);
+    probe_cache *c = &a->probe_ref;
+    if (p < 0 || x < 0 || y < 0 || x >= a->host_src.width || y >= a->host_src.height) return 0;
+    if (!c->made || c->x != x || c->y != y || c->pane != p ||
+        c->generation != a->prepare_generation) {
+        c->made = 1;
+        c->x = x;
+        c->y = y;
+        c->pane = p;
+        c->generation = a->prepare_generation;
+        c->valid = probe_reference(a, p, x, y, c->value);
+    }
+    memcpy(value, c->value, sizeof c->value);
+    return c->valid;
 }
 
 int pipeline_probe_source(const app *a, int x, int y, double value[4])
