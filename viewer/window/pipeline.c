@@ -901,6 +901,15 @@ fv_status pipeline_prepare(app *a)
         const fv_variant *v = pane_variant(a, p);
         const int user = pn->variant == PANE_USER,
                   remake = !pn->runner.prepared || pn->runner.variant != v;
+        if (user && !(fv_variant_types(v) & FV_TYPE_BIT(a->type))) {
+            /* said here for the kernel host too, which is told no pixel type */
+            char why[160];
+            snprintf(why, sizeof why, "your kernels run uint8 images, not %s",
+                     fv_pixel_type_name(a->type));
+            user_kernel_off(a, p, why);
+            pipeline_settle_variants(a);
+            continue;
+        }
         if (user && a->kernel_host && prepare_hosted(a, p)) continue;
         /* the user's FV_LAUNCH runs on the GPU when its state is made: watched like a frame */
         if (user) watchdog_begin(a, 1 << p, 1, "'s FV_LAUNCH");
