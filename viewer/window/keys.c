@@ -101,9 +101,16 @@ static void change_noise(app *a, int steps)
                     percent ? "" : " (off)");
 }
 
+/* Two files compared: the panes show the files, and the keys that pick what runs say so. */
+static int showing_files(app *a)
+{
+    if (a->path_b) app_set_message(a, "two files compared: the panes show the files");
+    return a->path_b != NULL;
+}
+
 static void select_filter(app *a, int index)
 {
-    if (index < 0 || index >= fv_n_filters) return;
+    if (index < 0 || index >= fv_n_filters || showing_files(a)) return;
     const int p = a->edit_pane;
     /* whether each pane showed its filter's reference, before the filter changes */
     int was_reference[2];
@@ -139,6 +146,7 @@ static void next_filter(app *a, int arg)
  * run here is asked for all the same, and the HUD says what runs instead */
 static void cycle_variant(app *a, int code)
 {
+    if (showing_files(a)) return;
     const int p = code / 2, step = code % 2 ? -1 : 1;
     const int n_variants = pane_filter(a, p)->n_variants;
     const int n = n_variants + 1 + pane_has_user(a, p); /* + original, + the user's */

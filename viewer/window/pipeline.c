@@ -182,10 +182,15 @@ static void copy_host_image(fv_image *dst, const fv_image *src)
                (size_t)src->width * fv_image_pixel_bytes(src));
 }
 
-/* The noise is drawn on 8-bit pixels: on another type it is refused, with the reason. */
+/* The noise is drawn on 8-bit pixels: on another type it is refused, with the reason; two
+ * files are compared as they are. */
 static fv_status noise_fits(const app *a, const fv_noise *noise)
 {
-    if (!fv_noise_is_on(noise) || a->type == FV_PIXEL_U8) return FV_OK;
+    if (!fv_noise_is_on(noise)) return FV_OK;
+    if (a->path_b)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "noise on the source is for one image and its filters, not two files");
+    if (a->type == FV_PIXEL_U8) return FV_OK;
     return fv_fail(FV_ERR_UNSUPPORTED,
                    "noise on the source is drawn on 8-bit images; this one is %s",
                    fv_pixel_type_name(a->type));
