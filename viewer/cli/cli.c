@@ -1517,7 +1517,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     if (!check_stdio(o, to_stdout)) return 0;
-    if (o->n_inputs > 1 && !o->output_is_dir) {
+    /* `filterview a.png b.tif`: the viewer holds the two files against each other (A and B) */
+    if (o->mode == CLI_MODE_VIEW && o->n_inputs == 2 && !o->output) o->input_b = o->inputs[1];
+    if (o->n_inputs > 1 && !o->output_is_dir && !o->input_b) {
         cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
                   cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
         return 0;
@@ -1653,6 +1655,8 @@ void cli_print_help(void)
            "        time the variants (-v: that variant alone)\n"
            "  filterview IMAGE [-a A] [-b B] [params]\n"
            "        the viewer\n"
+           "  filterview A.png B.tif\n"
+           "        the viewer: two files held against each other (wipe, difference, PSNR)\n"
            "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
            "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n"
            "\n"

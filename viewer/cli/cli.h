@@ -65,6 +65,7 @@ const char *cli_user_file(const char *variant_name);
 typedef struct cli_options {
     cli_mode mode;
     const char *input;       /* image path (the first of inputs) */
+    const char *input_b;     /* the viewer's second file (filterview a.png b.tif), else NULL */
     const char *output;      /* -o PNG or JPEG path, or a folder (output_is_dir) */
     const char *kernel_file; /* --kernel-file: conv's `file` kernel, a grayscale image */
     /* batch: every input given (files and folders), written into the folder -o names */
