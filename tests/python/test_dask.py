@@ -1,0 +1,350 @@
+"""filterview.dask against one call on the whole image: every filter, parameter set, border the
+filter offers, pixel type the reference runs and channel count, on prime-sized images cut into
+chunks of 1 to 7 pixels (thinner than most reaches) and at random places; the refusals; a local
+distributed cluster of two worker processes; a Zarr store read and written chunk by chunk. With a
+CUDA device, the GPU variants on NumPy and CuPy chunks too. Integer results must be equal bit for
+bit; float32 ones within float rounding (a sum may be ordered differently across chunks).
+
+ctest runs this file as `python_dask` (labels python, dask); it skips without python3-dask."""
+
+import os
+
+import numpy as np
+import pytest
+
+import filterview
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+fvdask = pytest.importorskip("filterview.dask")
+
+CPU = "cpu"
+HAVE_DEVICE = filterview.device_available()[0]
+SEED = 20261127
+
+# Parameter sets per filter (a filter not named here is run with its defaults). Each must have a
+# bounded reach; the unbounded ones are in UNBOUNDED.
+CASES = {
+    "gaussian": [{}, {"sigma": 2.0}, {"sigma": 0.7, "radius": 5}],
+    "invert": [{}],
+    "box": [{}, {"radius": 4}, {"radius": 2, "iterations": 3}],
+    "median": [{}, {"size": 7}, {"size": 25}],
+    "canny": [{"hysteresis": "one-pass"},
+              {"hysteresis": "one-pass", "norm": "l2", "low": 10, "high": 30},
+              {"hysteresis": "one-pass", "sigma": 0.0, "low": 5, "high": 60}]
+             + [{"stage": s} for s in ("gray", "blur", "magnitude", "direction", "nms",
+                                       "thresholds")],
+    "conv": [{}, {"shape": "disk", "radius": 4}, {"shape": "motion", "length": 9, "angle": 30.0},
+             {"shape": "box", "radius": 3}],
+}
+UNBOUNDED = [
+    ("canny", {}, "hysteresis='one-pass'"),
+    ("canny", {"hysteresis": "one-pass", "thresholds": "auto"}, "give low= and high="),
+    ("canny", {"stage": "thresholds", "thresholds": "auto"}, "give low= and high="),
+    ("conv", {"stage": "kernel"}, "only stage='output' runs in chunks"),
+]
+
+
+def _cases():
+    out = []
+    for name in filterview.filters():
+        for params in CASES.get(name, [{}]):
+            out.append(pytest.param(name, params, id="%s-%s" % (name, _id(params))))
+    return out
+
+
+def _id(params):
+    return ",".join("%s=%s" % kv for kv in sorted(params.items())) or "defaults"
+
+
+def _param(name, keyword):
+    for p in filterview.filter_info(name).params:
+        if p.keyword == keyword:
+            return p
+    return None
+
+
+def _borders(name):
+    """The borders the filter's `border` parameter offers and its reference runs, as keyword
+    sets (with a cval for the constant one); [{}] for a filter without a border parameter."""
+    p = _param(name, "border")
+    if p is None:
+        return [{}]
+    info = filterview.filter_info(name)
+    mask = filterview._clib.filterview_variant_borders(name.encode(), info.reference.encode())
+    out = []
+    for i, choice in enumerate(p.choices):
+        if mask & (1 << i):
+            kw = {"border": choice}
+            if choice == "constant" and _param(name, "cval") is not None:
+                kw["cval"] = 77
+            out.append(kw)
+    return out
+
+
+def _dtypes(name, variant=CPU):
+    mask = filterview._clib.filterview_variant_dtypes(name.encode(), variant.encode())
+    return [d for d, code in filterview._arrays.DTYPES.items() if mask & (1 << code)]
+
+
+def _image(rng, h, w, channels, dtype="uint8"):
+    shape = (h, w) if channels is None else (h, w, channels)
+    if dtype == "float32":
+        return rng.random(shape, dtype=np.float32)
+    top = np.iinfo(dtype).max
+    return rng.integers(0, top + 1, size=shape, dtype=dtype)
+
+
+def _cuts(rng, n, lo=1, hi=7):
+    """n split into chunks of lo..hi pixels at random places."""
+    out = []
+    while sum(out) < n:
+        out.append(int(min(rng.integers(lo, hi + 1), n - sum(out))))
+    return tuple(out)
+
+
+def _chunked(img, rng, lo=1, hi=7):
+    chunks = (_cuts(rng, img.shape[0], lo, hi), _cuts(rng, img.shape[1], lo, hi))
+    if img.ndim == 3:
+        chunks += (_cuts(rng, img.shape[2], 1, 2),)  # the channels split too: rejoined
+    return da.from_array(img, chunks=chunks)
+
+
+def assert_exact(got, want, what):
+    assert got.shape == want.shape and got.dtype == want.dtype, (what, got.shape, got.dtype,
+                                                                 want.shape, want.dtype)
+    if want.dtype.kind == "f":
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6, err_msg=what)
+        return
+    bad = np.argwhere(got != want)
+    assert len(bad) == 0, "%s: %d values differ, first at %s: got %s, want %s" % (
+        what, len(bad), tuple(bad[0]), got[tuple(bad[0])], want[tuple(bad[0])])
+
+
+def run_both(name, img, x, variant=CPU, scheduler="sync", **params):
+    result = fvdask.apply(name, x, variant=variant, **params)
+    assert result.dtype == x.dtype and type(result._meta) is type(x._meta)
+    got = result.compute(scheduler=scheduler)
+    want = filterview.apply(name, img, variant=variant, **params)
+    return result, got, want
+
+
+# ---- every filter, parameter set and border, chunked at awkward places --------------------------
+
+@pytest.mark.parametrize("channels", [None, 3, 4])
+@pytest.mark.parametrize("name,params", _cases())
+def test_chunked_equals_whole_image(name, params, channels):
+    """Gray through every border; colour through the default border (the borders do not depend
+    on the channels, and CI time is kept small)."""
+    rng = np.random.default_rng(SEED)
+    img = _image(rng, 31, 37, channels)
+    for border in _borders(name) if channels is None else [{}]:
+        kw = dict(params, **border)
+        x = _chunked(img, rng)
+        result, got, want = run_both(name, img, x, **kw)
+        what = "%s %s on %s in chunks %s" % (name, kw, img.shape, x.chunks)
+        assert_exact(got, want, what)
+        assert result.chunks == x.chunks, what  # merged to filter, cut back as they came
+
+
+@pytest.mark.parametrize("name", filterview.filters())
+def test_every_filter_runs_in_chunks(name):
+    """Each filter has a parameter set that runs chunked (a new filter runs with its defaults)."""
+    runnable = [p for p in CASES.get(name, [{}]) if filterview.reach(name, **p) is not None]
+    assert runnable, "%s: no parameter set with a bounded reach is tested" % name
+
+
+@pytest.mark.parametrize("name", filterview.filters())
+def test_pixel_types(name):
+    """Every type the reference runs: the dtype and the chunk type kept, the result exact."""
+    rng = np.random.default_rng(SEED + 1)
+    params = next(p for p in CASES.get(name, [{}]) if filterview.reach(name, **p) is not None)
+    dtypes = _dtypes(name)
+    assert "uint8" in dtypes
+    for dtype in dtypes:
+        img = _image(rng, 29, 31, 3, dtype)
+        x = _chunked(img, rng, 2, 9)
+        _, got, want = run_both(name, img, x, **params)
+        assert_exact(got, want, "%s %s %s" % (name, params, dtype))
+
+
+@pytest.mark.parametrize("shape,chunks", [((7, 5), (2, 3)), ((1, 40), (1, 3)), ((40, 1), (6, 1)),
+                                          ((13, 11), (13, 11)), ((30, 30), (29, 29))])
+def test_image_smaller_than_the_reach(shape, chunks):
+    """median 25x25 (reach 12) where the whole image or an axis is thinner than the halo, and
+    where one axis has a single pixel of a second chunk."""
+    rng = np.random.default_rng(SEED + 2)
+    img = _image(rng, shape[0], shape[1], None)
+    x = da.from_array(img, chunks=chunks)
+    for border in _borders("median"):
+        _, got, want = run_both("median", img, x, size=25, **border)
+        assert_exact(got, want, "median 25 %s on %s in %s" % (border, shape, x.chunks))
+
+
+@pytest.mark.parametrize("mode", ["nearest", "reflect", "mirror", "constant", "wrap"])
+def test_chunk_plan_every_border(mode):
+    """The halos and the outer edge for all five borders, whichever the filters offer yet: with
+    scipy.ndimage's median as the filter (its modes are the five: replicate is "nearest"), on
+    random cuts and reaches up to wider than the image."""
+    ndimage = pytest.importorskip("scipy.ndimage")
+    rng = np.random.default_rng(SEED + 7)
+    img = _image(rng, 31, 37, None)
+
+    def median(block, size):
+        return ndimage.median_filter(block, size=size, mode=mode, cval=77)
+
+    for reach in (1, 2, 3, 6, 19):
+        for _ in range(4):
+            x = _chunked(img, rng)
+            got = fvdask._map_chunks(x, reach, mode == "wrap", median, size=2 * reach + 1)
+            assert got.chunks == x.chunks
+            assert_exact(got.compute(scheduler="sync"), median(img, 2 * reach + 1),
+                         "median %d, %s, chunks %s" % (2 * reach + 1, mode, x.chunks))
+
+
+def test_threads_and_wide_chunks():
+    """The threaded scheduler (contexts shared by threads) and chunks wider than the reach."""
+    rng = np.random.default_rng(SEED + 3)
+    img = _image(rng, 211, 157, 3)
+    x = da.from_array(img, chunks=(64, 50, 3))
+    _, got, want = run_both("gaussian", img, x, scheduler="threads", sigma=1.5)
+    assert_exact(got, want, "gaussian on 211x157 in 64x50 chunks, threads")
+
+
+# ---- what is refused, and how ------------------------------------------------------------------
+
+@pytest.mark.parametrize("name,params,says", UNBOUNDED)
+def test_unbounded_reach_is_refused(name, params, says):
+    x = da.zeros((16, 16), dtype=np.uint8, chunks=8)
+    assert filterview.reach(name, **params) is None
+    with pytest.raises(ValueError, match="whole image") as e:
+        fvdask.apply(name, x, variant=CPU, **params)
+    assert says in str(e.value)
+    assert isinstance(e.value, filterview.ArgumentError)
+
+
+def test_canny_refusal_names_the_alternatives():
+    x = da.zeros((16, 16), dtype=np.uint8, chunks=8)
+    with pytest.raises(filterview.ArgumentError) as e:
+        fvdask.canny(x)
+    msg = str(e.value)
+    for alternative in ("hysteresis='one-pass'", "stage='nms'", "stage='thresholds'",
+                        "filterview.canny(image.compute()"):
+        assert alternative in msg, msg
+
+
+def test_bad_inputs():
+    x = da.zeros((16, 16), dtype=np.uint8, chunks=8)
+    with pytest.raises(TypeError, match="dask.array.from_array"):
+        fvdask.box(np.zeros((16, 16), np.uint8))
+    with pytest.raises(ValueError, match="H x W"):
+        fvdask.box(da.zeros((4, 4, 2), dtype=np.uint8))
+    with pytest.raises(TypeError, match="uint8, uint16 or float32"):
+        fvdask.box(da.zeros((4, 4), dtype=np.int32))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'radius_'"):
+        fvdask.box(x, radius_=3)
+    with pytest.raises(ValueError, match="radius must be an integer in 1..128"):
+        fvdask.box(x, radius=0)
+    with pytest.raises(ValueError, match="variant must be one of"):
+        fvdask.box(x, variant="nosuch")
+    with pytest.raises(TypeError, match="takes no out="):
+        fvdask.box(x, out=x)
+    with pytest.raises(ValueError, match="iterations must be an integer"):
+        fvdask.box(x, iterations=0)
+
+
+def test_functions_mirror_the_module():
+    import inspect
+
+    for name in filterview.filters():
+        ours = inspect.signature(getattr(fvdask, name)).parameters
+        theirs = inspect.signature(getattr(filterview, name)).parameters
+        assert list(ours) == [p for p in theirs if p not in ("out", "stream")]
+        assert fvdask.depth(name, **CASES.get(name, [{}])[0]) == filterview.reach(
+            name, **CASES.get(name, [{}])[0])
+
+
+# ---- out of core: a Zarr store in, another out -------------------------------------------------
+
+def test_zarr_round_trip(tmp_path):
+    zarr = pytest.importorskip("zarr")
+    rng = np.random.default_rng(SEED + 4)
+    img = _image(rng, 97, 131, None)
+    src = zarr.open(str(tmp_path / "in.zarr"), mode="w", shape=img.shape, chunks=(24, 40),
+                    dtype=img.dtype)
+    src[:] = img
+    x = da.from_zarr(str(tmp_path / "in.zarr"))
+    fvdask.median(x, size=7, variant=CPU).to_zarr(str(tmp_path / "out.zarr"))
+    out = zarr.open(str(tmp_path / "out.zarr"), mode="r")
+    assert out.chunks == (24, 40)
+    assert_exact(out[:], filterview.median(img, size=7, variant=CPU), "median 7 through Zarr")
+
+
+# ---- a local distributed cluster: two worker processes -----------------------------------------
+
+@pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
+def test_distributed_two_workers():
+    distributed = pytest.importorskip("distributed")
+    rng = np.random.default_rng(SEED + 5)
+    img = _image(rng, 120, 97, 3)
+    with fvdask.gpu_cluster(devices=["0", "1"], silence_logs=50) as cluster, \
+            distributed.Client(cluster) as client:
+        # each worker process was started seeing only its own GPU
+        seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+        assert sorted(seen.values()) == ["0", "1"]
+        x = da.from_array(img, chunks=(17, 23, 3))
+        results = {}
+        for name, params in (("box", {"radius": 3}), ("median", {"size": 5}),
+                             ("canny", {"hysteresis": "one-pass"})):
+            results[name] = (fvdask.apply(name, x, variant=CPU, **params), params)
+        computed = client.compute([r for r, _ in results.values()], sync=True)
+        for (name, (_, params)), got in zip(results.items(), computed):
+            assert_exact(got, filterview.apply(name, img, variant=CPU, **params),
+                         "%s under distributed" % name)
+        ran_on = client.run(lambda: __import__("filterview").cache_info()["created"])
+        assert all(n > 0 for n in ran_on.values()), ran_on  # both workers filtered chunks
+
+
+def test_gpu_cluster_refuses_nothing_and_twice():
+    pytest.importorskip("distributed")
+    with pytest.raises(ValueError, match="no GPU found"):
+        fvdask.gpu_cluster(devices=[])
+    with pytest.raises(ValueError, match="names a GPU twice"):
+        fvdask.gpu_cluster(devices=[0, "0"])
+
+
+# ---- the GPU variants (skipped without a CUDA device) --------------------------------------------
+
+@pytest.mark.skipif(not HAVE_DEVICE, reason="needs a CUDA device")
+@pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
+@pytest.mark.parametrize("name,params", _cases())
+def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
+    """The fastest variant on chunks equals it on the whole image, and the reference."""
+    rng = np.random.default_rng(SEED + 6)
+    img = _image(rng, 257, 331, 3)
+    x = _chunked(img, rng, 5, 90)
+    if chunk_lib == "cupy":
+        cupy = pytest.importorskip("cupy")
+        x = x.map_blocks(cupy.asarray)
+    for border in _borders(name):
+        kw = dict(params, **border)
+        variant = filterview.filter_info(name).fastest
+        result = fvdask.apply(name, x, variant=variant, **kw)
+        assert type(result._meta) is type(x._meta)
+        got = result.compute(scheduler="threads")
+        if chunk_lib == "cupy":
+            got = cupy.asnumpy(got)
+        want = filterview.apply(name, img, variant=variant, **kw)
+        assert_exact(got, want, "%s/%s %s on %s chunks" % (name, variant, kw, chunk_lib))
+        assert_exact(got, filterview.apply(name, img, variant=CPU, **kw),
+                     "%s/%s %s on %s chunks against the reference" % (name, variant, kw,
+                                                                      chunk_lib))
+
+
+def test_host_variant_on_device_chunks_is_refused():
+    cupy = pytest.importorskip("cupy")
+    if not HAVE_DEVICE:
+        pytest.skip("needs a CUDA device")
+    x = da.zeros((16, 16), dtype=np.uint8, chunks=8).map_blocks(cupy.asarray)
+    with pytest.raises(ValueError, match="runs on host images only"):
+        fvdask.box(x, variant=CPU)
