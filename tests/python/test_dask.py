@@ -348,3 +348,25 @@ def test_host_variant_on_device_chunks_is_refused():
     x = da.zeros((16, 16), dtype=np.uint8, chunks=8).map_blocks(cupy.asarray)
     with pytest.raises(ValueError, match="runs on host images only"):
         fvdask.box(x, variant=CPU)
+
+
+# ---- the scaling benchmark, at a small size ------------------------------------------------------
+
+def test_scale_bench_runs(tmp_path):
+    """tests/python/scale_bench.py end to end on two CPU worker processes and a .npy store: it
+    writes the input, filters it through the graph, checks windows of the output against
+    in-memory calls and prints its table."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scale_bench.py")
+    out = tmp_path / "table.md"
+    run = subprocess.run([sys.executable, script, "--size", "300", "--chunk", "64", "--store",
+                          "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu", "--filters",
+                          "median", "--cpu-workers", "2", "--verify", "6", "--out", str(out)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stdout + run.stderr
+    table = out.read_text()
+    assert "| filterview-cpu | median | 2 CPU |" in table, table
+    assert table.rstrip().endswith("| 6 |"), table
