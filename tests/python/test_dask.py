@@ -305,6 +305,53 @@ def test_distributed_two_workers():
         assert all(n > 0 for n in ran_on.values()), ran_on  # both workers filtered chunks
 
 
+@pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
+def test_scheduler_address(tmp_path):
+    """docs/scale.md's cluster recipe: a dask-scheduler, one dask-worker per GPU each started
+    with its CUDA_VISIBLE_DEVICES, and the client given the scheduler's address."""
+    import json
+    import subprocess
+    import sys
+    import time
+
+    distributed = pytest.importorskip("distributed")
+    sched_file = tmp_path / "scheduler.json"
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
+                               "--scheduler-file", str(sched_file), "--port", "0",
+                               "--no-dashboard"], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)]
+    try:
+        for device in ("0", "1"):
+            env = dict(os.environ, CUDA_VISIBLE_DEVICES=device)
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
+                 str(sched_file), "--nthreads", "1", "--name", "gpu-" + device, "--no-dashboard"],
+                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        deadline = time.monotonic() + 60
+        while not sched_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(sched_file.read_text())["address"]
+        with distributed.Client(address, timeout=60) as client:
+            client.wait_for_workers(2, timeout=60)
+            seen = client.run(lambda: os.environ.get("CUDA_VISIBLE_DEVICES"))
+            assert sorted(seen.values()) == ["0", "1"]
+            img = _image(np.random.default_rng(SEED + 8), 90, 130, 4)
+            x = da.from_array(img, chunks=(30, 40, 4))
+            got = fvdask.gaussian(x, sigma=1.2, variant=CPU).compute()
+            assert_exact(got, filterview.gaussian(img, sigma=1.2, variant=CPU),
+                         "gaussian through a scheduler's address")
+            client.shutdown()  # the scheduler and the workers, at once
+    finally:
+        for p in reversed(procs):
+            p.terminate()
+        for p in procs:
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 def test_gpu_cluster_refuses_nothing_and_twice():
     pytest.importorskip("distributed")
     with pytest.raises(ValueError, match="no GPU found"):
