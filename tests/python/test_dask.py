@@ -193,8 +193,8 @@ def test_chunk_plan_every_border(mode):
     def median(block, size):
         return ndimage.median_filter(block, size=size, mode=mode, cval=77)
 
-    for reach in (1, 2, 3, 6, 19):
-        for _ in range(4):
+    for reach in (1, 3, 19):
+        for _ in range(2):
             x = _chunked(img, rng)
             got = fvdask._map_chunks(x, reach, mode == "wrap", median, size=2 * reach + 1)
             assert got.chunks == x.chunks
@@ -278,6 +278,19 @@ def test_zarr_round_trip(tmp_path):
     out = zarr.open(str(tmp_path / "out.zarr"), mode="r")
     assert out.chunks == (24, 40)
     assert_exact(out[:], filterview.median(img, size=7, variant=CPU), "median 7 through Zarr")
+
+
+def test_tiled_tiff(tmp_path):
+    """A tiled TIFF read tile by tile through tifffile's Zarr view."""
+    tifffile = pytest.importorskip("tifffile")
+    pytest.importorskip("zarr")
+    rng = np.random.default_rng(SEED + 9)
+    img = _image(rng, 150, 211, 3)
+    tifffile.imwrite(str(tmp_path / "in.tif"), img, tile=(64, 64))
+    x = da.from_zarr(tifffile.imread(str(tmp_path / "in.tif"), aszarr=True))
+    assert x.chunks[:2] == ((64, 64, 22), (64, 64, 64, 19))
+    got = fvdask.box(x, radius=5, variant=CPU).compute()
+    assert_exact(got, filterview.box(img, radius=5, variant=CPU), "box 5 from a tiled TIFF")
 
 
 # ---- a local distributed cluster: two worker processes -----------------------------------------
