@@ -375,30 +375,54 @@ def test_gpu_cluster_refuses_nothing_and_twice():
 
 # ---- the GPU variants (skipped without a CUDA device) --------------------------------------------
 
+def _gpu_variants(name):
+    return [v.name for v in filterview.filter_info(name).variants if not v.on_host]
+
+
 @pytest.mark.skipif(not HAVE_DEVICE, reason="needs a CUDA device")
 @pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
 @pytest.mark.parametrize("name,params", _cases())
 def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
-    """The fastest variant on chunks equals it on the whole image, and the reference."""
+    """Every GPU variant on chunks (5 to 90 pixels) against it on the whole image: equal bit for
+    bit where the variant equals the reference there; where it does not (conv's FFT variants,
+    auto where it picks one, peers), within the bound it shows on the whole image, since the
+    rounding of each chunk's sums differs. Borders the variant does not take are left out."""
     rng = np.random.default_rng(SEED + 6)
     img = _image(rng, 257, 331, 3)
     x = _chunked(img, rng, 5, 90)
     if chunk_lib == "cupy":
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)
-    for border in _borders(name):
-        kw = dict(params, **border)
-        variant = filterview.filter_info(name).fastest
-        result = fvdask.apply(name, x, variant=variant, **kw)
-        assert type(result._meta) is type(x._meta)
-        got = result.compute(scheduler="threads")
-        if chunk_lib == "cupy":
-            got = cupy.asnumpy(got)
-        want = filterview.apply(name, img, variant=variant, **kw)
-        assert_exact(got, want, "%s/%s %s on %s chunks" % (name, variant, kw, chunk_lib))
-        assert_exact(got, filterview.apply(name, img, variant=CPU, **kw),
-                     "%s/%s %s on %s chunks against the reference" % (name, variant, kw,
-                                                                      chunk_lib))
+    ran = 0
+    for variant in _gpu_variants(name):
+        mask = filterview._clib.filterview_variant_borders(name.encode(), variant.encode())
+        for border in _borders(name):
+            choices = _param(name, "border").choices if border else ()
+            if border and not mask & (1 << choices.index(border["border"])):
+                continue
+            kw = dict(params, **border)
+            what = "%s/%s %s on %s chunks" % (name, variant, kw, chunk_lib)
+            try:
+                want = filterview.apply(name, img, variant=variant, **kw)
+            except filterview.ArgumentError as e:
+                if e.status == filterview._lib.FV_ERR_UNSUPPORTED:
+                    continue  # the variant declines these parameters on any image
+                raise
+            result = fvdask.apply(name, x, variant=variant, **kw)
+            assert type(result._meta) is type(x._meta)
+            got = result.compute(scheduler="threads")
+            if chunk_lib == "cupy":
+                got = cupy.asnumpy(got)
+            ref = filterview.apply(name, img, variant=CPU, **kw)
+            ran += 1
+            if np.array_equal(want, ref):
+                assert_exact(got, want, what)
+                continue
+            bound = int(np.abs(want.astype(np.int32) - ref).max())
+            worst = int(np.abs(got.astype(np.int32) - ref).max())
+            assert worst <= bound, "%s: %d from the reference, the whole image %d" % (
+                what, worst, bound)
+    assert ran, "%s %s: no GPU variant ran" % (name, params)
 
 
 def test_host_variant_on_device_chunks_is_refused():
