@@ -35,8 +35,12 @@ import shutil
 import subprocess
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-import dask.array as da
-from dask.array.overlap import ensure_minimum_chunksize
+try:
+    import dask.array as da
+    from dask.array.overlap import ensure_minimum_chunksize
+except ImportError as e:  # the module itself needs only NumPy: say what this part needs
+    raise ImportError("filterview.dask needs Dask's arrays (Debian: python3-dask; pip: "
+                      "dask[array]): %s" % e) from e
 
 import filterview as _fv
 from filterview import ArgumentError, FilterInfo, _arrays

@@ -45,6 +45,14 @@ UNBOUNDED = [
 ]
 
 
+def _env(**extra):
+    """This environment, with the filterview this test imported first on PYTHONPATH (for the
+    processes a test starts)."""
+    where = os.path.dirname(os.path.dirname(os.path.abspath(filterview.__file__)))
+    path = os.environ.get("PYTHONPATH")
+    return dict(os.environ, PYTHONPATH=where + (os.pathsep + path if path else ""), **extra)
+
+
 def _cases():
     out = []
     for name in filterview.filters():
@@ -253,6 +261,18 @@ def test_bad_inputs():
         fvdask.box(x, iterations=0)
 
 
+def test_without_dask_the_import_says_what_is_needed():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['dask'] = None\n"
+            "try:\n    import filterview.dask\nexcept ImportError as e:\n    print(e)")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120, env=_env())
+    assert "filterview.dask needs Dask's arrays (Debian: python3-dask" in run.stdout, (
+        run.stdout + run.stderr)
+
+
 def test_functions_mirror_the_module():
     import inspect
 
@@ -331,11 +351,11 @@ def test_scheduler_address(tmp_path):
     sched_file = tmp_path / "scheduler.json"
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler",
                                "--scheduler-file", str(sched_file), "--port", "0",
-                               "--no-dashboard"], stdout=subprocess.DEVNULL,
+                               "--no-dashboard"], env=_env(), stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL)]
     try:
         for device in ("0", "1"):
-            env = dict(os.environ, CUDA_VISIBLE_DEVICES=device)
+            env = _env(CUDA_VISIBLE_DEVICES=device)
             procs.append(subprocess.Popen(
                 [sys.executable, "-m", "distributed.cli.dask_worker", "--scheduler-file",
                  str(sched_file), "--nthreads", "1", "--name", "gpu-" + device, "--no-dashboard"],
@@ -449,7 +469,7 @@ def test_scale_bench_runs(tmp_path):
     run = subprocess.run([sys.executable, script, "--size", "300", "--chunk", "64", "--store",
                           "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu", "--filters",
                           "median", "--cpu-workers", "2", "--verify", "6", "--out", str(out)],
-                         capture_output=True, text=True, timeout=300)
+                         capture_output=True, text=True, timeout=300, env=_env())
     assert run.returncode == 0, run.stdout + run.stderr
     table = out.read_text()
     assert "| filterview-cpu | median | 2 CPU |" in table, table
