@@ -18,16 +18,18 @@ finds it in the page cache. Engines:
   filterview-cpu  the module's plain-C reference on CPU worker processes
 
 GPU engines run on 1, 2, ... GPUs (--gpus), each count a fresh cluster; CPU engines on
---cpu-workers processes. Reported per run: wall time, Mpixel/s, scaling against one GPU, the
-filter's time per chunk inside the graph (median) against one in-memory call on a block of the
-same shape on an idle worker, the share of worker time spent filtering (the rest is reading,
-writing, moving halos, scheduling), peak resident memory of any worker process (and of all
-together), and the peak GPU memory used on any GPU (nvidia-smi, above what was in use before).
-Each run's output is checked on --verify windows (corners, chunk edges) against one in-memory
-call of the same engine on that window and its halo. Prints a Markdown table; --out writes it.
+--cpu-workers processes. --scheduler threads needs no distributed: this process alone, on its
+current GPU (--gpus 1) or on --cpu-workers threads. Reported per run: wall time, Mpixel/s, scaling
+against one GPU, the filter's time per chunk inside the graph (median) against one in-memory call
+on a block of the same shape on an idle worker, the share of worker time spent filtering (the rest
+is reading, writing, moving halos, scheduling), peak resident memory of any worker process (and of
+all together), and the peak GPU memory used on any GPU (nvidia-smi, above what was in use before).
+Each run's output is checked on --verify windows (corners, chunk edges) against one in-memory call
+of the same engine on that window and its halo. Prints a Markdown table; --out writes it.
 
-Needs numpy, dask, distributed and filterview; cupy for the GPU engines, scipy for scipy, zarr
-for --store zarr, psutil for memory figures (else they are left out), nvidia-smi for GPU memory.
+Needs numpy, dask, distributed (but for --scheduler threads) and filterview; cupy for the GPU
+engines, scipy for scipy, zarr for --store zarr, psutil for memory figures (else they are left
+out), nvidia-smi for GPU memory.
 """
 
 import argparse
@@ -40,6 +42,7 @@ import time
 
 import numpy as np
 
+import dask
 import dask.array as da
 import filterview
 import filterview.dask as fvdask
@@ -74,8 +77,12 @@ def filter_block(block, engine, name):
     return _ndimage_call(nd, name, block)
 
 
+LOCAL_TIMES = []  # --scheduler threads: the chunks' times, in this process
+
+
 def timed_block(block, engine, which):
-    """filter_block, its time kept on the worker (distributed.get_worker) for the report."""
+    """filter_block, its time kept on the worker (distributed.get_worker) for the report, or
+    in this process under the threaded scheduler."""
     t0 = time.perf_counter()
     out = filter_block(block, engine, which)
     dt = time.perf_counter() - t0
@@ -84,7 +91,7 @@ def timed_block(block, engine, which):
         w = get_worker()
         w._fv_chunk_times = getattr(w, "_fv_chunk_times", []) + [(dt, block.shape)]
     except (ImportError, ValueError):
-        pass
+        LOCAL_TIMES.append((dt, block.shape))
     return out
 
 
@@ -208,8 +215,9 @@ class Monitor:
     """Peak resident memory of this process's children (the workers) and peak GPU memory, sampled
     in a thread."""
 
-    def __init__(self, base_gpu, period=0.25):
+    def __init__(self, base_gpu, period=0.25, itself=False):
         self.period = period
+        self.itself = itself  # this process too (the threaded scheduler's workers)
         self.base_gpu = base_gpu
         self.peak_rss = {}
         self.peak_gpu = {}
@@ -223,7 +231,7 @@ class Monitor:
 
     def _sample(self):
         if self._me is not None:
-            for p in self._me.children(recursive=True):
+            for p in self._me.children(recursive=True) + ([self._me] if self.itself else []):
                 try:
                     rss = p.memory_info().rss
                 except Exception:  # the process ended between the listing and the read
@@ -270,20 +278,32 @@ def run_once(args, client, engine, name, n_workers, threads, base_gpu):
     y = fvdask._map_chunks(x, reach, False, timed_block, engine=engine, which=name)
     target = make_output(args, dst)
     store = da.store(y, target, lock=False, compute=False)
-    client.run(warm_up, engine, name)
-    client.run(take_chunk_times)
-    with Monitor(base_gpu) as mon:
-        t0 = time.perf_counter()
-        client.compute(store).result()
-        wall = time.perf_counter() - t0
-    times = [t for ts in client.run(take_chunk_times).values() for t in ts]
+    if client is None:  # --scheduler threads: this process, on its current GPU
+        warm_up(engine, name)
+        del LOCAL_TIMES[:]
+        with Monitor(base_gpu, itself=True) as mon:
+            t0 = time.perf_counter()
+            dask.compute(store, scheduler="threads", num_workers=n_workers * threads)
+            wall = time.perf_counter() - t0
+        times = list(LOCAL_TIMES)
+    else:
+        client.run(warm_up, engine, name)
+        client.run(take_chunk_times)
+        with Monitor(base_gpu) as mon:
+            t0 = time.perf_counter()
+            client.compute(store).result()
+            wall = time.perf_counter() - t0
+        times = [t for ts in client.run(take_chunk_times).values() for t in ts]
     if not times:
         raise RuntimeError("no chunk reported its time")
     interior = max((s for _, s in times), key=lambda s: s[0] * s[1])
     chunk_ms = statistics.median(dt * 1e3 for dt, s in times if s == interior)
-    worker = sorted(client.scheduler_info()["workers"])[0]
-    ref_ms = client.submit(in_memory_ms, interior, engine, name, workers=[worker],
-                           pure=False).result()
+    if client is None:
+        ref_ms = in_memory_ms(interior, engine, name)
+    else:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        ref_ms = client.submit(in_memory_ms, interior, engine, name, workers=[worker],
+                               pure=False).result()
     busy = sum(dt for dt, _ in times) / (wall * n_workers * threads)
     rss = sorted(mon.peak_rss.values())
     row = {
@@ -351,6 +371,9 @@ def main():
                     help="threads of each GPU worker (one filters while another reads; default 2)")
     ap.add_argument("--cpu-workers", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--verify", type=int, default=8, help="output windows checked (default 8)")
+    ap.add_argument("--scheduler", choices=("distributed", "threads"), default="distributed",
+                    help="threads: no distributed, this process alone on its current GPU "
+                    "(--gpus 1) or --cpu-workers threads")
     ap.add_argument("--out", help="also write the table to this Markdown file")
     args = ap.parse_args()
 
@@ -387,7 +410,9 @@ def main():
              time.perf_counter() - t0), flush=True)
     warm_page_cache(src)
 
-    from distributed import Client
+    threaded = args.scheduler == "threads"
+    if threaded and any(c != 1 for c in counts) and any(e in GPU_ENGINES for e in engines):
+        raise SystemExit("--scheduler threads runs on one GPU: --gpus 1")
     base_gpu = gpu_memory_mib()  # before any worker or call of this process uses a GPU
     rows = []
     plans = []
@@ -399,8 +424,13 @@ def main():
     for engine, n in plans:
         gpu = engine in GPU_ENGINES
         threads = args.threads_per_gpu if gpu else 1
-        cluster = gpu_cluster(devices[:n], threads) if gpu else cpu_cluster(n)
-        with cluster, Client(cluster) as client:
+        if threaded:
+            cluster, client = None, None
+        else:
+            from distributed import Client
+            cluster = gpu_cluster(devices[:n], threads) if gpu else cpu_cluster(n)
+            client = Client(cluster)
+        try:
             for name in args.filters.split(","):
                 row = run_once(args, client, engine, name, n, threads, base_gpu)
                 row["gpu"] = gpu
@@ -408,6 +438,10 @@ def main():
                 print("%-14s %-8s %3d %s: %7.1f s  %8.1f Mpx/s  chunk %.1f ms (in memory %.1f)"
                       % (engine, name, n, "GPUs" if gpu else "CPU workers", row["wall_s"],
                          row["mpx_s"], row["chunk_ms"], row["ref_ms"]), flush=True)
+        finally:
+            if client is not None:
+                client.close()
+                cluster.close()
 
     one = {(r["engine"], r["filter"]): r["mpx_s"] for r in rows if r["gpu"] and r["workers"] == 1}
     lines = [
