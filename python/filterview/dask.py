@@ -17,10 +17,13 @@ applies its own ``border``, as on the whole image (``wrap`` alone takes its halo
 side: dask's ``periodic``). Chunks thinner than the reach are merged with a neighbour while they
 are filtered (``dask.array.overlap.ensure_minimum_chunksize``), an axis no longer than the reach
 is filtered as one chunk, and so is the channel axis; the result has the input's chunks.
-Parameters with no bounded reach are refused with the exact alternatives: Canny's full
-hysteresis (chains of any length: use ``hysteresis="one-pass"``, a stage before hysteresis, or
-the whole image), automatic Canny thresholds (from the whole image's magnitudes: give ``low``
-and ``high``), and the kernel and spectrum stages of ``conv`` (the whole image's transform).
+Canny's full hysteresis (the default: chains of any length) is made exact by passes: the stages
+up to the double threshold in chunks, then the edges grown through the weak pixels inside each
+chunk and a one-pixel halo, pass after pass, until a pass adds nothing; it runs when called,
+not lazily, and holds two bytes a pixel. Other parameters with no bounded reach are refused
+with the exact alternatives: automatic Canny thresholds (from the whole image's magnitudes:
+give ``low`` and ``high``), Canny's ``sweeps`` limit, and the kernel and spectrum stages of
+``conv`` (the whole image's transform).
 
 Several GPUs: one Dask worker process per GPU, each seeing only its own
 (``CUDA_VISIBLE_DEVICES``); :func:`gpu_cluster` starts them on one host. docs/scale.md has the
@@ -37,6 +40,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 try:
     import dask.array as da
+    import numpy as np
     from dask.array.overlap import ensure_minimum_chunksize
 except ImportError as e:  # the module itself needs only NumPy: say what this part needs
     raise ImportError("filterview.dask needs Dask's arrays (Debian: python3-dask; pip: "
@@ -71,11 +75,11 @@ def _unbounded_message(info: FilterInfo, params: Dict[str, Any]) -> str:
                 "magnitudes, so no chunk can compute them: give low= and high= (e.g. from one "
                 "call on a reduced image), or filter the whole image in one call")
     if name == "canny":
-        return ("canny: full hysteresis follows edge chains of any length across the image, so "
-                "no halo makes a chunk exact. Exact alternatives: hysteresis='one-pass' (weak "
-                "pixels next to a strong one); a stage before hysteresis (stage='nms' or "
-                "stage='thresholds'); or the whole image in one call "
-                "(filterview.canny(image.compute(), ...))")
+        return ("canny: sweeps=%s stops hysteresis at chains of that many pixels, for which the "
+                "registry gives no reach. Exact alternatives: sweeps=0 (full hysteresis, exact "
+                "across chunks); hysteresis='one-pass'; a stage before hysteresis (stage='nms' "
+                "or stage='thresholds'); or the whole image in one call "
+                "(filterview.canny(image.compute(), ...))" % params.get("sweeps"))
     if name == "conv":
         return ("conv: stage=%r shows the whole image's transform, which no chunk has: only "
                 "stage='output' runs in chunks" % params.get("stage"))
@@ -145,15 +149,18 @@ def apply(filter: str, image: "da.Array", *, variant: Optional[str] = None, iter
     uint8, uint16 or float32 chunks of NumPy or CuPy) lazily, chunk by chunk with a halo of the
     filter's reach: ``apply("box", img, radius=3)`` is ``filterview.dask.box(img, radius=3)``.
     The result is a dask array of the same shape, dtype, chunks and chunk type; computed, it
-    equals the filter on the whole image.
-    ValueError (filterview.ArgumentError) for parameters with no bounded reach (the message names
-    the exact alternatives)."""
+    equals the filter on the whole image. Canny with full hysteresis is computed here, in passes
+    (see the module's help). ValueError (filterview.ArgumentError) for parameters with no bounded
+    reach (the message names the exact alternatives)."""
     info = _fv.filter_info(filter)
     _check_image(info, image, variant)
     if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral):
         raise ArgumentError("%s: iterations must be an integer in 1..%d, got %r"
                             % (info.name, info.max_iterations, iterations))
     _fv._check_variant(info, variant)
+    if info.name == "canny" and _full_hysteresis(info, params):
+        _fv.reach(info.name, iterations=int(iterations), **params)  # the parameters checked
+        return _canny_full_hysteresis(image, variant, params)
     reach = depth(info.name, iterations=int(iterations), **params)
     return _map_chunks(image, reach, _border(info, params) == _WRAP, _run_chunk, filter=info.name,
                        variant=variant, iterations=int(iterations), params=params)
@@ -183,6 +190,85 @@ def _map_chunks(image: "da.Array", reach: int, wrap: bool, func: Any, **kwargs: 
                             meta=x._meta, **kwargs)
     # the caller's chunks back (a store such as Zarr takes its own regular chunks only)
     return out if out.chunks == image.chunks else out.rechunk(image.chunks)
+
+
+# ---- Canny's full hysteresis: passes over the chunks until nothing changes ----------------------
+
+def _value(info: FilterInfo, params: Dict[str, Any], keyword: str) -> Any:
+    if keyword in params:
+        return params[keyword]
+    for p in info.params:
+        if p.keyword == keyword:
+            return p.default
+    return None
+
+
+def _full_hysteresis(info: FilterInfo, params: Dict[str, Any]) -> bool:
+    """Canny's edges with full, unlimited hysteresis and given thresholds: what
+    _canny_full_hysteresis makes exact."""
+    return (_value(info, params, "stage") == "edges"
+            and _value(info, params, "hysteresis") == "full"
+            and _value(info, params, "thresholds") == "manual"
+            and not _value(info, params, "sweeps"))
+
+
+def _propagate(block: Any) -> Any:
+    """Channel 1 (edges) grown through channel 0 (weak or strong pixels), 8-connected, inside
+    the block: every candidate joined to an edge by candidates becomes one."""
+    if _array_kind(block) == "cupy":
+        import cupy  # noqa: PLC0415
+        from cupyx.scipy.ndimage import binary_propagation  # noqa: PLC0415
+        xp = cupy
+    else:
+        from scipy.ndimage import binary_propagation  # noqa: PLC0415
+        xp = np
+    grown = binary_propagation(block[..., 1] > 0, structure=xp.ones((3, 3), bool),
+                               mask=block[..., 0] > 0)
+    return xp.stack([block[..., 0], grown.astype(block.dtype)], axis=2)
+
+
+def _canny_full_hysteresis(image: "da.Array", variant: Optional[str],
+                           params: Dict[str, Any]) -> "da.Array":
+    """Canny with full hysteresis, exact across chunks. The stages up to the double threshold
+    run chunk by chunk (bounded reach); then the edges start as the strong pixels and grow
+    through the weak ones inside each chunk and its one-pixel halo, pass after pass, until a
+    pass adds nothing: then every weak pixel joined to a strong one by weak pixels is an edge,
+    as on the whole image. Runs when called (each pass is computed), holding the two masks (two
+    bytes a pixel) in memory, the cluster's under distributed."""
+    if image.dtype != np.uint8:
+        raise ArgumentError("filterview.dask.canny: full hysteresis across chunks takes uint8 "
+                            "images, got %s: use hysteresis='one-pass', or the whole image in "
+                            "one call" % image.dtype)
+    if _array_kind(image._meta) == "numpy":
+        try:
+            __import__("scipy.ndimage")  # only whether it loads: the chunks import it
+        except ImportError:
+            raise ArgumentError("filterview.dask.canny: full hysteresis across chunks needs SciPy "
+                                "(Debian: python3-scipy); or use hysteresis='one-pass', or the "
+                                "whole image in one call") from None
+    gray = image if image.ndim == 2 else image[..., 0]
+    # the classes in colour: strong white, weak (255, 160, 0); a gray image as R = G = B, which
+    # Canny's gray conversion gives back exactly (its weights sum to 2^15)
+    rgb = da.stack([gray] * 3, axis=2) if image.ndim == 2 or image.shape[2] == 1 else image
+    classes = apply("canny", rgb, variant=variant, **dict(params, stage="thresholds"))
+    state = da.stack([(classes[..., 0] == 255), (classes[..., 1] == 255)], axis=2)
+    state = state.astype(np.uint8).persist()
+    count = int(state[..., 1].sum().compute())
+    while True:
+        grown = _map_chunks(state, 1, False, _propagate).persist()
+        grown_count = int(grown[..., 1].sum().compute())
+        state = grown
+        if grown_count == count:
+            break
+        count = grown_count
+    edges = state[..., 1] * np.uint8(255)
+    if image.ndim == 2:
+        out = edges
+    elif image.shape[2] == 4:  # every stage is shown opaque
+        out = da.stack([edges, edges, edges, da.full_like(edges, 255)], axis=2)
+    else:
+        out = da.stack([edges] * image.shape[2], axis=2)
+    return out.rechunk(image.chunks)
 
 
 # ---- one function per filter, as in filterview -------------------------------------------------

@@ -38,7 +38,7 @@ CASES = {
              {"shape": "box", "radius": 3}],
 }
 UNBOUNDED = [
-    ("canny", {}, "hysteresis='one-pass'"),
+    ("canny", {"sweeps": 3}, "sweeps=0 (full hysteresis, exact across chunks)"),
     ("canny", {"hysteresis": "one-pass", "thresholds": "auto"}, "give low= and high="),
     ("canny", {"stage": "thresholds", "thresholds": "auto"}, "give low= and high="),
     ("conv", {"stage": "kernel"}, "only stage='output' runs in chunks"),
@@ -234,11 +234,49 @@ def test_unbounded_reach_is_refused(name, params, says):
 def test_canny_refusal_names_the_alternatives():
     x = da.zeros((16, 16), dtype=np.uint8, chunks=8)
     with pytest.raises(filterview.ArgumentError) as e:
-        fvdask.canny(x)
+        fvdask.canny(x, sweeps=2)
     msg = str(e.value)
-    for alternative in ("hysteresis='one-pass'", "stage='nms'", "stage='thresholds'",
+    for alternative in ("sweeps=0", "hysteresis='one-pass'", "stage='nms'", "stage='thresholds'",
                         "filterview.canny(image.compute()"):
         assert alternative in msg, msg
+    with pytest.raises(filterview.ArgumentError, match="takes uint8 images, got uint16"):
+        fvdask.canny(da.zeros((16, 16), dtype=np.uint16, chunks=8))
+
+
+def _long_chain(channels):
+    """A step edge just above `low` down the whole image, strong only in its first rows: full
+    hysteresis follows it through every chunk below, one-pass stops after a pixel."""
+    img = np.zeros((67, 41), np.uint8)
+    img[:, 20:] = 60
+    img[:4, 20:] = 250
+    if channels in (None, 1):
+        return img if channels is None else img[:, :, None]
+    alpha = np.random.default_rng(SEED).integers(0, 256, img.shape, dtype=np.uint8)
+    return np.dstack([img] * 3 + ([alpha] if channels == 4 else []))
+
+
+def _walk(channels):
+    """Random walks along the rows: edges of every length and direction."""
+    rng = np.random.default_rng(SEED + 10)
+    img = np.clip(np.cumsum(rng.normal(0, 25, (53, 71)), axis=1) + rng.normal(0, 10, (53, 71)),
+                  0, 255).astype(np.uint8)
+    if channels in (None, 1):
+        return img if channels is None else img[:, :, None]
+    return np.dstack([img, img[::-1], img[:, ::-1]] + ([img] if channels == 4 else []))
+
+
+@pytest.mark.parametrize("picture,channels", [(_long_chain, None), (_long_chain, 4),
+                                              (_walk, 1), (_walk, 3)])
+def test_canny_full_hysteresis_across_chunks(picture, channels):
+    img = picture(channels)
+    x = da.from_array(img, chunks=(9, 7) + img.shape[2:])
+    params = {"low": 100, "high": 600} if picture is _long_chain else {"low": 20, "high": 60}
+    want = filterview.canny(img, variant=CPU, **params)
+    one_pass = filterview.canny(img, variant=CPU, hysteresis="one-pass", **params)
+    assert not np.array_equal(want, one_pass)  # the chains do cross chunks
+    result = fvdask.canny(x, variant=CPU, **params)
+    assert result.chunks == x.chunks and result.dtype == x.dtype
+    assert_exact(result.compute(), want, "canny, full hysteresis, in 9x7 chunks")
 
 
 def test_bad_inputs():
@@ -443,6 +481,24 @@ def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
             assert worst <= bound, "%s: %d from the reference, the whole image %d" % (
                 what, worst, bound)
     assert ran, "%s %s: no GPU variant ran" % (name, params)
+
+
+@pytest.mark.skipif(not HAVE_DEVICE, reason="needs a CUDA device")
+@pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
+def test_gpu_canny_full_hysteresis(chunk_lib):
+    """The fastest variant's full hysteresis in chunks (the passes through cupyx on CuPy
+    chunks) against the whole image."""
+    img = _walk(3)
+    x = da.from_array(img, chunks=(9, 13, 3))
+    if chunk_lib == "cupy":
+        cupy = pytest.importorskip("cupy")
+        x = x.map_blocks(cupy.asarray)
+    got = fvdask.canny(x, low=20, high=60).compute()
+    if chunk_lib == "cupy":
+        got = cupy.asnumpy(got)
+    assert_exact(got, filterview.canny(img, low=20, high=60), "canny/fastest full, " + chunk_lib)
+    assert_exact(got, filterview.canny(img, low=20, high=60, variant=CPU),
+                 "canny/fastest full against the reference, " + chunk_lib)
 
 
 def test_host_variant_on_device_chunks_is_refused():
