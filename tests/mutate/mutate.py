@@ -9,7 +9,8 @@ grades the product by itself, or none at all.
                                    [--cuda-arch ARCH]
 
 - The scratch copy (default $TMPDIR/filterview-mutate) holds the working tree's files as they are,
-  committed or not (git ls-files: tracked, and untracked but not ignored); it is built once
+  committed or not (git ls-files: tracked, and untracked but not ignored), kept between runs so
+  that a run rebuilds only what changed; it is built once
   (Ninja and ccache where installed, one CUDA architecture: --cuda-arch, default 75-real) and then
   again after each bug, which recompiles one file.
 - The tests: ctest -L LABEL -E EXCLUDE, by default the labels cpu, cli and python without the
@@ -89,6 +90,28 @@ MUTANTS = [
      "src->data + (size_t)conv_clamp(y - i + k->cy, h - 1) * src->pitch;",
      "src->data + (size_t)conv_clamp(y + i - k->cy, h - 1) * src->pitch;",
      "conv correlates instead of convolving (the kernel not flipped vertically)"),
+    ("compare_runs_a_twice", "viewer/modes/compare.c",
+     "st = run_variant_to_host(side[k].filter, side[k].variant, &src, &out[k],\n"
+     "                                     cli_params(o, side[k].filter), &ms[k]);",
+     "st = run_variant_to_host(side[0].filter, side[0].variant, &src, &out[k],\n"
+     "                                     cli_params(o, side[0].filter), &ms[k]);",
+     "--compare runs side A for both sides (a cpu-with-cpu comparison cannot tell)"),
+    ("python_bench_constant_time", "python/filterview/__init__.py",
+     "times.append((t1 - t0) * 1e3)",
+     "times.append(1.0 + 0 * (t1 - t0))",
+     "Python's bench reports a constant time on the host"),
+    ("help_keys_empty", "viewer/main.c",
+     "case CLI_MODE_HELP_KEYS: keys_print_help(stdout, 1); return 0;",
+     "case CLI_MODE_HELP_KEYS: return 0;",
+     "--help-keys prints nothing (readme_keys looked for every line it printed)"),
+    ("hud_no_text", "viewer/window/hud_layout.c",
+     "if (L->n_runs >= HUD_MAX_RUNS) return -1;",
+     "if (1) return -1;",
+     "the HUD lays out no text at all (no glyph is outside the window either)"),
+    ("batch_writes_nothing", "viewer/modes/batch_many.c",
+     "if (s == FV_OK) s = image_save(j->out, &j->dst, &b->save);",
+     "if (s == FV_OK && j->src.width < 0) s = image_save(j->out, &j->dst, &b->save);",
+     "a folder batch writes no file and says nothing"),
     ("compare_exit_zero", "viewer/modes/compare.c",
      "return d.n_differing > 0 || d.max_abs > 0 ? 1 : 0;",
      "return 0;",
@@ -112,19 +135,36 @@ def run(cmd, cwd=None, log=None, timeout=None):
     return p.returncode, p.stdout
 
 
-def copy_tree(root, dest):
-    """The working tree's files (tracked, and untracked but not ignored) into dest."""
+def sync_tree(root, dest):
+    """Makes dest hold the working tree's files (tracked, and untracked but not ignored) and
+    nothing else, writing only those whose content differs: their time is then new, so the build
+    recompiles exactly them (a copy that kept the tree's times would look older than the objects
+    an earlier run built from a planted bug)."""
     files = subprocess.run(["git", "-C", root, "ls-files", "-co", "--exclude-standard", "-z"],
                            stdout=subprocess.PIPE, check=True).stdout.split(b"\0")
+    wanted = set()
     for name in files:
-        if not name:
-            continue
         rel = name.decode()
         src = os.path.join(root, rel)
-        if not os.path.isfile(src):  # deleted but still tracked
+        if not rel or not os.path.isfile(src):  # deleted but still tracked
             continue
-        os.makedirs(os.path.dirname(os.path.join(dest, rel)) or dest, exist_ok=True)
-        shutil.copy2(src, os.path.join(dest, rel))
+        wanted.add(rel)
+        target = os.path.join(dest, rel)
+        with open(src, "rb") as f:
+            data = f.read()
+        if os.path.isfile(target):
+            with open(target, "rb") as f:
+                if f.read() == data:
+                    continue
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        with open(target, "wb") as f:
+            f.write(data)
+        shutil.copymode(src, target)
+    for top, _, names in os.walk(dest):
+        for n in names:
+            rel = os.path.relpath(os.path.join(top, n), dest)
+            if rel not in wanted:
+                os.remove(os.path.join(top, n))
 
 
 def configure(src, build, arch):
@@ -188,10 +228,9 @@ def main():
     src = os.path.join(args.scratch, "src")
     build = os.path.join(args.scratch, "build")
     logs = os.path.join(args.scratch, "logs")
-    shutil.rmtree(src, ignore_errors=True)
-    os.makedirs(src)
+    os.makedirs(src, exist_ok=True)
     os.makedirs(logs, exist_ok=True)
-    copy_tree(root, src)
+    sync_tree(root, src)
     print("mutate: %d bugs; scratch copy of %s in %s" % (len(chosen), root, src), flush=True)
 
     code, out = configure(src, build, args.cuda_arch)
