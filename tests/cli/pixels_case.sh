@@ -47,10 +47,10 @@ run_cases() {
       kf=""
     fi
     o="$out/$n.$ext"
-    "$fv" "$image" -f "$filter" -v "$variant" "$@" -o "$o" >"$out/$n.log" 2>&1 ||
+    "$fv" "$image" -f "$filter" -v "$variant" "$@" -o "$o" >"$out/$n.log" 2>&1 </dev/null ||
       fail "$filter/$variant $*: exit $? ($(cat "$out/$n.log"))"
     # shellcheck disable=SC2086 # kf, jpeg and entry are word lists
-    "$ref" check --tested "$tested" --variant "$variant" $kf $jpeg "$o" "$image" "$filter" $entry ||
+    "$ref" check --tested "$tested" --variant "$variant" $kf $jpeg "$o" "$image" "$filter" $entry </dev/null ||
       fail "$filter/$variant $*: the output is not the reference's (--$tested)"
   done <"$out/cases"
 }
