@@ -5,10 +5,11 @@
  * pixels along it), hysteresis against literal synchronous sweeps on random images, degenerate
  * sizes and padded pitches, the parameter table; uint16 and float32 stages, the Sobel's border and
  * NaN and infinity worked by hand. With `--opencv SCRIPT DIR PHOTOS...` instead:
- * writes cases (photos and random images, blur off) for tests/cpu/canny_opencv.py, which holds the
- * gray stage against cv2.cvtColor and the edge map against cv2.Canny (exit 77 without cv2); with
- * `--scipy SCRIPT DIR`: every type x border for tests/cpu/canny_scipy.py (blur and Sobel against
- * scipy.ndimage). Needs no GPU.
+ * writes cases (photos and random images, blur off and on) for tests/cpu/canny_opencv.py, which
+ * holds the gray stage against cv2.cvtColor, the blur stage against scipy (as the Gaussian's
+ * reference is) and the edge map against cv2.Canny of the blurred image (exit 77 without cv2);
+ * with `--scipy SCRIPT DIR`: every type x border for tests/cpu/canny_scipy.py (blur and Sobel
+ * against scipy.ndimage). Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "canny/canny.h"
 #include "image_io.h"
@@ -598,30 +599,34 @@ static void test_table(void)
 
 /* ---- against OpenCV --------------------------------------------------------------------------- */
 static int write_case(const char *dir, int index, const fv_image *src, double low, double high,
-                      int l2, char *files, size_t size)
+                      int l2, double sigma, char *files, size_t size)
 {
     const int w = src->width, h = src->height;
-    fv_image gray = test_image_padded(w, h, 0), edges = test_image_padded(w, h, 0);
-    canny_args a = {.stage = CANNY_GRAY, .l2 = l2};
+    fv_image gray = test_image_padded(w, h, 0), blur = test_image_padded(w, h, 0),
+             edges = test_image_padded(w, h, 0);
+    canny_args a = {.stage = CANNY_GRAY, .sigma = sigma, .l2 = l2};
     fv_params p = params_of(a);
     p.value[CANNY_LOW] = low; /* reals: cv2.Canny floors them, as we do */
     p.value[CANNY_HIGH] = high;
     int ok = test_ref_runs(canny_ref, src, &gray, &p, "canny_ref");
+    p.value[CANNY_STAGE] = CANNY_BLUR;
+    ok = ok && test_ref_runs(canny_ref, src, &blur, &p, "canny_ref");
     p.value[CANNY_STAGE] = CANNY_EDGES;
     ok = ok && test_ref_runs(canny_ref, src, &edges, &p, "canny_ref");
     char path[1024];
     snprintf(path, sizeof path, "%s/canny_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");
-    ok = ok && f && fprintf(f, "%d %d %.17g %.17g %d\n", w, h, low, high, l2) > 0;
+    ok = ok && f && fprintf(f, "%d %d %.17g %.17g %d %.17g\n", w, h, low, high, l2, sigma) > 0;
     for (int y = 0; ok && y < h; y++) ok = fwrite(px(src, 0, y), 4, (size_t)w, f) == (size_t)w;
-    for (int y = 0; ok && y < h; y++)
-        for (int x = 0; ok && x < w; x++) ok = fputc(px(&gray, x, y)[0], f) != EOF;
-    for (int y = 0; ok && y < h; y++)
-        for (int x = 0; ok && x < w; x++) ok = fputc(px(&edges, x, y)[0], f) != EOF;
+    const fv_image *planes[] = {&gray, &blur, &edges};
+    for (int k = 0; k < 3; k++)
+        for (int y = 0; ok && y < h; y++)
+            for (int x = 0; ok && x < w; x++) ok = fputc(px(planes[k], x, y)[0], f) != EOF;
     if (f) ok = fclose(f) == 0 && ok;
     test_check(&t, ok, "case file written:", path);
     if (ok) test_files_add(files, size, path);
     free(gray.data);
+    free(blur.data);
     free(edges.data);
     return ok;
 }
@@ -634,6 +639,7 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
     /* 0.5: every kept pixel strong (a threshold of 0 would mean the default) */
     static const double thresholds[][3] = {{50, 150, 0}, {100, 200, 1}, {20, 60, 0},
                                            {150, 90, 1}, {0.5, 0.5, 0}, {30.7, 99.9, 1}};
+    static const double blur_sigmas[] = {0.6, 1.4, 4.0};
     char files[8192] = "";
     int index = 0;
     for (int i = 0; i < n_photos; i++) {
@@ -645,7 +651,11 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
         }
         for (int k = 0; k < 4; k++)
             write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
-                       files, sizeof files);
+                       0.0, files, sizeof files);
+        /* the blur on: the default sigma, a wide one and the widest */
+        for (int k = 0; k < 3; k++)
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
+                       blur_sigmas[k], files, sizeof files);
         fv_host_image_free(&img);
     }
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {2, 2}, {130, 100}};
@@ -658,7 +668,7 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
                     px(&img, x, y)[0] = (uint8_t)(x * 3 + (y / 10) * 40 + px(&img, x, y)[0] / 16);
         for (int k = 0; k < 6; k++)
             write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
-                       files, sizeof files);
+                       k < 3 ? 0.0 : blur_sigmas[k - 3], files, sizeof files);
         free(img.data);
     }
     const int code = test_python(script, files);
