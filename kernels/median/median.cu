@@ -293,7 +293,7 @@ static const fv_variant median_variants[] = {
      .summary = median_fast_summary,
      .run = median_fast_run,
      .kernels = median_fast_kernels},
-    FV_VARIANT_NPP_MEDIAN FV_VARIANT_CPU,
+    FV_VARIANT_NPP_MEDIAN FV_VARIANT_CPU_ALL,
 };
 
 static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
@@ -305,6 +305,7 @@ static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
                      .step = 2,
                      .def = 3,
                      .odd_only = 1},
+    FV_PARAM_BORDER_ROWS,
 };
 
 /* every odd size: the fast variant has code of its own for each */

@@ -4,21 +4,27 @@
  * kernels/median/median_fast.cu, the border padding the NPP peer needs).
  *
  * Each output R, G and B is the median of its channel over the k x k window (k odd, 3..25)
- * around the pixel, borders replicated (coordinates clamped to the image); alpha is the centre
- * pixel's. With n = k * k values the median is the value of rank (n - 1) / 2 counted from 0 in
- * ascending order: a value that is in the window, so every variant can and must produce exactly
- * the reference's bytes.
+ * around the pixel, read past the edges as the `border` parameter says (kernels/core/border.h);
+ * alpha is the centre pixel's. With n = k * k values the median is the value of rank (n - 1) / 2
+ * counted from 0 in ascending order: a value that is in the window, so every variant can and
+ * must produce exactly the reference's bytes, in every pixel type. The order is that of the keys
+ * below: the numbers' own for uint8 and uint16; for float32 IEEE's with -0 below +0 and every NaN
+ * above +infinity (numpy.sort's place for NaN), so that a window of NaNs has NaN as its median
+ * once they reach the median's rank.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_MEDIAN_H
 #define FV_MEDIAN_H
 
 #include "filter.h"
 
+#include <string.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { MEDIAN_SIZE, MEDIAN_N_PARAMS }; /* indices in the median filter's parameter table */
+/* indices in the median filter's parameter table: the size, then FV_PARAM_BORDER_ROWS */
+enum { MEDIAN_SIZE, MEDIAN_BORDER, MEDIAN_CVAL, MEDIAN_N_PARAMS };
 #define FV_MEDIAN_MIN_SIZE 3
 #define FV_MEDIAN_MAX_SIZE 25
 #define FV_MEDIAN_MAX_AREA (FV_MEDIAN_MAX_SIZE * FV_MEDIAN_MAX_SIZE)
@@ -37,7 +43,56 @@ static inline int median_size(const fv_params *p)
  * `who`) unless an odd integer in range (kernels/median/median_ref.c). */
 fv_status median_size_check(const fv_params *p, const char *who, int *size);
 
-/* The reference (kernels/median/median_ref.c): a sliding 256-bin histogram per channel along each row. */
+/* ---- keys: one unsigned order for every pixel type (host and device) ---- */
+#ifdef __CUDACC__
+#define MEDIAN_KEY_FN static __host__ __device__ __forceinline__
+#else
+#define MEDIAN_KEY_FN static inline
+#endif
+
+/* The key of every NaN: that of the quiet NaN 0x7fc00000, above +infinity's 0xff800000. */
+#define MEDIAN_KEY_NAN 0xffc00000u
+
+/* A float32's bits as a key ordered like the numbers: positives get the sign bit set, negatives
+ * are inverted (so -0 sorts just below +0), and every NaN, whatever its sign and payload, becomes
+ * MEDIAN_KEY_NAN. uint8 and uint16 values are their own keys. */
+MEDIAN_KEY_FN uint32_t median_key_of_f32(uint32_t bits)
+{
+    if ((bits & 0x7fffffffu) > 0x7f800000u) return MEDIAN_KEY_NAN;
+    return bits & 0x80000000u ? ~bits : bits | 0x80000000u;
+}
+
+/* The float32 bits of a key (a NaN comes back as 0x7fc00000). */
+MEDIAN_KEY_FN uint32_t median_f32_of_key(uint32_t key)
+{
+    return key & 0x80000000u ? key & 0x7fffffffu : ~key;
+}
+
+/* The key of the constant border's value cval in `type`: integers round half up and saturate (the
+ * registry has already refused a cval that is not a whole number in range); float32 is cval as a
+ * float. */
+static inline uint32_t median_cval_key(fv_pixel_type type, double cval)
+{
+    if (type == FV_PIXEL_F32) {
+        const float f = (float)cval;
+        uint32_t bits;
+        memcpy(&bits, &f, 4);
+        return median_key_of_f32(bits);
+    }
+    const double max = type == FV_PIXEL_U16 ? 65535.0 : 255.0;
+    return cval <= 0 ? 0u : (cval >= max ? (uint32_t)max : (uint32_t)(cval + 0.5));
+}
+
+/* The border and its constant of p, read by index (the reference has no descriptor at hand; the
+ * same rows fv_params_border and fv_params_cval read). */
+static inline fv_border median_border(const fv_params *p)
+{
+    const int b = (int)p->value[MEDIAN_BORDER];
+    return b >= 0 && b < FV_BORDER_COUNT ? (fv_border)b : FV_BORDER_REPLICATE;
+}
+
+/* The reference (kernels/median/median_ref.c): every type and border; a sorted window slid along
+ * each row, one column out and one in per step. */
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
