@@ -68,6 +68,37 @@ MEDIAN_KEY_FN uint32_t median_f32_of_key(uint32_t key)
     return key & 0x80000000u ? key & 0x7fffffffu : ~key;
 }
 
+/* The key of rank `rank` among the k x k keys win[i * stride + j] (0 <= i, j < k), by a bitwise
+ * binary search as the counting variants do, but only over the bits in which the keys differ:
+ * one pass ORs each key's difference from the first (every key, so the answer too, shares the
+ * first's bits above the highest difference), then one counting pass per bit below it keeps the
+ * bit where at most `rank` keys lie below the candidate. (bits + 1) * k * k steps: at most 17 passes
+ * for uint16 keys, 33 for float32, fewer where the window's values are close. The `fast` variant's
+ * selection for k >= 11 on keys (kernels/median/median_fast_keys.cu), checked on the CPU by
+ * tests/cpu/test_median_ref.c. */
+MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k, uint32_t rank)
+{
+    const uint32_t first = win[0];
+    uint32_t differ = 0;
+    for (int i = 0; i < k; i++)
+        for (int j = 0; j < k; j++) differ |= win[i * stride + j] ^ first;
+    if (!differ) return first;
+#ifdef __CUDA_ARCH__
+    const int top = 31 - __clz(differ);
+#else
+    const int top = 31 - __builtin_clz(differ);
+#endif
+    uint32_t result = first & ~(0xffffffffu >> (31 - top));
+    for (int bit = top; bit >= 0; bit--) {
+        const uint32_t cand = result | 1u << bit;
+        uint32_t below = 0;
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < k; j++) below += win[i * stride + j] < cand;
+        if (below <= rank) result = cand;
+    }
+    return result;
+}
+
 /* The key of the constant border's value cval in `type`: integers round half up and saturate (the
  * registry has already refused a cval that is not a whole number in range); float32 is cval as a
  * float. */
@@ -95,11 +126,36 @@ static inline fv_border median_border(const fv_params *p)
  * each row, one column out and one in per step. */
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
+/* What every GPU variant is prepared with (its state, made by median_state_create in
+ * kernels/median/median.cu from the parameters once, not per pixel): the window size, the pixel
+ * type, the border and cval's key in that type. */
+typedef struct median_config {
+    int k;
+    fv_pixel_type type;
+    fv_border border;
+    uint32_t cval_key;
+} median_config;
+
+static inline median_config median_config_of(const fv_params *p)
+{
+    const median_config c = {median_size(p), p->type, median_border(p),
+                             median_cval_key(p->type, p->value[MEDIAN_CVAL])};
+    return c;
+}
+
 /* The `fast` variant (kernels/median/median_fast.cu). */
 fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                           const fv_params *p, void *state, cudaStream_t stream);
 int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char median_fast_summary[];
+
+/* fast's path for every case but uint8 with replicate (kernels/median/median_fast_keys.cu): the
+ * window's values as keys in shared memory, pruned networks for k <= 9, a bitwise selection
+ * above; and, for uint8 with k >= 11, the sliding histograms reading through the border
+ * (kernels/median/median_fast.cu). */
+fv_status median_fast_keys_run(const fv_image *src, fv_image *dst, const median_config *cfg,
+                               cudaStream_t stream);
+int median_fast_keys_kernels(const median_config *cfg, fv_kernel_info *out, int max);
 
 /* For the NPP peer (kernels/median/median.cu): copies src into `padded`, a (width + 2 border) x
  * (height + 2 border) device image, with its borders replicated `border` pixels out. */

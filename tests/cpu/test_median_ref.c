@@ -525,6 +525,77 @@ static void test_nan_and_infinity(void)
     }
 }
 
+/* The keys: float32's order is the numbers' (cmp_raw), every NaN one key above +infinity, and
+ * back to the same bits for every number. */
+static void test_keys(uint32_t *seed)
+{
+    brute_type = FV_PIXEL_F32;
+    int ordered = 1, round_trip = 1;
+    for (int i = 0; i < 200000 && ordered && round_trip; i++) {
+        uint32_t a = test_rand(seed), b = test_rand(seed);
+        if (i % 4 == 1) b = a ^ 0x80000000u; /* the same magnitude, the other sign: -0 and +0 too */
+        if (i % 4 == 2)
+            a = 0x7f800000u | (a & 0x807fffffu); /* infinities and NaNs of either sign */
+        const uint32_t ka = median_key_of_f32(a), kb = median_key_of_f32(b);
+        const int by_keys = (ka > kb) - (ka < kb), by_numbers = cmp_raw(&a, &b);
+        ordered = by_keys == by_numbers;
+        if (!isnan(f32_of(a)))
+            round_trip = median_f32_of_key(ka) == a;
+        else
+            round_trip = ka == MEDIAN_KEY_NAN && median_f32_of_key(ka) == 0x7fc00000u;
+    }
+    test_check(&t, ordered, "float32 keys sort as the numbers, -0 below +0, NaN above +infinity",
+               NULL);
+    test_check(&t, round_trip, "float32 keys give back each number's bits, and NaN as 0x7fc00000",
+               NULL);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* fast's selection for k >= 11 (median_select_keys) against sorting, on windows of uint16 values
+ * (all of them, or four: ties), float32 keys (with NaN, infinities, signed zeros) and all-equal
+ * windows, in a row longer than the window (stride > k). */
+static void test_select_keys(uint32_t *seed)
+{
+    static uint32_t win[32 * 25], sorted[FV_MEDIAN_MAX_AREA];
+    int ok = 1;
+    char what[96] = "";
+    for (int trial = 0; trial < 4000 && ok; trial++) {
+        const int k = 11 + 2 * (trial % 8), stride = 32, n = k * k;
+        for (int i = 0; i < k; i++)
+            for (int j = 0; j < stride; j++) {
+                const uint32_t u = test_rand(seed);
+                uint32_t v;
+                switch (trial % 5) {
+                case 0: v = u >> 16; break;
+                case 1: v = (u >> 8) % 4 * 1000; break;
+                case 2: v = median_key_of_f32(f32_bits((float)(u >> 8) / 16777216.0f)); break;
+                case 3: {
+                    static const float special[4] = {INFINITY, -INFINITY, -0.0f, 0.0f};
+                    v = u % 7 == 0 ? MEDIAN_KEY_NAN
+                                   : median_key_of_f32(u % 7 < 5 ? f32_bits(special[u % 7 % 4])
+                                                                 : f32_bits((float)u - 2e9f));
+                    break;
+                }
+                default: v = 12345; break;
+                }
+                win[i * stride + j] = v;
+            }
+        for (int i = 0; i < k; i++) memcpy(sorted + i * k, win + i * stride, sizeof(uint32_t) * k);
+        qsort(sorted, (size_t)n, sizeof sorted[0], cmp_u32);
+        const uint32_t got = median_select_keys(win, stride, k, (uint32_t)(n - 1) / 2);
+        ok = got == sorted[(n - 1) / 2];
+        snprintf(what, sizeof what, "size %d, kind %d: %08x, sorting %08x", k, trial % 5, got,
+                 sorted[(n - 1) / 2]);
+    }
+    test_check(&t, ok, "fast's selection over the differing bits equals sorting, 4000 windows:",
+               ok ? NULL : what);
+}
+
 /* The reference refuses a destination of another type. */
 static void test_type_mismatch(void)
 {
@@ -813,6 +884,8 @@ int main(int argc, char **argv)
         TEST_GROUP(test_nan_and_infinity),
         TEST_GROUP(test_type_mismatch),
         TEST_SEEDED(test_types_against_brute),
+        TEST_SEEDED(test_keys),
+        TEST_SEEDED(test_select_keys),
     };
     static const test_mode modes[] = {
         {"--scipy", 2, "SCRIPT DIR: the reference against scipy", test_scipy}};
