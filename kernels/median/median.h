@@ -122,8 +122,8 @@ static inline fv_border median_border(const fv_params *p)
     return b >= 0 && b < FV_BORDER_COUNT ? (fv_border)b : FV_BORDER_REPLICATE;
 }
 
-/* The reference (kernels/median/median_ref.c): every type and border; a sorted window slid along
- * each row, one column out and one in per step. */
+/* The reference (kernels/median/median_ref.c): every type and border; each channel's keys ranked,
+ * then a sliding histogram of ranks along each row. */
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 /* What every GPU variant is prepared with (its state, made by median_state_create in

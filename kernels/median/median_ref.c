@@ -4,10 +4,13 @@
  *
  * One code path for every type: values are read as keys (kernels/median/median.h: the numbers
  * themselves for the integer types, IEEE order with NaN above +infinity for float32) and written
- * back from the key of the median, so no value is ever computed, only chosen. For each row and
- * channel the window's k*k keys are kept sorted and slid along the row: the column leaving it and
- * the column entering it (each sorted once) are merged out and in by one linear pass, and the
- * median is the key at rank (k*k - 1) / 2. O(k*k) per pixel and channel, whatever the type.
+ * back from the key of the median, so no value is ever computed, only chosen. Per channel, each
+ * pixel's key is replaced by its rank among the channel's distinct keys (cval's included), and
+ * each row slides a histogram of ranks along it (Huang's algorithm): the column leaving the window
+ * is taken out, the one entering put in (k values each), and the median's rank moves from the last
+ * one through a histogram of three levels (bins, blocks of 64, groups of 4096), so that its walk
+ * is short however many distinct values the type allows. O(k) per pixel and channel plus the
+ * walk, after one sort of each channel's keys.
  * Positions past the edge read through fv_border_index (kernels/core/border.h); the constant
  * border reads cval's key. Checked against sorting each window, on hand-worked cases and against
  * scipy.ndimage.median_filter by tests/cpu/test_median_ref.c; every GPU variant equals it byte for
@@ -65,38 +68,80 @@ static void key_store(uint8_t *row, fv_pixel_type type, int x, int c, uint32_t k
     }
 }
 
-static void sort_keys(uint32_t *v, int n) /* insertion sort: a column of at most 25 */
-{
-    for (int i = 1; i < n; i++) {
-        const uint32_t x = v[i];
-        int j = i;
-        for (; j > 0 && v[j - 1] > x; j--) v[j] = v[j - 1];
-        v[j] = x;
-    }
-}
-
 static int cmp_key(const void *a, const void *b)
 {
     const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
     return (x > y) - (x < y);
 }
 
-/* out = (win minus the n sorted keys of `leave`) merged with the n sorted keys of `enter`; win
- * holds every key of `leave` (equal keys are interchangeable, so the first equal one goes). */
-static void slide(const uint32_t *win, int len, const uint32_t *leave, const uint32_t *enter, int n,
-                  uint32_t *out)
+/* The index of `key` in the n sorted distinct keys of `v` (it is one of them). */
+static uint32_t index_of(const uint32_t *v, uint32_t n, uint32_t key)
 {
-    int i = 0, l = 0, e = 0, o = 0;
-    while (i < len) {
-        if (l < n && win[i] == leave[l]) {
-            i++, l++;
-        } else if (e < n && enter[e] < win[i]) {
-            out[o++] = enter[e++];
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A histogram of the window's ranks in three levels, bins, blocks of RANK_BLOCK bins and groups
+ * of RANK_BLOCK blocks, with the median's rank m and `below`, the count of window values of rank
+ * < m, kept as values come and go. Walking m from one pixel's median to the next skips whole
+ * groups and blocks where it can: a few dozen steps however many distinct values there are. */
+#define RANK_BLOCK 64
+#define RANK_GROUP (RANK_BLOCK * RANK_BLOCK)
+typedef struct rank_hist {
+    uint16_t *bin; /* a window holds at most 625 values */
+    uint32_t *block, *group;
+    uint32_t m, below;
+} rank_hist;
+
+static void hist_add(rank_hist *h, uint32_t q, int delta)
+{
+    h->bin[q] = (uint16_t)(h->bin[q] + delta);
+    h->block[q / RANK_BLOCK] += (uint32_t)delta;
+    h->group[q / RANK_GROUP] += (uint32_t)delta;
+    if (q < h->m) h->below += (uint32_t)delta;
+}
+
+/* Moves m to the smallest rank with more than `rank` window values at or below it. */
+static void hist_walk(rank_hist *h, uint32_t rank)
+{
+    while (h->below > rank) { /* down: the median is below m */
+        if (h->m % RANK_GROUP == 0 && h->below - h->group[h->m / RANK_GROUP - 1] > rank) {
+            h->m -= RANK_GROUP;
+            h->below -= h->group[h->m / RANK_GROUP];
+        } else if (h->m % RANK_BLOCK == 0 && h->below - h->block[h->m / RANK_BLOCK - 1] > rank) {
+            h->m -= RANK_BLOCK;
+            h->below -= h->block[h->m / RANK_BLOCK];
         } else {
-            out[o++] = win[i++];
+            h->below -= h->bin[--h->m];
         }
     }
-    while (e < n) out[o++] = enter[e++];
+    while (h->below + h->bin[h->m] <= rank) { /* up: m and what is below it are too few */
+        if (h->m % RANK_GROUP == 0 && h->below + h->group[h->m / RANK_GROUP] <= rank) {
+            h->below += h->group[h->m / RANK_GROUP];
+            h->m += RANK_GROUP;
+        } else if (h->m % RANK_BLOCK == 0 && h->below + h->block[h->m / RANK_BLOCK] <= rank) {
+            h->below += h->block[h->m / RANK_BLOCK];
+            h->m += RANK_BLOCK;
+        } else {
+            h->below += h->bin[h->m++];
+        }
+    }
+}
+
+/* Adds (delta 1) or takes out (-1) the ranks of the window column that reads image column x
+ * (-1: the constant) at the window rows `rows` (-1: the constant). */
+static void hist_column(rank_hist *h, const uint32_t *ranks, int w, const int *rows, int k, int x,
+                        uint32_t cval_rank, int delta)
+{
+    for (int i = 0; i < k; i++)
+        hist_add(h, rows[i] < 0 || x < 0 ? cval_rank : ranks[(size_t)rows[i] * w + x], delta);
 }
 
 fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
@@ -109,52 +154,62 @@ fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     const fv_pixel_type type = src->type;
     const fv_border border = median_border(p);
     const uint32_t cval = median_cval_key(type, p->value[MEDIAN_CVAL]);
-    const int r = k / 2, w = src->width, h = src->height, n = k * k, span = w + 2 * r;
-    const int rank = (n - 1) / 2; /* the median has `rank` values below it */
-    /* cols: the sorted window column of every position -r..w-1+r of the row; win, next: the
-     * sorted window before and after a step; rows, xs: where each window row and position read */
-    uint32_t *cols = malloc(sizeof(uint32_t) * (size_t)span * (size_t)k);
-    uint32_t *win = malloc(sizeof(uint32_t) * 2 * (size_t)n);
+    const int r = k / 2, w = src->width, h = src->height, span = w + 2 * r;
+    const uint32_t rank = (uint32_t)(k * k - 1) / 2; /* the median has `rank` values below it */
+    const size_t n = (size_t)w * (size_t)h;
+    /* ranks: each pixel's key, then its rank among the channel's distinct keys (cval's too);
+     * keys: those keys sorted, one of each; rows, xs: where each window row and position read */
+    uint32_t *ranks = malloc(sizeof(uint32_t) * n);
+    uint32_t *keys = malloc(sizeof(uint32_t) * (n + 1));
     int *rows = malloc(sizeof(int) * ((size_t)k + (size_t)span));
-    if (!cols || !win || !rows) {
-        free(cols), free(win), free(rows);
-        return fv_fail(FV_ERR_MEMORY, "median: out of host memory for a %d-wide row", w);
+    rank_hist hist = {malloc(sizeof(uint16_t) * (n + 1)),
+                      malloc(sizeof(uint32_t) * ((n + 1) / RANK_BLOCK + 1)),
+                      malloc(sizeof(uint32_t) * ((n + 1) / RANK_GROUP + 1)), 0, 0};
+    if (!ranks || !keys || !rows || !hist.bin || !hist.block || !hist.group) {
+        free(ranks), free(keys), free(rows), free(hist.bin), free(hist.block), free(hist.group);
+        return fv_fail(FV_ERR_MEMORY, "median: out of host memory for a %dx%d image", w, h);
     }
-    uint32_t *next = win + n;
     int *xs = rows + k;
     for (int j = 0; j < span; j++) xs[j] = fv_border_index(j - r, w, border);
-    const size_t bytes = fv_pixel_type_bytes(type);
-    for (int y = 0; y < h; y++) {
-        for (int i = 0; i < k; i++) rows[i] = fv_border_index(y - r + i, h, border);
-        uint8_t *out = dst->data + (size_t)y * dst->pitch;
-        for (int c = 0; c < 3; c++) {
-            for (int j = 0; j < span; j++) {
-                uint32_t *col = cols + (size_t)j * (size_t)k;
-                for (int i = 0; i < k; i++)
-                    col[i] =
-                        rows[i] < 0 || xs[j] < 0
-                            ? cval
-                            : key_load(src->data + (size_t)rows[i] * src->pitch, type, xs[j], c);
-                sort_keys(col, k);
-            }
-            memcpy(win, cols, sizeof(uint32_t) * (size_t)n); /* positions -r..r */
-            qsort(win, (size_t)n, sizeof *win, cmp_key);
+    for (int c = 0; c < 3; c++) {
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+                ranks[(size_t)y * w + x] = key_load(src->data + (size_t)y * src->pitch, type, x, c);
+        memcpy(keys, ranks, sizeof(uint32_t) * n);
+        keys[n] = cval;
+        qsort(keys, n + 1, sizeof *keys, cmp_key);
+        uint32_t distinct = 1;
+        for (size_t i = 1; i <= n; i++)
+            if (keys[i] != keys[distinct - 1]) keys[distinct++] = keys[i];
+        for (size_t i = 0; i < n; i++) ranks[i] = index_of(keys, distinct, ranks[i]);
+        const uint32_t cval_rank = index_of(keys, distinct, cval);
+        memset(hist.bin, 0, sizeof(uint16_t) * distinct);
+        memset(hist.block, 0, sizeof(uint32_t) * (distinct / RANK_BLOCK + 1));
+        memset(hist.group, 0, sizeof(uint32_t) * (distinct / RANK_GROUP + 1));
+        for (int y = 0; y < h; y++) {
+            for (int i = 0; i < k; i++) rows[i] = fv_border_index(y - r + i, h, border);
+            for (int j = 0; j < k; j++) hist_column(&hist, ranks, w, rows, k, xs[j], cval_rank, 1);
+            uint8_t *out = dst->data + (size_t)y * dst->pitch;
             for (int x = 0; x < w; x++) {
-                key_store(out, type, x, c, win[rank]);
+                hist_walk(&hist, rank);
+                key_store(out, type, x, c, keys[hist.m]);
                 if (x + 1 < w) { /* position x - r leaves, x + r + 1 enters */
-                    slide(win, n, cols + (size_t)x * (size_t)k,
-                          cols + (size_t)(x + 2 * r + 1) * (size_t)k, k, next);
-                    uint32_t *t = win;
-                    win = next, next = t;
+                    hist_column(&hist, ranks, w, rows, k, xs[x], cval_rank, -1);
+                    hist_column(&hist, ranks, w, rows, k, xs[x + k], cval_rank, 1);
                 }
             }
+            for (int j = w - 1; j < w - 1 + k; j++) /* the last window out: empty again */
+                hist_column(&hist, ranks, w, rows, k, xs[j], cval_rank, -1);
+            hist.m = hist.below = 0;
         }
+    }
+    const size_t bytes = fv_pixel_type_bytes(type);
+    for (int y = 0; y < h; y++) { /* alpha: the centre pixel's, bit for bit */
         const uint8_t *centre = src->data + (size_t)y * src->pitch;
-        for (int x = 0; x < w; x++) /* alpha: the centre pixel's, bit for bit */
+        uint8_t *out = dst->data + (size_t)y * dst->pitch;
+        for (int x = 0; x < w; x++)
             memcpy(out + bytes * (4 * (size_t)x + 3), centre + bytes * (4 * (size_t)x + 3), bytes);
     }
-    free(cols);
-    free(win < next ? win : next); /* the two halves of one allocation */
-    free(rows);
+    free(ranks), free(keys), free(rows), free(hist.bin), free(hist.block), free(hist.group);
     return FV_OK;
 }
