@@ -76,12 +76,19 @@ MEDIAN_KEY_FN uint32_t median_f32_of_key(uint32_t key)
  * for uint16 keys, 33 for float32, fewer where the window's values are close. The `fast` variant's
  * selection for k >= 11 on keys (kernels/median/median_fast_keys.cu), checked on the CPU by
  * tests/cpu/test_median_ref.c. */
+#ifdef __CUDA_ARCH__
+#define MEDIAN_KEY_UNROLL _Pragma("unroll") /* whole rows, where the kernel's k is a constant */
+#else
+#define MEDIAN_KEY_UNROLL
+#endif
 MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k, uint32_t rank)
 {
     const uint32_t first = win[0];
     uint32_t differ = 0;
-    for (int i = 0; i < k; i++)
+    for (int i = 0; i < k; i++) {
+        MEDIAN_KEY_UNROLL
         for (int j = 0; j < k; j++) differ |= win[i * stride + j] ^ first;
+    }
     if (!differ) return first;
 #ifdef __CUDA_ARCH__
     const int top = 31 - __clz(differ);
@@ -92,8 +99,10 @@ MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k
     for (int bit = top; bit >= 0; bit--) {
         const uint32_t cand = result | 1u << bit;
         uint32_t below = 0;
-        for (int i = 0; i < k; i++)
+        for (int i = 0; i < k; i++) {
+            MEDIAN_KEY_UNROLL
             for (int j = 0; j < k; j++) below += win[i * stride + j] < cand;
+        }
         if (below <= rank) result = cand;
     }
     return result;

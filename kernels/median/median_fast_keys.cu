@@ -6,7 +6,8 @@
  * constant border), each channel as a plane of 32-bit keys (kernels/median/median.h: the integers
  * themselves; float32 in IEEE order with NaN above +infinity), so that one kernel per window size
  * serves every type: the type is a uniform branch where pixels are read and written, not in the
- * selection.
+ * selection. The window size is a template parameter throughout, so that the loops over a window
+ * row unroll.
  *
  *   k = 3..9    the pruned sorting networks of the uint8 path (kernels/median/median_networks.h,
  *               the same tiles: 2x2, 8x1, 4x1, 4x1 outputs a thread), run once per channel on
@@ -171,28 +172,34 @@ static __global__ void __launch_bounds__(KEY_NET_BLOCK_X *KEY_NET_BLOCK_Y, 2)
 }
 
 /* ---- k = 11..25: a bitwise selection over the bits the window's keys differ in -------------- */
-static size_t keys_select_smem_bytes(int k)
+/* K a constant, so that each window row's loop unrolls: a load, a compare and an add a key */
+template <int K> static constexpr int keys_select_region_w()
 {
-    return 3 * sizeof(uint32_t) * (size_t)(KEY_SELECT_BLOCK + k - 1) *
-           (size_t)(KEY_SELECT_BLOCK + k - 1);
+    return KEY_SELECT_BLOCK + K - 1;
 }
 
+template <int K> static size_t keys_select_smem_bytes()
+{
+    return 3 * sizeof(uint32_t) * (size_t)keys_select_region_w<K>() *
+           (size_t)keys_select_region_w<K>();
+}
+
+template <int K>
 static __global__ void __launch_bounds__(KEY_SELECT_BLOCK *KEY_SELECT_BLOCK)
     median_keys_select_kernel(fv_image src, fv_image dst, median_config cfg)
 {
     extern __shared__ uint32_t select_region[];
-    const int k = cfg.k, r = k / 2, region_w = KEY_SELECT_BLOCK + k - 1;
-    const int plane = region_w * region_w;
+    constexpr int R = K / 2, REGION_W = keys_select_region_w<K>(), PLANE = REGION_W * REGION_W;
     const int x0 = blockIdx.x * KEY_SELECT_BLOCK, y0 = blockIdx.y * KEY_SELECT_BLOCK;
-    keys_stage(select_region, plane, region_w, region_w, src, cfg, x0 - r, y0 - r);
+    keys_stage(select_region, PLANE, REGION_W, REGION_W, src, cfg, x0 - R, y0 - R);
     __syncthreads();
     const int x = x0 + threadIdx.x, y = y0 + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    const uint32_t rank = (uint32_t)(k * k - 1) / 2;
+    constexpr uint32_t RANK = (uint32_t)(K * K - 1) / 2;
+    const uint32_t *win = select_region + threadIdx.y * REGION_W + threadIdx.x;
     uint32_t key[3];
-    for (int c = 0; c < 3; c++)
-        key[c] = median_select_keys(
-            select_region + c * plane + threadIdx.y * region_w + threadIdx.x, region_w, k, rank);
+#pragma unroll 1
+    for (int c = 0; c < 3; c++) key[c] = median_select_keys(win + c * PLANE, REGION_W, K, RANK);
     keys_store(dst, src, cfg.type, x, y, key);
 }
 
@@ -217,18 +224,33 @@ typedef struct keys_launch {
                 KEY_NET_BLOCK_Y,                                                                   \
                 0};
 
+#define KEY_SELECT_CASE(k)                                                                         \
+    case k:                                                                                        \
+        return {median_keys_select_kernel<k>,                                                      \
+                "median_keys_select_kernel<" #k ">",                                               \
+                KEY_SELECT_BLOCK,                                                                  \
+                KEY_SELECT_BLOCK,                                                                  \
+                KEY_SELECT_BLOCK,                                                                  \
+                KEY_SELECT_BLOCK,                                                                  \
+                keys_select_smem_bytes<k>()};
+
+/* The kernel for window size k (odd, 3..25), and how it is launched. */
 static keys_launch keys_pick(int k)
 {
+    static_assert(FV_MEDIAN_MAX_SIZE == 25, "one case per odd size");
     switch (k) {
         KEY_NET_CASE(3)
         KEY_NET_CASE(5)
         KEY_NET_CASE(7)
         KEY_NET_CASE(9)
-    default:
-        return {median_keys_select_kernel, "median_keys_select_kernel",
-                KEY_SELECT_BLOCK,          KEY_SELECT_BLOCK,
-                KEY_SELECT_BLOCK,          KEY_SELECT_BLOCK,
-                keys_select_smem_bytes(k)};
+        KEY_SELECT_CASE(11)
+        KEY_SELECT_CASE(13)
+        KEY_SELECT_CASE(15)
+        KEY_SELECT_CASE(17)
+        KEY_SELECT_CASE(19)
+        KEY_SELECT_CASE(21)
+        KEY_SELECT_CASE(23)
+    default: KEY_SELECT_CASE(25)
     }
 }
 
