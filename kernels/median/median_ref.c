@@ -5,7 +5,8 @@
  * One code path for every type: values are read as keys (kernels/median/median.h: the numbers
  * themselves for the integer types, IEEE order with NaN above +infinity for float32) and written
  * back from the key of the median, so no value is ever computed, only chosen. Per channel, each
- * pixel's key is replaced by its rank among the channel's distinct keys (cval's included), and
+ * pixel's key is replaced by its rank among the channel's distinct keys (cval's included: one
+ * radix sort of (key, index) pairs), and
  * each row slides a histogram of ranks along it (Huang's algorithm): the column leaving the window
  * is taken out, the one entering put in (k values each), and the median's rank moves from the last
  * one through a histogram of three levels (bins, blocks of 64, groups of 4096), so that its walk
@@ -68,24 +69,23 @@ static void key_store(uint8_t *row, fv_pixel_type type, int x, int c, uint32_t k
     }
 }
 
-static int cmp_key(const void *a, const void *b)
+/* Sorts n pairs (key << 32 | index) by key, stably: four passes of 8 bits (LSD radix), a pass
+ * skipped where every key has the same byte there (uint8 needs one pass). `tmp` holds n too. */
+static void sort_pairs(uint64_t *pairs, uint64_t *tmp, size_t n)
 {
-    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* The index of `key` in the n sorted distinct keys of `v` (it is one of them). */
-static uint32_t index_of(const uint32_t *v, uint32_t n, uint32_t key)
-{
-    uint32_t lo = 0, hi = n;
-    while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < key)
-            lo = mid + 1;
-        else
-            hi = mid;
+    uint64_t *a = pairs, *b = tmp;
+    for (int shift = 32; shift < 64; shift += 8) {
+        size_t start[257] = {0};
+        for (size_t i = 0; i < n; i++) start[((a[i] >> shift) & 0xffu) + 1]++;
+        int one_digit = 0;
+        for (int d = 0; d < 256; d++) one_digit |= start[d + 1] == n;
+        if (one_digit) continue;
+        for (int d = 0; d < 256; d++) start[d + 1] += start[d];
+        for (size_t i = 0; i < n; i++) b[start[(a[i] >> shift) & 0xffu]++] = a[i];
+        uint64_t *t = a;
+        a = b, b = t;
     }
-    return lo;
+    if (a != pairs) memcpy(pairs, a, sizeof(uint64_t) * n);
 }
 
 /* A histogram of the window's ranks in three levels, bins, blocks of RANK_BLOCK bins and groups
@@ -157,32 +157,39 @@ fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     const int r = k / 2, w = src->width, h = src->height, span = w + 2 * r;
     const uint32_t rank = (uint32_t)(k * k - 1) / 2; /* the median has `rank` values below it */
     const size_t n = (size_t)w * (size_t)h;
-    /* ranks: each pixel's key, then its rank among the channel's distinct keys (cval's too);
-     * keys: those keys sorted, one of each; rows, xs: where each window row and position read */
-    uint32_t *ranks = malloc(sizeof(uint32_t) * n);
+    /* ranks: each pixel's rank among the channel's distinct keys, and cval's last; keys: those
+     * keys in order, one of each; pairs: (key, index) sorted by key; rows, xs: where each window
+     * row and position read */
+    uint32_t *ranks = malloc(sizeof(uint32_t) * (n + 1));
     uint32_t *keys = malloc(sizeof(uint32_t) * (n + 1));
+    uint64_t *pairs = malloc(sizeof(uint64_t) * 2 * (n + 1));
     int *rows = malloc(sizeof(int) * ((size_t)k + (size_t)span));
     rank_hist hist = {malloc(sizeof(uint16_t) * (n + 1)),
                       malloc(sizeof(uint32_t) * ((n + 1) / RANK_BLOCK + 1)),
                       malloc(sizeof(uint32_t) * ((n + 1) / RANK_GROUP + 1)), 0, 0};
-    if (!ranks || !keys || !rows || !hist.bin || !hist.block || !hist.group) {
-        free(ranks), free(keys), free(rows), free(hist.bin), free(hist.block), free(hist.group);
+    if (!ranks || !keys || !pairs || !rows || !hist.bin || !hist.block || !hist.group) {
+        free(ranks), free(keys), free(pairs), free(rows);
+        free(hist.bin), free(hist.block), free(hist.group);
         return fv_fail(FV_ERR_MEMORY, "median: out of host memory for a %dx%d image", w, h);
     }
     int *xs = rows + k;
     for (int j = 0; j < span; j++) xs[j] = fv_border_index(j - r, w, border);
     for (int c = 0; c < 3; c++) {
         for (int y = 0; y < h; y++)
-            for (int x = 0; x < w; x++)
-                ranks[(size_t)y * w + x] = key_load(src->data + (size_t)y * src->pitch, type, x, c);
-        memcpy(keys, ranks, sizeof(uint32_t) * n);
-        keys[n] = cval;
-        qsort(keys, n + 1, sizeof *keys, cmp_key);
-        uint32_t distinct = 1;
-        for (size_t i = 1; i <= n; i++)
-            if (keys[i] != keys[distinct - 1]) keys[distinct++] = keys[i];
-        for (size_t i = 0; i < n; i++) ranks[i] = index_of(keys, distinct, ranks[i]);
-        const uint32_t cval_rank = index_of(keys, distinct, cval);
+            for (int x = 0; x < w; x++) {
+                const size_t i = (size_t)y * (size_t)w + (size_t)x;
+                pairs[i] =
+                    (uint64_t)key_load(src->data + (size_t)y * src->pitch, type, x, c) << 32 | i;
+            }
+        pairs[n] = (uint64_t)cval << 32 | n;
+        sort_pairs(pairs, pairs + n + 1, n + 1);
+        uint32_t distinct = 0;
+        for (size_t i = 0; i <= n; i++) {
+            const uint32_t key = (uint32_t)(pairs[i] >> 32);
+            if (distinct == 0 || key != keys[distinct - 1]) keys[distinct++] = key;
+            ranks[(uint32_t)pairs[i]] = distinct - 1;
+        }
+        const uint32_t cval_rank = ranks[n];
         memset(hist.bin, 0, sizeof(uint16_t) * distinct);
         memset(hist.block, 0, sizeof(uint32_t) * (distinct / RANK_BLOCK + 1));
         memset(hist.group, 0, sizeof(uint32_t) * (distinct / RANK_GROUP + 1));
@@ -210,6 +217,7 @@ fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
         for (int x = 0; x < w; x++)
             memcpy(out + bytes * (4 * (size_t)x + 3), centre + bytes * (4 * (size_t)x + 3), bytes);
     }
-    free(ranks), free(keys), free(rows), free(hist.bin), free(hist.block), free(hist.group);
+    free(ranks), free(keys), free(pairs), free(rows);
+    free(hist.bin), free(hist.block), free(hist.group);
     return FV_OK;
 }
