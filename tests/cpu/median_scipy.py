@@ -9,8 +9,8 @@ the comparison is exact in every type (float32: -0 equals +0, as NumPy compares)
 NaN is checked against sorting each window with numpy.sort, which puts NaN last, as the
 reference does: scipy's own selection compares with <, which NaN fails, so where NaN lands there
 depends on its place in the window. So is a reflect case whose window reaches 4 image widths or
-heights past the edge: scipy's rank filters (1.10 at least) fold 'reflect' wrongly that far out
-(their 1-D extension, numpy.pad and filterview agree with one another). Alpha must be the source's, bit for bit. Exit 0 when all
+heights past the edge (along a side longer than 1): scipy's rank filters (1.10 at least) fold
+'reflect' wrongly that far out (their 1-D extension, numpy.pad and filterview agree). Alpha must be the source's, bit for bit. Exit 0 when all
 match, 1 on a mismatch, 77 when numpy or scipy is missing (skipped)."""
 import sys
 
@@ -52,7 +52,7 @@ for path in sys.argv[1:]:
         src = np.frombuffer(f.read(n), dtype).reshape(h, w, 4)
         ref = np.frombuffer(f.read(n), dtype).reshape(h, w, 4)
     has_nan = bool(np.isnan(src[:, :, :3]).any()) if dtype.kind == "f" else False
-    far_reflect = border == "reflect" and min(w, h) > 1 and k // 2 >= 4 * min(w, h)
+    far_reflect = border == "reflect" and any(1 < n <= k // 2 // 4 for n in (w, h))
     want = np.empty_like(src)
     if has_nan:
         oracle = "numpy.sort (NaN last)"
