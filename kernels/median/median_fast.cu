@@ -395,8 +395,9 @@ static __global__ void __launch_bounds__(HIST_THREADS)
     const int y0 = blockIdx.y * HIST_SEGMENT, y_end = min(y0 + HIST_SEGMENT, src.height);
     uint32_t *bins = hist + t;
     for (int w = 0; w < HIST_WORDS; w++) bins[w * HIST_THREADS] = 0;
-    /* window row q is image row y0 - R + q (clamped), kept in slot q % SLOTS: a slot is written
-     * again two rows after its last read, with a __syncthreads between */
+    /* window row q is image row y0 - R + q (clamped, or through the border), kept in slot
+     * q % SLOTS: a slot is written again two rows after its last read, with a __syncthreads
+     * between */
     auto stage = [&](int q) {
         uint8_t *slot = ring + (q % SLOTS) * ROW_W;
         if (BORDERED) {
