@@ -69,19 +69,28 @@ MEDIAN_KEY_FN uint32_t median_f32_of_key(uint32_t key)
 }
 
 /* The key of rank `rank` among the k x k keys win[i * stride + j] (0 <= i, j < k), by a bitwise
- * binary search as the counting variants do, but only over the bits in which the keys differ:
- * one pass ORs each key's difference from the first (every key, so the answer too, shares the
- * first's bits above the highest difference), then one counting pass per bit below it keeps the
- * bit where at most `rank` keys lie below the candidate. (bits + 1) * k * k steps: at most 17 passes
- * for uint16 keys, 33 for float32, fewer where the window's values are close. The `fast` variant's
+ * binary search as the counting variants do, but only over the bits in which the keys differ and
+ * only while many keys are left:
+ *   - one pass ORs each key's difference from the first: every key, so the answer too, shares
+ *     the first's bits above the highest difference;
+ *   - then one counting pass per bit keeps the bit where at most `rank` keys lie below the
+ *     candidate, and narrows the range [result, result + 2^(bit+1)) that holds the median, whose
+ *     keys the counts tell (those below its end less those below its start);
+ *   - once at most MEDIAN_SELECT_CAP keys are left in that range, one more pass gathers them into
+ *     buf[i * buf_stride], and the remaining bits count among those alone.
+ * Passes over the whole window, the first and the gathering included, on random windows 11x11 to
+ * 25x25: 5 to 7 for uint16 and 7 to 10 for float32 in 0..1, where counting every differing bit
+ * takes 17 and about 31. The `fast` variant's
  * selection for k >= 11 on keys (kernels/median/median_fast_keys.cu), checked on the CPU by
  * tests/cpu/test_median_ref.c. */
+#define MEDIAN_SELECT_CAP 24
 #ifdef __CUDA_ARCH__
 #define MEDIAN_KEY_UNROLL _Pragma("unroll") /* whole rows, where the kernel's k is a constant */
 #else
 #define MEDIAN_KEY_UNROLL
 #endif
-MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k, uint32_t rank)
+MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k, uint32_t rank,
+                                          uint32_t *buf, int buf_stride)
 {
     const uint32_t first = win[0];
     uint32_t differ = 0;
@@ -91,18 +100,39 @@ MEDIAN_KEY_FN uint32_t median_select_keys(const uint32_t *win, int stride, int k
     }
     if (!differ) return first;
 #ifdef __CUDA_ARCH__
-    const int top = 31 - __clz(differ);
+    int bit = 31 - __clz(differ);
 #else
-    const int top = 31 - __builtin_clz(differ);
+    int bit = 31 - __builtin_clz(differ);
 #endif
-    uint32_t result = first & ~(0xffffffffu >> (31 - top));
-    for (int bit = top; bit >= 0; bit--) {
+    uint32_t result = first & ~(0xffffffffu >> (31 - bit));
+    uint32_t lo = 0, hi = (uint32_t)(k * k); /* keys below result, below the range's end */
+    for (; bit >= 0 && hi - lo > MEDIAN_SELECT_CAP; bit--) {
         const uint32_t cand = result | 1u << bit;
         uint32_t below = 0;
         for (int i = 0; i < k; i++) {
             MEDIAN_KEY_UNROLL
             for (int j = 0; j < k; j++) below += win[i * stride + j] < cand;
         }
+        if (below <= rank)
+            result = cand, lo = below;
+        else
+            hi = below;
+    }
+    if (bit < 0) return result;
+    /* the hi - lo keys whose bits above `bit` are result's */
+    const uint32_t above = ~(0xffffffffu >> (31 - bit));
+    uint32_t n = 0;
+    for (int i = 0; i < k; i++) {
+        MEDIAN_KEY_UNROLL
+        for (int j = 0; j < k; j++) {
+            const uint32_t v = win[i * stride + j];
+            if ((v & above) == result && n < MEDIAN_SELECT_CAP) buf[n++ * buf_stride] = v;
+        }
+    }
+    for (; bit >= 0; bit--) {
+        const uint32_t cand = result | 1u << bit;
+        uint32_t below = lo;
+        for (uint32_t i = 0; i < n; i++) below += buf[i * buf_stride] < cand;
         if (below <= rank) result = cand;
     }
     return result;

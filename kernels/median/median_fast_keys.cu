@@ -16,12 +16,12 @@
  *               FMA pipes, so expect about 2x its time, plus twice or four times its bytes).
  *   k = 11..25  a bitwise selection per output and channel on the staged keys
  *               (median_select_keys in kernels/median/median.h), as the counting variants do, but
- *               only over the bits in which the window's keys differ: one pass ORs every key's
- *               difference from the first, then one counting pass per bit below the highest
- *               difference (at most 16 for uint16, 32 for float32; fewer on smooth images, whose
- *               windows share their high bits). About (bits + 1) * k * k compare-and-adds per
- *               output and channel: linear in the window's area, where the uint8 histograms are
- *               linear in k.
+ *               only over the bits in which the window's keys differ (one pass ORs every key's
+ *               difference from the first), and over the whole window only while more than
+ *               MEDIAN_SELECT_CAP keys can still be the median: those are then gathered into
+ *               shared memory and the remaining bits counted among them. About (passes + 1) * k * k
+ *               compare-and-adds per output and channel: linear in the window's area, where the
+ *               uint8 histograms are linear in k.
  * Equals median_ref byte for byte (NaN as NaN) in every type and border (tests/gpu/test_filters.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "border.h"
@@ -178,10 +178,12 @@ template <int K> static constexpr int keys_select_region_w()
     return KEY_SELECT_BLOCK + K - 1;
 }
 
+/* the region's three planes, then each thread's MEDIAN_SELECT_CAP gathered keys (interleaved:
+ * thread t's i-th at [i * threads + t], so a warp's gathers fall in 32 banks) */
 template <int K> static size_t keys_select_smem_bytes()
 {
-    return 3 * sizeof(uint32_t) * (size_t)keys_select_region_w<K>() *
-           (size_t)keys_select_region_w<K>();
+    return sizeof(uint32_t) * (3 * (size_t)keys_select_region_w<K>() * keys_select_region_w<K>() +
+                               (size_t)MEDIAN_SELECT_CAP * KEY_SELECT_BLOCK * KEY_SELECT_BLOCK);
 }
 
 template <int K>
@@ -197,9 +199,12 @@ static __global__ void __launch_bounds__(KEY_SELECT_BLOCK *KEY_SELECT_BLOCK)
     if (x >= src.width || y >= src.height) return;
     constexpr uint32_t RANK = (uint32_t)(K * K - 1) / 2;
     const uint32_t *win = select_region + threadIdx.y * REGION_W + threadIdx.x;
+    uint32_t *gathered = select_region + 3 * PLANE + threadIdx.y * KEY_SELECT_BLOCK + threadIdx.x;
     uint32_t key[3];
 #pragma unroll 1
-    for (int c = 0; c < 3; c++) key[c] = median_select_keys(win + c * PLANE, REGION_W, K, RANK);
+    for (int c = 0; c < 3; c++)
+        key[c] = median_select_keys(win + c * PLANE, REGION_W, K, RANK, gathered,
+                                    KEY_SELECT_BLOCK * KEY_SELECT_BLOCK);
     keys_store(dst, src, cfg.type, x, y, key);
 }
 

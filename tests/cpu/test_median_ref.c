@@ -557,8 +557,9 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* fast's selection for k >= 11 (median_select_keys) against sorting, on windows of uint16 values
- * (all of them, or four: ties), float32 keys (with NaN, infinities, signed zeros) and all-equal
- * windows, in a row longer than the window (stride > k). */
+ * (all of them, four of them, or 40 close ones: ties), float32 keys (uniform, with NaN, infinities
+ * and signed zeros, or close together) and all-equal windows, in a row longer than the window
+ * (stride > k), gathering into an interleaved buffer. */
 static void test_select_keys(uint32_t *seed)
 {
     static uint32_t win[32 * 25], sorted[FV_MEDIAN_MAX_AREA];
@@ -570,7 +571,7 @@ static void test_select_keys(uint32_t *seed)
             for (int j = 0; j < stride; j++) {
                 const uint32_t u = test_rand(seed);
                 uint32_t v;
-                switch (trial % 5) {
+                switch (trial % 7) {
                 case 0: v = u >> 16; break;
                 case 1: v = (u >> 8) % 4 * 1000; break;
                 case 2: v = median_key_of_f32(f32_bits((float)(u >> 8) / 16777216.0f)); break;
@@ -581,15 +582,19 @@ static void test_select_keys(uint32_t *seed)
                                                                  : f32_bits((float)u - 2e9f));
                     break;
                 }
+                case 4: v = 30000 + u % 40; break; /* close values: many ties at the median */
+                case 5: v = median_key_of_f32(f32_bits(0.5f + (float)(u % 4096) * 1e-6f)); break;
                 default: v = 12345; break;
                 }
                 win[i * stride + j] = v;
             }
         for (int i = 0; i < k; i++) memcpy(sorted + i * k, win + i * stride, sizeof(uint32_t) * k);
         qsort(sorted, (size_t)n, sizeof sorted[0], cmp_u32);
-        const uint32_t got = median_select_keys(win, stride, k, (uint32_t)(n - 1) / 2);
+        uint32_t gathered[3 * MEDIAN_SELECT_CAP];
+        memset(gathered, 0xa5, sizeof gathered);
+        const uint32_t got = median_select_keys(win, stride, k, (uint32_t)(n - 1) / 2, gathered, 3);
         ok = got == sorted[(n - 1) / 2];
-        snprintf(what, sizeof what, "size %d, kind %d: %08x, sorting %08x", k, trial % 5, got,
+        snprintf(what, sizeof what, "size %d, kind %d: %08x, sorting %08x", k, trial % 7, got,
                  sorted[(n - 1) / 2]);
     }
     test_check(&t, ok, "fast's selection over the differing bits equals sorting, 4000 windows:",
