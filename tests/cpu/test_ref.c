@@ -484,7 +484,7 @@ static void write_scipy_case(const char *dir, int index, const fv_image *src, do
     const fv_params p = gaussian_params(sigma, radius, 1);
     int ok = test_ref_runs(gaussian_ref, src, &dst, &p, "gaussian_ref");
     char path[1024];
-    snprintf(path, sizeof path, "%s/gaussian_case_%d.raw", dir, index);
+    snprintf(path, sizeof path, "%s/gaussian_photo_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");
     ok = ok && f && fprintf(f, "%d %d %.17g %d\n", w, h, sigma, fv_gaussian_radius(&p)) > 0;
     for (int y = 0; ok && y < h; y++) ok = fwrite(px(src, 0, y), 4, (size_t)w, f) == (size_t)w;

@@ -41,7 +41,8 @@ int batch_main(const cli_options *o)
     /* in tiles when asked, or when the whole image would not fit in the GPU */
     const int tiled =
         o->tile > 0 || (!fv_variant_is_host(v) &&
-                        run_check_fits(f, v, &p, src.width, src.height) == FV_ERR_MEMORY);
+                        run_check_fits(f, v, &p, src.width, src.height) == FV_ERR_MEMORY &&
+                        run_tile_that_fits(f, v, &p, src.width, src.height) > 0);
     FILE *progress = !o->quiet && isatty(STDERR_FILENO) ? stderr : NULL;
     if (st == FV_OK && tiled)
         st = run_variant_tiled(f, v, &src, &dst, &p, o->tile, progress, &ms);

@@ -870,10 +870,10 @@ int batch_many_main(const cli_options *o)
         b.in_tokens = b.n_workers + GPU_SLOTS;
         b.out_tokens = b.n_workers + GPU_SLOTS;
         b.tty = !o->quiet && isatty(STDERR_FILENO); /* progress on a terminal alone */
-        if (b.tty) {
-            image_temp_signals_init(); /* theirs first: ours goes in front of them */
-            progress_signals_take(1);
-        }
+        /* before any worker says anything: a skipped file's line to a closed stderr must fail
+         * with EPIPE, not end the batch by SIGPIPE before the first output is even opened */
+        image_temp_signals_init();
+        if (b.tty) progress_signals_take(1); /* theirs first: ours goes in front of them */
         pthread_mutex_init(&b.lock, NULL);
         pthread_cond_init(&b.work, NULL);
         pthread_cond_init(&b.gpu, NULL);

@@ -86,19 +86,16 @@ static fv_image image_window(const fv_image *img, int x0, int y0, int x1, int y1
     return w;
 }
 
-/* The side of the largest square tile (with its halo) whose buffers fit in free device memory:
- * halved from the image's longer side until run_check_fits says yes. */
-static int tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h,
-                          long long reach)
+int run_tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h)
 {
-    int side = w > h ? w : h;
-    while (side > 16) {
+    const long long reach = fv_filter_reach(f, p);
+    if (reach < 0) return 0;
+    for (int side = w > h ? w : h; side >= 16; side /= 2) {
         const int tw = (int)(side + 2 * reach < w ? side + 2 * reach : w);
         const int th = (int)(side + 2 * reach < h ? side + 2 * reach : h);
         if (run_check_fits(f, v, p, tw, th) == FV_OK) return side;
-        side /= 2;
     }
-    return 16;
+    return 0;
 }
 
 typedef struct tile_device {
@@ -148,7 +145,9 @@ fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_im
                        f->name);
     const int w = src->width, h = src->height;
     if (!fv_variant_is_host(v)) FV_TRY(fv_device_check());
-    if (tile <= 0) tile = tile_that_fits(f, v, p, w, h, reach);
+    if (tile <= 0) tile = run_tile_that_fits(f, v, p, w, h);
+    if (tile <= 0) /* not even a 16-pixel tile: what the whole image needs is the message */
+        return run_check_fits(f, v, p, w, h);
     const int cols = (w + tile - 1) / tile, rows = (h + tile - 1) / tile;
     /* the largest tile with its halo, clipped to the image */
     const int most_w = (int)(tile + 2 * reach < w ? tile + 2 * reach : w);

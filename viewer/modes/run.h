@@ -47,6 +47,10 @@ const char *run_layout_name(fv_pixel_type type, int channels, char *buf, size_t 
 fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_image *src,
                             fv_image *dst, const fv_params *p, int tile, FILE *progress,
                             double *ms);
+/* The side of the largest square tile (with its halo, clipped to the image) whose buffers fit in
+ * the GPU's free memory, halved from the image's longer side; 0 when not even 16 pixels fit or
+ * the filter has no bounded reach. */
+int run_tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h);
 
 /* --noise on a loaded source (host): every batch path applies it before filtering */
 fv_status source_with_noise(const cli_options *o, fv_image *src);
