@@ -911,6 +911,7 @@ static void test_noise_device(uint32_t *seed)
 
 int main(void)
 {
+    setvbuf(stdout, NULL, _IOLBF, 0); /* a run stopped by a time limit keeps what it said */
     /* the names first: a selection that names nothing fails here, with or without a device */
     if (check_selection()) return test_finish(&t);
     if (fv_device_check() != FV_OK) {
