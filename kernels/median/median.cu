@@ -312,6 +312,12 @@ static const char *const median_test_params[] = {"size=5",  "size=7",  "size=9",
                                                  "size=13", "size=15", "size=17", "size=19",
                                                  "size=21", "size=23", NULL};
 
+/* half the window */
+static int median_reach(const fv_params *p)
+{
+    return (int)p->value[MEDIAN_SIZE] / 2;
+}
+
 extern "C" const fv_filter fv_filter_median = {
     .name = "median",
     .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
@@ -322,6 +328,7 @@ extern "C" const fv_filter fv_filter_median = {
     .n_variants = (int)(sizeof median_variants / sizeof median_variants[0]),
     .baseline = "naive",
     .tolerance = {0, 0.0},
+    .reach = median_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = median_test_params,

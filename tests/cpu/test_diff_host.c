@@ -76,11 +76,12 @@ static void expect_diff(const char *what, const fv_image *a, const fv_image *b, 
                                         : fabs(d.mean_abs - mean) <= 1e-12 * (1 + mean);
         const int value_ok = isinf(max_value) ? isinf(d.max_abs_value) && d.max_abs_value > 0
                                               : d.max_abs_value == max_value;
-        expect(d.max_abs == max_abs && value_ok && d.n_differing == differing && mean_ok,
+        expect(d.max_abs == max_abs && value_ok && d.n_differing == differing && mean_ok &&
+                   d.type == a->type,
                "%s%s: max_abs %d (want %d), max_abs_value %.9g (want %.9g), %lld differing (want "
-               "%lld), mean %.9g (want %.9g)",
+               "%lld), mean %.9g (want %.9g), type %d (want %d)",
                what, swap ? " (a and b swapped)" : "", d.max_abs, max_abs, d.max_abs_value,
-               max_value, d.n_differing, differing, d.mean_abs, mean);
+               max_value, d.n_differing, differing, d.mean_abs, mean, (int)d.type, (int)a->type);
     }
 }
 
@@ -196,11 +197,18 @@ static void test_tolerance(void)
     expect(fv_tolerance_holds(&share2, &d, 7), "one pixel of 7 allowed by any share above 0");
     const fv_tolerance no_share = {2, 0.0, 0.0};
     expect(!fv_tolerance_holds(&no_share, &d, 7), "share 0 allows no pixel at all");
-    const fv_tolerance f2 = {0, 1.0, 2.0}, f1 = {0, 1.0, 1.0};
-    expect(fv_tolerance_holds(&f2, &d, 100), "float: 1.5 within 2");
-    expect(!fv_tolerance_holds(&f1, &d, 100), "float: 1.5 beyond 1");
+    /* float_abs is float32's bound; integer images keep max_abs even where a filter states one */
+    const fv_tolerance f2 = {0, 1.0, 2.0}, f1 = {0, 1.0, 1.0}, f2i = {2, 1.0, 1.0};
+    d.type = FV_PIXEL_F32;
+    expect(fv_tolerance_holds(&f2, &d, 100), "float32: 1.5 within 2");
+    expect(!fv_tolerance_holds(&f1, &d, 100), "float32: 1.5 beyond 1");
+    d.type = FV_PIXEL_U16;
+    expect(!fv_tolerance_holds(&f2, &d, 100), "uint16: max 2 beyond max_abs 0 whatever float_abs");
+    expect(fv_tolerance_holds(&f2i, &d, 100), "uint16: max 2 within max_abs 2, float_abs unread");
+    d.type = FV_PIXEL_F32;
     d.max_abs_value = INFINITY;
-    expect(!fv_tolerance_holds(&f2, &d, 100), "float: a NaN against a number is beyond any bound");
+    expect(!fv_tolerance_holds(&f2, &d, 100),
+           "float32: a NaN against a number is beyond any bound");
     d = (fv_diff_stats){0};
     expect(fv_tolerance_holds(&exact, &d, 100), "bit-exact holds for no difference");
 }

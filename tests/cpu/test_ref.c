@@ -3,7 +3,7 @@
  * the integer Gaussian weights, the separable reference against a brute-force 2-D sum, the host
  * iteration driver and parameter validation; the weights for several sigmas worked out in the
  * test from their definition, exactly. With `--scipy SCRIPT DIR PHOTOS...` instead: the reference
- * against scipy.ndimage.gaussian_filter through tests/cpu/gaussian_scipy.py, on the photos and
+ * against scipy.ndimage.gaussian_filter through tests/cpu/gaussian_photo_scipy.py, on the photos and
  * random images (exit 77, skipped, without numpy and scipy). Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian/gaussian_taps.h"
@@ -425,6 +425,43 @@ static void test_invert_and_iterations(uint32_t *seed)
     fv_host_image_free(&tmp);
 }
 
+/* uint16 and float32: max - value by hand, alpha kept, NaN and infinity as IEEE 1 - v gives them */
+static void test_invert_types(void)
+{
+    fv_image src, dst;
+    fv_params p = test_params_blank();
+    p.type = FV_PIXEL_U16;
+    fv_host_image_alloc_as(&src, 2, 1, FV_PIXEL_U16, 4);
+    fv_host_image_alloc_as(&dst, 2, 1, FV_PIXEL_U16, 4);
+    const uint16_t in16[8] = {0, 1, 65535, 7, 32768, 40000, 255, 65535};
+    const uint16_t want16[8] = {65535, 65534, 0, 7, 32767, 25535, 65280, 65535};
+    memcpy(src.data, in16, sizeof in16);
+    test_check(&t, invert_ref(&src, &dst, &p) == FV_OK && memcmp(dst.data, want16, 16) == 0,
+               "uint16: 65535 - v, alpha kept", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+
+    p.type = FV_PIXEL_F32;
+    fv_host_image_alloc_as(&src, 3, 1, FV_PIXEL_F32, 4);
+    fv_host_image_alloc_as(&dst, 3, 1, FV_PIXEL_F32, 4);
+    const float in32[12] = {0.0f, 1.0f,  0.25f,  0.5f,     2.0f,      -0.5f,
+                            NAN,  0.75f, 0.125f, INFINITY, -INFINITY, NAN};
+    memcpy(src.data, in32, sizeof in32);
+    const float *o = (const float *)dst.data;
+    test_check(&t,
+               invert_ref(&src, &dst, &p) == FV_OK && o[0] == 1.0f && o[1] == 0.0f &&
+                   o[2] == 0.75f && o[3] == 0.5f,
+               "float32: 1 - v, alpha kept", NULL);
+    test_check(&t, o[4] == -1.0f && o[5] == 1.5f, "float32: values outside 0..1 are not clamped",
+               NULL);
+    test_check(&t,
+               isnan(o[6]) && o[8] == 0.875f && isinf(o[9]) && o[9] < 0 && isinf(o[10]) &&
+                   o[10] > 0 && isnan(o[11]),
+               "float32: NaN stays NaN, +inf -> -inf, -inf -> +inf, a NaN alpha kept", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
 static void test_dimensions(void)
 {
     test_check(&t, fv_check_dimensions(0, 5) == FV_ERR_SIZE, "width 0 refused", NULL);
@@ -436,7 +473,7 @@ static void test_dimensions(void)
 }
 
 /* ---- against scipy ------------------------------------------------------------------------- */
-/* Writes one case for tests/cpu/gaussian_scipy.py: "width height sigma radius", the source's
+/* Writes one case for tests/cpu/gaussian_photo_scipy.py: "width height sigma radius", the source's
  * RGBA8 bytes, the reference's. */
 static void write_scipy_case(const char *dir, int index, const fv_image *src, double sigma,
                              int radius, char *files, size_t size)
@@ -507,6 +544,7 @@ int main(int argc, char **argv)
         TEST_GROUP(test_gaussian_hand_computed),
         TEST_SEEDED(test_gaussian_matches_2d_definition),
         TEST_SEEDED(test_invert_and_iterations),
+        TEST_GROUP(test_invert_types),
         TEST_GROUP(test_dimensions),
     };
     static const test_mode modes[] = {

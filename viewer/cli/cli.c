@@ -538,8 +538,23 @@ static int parse_format(parse_state *s, const char *flag)
         s->o->format = "png";
     else if (name && (!strcmp(name, "jpeg") || !strcmp(name, "jpg")))
         s->o->format = "jpeg";
+    else if (name && (!strcmp(name, "tiff") || !strcmp(name, "tif")))
+        s->o->format = "tiff";
+    else if (name && (!strcmp(name, "pnm") || !strcmp(name, "ppm") || !strcmp(name, "pgm")))
+        s->o->format = "pnm";
     else
-        return bad(flag, "'png' or 'jpeg'", name);
+        return bad(flag, "'png', 'jpeg', 'tiff' or 'pnm'", name);
+    return 1;
+}
+
+static int parse_depth(parse_state *s, const char *flag)
+{
+    const char *name = next_value(s);
+    const int type = name && (!strcmp(name, "8") || !strcmp(name, "16") || !strcmp(name, "float"))
+                         ? fv_pixel_type_parse(name)
+                         : -1;
+    if (type < 0) return bad(flag, "8, 16 or float", name);
+    s->o->depth = type + 1;
     return 1;
 }
 
@@ -758,8 +773,20 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_OUTPUT,
      .section = HELP_OPTIONS,
      .label = "--format FMT",
-     .help = "png or jpeg: what -o - writes (default png); a folder's files "
-             "get .png or .jpg; a file's name must agree"},
+     .help = "png, jpeg, tiff or pnm: what -o - writes (default png); a "
+             "folder's files get .png, .jpg, .tif or .ppm/.pgm; a file's name "
+             "must agree"},
+    {.names = {"--depth"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_depth,
+     .modes = FOR_OUTPUT | FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--depth D",
+     .help = "8, 16 or float: the output's sample type (default: the input's; "
+             "the filters run in the input's type). A conversion that loses "
+             "information, asked for or forced by the format (16-bit to JPEG, "
+             "float to PNG), is said in one line. With --bench: the type of the "
+             "images benchmarked (default 8)"},
     {.names = {"--in-place"},
      .arg = ARG_SWITCH,
      .field = FIELD(in_place),
@@ -776,6 +803,17 @@ static const cli_flag cli_flags[] = {
      .label = "-r, --recursive",
      .help = "take a folder's subfolders too, mirrored under -o DIR/ (without "
              "it they are skipped, and counted in one line)"},
+    {.names = {"--tile"},
+     .arg = ARG_INT,
+     .field = FIELD(tile),
+     .lo = 16,
+     .hi = FV_MAX_DIMENSION,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--tile N",
+     .help = "filter in tiles of N x N pixels, each with a halo of the "
+             "filter's reach, so that the result equals the whole image's "
+             "(done by itself when an image does not fit in the GPU's memory)"},
     {.names = {"--threads"},
      .arg = ARG_INT,
      .field = FIELD(threads),
@@ -1054,8 +1092,9 @@ static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR
                                        FOR_OUTPUT, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
-    [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
-    [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info",
+    [CLI_MODE_VIEW] = "the viewer",    [CLI_MODE_BATCH] = "-o",
+    [CLI_MODE_COMPARE] = "--compare",  [CLI_MODE_LIST] = "--list",
+    [CLI_MODE_BENCH] = "--bench",      [CLI_MODE_INFO] = "--info",
     [CLI_MODE_CONTRACT] = "--contract"};
 
 static const char *mode_name(cli_mode m)
@@ -1231,20 +1270,14 @@ static int check_image_file(const cli_options *o, const char *flag, const fv_fil
 /* The endings of the images filterview reads. */
 static int is_image_name(const char *name)
 {
-    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm", ".pnm", ".bmp"};
+    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm",
+                                          ".pnm", ".bmp", ".tif",  ".tiff"};
     const size_t n = strlen(name);
     for (size_t k = 0; k < sizeof endings / sizeof endings[0]; k++) {
         const size_t e = strlen(endings[k]);
         if (n > e && strcasecmp(name + n - e, endings[k]) == 0) return 1;
     }
     return 0;
-}
-
-static int is_jpeg_name(const char *name)
-{
-    const size_t n = strlen(name);
-    return (n > 4 && !strcasecmp(name + n - 4, ".jpg")) ||
-           (n > 5 && !strcasecmp(name + n - 5, ".jpeg"));
 }
 
 /* "-": standard input is one image read once, not a terminal; standard output takes one image,
@@ -1276,6 +1309,15 @@ static int check_stdio(const cli_options *o, int to_stdout)
     return 1;
 }
 
+image_format cli_format(const cli_options *o)
+{
+    if (!o->format) return IMAGE_FORMAT_BY_NAME;
+    return !strcmp(o->format, "jpeg")   ? IMAGE_FORMAT_JPEG
+           : !strcmp(o->format, "tiff") ? IMAGE_FORMAT_TIFF
+           : !strcmp(o->format, "pnm")  ? IMAGE_FORMAT_PNM
+                                        : IMAGE_FORMAT_PNG;
+}
+
 /* --format: what -o - and a folder's files get; a file's own name must say the same. */
 static int check_format(const cli_options *o, int to_stdout)
 {
@@ -1284,10 +1326,10 @@ static int check_format(const cli_options *o, int to_stdout)
         return 0;
     }
     if (to_stdout || o->output_is_dir) return 1;
-    const int jpeg = !strcmp(o->format, "jpeg");
-    if (jpeg != is_jpeg_name(o->output)) {
+    const image_format named = image_format_of(o->output, IMAGE_FORMAT_BY_NAME);
+    if (named != cli_format(o)) {
         cli_error("--format %s, but -o '%s' names a %s file", o->format, cli_shown(o->output),
-                  is_jpeg_name(o->output) ? "JPEG" : "PNG");
+                  image_format_name(named));
         return 0;
     }
     return 1;
@@ -1406,8 +1448,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->user_file && !*o->user_file)
         return bad("-v", "user=FILE, a CUDA source file", s.variant_name);
     /* a user kernel: the filter's first variant stands in until the mode has compiled it */
-    o->variant = o->user_file ? NULL
-                              : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
+    o->variant =
+        o->user_file ? NULL : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name && !o->user_file) {
         cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
                   cli_shown(s.variant_name));
@@ -1475,7 +1517,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     if (!check_stdio(o, to_stdout)) return 0;
-    if (o->n_inputs > 1 && !o->output_is_dir) {
+    /* `filterview a.png b.tif`: the viewer holds the two files against each other (A and B) */
+    if (o->mode == CLI_MODE_VIEW && o->n_inputs == 2 && !o->output) o->input_b = o->inputs[1];
+    if (o->n_inputs > 1 && !o->output_is_dir && !o->input_b) {
         cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
                   cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
         return 0;
@@ -1611,6 +1655,8 @@ void cli_print_help(void)
            "        time the variants (-v: that variant alone)\n"
            "  filterview IMAGE [-a A] [-b B] [params]\n"
            "        the viewer\n"
+           "  filterview A.png B.tif\n"
+           "        the viewer: two files held against each other (wipe, difference, PSNR)\n"
            "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
            "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n"
            "\n"

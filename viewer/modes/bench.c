@@ -100,9 +100,9 @@ static fv_status alloc_sets(bench_sets *sets, const fv_image *host, int n)
 {
     sets->n = 0;
     for (int i = 0; i < n; i++) {
-        FV_TRY(fv_device_image_alloc(&sets->src[i], host->width, host->height));
+        FV_TRY(fv_device_image_alloc_as(&sets->src[i], host->width, host->height, host->type, 4));
         sets->n = i + 1;
-        FV_TRY(fv_device_image_alloc(&sets->dst[i], host->width, host->height));
+        FV_TRY(fv_device_image_alloc_as(&sets->dst[i], host->width, host->height, host->type, 4));
         FV_TRY(fv_image_upload(&sets->src[i], host));
     }
     return FV_OK;
@@ -261,6 +261,7 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
 static int sweep_params(const cli_options *o, const fv_filter *f, int k, fv_params *p)
 {
     *p = *cli_params(o, f);
+    p->type = o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8; /* --depth: the images' */
     if (!o->n_sweep) return 1;
     int index = fv_param_index(f, o->sweep_name);
     if (index < 0) return k == 0; /* a filter without it runs once, at column 0 */
@@ -294,7 +295,7 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
         if (predicted > BENCH_CPU_BUDGET_MS) return FV_ERR_ARG; /* skipped: would take too long */
         fv_image dst = {0};
         fv_runner runner = {0};
-        fv_status st = fv_host_image_alloc(&dst, w, h);
+        fv_status st = fv_host_image_alloc_as(&dst, w, h, p->type, 4);
         if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, w, h);
         double t0 = fv_now_ms();
         if (st == FV_OK) st = fv_runner_run(&runner, c->host, &dst, 0);
@@ -434,18 +435,21 @@ int bench_main(const cli_options *o)
         printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image),
                photo.width, photo.height);
     else
-        printf("# source: random images (seed %u + size index)\n\n", o->seed);
+        printf("# source: random %s images (seed %u + size index)\n\n",
+               fv_pixel_type_name(o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8), o->seed);
     /* the variant column fits a user kernel's file name */
     const int variant_width =
         o->user_file && strlen(o->variant->name) > 10 ? (int)strlen(o->variant->name) : 10;
     char dashes[160];
     memset(dashes, '-', sizeof dashes);
-    printf("| size       | filter   | parameters             | %-*s |         ms |   Mpix/s |    GB/s | "
-           "%% copy | vs base  | |d| base    |\n",
-           variant_width, "variant");
-    printf("|------------|----------|------------------------|%.*s|-----------:|---------:|--------:|"
-           "-------:|---------:|-------------|\n",
-           variant_width + 2 < (int)sizeof dashes ? variant_width + 2 : (int)sizeof dashes, dashes);
+    printf(
+        "| size       | filter   | parameters             | %-*s |         ms |   Mpix/s |    GB/s | "
+        "%% copy | vs base  | |d| base    |\n",
+        variant_width, "variant");
+    printf(
+        "|------------|----------|------------------------|%.*s|-----------:|---------:|--------:|"
+        "-------:|---------:|-------------|\n",
+        variant_width + 2 < (int)sizeof dashes ? variant_width + 2 : (int)sizeof dashes, dashes);
 
     bench_table table = {0};
     int failed = 0;
@@ -459,7 +463,8 @@ int bench_main(const cli_options *o)
     const int n_values = o->n_sweep ? o->n_sweep : 1;
     for (int si = 0; si < n_sizes && !failed; si++) {
         const int w = sizes[si][0], h = sizes[si][1];
-        size_t bytes = (size_t)w * 4 * (size_t)h;
+        const fv_pixel_type type = o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8;
+        size_t bytes = (size_t)w * 4 * fv_pixel_type_bytes(type) * (size_t)h;
         int n_sets = (int)((2 * (size_t)prop.l2CacheSize) / (2 * bytes)) + 1;
         if (n_sets > BENCH_MAX_SETS) n_sets = BENCH_MAX_SETS;
         fv_image host = {0}, reference = {0};
@@ -467,15 +472,23 @@ int bench_main(const cli_options *o)
         char what[64];
         snprintf(what, sizeof what, "benchmark size %dx%d", w, h);
         fv_status st = no_device ? FV_OK : fv_device_check_fits(bytes * (2 * n_sets + 2), what);
-        if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
+        if (st == FV_OK)
+            st = fv_host_image_alloc_as(&host, w, h, photo.data ? FV_PIXEL_U8 : type, 4);
         if (st == FV_OK) {
-            if (photo.data)
+            if (photo.data) {
                 resample_bilinear(&photo, &host);
-            else
+                fv_image typed = {0}; /* the photo's 8 bits widened exactly (v * 257, v / 255) */
+                if (type != FV_PIXEL_U8 &&
+                    (st = image_convert(&host, type, 4, NULL, &typed, NULL)) == FV_OK) {
+                    fv_host_image_free(&host);
+                    host = typed;
+                }
+            } else {
                 fv_image_fill_random(&host, o->seed + (unsigned)si);
-            if (!no_device) st = alloc_sets(&sets, &host, n_sets);
+            }
+            if (st == FV_OK && !no_device) st = alloc_sets(&sets, &host, n_sets);
         }
-        if (st == FV_OK && !no_device) st = fv_device_image_alloc(&reference, w, h);
+        if (st == FV_OK && !no_device) st = fv_device_image_alloc_as(&reference, w, h, type, 4);
         if (st != FV_OK) {
             cli_error("%s", fv_last_error());
             failed = 1;
@@ -524,6 +537,11 @@ int bench_main(const cli_options *o)
                     st = bench_variant(&cell, v, &r);
                     fprintf(stderr, "\r%100s\r", "");
                     if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
+                    if (st == FV_ERR_UNSUPPORTED) { /* a type, border or case it does not run */
+                        printf("| %4dx%-5d | %-8s | %-22.22s | %-*s | declines: %s\n", w, h,
+                               f->name, r.params, variant_width, v->name, fv_last_error());
+                        continue;
+                    }
                     if (st != FV_OK) {
                         cli_error("%s/%s: %s", f->name, v->name, fv_last_error());
                         failed = 1;
@@ -532,7 +550,8 @@ int bench_main(const cli_options *o)
                     if (v == base) {
                         cell.baseline_ms = r.ms;
                         if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data,
-                                         sets.dst[0].pitch, (size_t)w * 4, (size_t)h,
+                                         sets.dst[0].pitch,
+                                         (size_t)w * 4 * fv_pixel_type_bytes(type), (size_t)h,
                                          cudaMemcpyDeviceToDevice) == cudaSuccess)
                             cell.reference = reference;
                         r.max_diff = 0;
