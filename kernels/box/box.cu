@@ -578,13 +578,13 @@ static const fv_variant box_variants[] = {
 };
 
 static const fv_param_desc box_params[BOX_N_PARAMS] = {
-    [BOX_RADIUS] = {.name = "radius",
-                    .help = "half-width: the window is (2r+1) x (2r+1) pixels",
-                    .type = FV_PARAM_INT,
-                    .min = 1,
-                    .max = FV_BOX_MAX_RADIUS,
-                    .step = 1,
-                    .def = 1},
+    {.name = "radius",
+     .help = "half-width: the window is (2r+1) x (2r+1) pixels",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_BOX_MAX_RADIUS,
+     .step = 1,
+     .def = 1},
     FV_PARAM_BORDER_ROWS,
 };
 

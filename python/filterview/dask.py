@@ -158,6 +158,13 @@ def apply(filter: str, image: "da.Array", *, variant: Optional[str] = None, iter
         raise ArgumentError("%s: iterations must be an integer in 1..%d, got %r"
                             % (info.name, info.max_iterations, iterations))
     _fv._check_variant(info, variant)
+    if info.name == "canny" and _border(info, params) == _WRAP:
+        # the blur and Sobel wrap, but suppression reads 0 past the image's edge (as cv2.Canny
+        # does): a periodic halo would feed it the far side's magnitudes instead
+        raise ArgumentError("filterview.dask.canny: border='wrap' wraps the blur and the Sobel "
+                            "but not the suppression, which reads 0 past the image's edge, so "
+                            "chunks cannot reproduce it: use another border, or filter the whole "
+                            "image in one call (filterview.canny(image.compute(), ...))")
     if info.name == "canny" and _full_hysteresis(info, params):
         _fv.reach(info.name, iterations=int(iterations), **params)  # the parameters checked
         return _canny_full_hysteresis(image, variant, params)

@@ -2,12 +2,11 @@
  * tests/cli/ref_pixels.c: the command line's output files checked by their pixels against the
  * filter's CPU reference called directly (f->ref, pass after pass), never through the program.
  *
- *   ref_pixels cases FILTER IMAGE [KERNEL]
+ *   ref_pixels cases FILTER
  *     One line per parameter of the filter (and "iters" where it iterates): the parameter's name,
  *     then a setting that gives it a value other than its default, as NAME=VALUE words: the first
- *     candidate that changes the reference's image of IMAGE (KERNEL: an image parameter's file):
- *     the filter's test_params that set it, then steps from the default (a constant border's
- *     value with border=constant). tests/cli/pixels_case.sh runs the program with each.
+ *     of the filter's test_params that does, else a generic step from the default (a constant
+ *     border's value with border=constant). tests/cli/pixels_case.sh runs the program with each.
  *   ref_pixels check [--tested NAME] [--iters N] [--kernel-file FILE] [--variant NAME]
  *                    [--jpeg MEAN] OUTPUT INPUT FILTER [NAME=VALUE...]
  *     Loads INPUT, runs FILTER's reference with the settings (over its defaults) and compares
@@ -29,11 +28,10 @@
 #include "test_util.h"
 
 #include <math.h>
-#include <string.h>
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: ref_pixels cases FILTER IMAGE [KERNEL]\n"
+    fprintf(stderr, "usage: ref_pixels cases FILTER\n"
                     "       ref_pixels variants FILTER\n"
                     "       ref_pixels has FILTER NAME\n"
                     "       ref_pixels check [--tested NAME] [--iters N] [--kernel-file FILE] "
@@ -42,12 +40,67 @@ static int usage(void)
     return 2;
 }
 
+/* ---- cases ---- */
+static void print_value(const fv_param_desc *d, double v)
+{
+    if (d->type == FV_PARAM_CHOICE)
+        printf("%s=%s", d->name, d->choices[(int)v]);
+    else
+        printf("%s=%.10g", d->name, v);
+}
+
+static int cases(const fv_filter *f)
+{
+    const fv_params def = fv_params_default(f);
+    for (int i = 0; i < f->n_params; i++) {
+        const fv_param_desc *d = &f->params[i];
+        if (d->type == FV_PARAM_IMAGE) { /* a file: the script gives it, with what selects it */
+            const char *entry = NULL;
+            for (const char *const *e = f->test_params; e && *e && !entry; e++)
+                if (strstr(*e, "=file")) entry = *e;
+            printf("%s %s\n", d->name, entry ? entry : "");
+            continue;
+        }
+        const char *found = NULL;
+        for (const char *const *e = f->test_params; e && *e && !found; e++) {
+            fv_params p;
+            char why[200];
+            if (test_param_entry(f, *e, &p, why, sizeof why) && p.value[i] != def.value[i]) {
+                /* the entry must name it: a value it got by following another does not count */
+                char name[64];
+                snprintf(name, sizeof name, "%s=", d->name);
+                const char *at = strstr(*e, name);
+                if (at && (at == *e || at[-1] == ' ')) found = *e;
+            }
+        }
+        printf("%s ", d->name);
+        if (found) {
+            printf("%s\n", found);
+            continue;
+        }
+        double v;
+        if (!strcmp(d->name, "border")) {
+            v = FV_BORDER_WRAP; /* reflect repeats the edge pixel: at a reach of 1 it reads as
+                                   replicate does, and the case could not tell them apart */
+        } else if (d->type == FV_PARAM_CHOICE) {
+            v = fmod(def.value[i] + 1, d->n_choices);
+        } else {
+            const double step = d->odd_only ? 2 : (d->step > 0 ? d->step : 1);
+            v = def.value[i] + step <= d->max ? def.value[i] + step : def.value[i] - step;
+        }
+        if (!strcmp(d->name, "cval")) printf("border=constant ");
+        print_value(d, v);
+        printf("\n");
+    }
+    if (f->max_iterations > 1) printf("iters iters=2\n");
+    return 0;
+}
+
 /* ---- the reference, called directly ---- */
 typedef struct setup {
     const fv_filter *f;
     fv_params p;
-    fv_pixel_type type; /* of the images (the output file's) */
-    fv_image kernel;    /* an image parameter's file */
+    fv_image kernel; /* an image parameter's file */
 } setup;
 
 /* The settings `words` (NAME=VALUE, "iters=N" for the iterations) over f's defaults, leaving out
@@ -78,7 +131,6 @@ static int settings(setup *s, char **words, int n, const char *drop, int iters)
         parsed.iterations = s->p.iterations;
         s->p = parsed;
     }
-    s->p.type = s->type;
     const int k = fv_param_index(s->f, "kernel-file");
     if (k >= 0 && s->kernel.data && !(drop && !strcmp(drop, "kernel-file"))) {
         s->p.image[k] = &s->kernel;
@@ -118,69 +170,56 @@ typedef struct comparison {
     double mean_rgb;
 } comparison;
 
-/* Channel c of pixel (x, y) of a 4-channel host image of any type */
-static double channel(const fv_image *img, int x, int y, int c)
+/* Channel ch of pixel (x, y), of any type, as a number. */
+static double channel(const fv_image *img, int x, int y, int ch)
 {
-    const size_t bytes = fv_pixel_type_bytes(img->type);
-    const uint8_t *q = img->data + (size_t)y * img->pitch + (4 * (size_t)x + (size_t)c) * bytes;
+    const uint8_t *row = img->data + (size_t)y * img->pitch;
+    const size_t i = (size_t)x * (size_t)fv_image_channels(img) + (size_t)ch;
     if (img->type == FV_PIXEL_U16) {
         uint16_t v;
-        memcpy(&v, q, 2);
+        memcpy(&v, row + 2 * i, 2);
         return v;
     }
     if (img->type == FV_PIXEL_F32) {
         float v;
-        memcpy(&v, q, 4);
-        return isnan(v) ? INFINITY : v;
+        memcpy(&v, row + 4 * i, 4);
+        return v;
     }
-    return *q;
+    return row[i];
 }
 
+/* a and b of one type and channel count; the colour channels, and alpha when with_alpha */
 static comparison compare(const fv_image *a, const fv_image *b, int with_alpha)
 {
     comparison c = {0, 0, 0.0};
     double sum = 0;
-    const int channels = with_alpha ? 4 : 3;
+    const int all = fv_image_channels(a), colour = all < 3 ? all : 3;
+    const int channels = with_alpha ? all : colour;
     for (int y = 0; y < a->height; y++)
         for (int x = 0; x < a->width; x++) {
             double m = 0;
             for (int ch = 0; ch < channels; ch++) {
-                const double va = channel(a, x, y, ch), vb = channel(b, x, y, ch);
-                const double d = va == vb ? 0 : fabs(va - vb);
-                if (ch < 3) sum += d;
+                const double d = fabs(channel(a, x, y, ch) - channel(b, x, y, ch));
+                if (ch < colour) sum += d;
                 if (d > m) m = d;
             }
             c.differing += m != 0;
-            if (ceil(m) > c.max_abs) c.max_abs = m > 1e9 ? 1000000000 : (int)ceil(m);
+            if (m > c.max_abs) c.max_abs = (int)ceil(m);
         }
-    c.mean_rgb = sum / (3.0 * a->width * a->height);
+    c.mean_rgb = sum / ((double)colour * a->width * a->height);
     return c;
 }
 
-/* INPUT and OUTPUT as the program saw them: the output file in its own type, made 4 channels
- * (alpha at the type's maximum where it has none: `with_alpha` 0, alpha not compared); the input
- * in that type too (an 8-bit output from any input: the input as RGBA8, as the program reads it
- * for 8-bit work). */
-static fv_status load_pair(const char *input, const char *output, fv_image *src, fv_image *got,
-                           int *with_alpha)
+/* f's reference on `input` read as the program reads it (its own type, widened to 4 channels),
+ * then written as the output was (its type and channels, by the program's own conversion). */
+static fv_status reference_as(setup *s, const fv_image *src4, const fv_image *like, fv_image *out)
 {
-    fv_image o;
-    FV_TRY(image_load_native(output, NULL, &o, NULL));
-    *with_alpha = fv_image_channels(&o) == 4;
-    fv_status st = image_convert(&o, o.type, 4, NULL, got, NULL);
-    const fv_pixel_type type = o.type;
-    fv_host_image_free(&o);
-    FV_TRY(st);
-    if (type == FV_PIXEL_U8) return image_load(input, src);
-    fv_image n;
-    FV_TRY(image_load_native(input, NULL, &n, NULL));
-    if (n.type != type) {
-        fv_host_image_free(&n);
-        return fv_fail(FV_ERR_ARG, "%s is %s, its input %s", output, fv_pixel_type_name(type),
-                       fv_pixel_type_name(n.type));
-    }
-    st = image_convert(&n, type, 4, NULL, src, NULL);
-    fv_host_image_free(&n);
+    fv_image want4;
+    s->p.type = src4->type;
+    FV_TRY(reference(s, src4, &want4));
+    const fv_status st =
+        image_convert(&want4, like->type, fv_image_channels(like), NULL, out, NULL);
+    fv_host_image_free(&want4);
     return st;
 }
 
@@ -201,88 +240,6 @@ static void describe(char *text, size_t size, const comparison *c, long long pix
 {
     snprintf(text, size, "max |difference| %d, %lld of %lld pixels differ, mean over R, G, B %.3f",
              c->max_abs, c->differing, pixels, c->mean_rgb);
-}
-
-/* ---- cases ---- */
-static void value_text(const fv_param_desc *d, double v, char *text, size_t size)
-{
-    if (d->type == FV_PARAM_CHOICE)
-        snprintf(text, size, "%s=%s", d->name, d->choices[(int)v]);
-    else
-        snprintf(text, size, "%s=%.10g", d->name, v);
-}
-
-/* Whether the reference's image with the settings of `entry` differs on src from its image
- * without parameter `name`'s setting (a candidate the reference refuses does not count). */
-static int setting_shows(setup *s, const fv_image *src, const char *entry, const char *name)
-{
-    char text[512], *words[FV_MAX_PARAMS + 2];
-    snprintf(text, sizeof text, "%.500s", entry);
-    int n = 0;
-    for (char *w = strtok(text, " "); w && n < FV_MAX_PARAMS + 2; w = strtok(NULL, " "))
-        words[n++] = w;
-    fv_image with, without;
-    if (!settings(s, words, n, NULL, 1) || reference(s, src, &with) != FV_OK) return 0;
-    int shows = 1;
-    if (settings(s, words, n, name, 1) && reference(s, src, &without) == FV_OK) {
-        const comparison c = compare(&with, &without, 1);
-        shows = c.differing > 0;
-        fv_host_image_free(&without);
-    }
-    fv_host_image_free(&with);
-    return shows;
-}
-
-/* One line per parameter: its name and the first candidate setting that changes the reference's
- * image of IMAGE: the filter's test_params entries that set it, then steps from its default (every
- * other choice; +-1, 5 and 20 steps), a constant border's value 200 with border=constant. */
-static int cases(const fv_filter *f, const char *image, const char *kernel_file)
-{
-    setup s = {.f = f};
-    fv_image src;
-    if (image_load(image, &src) != FV_OK ||
-        (kernel_file && image_load(kernel_file, &s.kernel) != FV_OK)) {
-        printf("FAIL: %s\n", fv_last_error());
-        return 1;
-    }
-    s.type = src.type;
-    const fv_params def = fv_params_default(f);
-    for (int i = 0; i < f->n_params; i++) {
-        const fv_param_desc *d = &f->params[i];
-        char candidates[24][256];
-        int n = 0;
-        char name[64];
-        snprintf(name, sizeof name, "%s=", d->name);
-        for (const char *const *e = f->test_params; e && *e && n < 12; e++) {
-            fv_params p;
-            char why[200];
-            const char *at = strstr(*e, name); /* named there, not following another */
-            if ((d->type == FV_PARAM_IMAGE && strstr(*e, "=file")) ||
-                (at && (at == *e || at[-1] == ' ') &&
-                 test_param_entry(f, *e, &p, why, sizeof why) && p.value[i] != def.value[i]))
-                snprintf(candidates[n++], sizeof candidates[0], "%s", *e);
-        }
-        if (d->type == FV_PARAM_CHOICE) {
-            for (int k = 1; k < d->n_choices && n < 24; k++)
-                value_text(d, fmod(def.value[i] + k, d->n_choices), candidates[n++],
-                           sizeof candidates[0]);
-        } else if (!strcmp(d->name, "cval")) {
-            snprintf(candidates[n++], sizeof candidates[0], "border=constant cval=200");
-        } else if (d->type != FV_PARAM_IMAGE) {
-            static const int steps[] = {1, -1, 5, -5, 20, -20};
-            const double step = d->odd_only ? 2 : (d->step > 0 ? d->step : 1);
-            for (size_t k = 0; k < sizeof steps / sizeof steps[0] && n < 24; k++) {
-                const double v = def.value[i] + steps[k] * step;
-                if (v >= d->min && v <= d->max)
-                    value_text(d, v, candidates[n++], sizeof candidates[0]);
-            }
-        }
-        int pick = 0;
-        while (pick < n && !setting_shows(&s, &src, candidates[pick], d->name)) pick++;
-        printf("%s %s\n", d->name, n ? candidates[pick < n ? pick : 0] : "");
-    }
-    if (f->max_iterations > 1) printf("iters iters=2\n");
-    return 0;
 }
 
 static int check(int argc, char **argv)
@@ -322,13 +279,14 @@ static int check(int argc, char **argv)
         b.tol = *fv_variant_tolerance(s.f, v);
         if (fv_variant_is_peer(v)) b.tol = (fv_tolerance){255, 1.0, 0.0}; /* not held to it */
     }
-    fv_image src, got, want;
-    int with_alpha = 1;
-    if (load_pair(input, output, &src, &got, &with_alpha) != FV_OK) {
+    fv_image native, src, got, want;
+    if (image_load_native(input, NULL, &native, NULL) != FV_OK ||
+        image_convert(&native, native.type, 4, NULL, &src, NULL) != FV_OK ||
+        image_load_native(output, NULL, &got, NULL) != FV_OK) {
         printf("FAIL: %s\n", fv_last_error());
         return 1;
     }
-    s.type = src.type;
+    fv_host_image_free(&native);
     if (kernel_file && image_load(kernel_file, &s.kernel) != FV_OK) {
         printf("FAIL: --kernel-file: %s\n", fv_last_error());
         return 1;
@@ -341,12 +299,12 @@ static int check(int argc, char **argv)
     if (!settings(&s, words, n_words, NULL, iters)) return 1;
     char params[200], text[200];
     fv_params_describe(s.f, &s.p, params, sizeof params);
-    if (reference(&s, &src, &want) != FV_OK) {
+    if (reference_as(&s, &src, &got, &want) != FV_OK) {
         printf("FAIL: the reference refuses %s: %s\n", params, fv_last_error());
         return 1;
     }
     const long long pixels = (long long)src.width * src.height;
-    const comparison c = compare(&got, &want, with_alpha && b.jpeg_mean <= 0);
+    const comparison c = compare(&got, &want, b.jpeg_mean <= 0);
     describe(text, sizeof text, &c, pixels);
     if (!holds(&b, &c, pixels)) {
         printf("FAIL: %s is not %s's reference (%s, %d iterations): %s\n", output, s.f->name,
@@ -360,11 +318,11 @@ static int check(int argc, char **argv)
         setup d = s;
         if (!settings(&d, words, n_words, tested, iters)) return 1;
         fv_params_describe(d.f, &d.p, params, sizeof params);
-        if (reference(&d, &src, &want) != FV_OK) {
+        if (reference_as(&d, &src, &got, &want) != FV_OK) {
             printf("ok: without %s the reference refuses the rest (%s)\n", tested, fv_last_error());
             return 0;
         }
-        const comparison w = compare(&got, &want, with_alpha && b.jpeg_mean <= 0);
+        const comparison w = compare(&got, &want, b.jpeg_mean <= 0);
         describe(text, sizeof text, &w, pixels);
         if (holds(&b, &w, pixels)) {
             printf("FAIL: this case cannot tell %s from its default: the reference without it "
@@ -398,10 +356,10 @@ static int diff(const char *path_a, const char *path_b)
 
 int main(int argc, char **argv)
 {
-    if ((argc == 4 || argc == 5) && !strcmp(argv[1], "cases")) {
+    if (argc == 3 && !strcmp(argv[1], "cases")) {
         const fv_filter *f = fv_filter_find(argv[2]);
         if (!f) return usage();
-        return cases(f, argv[3], argc == 5 ? argv[4] : NULL);
+        return cases(f);
     }
     if (argc == 3 && !strcmp(argv[1], "variants")) {
         const fv_filter *f = fv_filter_find(argv[2]);

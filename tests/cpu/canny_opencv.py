@@ -1,15 +1,15 @@
 #!/usr/bin/python3
 """tests/cpu/canny_opencv.py CASES...: each case file (written by tests/cpu/test_canny_ref.c --opencv)
 holds a header line "width height low high l2 sigma" (thresholds may be reals: both floor them),
-then the source's RGBA8 bytes, the reference's gray stage, its blur stage and its edge map (one
-byte a pixel; edges 0 or 255). Checks that the gray stage equals cv2.cvtColor(RGBA2GRAY); that the
-blur stage is the gray image itself with sigma 0, and otherwise equals the Gaussian's
-integer-weight blur worked out with scipy and lies within its stated bound of
-scipy.ndimage.gaussian_filter (tests/cpu/gaussian_photo_scipy.py, radius ceil(3 sigma)); and that
-the edge map equals cv2.Canny(blurred, low, high, L2gradient=l2) pixel for pixel. Differences on
-the outermost rows and columns (border conventions) are counted and reported apart; any
-difference inside fails. Exit 0 when all match, 1 on a mismatch, 77 when cv2, numpy or scipy is
-missing (skipped)."""
+then the source's RGBA8 bytes, the
+reference's gray stage, its blur stage and its edge map (one byte a pixel; edges 0 or 255).
+Checks that the gray stage equals cv2.cvtColor(RGBA2GRAY); that the blur stage is the gray image
+itself with sigma 0, and otherwise equals the Gaussian's integer-weight blur worked out with scipy
+and lies within its stated bound of scipy.ndimage.gaussian_filter (tests/cpu/gaussian_photos_scipy.py,
+radius ceil(3 sigma)); and that the edge map equals cv2.Canny(blurred, low, high, L2gradient=l2)
+pixel for pixel. Differences on the outermost rows and columns (border conventions) are counted
+and reported apart; any difference inside fails. Exit 0 when all match, 1 on a mismatch, 77 when
+cv2, numpy or scipy is missing (skipped)."""
 import sys
 
 try:
@@ -20,7 +20,7 @@ try:
     import cv2
 
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from gaussian_photo_scipy import blur as scipy_blur
+    from gaussian_photos_scipy import blur as scipy_blur
 except ImportError as e:
     print(f"skipped: {e}")
     sys.exit(77)
@@ -33,10 +33,10 @@ failed = 0
 border_total = 0
 for path in sys.argv[1:]:
     with open(path, "rb") as f:
-        head = f.readline().split()
-        w, h, l2 = int(head[0]), int(head[1]), int(head[4])
-        low, high = float(head[2]), float(head[3])
-        sigma = float(head[5])
+        fields = f.readline().split()
+        w, h, l2 = int(fields[0]), int(fields[1]), int(fields[4])
+        low, high = float(fields[2]), float(fields[3])
+        sigma = float(fields[5])
         src = np.frombuffer(f.read(w * h * 4), np.uint8).reshape(h, w, 4)
         gray = np.frombuffer(f.read(w * h), np.uint8).reshape(h, w)
         blurred = np.frombuffer(f.read(w * h), np.uint8).reshape(h, w)

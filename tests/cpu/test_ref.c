@@ -3,7 +3,7 @@
  * the integer Gaussian weights, the separable reference against a brute-force 2-D sum, the host
  * iteration driver and parameter validation; the weights for several sigmas worked out in the
  * test from their definition, exactly. With `--scipy SCRIPT DIR PHOTOS...` instead: the reference
- * against scipy.ndimage.gaussian_filter through tests/cpu/gaussian_photo_scipy.py, on the photos and
+ * against scipy.ndimage.gaussian_filter through tests/cpu/gaussian_photos_scipy.py, on the photos and
  * random images (exit 77, skipped, without numpy and scipy). Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian/gaussian_taps.h"
@@ -473,7 +473,7 @@ static void test_dimensions(void)
 }
 
 /* ---- against scipy ------------------------------------------------------------------------- */
-/* Writes one case for tests/cpu/gaussian_photo_scipy.py: "width height sigma radius", the source's
+/* Writes one case for tests/cpu/gaussian_photos_scipy.py: "width height sigma radius", the source's
  * RGBA8 bytes, the reference's. */
 static void write_scipy_case(const char *dir, int index, const fv_image *src, double sigma,
                              int radius, char *files, size_t size)

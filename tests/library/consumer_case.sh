@@ -34,7 +34,7 @@ cp -r "$src/tests/library/consumer" "$work/consumer" || fail "cannot copy the co
     { cat "$work/consumer-build.log"; fail "the consumer does not build"; }
 for exe in consumer consumer_static; do
     "$work/consumer-build/$exe" >"$work/$exe.txt" 2>&1 || { cat "$work/$exe.txt"; fail "$exe failed"; }
-    grep -q "^consumer: libfilterview 0.1.0, [0-9]* filters, box/cpu (radius 4\(, border replicate, cval 0\)\{0,1\})" "$work/$exe.txt" ||
+    grep -q "^consumer: libfilterview 0.1.0, [0-9]* filters, box/cpu (radius 4)" "$work/$exe.txt" ||
         { cat "$work/$exe.txt"; fail "$exe said something else"; }
     echo "find_package: $(cat "$work/$exe.txt") [$exe]"
 done

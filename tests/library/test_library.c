@@ -184,7 +184,7 @@ static void test_errors(void)
     CHECK(filterview_run(c, &a, &b, NULL) == FV_OK && !*filterview_context_error(c),
           "a good run after bad ones clears the error");
     CHECK(strcmp(filterview_context_params(c), "radius 2") == 0 ||
-              strcmp(filterview_context_params(c), "radius 2, border replicate, cval 0") == 0,
+              strcmp(filterview_context_params(c), "radius 2") == 0,
           "params '%s'",
           filterview_context_params(c));
     filterview_context_destroy(c);

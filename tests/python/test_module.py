@@ -118,11 +118,11 @@ def test_box_and_median_on_the_photo(photo_rgba):
 
 def gaussian_reference(img, sigma, radius=0):
     """SciPy's correlation with the integer weights worked out from their definition
-    (tests/cpu/gaussian_photo_scipy.py), value for value, and the exact Gaussian with its bound."""
+    (tests/cpu/gaussian_photos_scipy.py), value for value, and the exact Gaussian with its bound."""
     pytest.importorskip("scipy.ndimage")
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                                     "cpu"))
-    from gaussian_photo_scipy import blur  # noqa: PLC0415
+    from gaussian_photos_scipy import blur  # noqa: PLC0415
     r = radius or math.ceil(3 * sigma - 1e-9)
     colour, alpha = colour_alpha(img)
     integer = np.empty(colour.shape, np.int64)

@@ -1,9 +1,7 @@
 #!/usr/bin/env python3
-"""tests/cpu/gaussian_photo_scipy.py CASES...: each case file (written by tests/cpu/test_ref.c
---scipy: the photos and random images, uint8, replicated borders) holds a header line "width
-height sigma radius", then the source's and the reference's RGBA8 bytes. Two checks on R, G and
-B, and alpha kept exactly (tests/cpu/gaussian_scipy.py does every type and border on random
-images):
+"""tests/cpu/gaussian_photos_scipy.py CASES...: each case file (written by tests/cpu/test_ref.c --scipy)
+holds a header line "width height sigma radius", then the source's and the reference's RGBA8
+bytes. Two checks on R, G and B, and alpha kept exactly:
 
 - exact: the reference equals scipy.ndimage.correlate1d (mode 'nearest': replicated borders) with
   integer weights worked out here from their definition (kernels/gaussian/gaussian_taps.h: the
