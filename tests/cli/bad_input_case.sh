@@ -3,6 +3,7 @@
 # run (a FIFO, a file size limit, a closed pipe), each through tests/cli/cli_expect.sh where one
 # run is checked. Every run has a time limit, so that a hang fails instead of blocking CI.
 #   fifo         a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
+#   user_fifo    a FIFO as a user kernel (-v user=FILE) and #included by one: refused at once
 #   kernel_bomb  a 32 KB PNG of 16384x16384 as --kernel-file: refused from its header, in a second
 #   file_limit   output past `ulimit -f`: exit 1 with one line, no output and no temporary file
 #   stderr_closed  a folder batch whose stderr is a closed pipe leaves no temporary file
@@ -25,6 +26,14 @@ fifo)
   [ "$code" = 1 ] || fail "folder with a FIFO: exit status $code, expected 1"
   grep -q "f.png': not a regular file (a FIFO) (skipped)$" "$out/err" || fail "folder: the FIFO is not reported"
   [ -f "$out/batch/g.png" ] || fail "folder: the good image was not written"
+  ;;
+user_fifo)
+  mkfifo "$out/k.cu" "$out/inc.h" || fail "mkfifo"
+  printf '#include "filterview.h"\n#include "inc.h"\n' >"$out/main.cu"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 1 "k.cu: cannot read the file: not a regular file \(a FIFO\)$" \
+    "$fv" "$fx/good.png" -v user="$out/k.cu" -o "$out/x.png" || fail "FIFO as a user kernel"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 1 "main.cu:2: #include \"inc.h\": not a regular file \(a FIFO\)$" \
+    "$fv" "$fx/good.png" -v user="$out/main.cu" -o "$out/x.png" || fail "FIFO #included by a user kernel"
   ;;
 kernel_bomb)
   # 1-bit gray, every row zero: 32 MiB of filtered rows deflate to about 32 KB
