@@ -6,7 +6,8 @@
  * (within NAME_MAX) and renamed (keeping the replaced file's mode and, where permitted, owner);
  * read-only targets are refused, symbolic links written through, and the temporary file is
  * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
- * SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes fail.
+ * SIGUSR1 ...), on whichever thread it was being made; SIGPIPE and SIGXFSZ are ignored, so that
+ * such writes fail.
  * "-" is standard input (read to its end, the format told by its bytes as for a file) and standard
  * output (written as it is encoded: a pipe cannot be renamed into).
  * Checked by tests/cpu/test_image_io.c and the CLI tests.
@@ -321,7 +322,6 @@ fv_status image_check_output_path(const char *path)
 
 static char temp_paths[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_live[TEMP_SLOTS];
-static pthread_mutex_t temp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
 /* Signals whose default action ends the process without a fault: each removes the temporary
  * files, then ends the process as it would have (the default action, re-raised). Faults (SIGSEGV,
@@ -342,10 +342,23 @@ static const int temp_signals[] = {
 };
 static const int temp_ignored[] = {SIGPIPE, SIGXFSZ};
 
+/* Creating a temporary file and registering it are two steps, and a signal may come on another
+ * thread between them, or while the handler runs: other threads go on creating files until the
+ * process ends. So a creation counts itself in temp_creating (with the signals blocked on its own
+ * thread), and the handler first sets temp_dying, waits for the creations in flight to be
+ * registered, then removes every registered file; a creation that starts after temp_dying is
+ * refused. Both flags are sequentially consistent: either the handler sees the creation, or the
+ * creation sees temp_dying. */
+static volatile sig_atomic_t temp_creating, temp_dying;
+
 static void temp_signal_handler(int sig)
 {
+    __atomic_store_n(&temp_dying, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&temp_creating, __ATOMIC_SEQ_CST) > 0) {
+        /* another thread is between open() and registering: a few instructions */
+    }
     for (int i = 0; i < TEMP_SLOTS; i++)
-        if (temp_live[i]) unlink(temp_paths[i]);
+        if (__atomic_load_n(&temp_live[i], __ATOMIC_SEQ_CST) == 1) unlink(temp_paths[i]);
     /* delivered with its default action once this handler returns and unblocks it */
     signal(sig, SIG_DFL);
     raise(sig);
@@ -381,29 +394,51 @@ void image_temp_signals_init(void)
 }
 
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
- * just not cleaned up on a signal). */
+ * just not cleaned up on a signal). A slot is claimed (2) without a lock, so that a handler
+ * waiting for this creation on another thread can never wait on a lock its own thread holds;
+ * the handler removes live (1) slots only. */
 static int temp_register(const char *path)
 {
-    image_temp_signals_init();
-    pthread_mutex_lock(&temp_lock);
-    int slot = -1;
-    for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
-        if (!temp_live[i]) slot = i;
-    if (slot >= 0) {
-        snprintf(temp_paths[slot], PATH_MAX, "%s", path);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        temp_live[slot] = 1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        sig_atomic_t expected = 0;
+        if (__atomic_compare_exchange_n(&temp_live[i], &expected, 2, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST)) {
+            snprintf(temp_paths[i], PATH_MAX, "%s", path);
+            __atomic_store_n(&temp_live[i], 1, __ATOMIC_SEQ_CST);
+            return i;
+        }
     }
-    pthread_mutex_unlock(&temp_lock);
-    return slot;
+    return -1;
 }
 
 static void temp_unregister(int slot)
 {
-    if (slot < 0) return;
-    pthread_mutex_lock(&temp_lock);
-    temp_live[slot] = 0;
-    pthread_mutex_unlock(&temp_lock);
+    if (slot >= 0) __atomic_store_n(&temp_live[slot], 0, __ATOMIC_SEQ_CST);
+}
+
+/* The signals of the handler blocked on this thread (so that it never waits for itself), and
+ * this creation counted; 0 when a signal is already ending the process. */
+static int temp_creation_begin(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+        sigaddset(&set, temp_signals[i]);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaddset(&set, sig);
+#endif
+    pthread_sigmask(SIG_BLOCK, &set, old);
+    __atomic_add_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&temp_dying, __ATOMIC_SEQ_CST)) return 1;
+    __atomic_sub_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+    return 0;
+}
+
+static void temp_creation_end(const sigset_t *old)
+{
+    __atomic_sub_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    pthread_sigmask(SIG_SETMASK, old, NULL); /* a signal that came meanwhile is delivered now */
 }
 
 fv_status image_temp_open(const char *path, image_temp *t)
@@ -438,14 +473,18 @@ fv_status image_temp_open(const char *path, image_temp *t)
                            strchr(t->target, '/') ? "/" : "", keep, base, suffix_form, tag);
         if (len < 0 || (size_t)len >= sizeof t->path)
             return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
-        /* registered once it is ours: the handler must never remove a file somebody else made */
+        /* registered once it is ours (the handler must never remove a file somebody else made),
+         * before any signal handler can look */
+        image_temp_signals_init();
+        sigset_t old;
+        if (!temp_creation_begin(&old))
+            return fv_fail(FV_ERR_IO, "cannot write '%s': the program is being ended", name);
         t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (t->fd >= 0) {
-            t->slot = temp_register(t->path);
-            break;
-        }
-        if (errno != EEXIST)
-            return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
+        const int e = errno;
+        if (t->fd >= 0) t->slot = temp_register(t->path);
+        temp_creation_end(&old);
+        if (t->fd >= 0) break;
+        if (e != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(e));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
     if (existing) {
