@@ -65,12 +65,20 @@ int cli_is_stdio(const char *path)
     return image_is_stdio(path);
 }
 
+/* The file behind a path, "-" being standard input or output: a file only when the shell
+ * redirected a regular one there (a pipe or a terminal is no original). */
+static int file_id(const char *path, int stdio_fd, struct stat *st)
+{
+    if (!cli_is_stdio(path)) return stat(path, st) == 0;
+    return fstat(stdio_fd, st) == 0 && S_ISREG(st->st_mode);
+}
+
 int cli_same_file(const char *output, const char *input)
 {
     struct stat a, b;
-    if (!output || !input || cli_is_stdio(output) || cli_is_stdio(input)) return 0;
-    return stat(output, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    if (!output || !input) return 0;
+    return file_id(output, STDOUT_FILENO, &a) && file_id(input, STDIN_FILENO, &b) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 static int bad(const char *flag, const char *what, const char *got)
@@ -1054,8 +1062,9 @@ static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR
                                        FOR_OUTPUT, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
-    [CLI_MODE_VIEW] = "the viewer", [CLI_MODE_BATCH] = "-o",      [CLI_MODE_COMPARE] = "--compare",
-    [CLI_MODE_LIST] = "--list",     [CLI_MODE_BENCH] = "--bench", [CLI_MODE_INFO] = "--info",
+    [CLI_MODE_VIEW] = "the viewer",    [CLI_MODE_BATCH] = "-o",
+    [CLI_MODE_COMPARE] = "--compare",  [CLI_MODE_LIST] = "--list",
+    [CLI_MODE_BENCH] = "--bench",      [CLI_MODE_INFO] = "--info",
     [CLI_MODE_CONTRACT] = "--contract"};
 
 static const char *mode_name(cli_mode m)
@@ -1305,24 +1314,45 @@ static int check_originals(const cli_options *o)
                {"--chart", o->chart},
                {"--csv", o->csv}};
     const int n_out = (int)(sizeof out / sizeof out[0]);
+    const char *in[CLI_MAX_INPUTS + 2];
+    int n_in = 0;
+    for (int i = 0; i < o->n_inputs; i++) in[n_in++] = o->inputs[i];
+    if (o->kernel_file) in[n_in++] = o->kernel_file;
+    if (o->bench_image) in[n_in++] = o->bench_image;
     for (int k = 0; k < n_out; k++) {
-        if (!out[k].path || cli_is_stdio(out[k].path)) continue;
+        if (!out[k].path) continue;
+        if (cli_is_stdio(out[k].path)) {
+            /* `> a.png` has already truncated it, `>> a.png` would append to it: --in-place
+             * cannot help, only another redirection */
+            for (int i = 0; i < n_in; i++)
+                if (cli_same_file(out[k].path, in[i])) {
+                    if (cli_is_stdio(in[i]))
+                        cli_error("%s -: standard output and standard input are the same file: "
+                                  "redirect the output to another file",
+                                  out[k].flag);
+                    else
+                        cli_error("%s -: standard output is redirected to the input '%s': "
+                                  "redirect it to another file",
+                                  out[k].flag, cli_shown(in[i]));
+                    return 0;
+                }
+            continue;
+        }
         for (int j = k + 1; j < n_out; j++)
-            if (out[j].path &&
+            if (out[j].path && !cli_is_stdio(out[j].path) &&
                 (!strcmp(out[k].path, out[j].path) || cli_same_file(out[k].path, out[j].path))) {
                 cli_error("%s and %s both write '%s': give each its own file", out[k].flag,
                           out[j].flag, cli_shown(out[j].path));
                 return 0;
             }
         if (o->in_place) continue;
-        const char *in[CLI_MAX_INPUTS + 2];
-        int n_in = 0;
-        for (int i = 0; i < o->n_inputs; i++) in[n_in++] = o->inputs[i];
-        if (o->kernel_file) in[n_in++] = o->kernel_file;
-        if (o->bench_image) in[n_in++] = o->bench_image;
         for (int i = 0; i < n_in; i++)
             if (cli_same_file(out[k].path, in[i])) {
-                if (!strcmp(out[k].path, in[i]))
+                if (cli_is_stdio(in[i]))
+                    cli_error("%s: '%s' is the file redirected to standard input ('-'): give "
+                              "another name, or --in-place to replace it",
+                              out[k].flag, cli_shown(out[k].path));
+                else if (!strcmp(out[k].path, in[i]))
                     cli_error("%s: '%s' is also the input: give another name, or --in-place "
                               "to replace it",
                               out[k].flag, cli_shown(in[i]));
@@ -1406,8 +1436,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->user_file && !*o->user_file)
         return bad("-v", "user=FILE, a CUDA source file", s.variant_name);
     /* a user kernel: the filter's first variant stands in until the mode has compiled it */
-    o->variant = o->user_file ? NULL
-                              : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
+    o->variant =
+        o->user_file ? NULL : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name && !o->user_file) {
         cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
                   cli_shown(s.variant_name));

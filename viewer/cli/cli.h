@@ -122,7 +122,8 @@ void cli_print_help(void);
 void cli_print_version(void);
 
 /* Whether `output` is the same file as `input` (device and inode, through links): both must
- * exist; standard input and output are never the same file as anything. */
+ * exist; "-" is the regular file the shell redirected to standard output (output) or standard
+ * input (input), and never the same as anything when it is a pipe or a terminal. */
 int cli_same_file(const char *output, const char *input);
 
 /* `text` (a file name, a flag's value) as a message quotes it: control characters and invalid
