@@ -11,7 +11,8 @@
  * GPU is allocated there); each run then allocates nothing. Images live on the host or on the
  * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) 8-bit channels; a run on the device
  * goes on the caller's CUDA stream. Errors are fv_status codes with a one-line message kept in
- * the context (or written to the caller's buffer when there is no context yet).
+ * the context (or written to the caller's buffer when there is no context yet); the caller's
+ * names and values are quoted in it printable (a control byte or invalid UTF-8 as \xNN).
  *
  * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
  * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
@@ -128,7 +129,7 @@ typedef struct filterview_context filterview_context;
 /* Makes a context for `filter` run by `variant` (NULL: the fastest; "cpu": the reference on the
  * host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
  * commas ("radius=64", "low=50 high=150 stage=edges", "iterations=3"), NULL or "" for the
- * defaults. Every value is checked against its range here, once. On failure *out is NULL and
+ * defaults; a parameter given twice is refused. Every value is checked against its range here, once. On failure *out is NULL and
  * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'". */
 fv_status filterview_context_create(filterview_context **out, const char *filter,
                                     const char *variant, int width, int height,
@@ -159,7 +160,7 @@ typedef struct filterview_diff {
     long long differing;     /* pixels with any channel different */
 } filterview_diff;
 
-/* Host images of the same size and channel count. */
+/* Host images of the same size (at least 1x1) and channel count. */
 fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
                              filterview_diff *out, char *error, size_t error_size);
 

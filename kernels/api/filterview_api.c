@@ -13,6 +13,7 @@
 #include "filter.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,9 +34,40 @@ struct filterview_context {
     char error[512];
 };
 
+/* The length of the valid UTF-8 sequence at s (printable: no C1 control), 0 when there is none. */
+static size_t utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0xc2 || s[0] > 0xf4) return 0;
+    const size_t n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || /* overlong, surrogate */
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f) ||
+        (s[0] == 0xc2 && s[1] < 0xa0)) /* C1 controls */
+        return 0;
+    return n;
+}
+
+/* Messages quote the caller's names and values: a control byte or invalid UTF-8 in them is
+ * written \xNN, so that a message is always one printable line. */
 static void copy_message(char *buf, size_t size, const char *message)
 {
-    if (buf && size) snprintf(buf, size, "%s", message);
+    if (!buf || !size) return;
+    size_t used = 0;
+    for (const unsigned char *m = (const unsigned char *)message; *m && used + 1 < size;) {
+        const size_t n = *m >= 0x20 && *m < 0x7f ? 1 : utf8_length(m);
+        if (n && used + n < size) {
+            memcpy(buf + used, m, n);
+            used += n;
+            m += n;
+        } else if (!n && used + 4 < size) {
+            snprintf(buf + used, size - used, "\\x%02x", *m++);
+            used += 4;
+        } else {
+            break;
+        }
+    }
+    buf[used] = 0;
 }
 
 /* Appends `name` to the list in buf ("a, b, c"), quietly stopping when buf is full. */
@@ -163,6 +195,7 @@ static fv_status params_from_text(const fv_filter *f, const char *text, fv_param
         *eq = 0;
         const char *value = eq + 1;
         if (strcmp(tok, "iterations") == 0) {
+            if (iterations) return fv_fail(FV_ERR_ARG, "parameters: 'iterations' given twice");
             iterations = value;
             continue;
         }
@@ -273,6 +306,17 @@ fv_status filterview_context_create(filterview_context **out, const char *filter
     return FV_OK;
 }
 
+/* Whether the image's bytes, pitch * (height - 1) + its last row from data, fit in the address
+ * space: a pitch that overflows would wrap every row offset computed from it. Width, height and
+ * channels are positive and checked before. */
+static int span_fits(const filterview_image *img)
+{
+    const size_t row = (size_t)img->width * (size_t)img->channels;
+    if (img->height > 1 && img->pitch > (SIZE_MAX - row) / (size_t)(img->height - 1)) return 0;
+    const size_t bytes = img->pitch * (size_t)(img->height - 1) + row;
+    return (uintptr_t)img->data <= UINTPTR_MAX - bytes;
+}
+
 /* The image as the runner sees it: RGBA rows on 4-byte boundaries */
 static int usable_directly(const filterview_image *img, filterview_memory where)
 {
@@ -336,6 +380,10 @@ static fv_status check_image(const filterview_context *c, const filterview_image
     if (img->pitch < (size_t)img->width * img->channels)
         return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes is less than a row (%zu)", which,
                        img->pitch, (size_t)img->width * img->channels);
+    if (!span_fits(img))
+        return fv_fail(FV_ERR_ARG,
+                       "%s: a pitch of %zu bytes over %d rows is past the end of memory", which,
+                       img->pitch, img->height);
     if (img->memory != FILTERVIEW_HOST && img->memory != FILTERVIEW_DEVICE)
         return fv_fail(FV_ERR_ARG, "%s: memory is neither FILTERVIEW_HOST nor FILTERVIEW_DEVICE",
                        which);
@@ -488,11 +536,13 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
         !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
         : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST ? "host images only"
         : a->width != b->width || a->height != b->height               ? "sizes differ"
-        : a->channels != b->channels                                   ? "channel counts differ"
-        : a->channels < 1 || a->channels > 4                           ? "1 to 4 channels"
+        : a->width < 1 || a->height < 1      ? "an image has no pixels (width and height from 1)"
+        : a->channels != b->channels         ? "channel counts differ"
+        : a->channels < 1 || a->channels > 4 ? "1 to 4 channels"
         : a->pitch < (size_t)a->width * a->channels || b->pitch < (size_t)b->width * b->channels
             ? "a pitch is less than a row"
-            : NULL;
+        : !span_fits(a) || !span_fits(b) ? "a pitch times the rows is past the end of memory"
+                                         : NULL;
     if (why) {
         copy_message(error, error_size, why);
         return FV_ERR_ARG;
