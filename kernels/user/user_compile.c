@@ -77,21 +77,31 @@ static void hash_string(hash128 *h, const char *s)
 }
 
 /* ---- NVRTC's log ---- */
+/* Whether "(123): " starts at line[i]. */
+static int is_line_mark(const char *line, size_t len, size_t i)
+{
+    if (i + 1 >= len || line[i] != '(' || line[i + 1] < '0' || line[i + 1] > '9') return 0;
+    size_t j = i + 1;
+    while (j < len && line[j] >= '0' && line[j] <= '9') j++;
+    return j + 2 < len && line[j] == ')' && line[j + 1] == ':' && line[j + 2] == ' ';
+}
+
 /* Parses "name(123): error: text" (also "catastrophic error", "warning #177-D"). Returns 1 with
- * file, line, kind ("error"/"warning") and text. */
-static int log_line_parse(const char *line, size_t len, char *file, size_t file_size, int *lineno,
-                          char *kind, size_t kind_size, const char **text, size_t *text_len)
+ * file, line, kind ("error"/"warning") and text. The names NVRTC was given (the user's path,
+ * the contract header; NULL-terminated) are matched whole first, since a file may be called
+ * "a(12): b.cu"; another name (an #included file) ends at the first "(123): ". */
+static int log_line_parse(const char *line, size_t len, const char *const *known, char *file,
+                          size_t file_size, int *lineno, char *kind, size_t kind_size,
+                          const char **text, size_t *text_len)
 {
     const char *open = NULL;
-    for (size_t i = 0; i + 3 < len; i++)
-        if (line[i] == '(' && line[i + 1] >= '0' && line[i + 1] <= '9') {
-            size_t j = i + 1;
-            while (j < len && line[j] >= '0' && line[j] <= '9') j++;
-            if (j + 2 < len && line[j] == ')' && line[j + 1] == ':' && line[j + 2] == ' ') {
-                open = line + i;
-                break;
-            }
-        }
+    for (int k = 0; known && known[k] && !open; k++) {
+        const size_t n = strlen(known[k]);
+        if (n < len && memcmp(line, known[k], n) == 0 && is_line_mark(line, len, n))
+            open = line + n;
+    }
+    for (size_t i = 0; !open && i + 3 < len; i++)
+        if (is_line_mark(line, len, i)) open = line + i;
     if (!open) return 0;
     snprintf(file, file_size, "%.*s", (int)(open - line), line);
     *lineno = atoi(open + 1);
@@ -112,7 +122,7 @@ static int log_line_parse(const char *line, size_t len, char *file, size_t file_
 
 /* The first error of the log into d (1), and every diagnostic as "file:line: kind: text" lines
  * into a malloc'd *translated (NULL when out of memory). */
-static int log_digest(const char *log, fv_user_diag *d, char **translated)
+static int log_digest(const char *log, const char *const *known, fv_user_diag *d, char **translated)
 {
     size_t cap = strlen(log) + 64, used = 0;
     char *out = malloc(cap);
@@ -125,7 +135,7 @@ static int log_digest(const char *log, fv_user_diag *d, char **translated)
         int lineno = 0;
         const char *text = NULL;
         size_t text_len = 0;
-        if (log_line_parse(line, len, file, sizeof file, &lineno, kind, sizeof kind, &text,
+        if (log_line_parse(line, len, known, file, sizeof file, &lineno, kind, sizeof kind, &text,
                            &text_len)) {
             if (out) {
                 const int n = snprintf(out + used, cap - used, "%s:%d: %s: %.*s\n", file, lineno,
@@ -628,7 +638,8 @@ static fv_status nvrtc_compile(fv_user_build *b, const char *src, const char *he
     memset(&first, 0, sizeof first);
     snprintf(first.file, sizeof first.file, "%s", b->path);
     char *translated = NULL;
-    const int has_error = log ? log_digest(log, &first, &translated) : 0;
+    const char *known[] = {b->path, FV_USER_HEADER_NAME, NULL};
+    const int has_error = log ? log_digest(log, known, &first, &translated) : 0;
     free(log);
     b->log = translated ? translated : calloc(1, 1);
     if (compiled != NVRTC_SUCCESS) {
