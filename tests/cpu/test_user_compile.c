@@ -174,11 +174,12 @@ static void test_errors(void)
         4, "no entry point");
     expect_error("empty.cu", "box", "#include \"filterview.h\"\n", 1, "no entry point");
     /* a file name that looks like NVRTC's "(line): " is still the file, not line 12 of "odd" */
-    expect_error("odd(12): x.cu", "gaussian",
-                 "#include \"filterview.h\"\n"
-                 "__global__ void fv_pass(const fv_image src, const fv_image dst, const fv_params p)\n"
-                 "{ int x = 1 }\n",
-                 3, "error: expected a \";\"");
+    expect_error(
+        "odd(12): x.cu", "gaussian",
+        "#include \"filterview.h\"\n"
+        "__global__ void fv_pass(const fv_image src, const fv_image dst, const fv_params p)\n"
+        "{ int x = 1 }\n",
+        3, "error: expected a \";\"");
     expect_error("signature.cu", "gaussian",
                  "#include \"filterview.h\"\n"
                  "// fv_pass(float) in a comment is not the definition\n"
