@@ -425,9 +425,8 @@ typedef enum flag_arg {
 } flag_arg;
 
 enum {
-    FLAG_ONCE = 1, /* a second one is a mistake ("given twice"), not an override */
-    FLAG_STOP = 2, /* --help, --help-keys: the mode, and nothing else is read */
-    FLAG_MODE = 4  /* selects `mode` (one mode flag per command line) */
+    FLAG_STOP = 1, /* --help, --help-keys: the mode, and nothing else is read */
+    FLAG_MODE = 2  /* selects `mode` (one mode flag per command line) */
 };
 
 typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
@@ -473,8 +472,10 @@ struct parse_state {
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings, iterations, mode_given;
     const char *iters_flag, *iters_text; /* --iters as given (NULL: not given) */
-    const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
-    int given_at[64];         /* and where in argv */
+    const char *given_as[64];   /* per row of cli_flags: its first spelling given (mode check) */
+    int given_at[64];           /* and where in argv */
+    int seen[64];               /* per row: given already (a second value is refused) */
+    const char *seen_value[64]; /* per row: the value it was given first */
     /* --NAME=VALUE: the value, taken by the flag's first next_value instead of the next word */
     const char *inline_value;
     int inline_taken;
@@ -511,10 +512,19 @@ static const char *split_name(parse_state *s, const char *arg, const char *eq)
     return s->names[s->n_names++];
 }
 
+/* A flag given a second value: refused, never a silent override of the first. */
+static int given_twice(const char *flag, const char *first, const char *second)
+{
+    cli_error("%s given twice ('%s' and %s%s%s): give it once", flag, first ? cli_shown(first) : "",
+              second ? "'" : "", second ? cli_shown(second) : "nothing", second ? "'" : "");
+    return 0;
+}
+
 static int parse_pane(parse_state *s, const char *flag)
 {
     const char *spec = next_value(s);
     if (!spec) return bad(flag, "FILTER:VARIANT, a variant or 'original'", NULL);
+    if (s->pane_text[flag[1] - 'a']) return given_twice(flag, s->pane_text[flag[1] - 'a'], spec);
     s->pane_text[flag[1] - 'a'] = spec;
     return 1;
 }
@@ -680,6 +690,9 @@ static int parse_param(parse_state *s, const char *flag)
         set->name = flag + 2;
         set->text = value; /* NULL: missing, said once the filters in play are known */
     }
+    for (int k = 0; k < s->n_settings; k++)
+        if (!strcmp(s->settings[k].name, set->name))
+            return given_twice(set->flag, s->settings[k].text, set->text);
     s->n_settings++;
     return 1;
 }
@@ -750,7 +763,7 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(output),
      .expects = "an output .png path",
-     .flags = FLAG_ONCE | FLAG_MODE,
+     .flags = FLAG_MODE,
      .mode = CLI_MODE_BATCH,
      .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
@@ -843,7 +856,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(save_source),
      .expects = "an output image path",
-     .flags = FLAG_ONCE,
      .modes = FOR_BATCH,
      .section = HELP_OPTIONS,
      .label = "--save-source FILE",
@@ -852,7 +864,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(kernel_file),
      .expects = "an image file (conv's shape file)",
-     .flags = FLAG_ONCE,
      .modes = FOR_FILTERING,
      .section = HELP_OPTIONS,
      .label = "--kernel-file FILE",
@@ -885,7 +896,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(bench_image),
      .expects = "an image file for the bench",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--image FILE",
@@ -895,7 +905,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(csv),
      .expects = "a CSV output path",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--csv FILE",
@@ -904,7 +913,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(chart),
      .expects = "a .png path for the chart",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--chart FILE",
@@ -1010,7 +1018,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(screenshot),
      .expects = "a .png path",
-     .flags = FLAG_ONCE,
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--screenshot FILE",
@@ -1119,11 +1126,14 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         o->mode = f->mode;
         return 2;
     }
-    if ((f->flags & FLAG_ONCE) && *(const char **)field) {
-        const char *second = peek_value(s);
-        cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
-                  second ? "'" : "", second ? cli_shown(second) : "nothing", second ? "'" : "");
-        return 0;
+    /* every flag that takes a value takes one: a second is refused, never a silent override
+     * (a switch given twice says the same thing twice; -a and -b, one row, check their own) */
+    const int takes_value = f->arg != ARG_NONE && f->arg != ARG_SWITCH && f->parse != parse_pane &&
+                            f->parse != parse_param;
+    if (takes_value && s->seen[row]) return given_twice(a, s->seen_value[row], peek_value(s));
+    if (takes_value) {
+        s->seen[row] = 1;
+        s->seen_value[row] = peek_value(s);
     }
     switch (f->arg) {
     case ARG_NONE: break;
