@@ -227,6 +227,18 @@ def test_bad_images():
         filterview.box(np.zeros((0, 8, 4), np.uint8), variant=CPU)
 
 
+def test_masked_arrays_are_refused():
+    masked = np.ma.masked_array(np.zeros((8, 8, 4), np.uint8), mask=False)
+    masked[2, 3] = np.ma.masked
+    with pytest.raises(TypeError, match=r"image is a numpy\.ma masked array.*filled"):
+        filterview.box(masked, variant=CPU)
+    with pytest.raises(TypeError, match=r"out is a numpy\.ma masked array"):
+        filterview.box(np.zeros((8, 8, 4), np.uint8), variant=CPU, out=masked)
+    with pytest.raises(TypeError, match=r"a is a numpy\.ma masked array"):
+        filterview.compare(masked, masked.data)
+    assert filterview.box(masked.filled(0), variant=CPU).shape == (8, 8, 4)
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 def test_out_of_range_names_the_range():

@@ -1396,6 +1396,13 @@ int cli_parse(int argc, char **argv, cli_options *o)
         for (int r = 0; r < N_FLAGS; r++)
             for (int k = 0; k < 3 && (cli_flags[r].flags & FLAG_STOP) && cli_flags[r].names[k]; k++)
                 if (!strcmp(argv[i], cli_flags[r].names[k])) {
+                    /* the man page is written for packaging, into a file: anything else on
+                     * its line is a mistake to say, not to drop */
+                    if (cli_flags[r].mode == CLI_MODE_HELP_MAN && argc > 2) {
+                        cli_error("--help-man writes the man page and takes nothing else, got '%s'",
+                                  cli_shown(argv[i == 1 ? 2 : 1]));
+                        return 0;
+                    }
                     o->mode = cli_flags[r].mode;
                     return 1;
                 }

@@ -890,12 +890,14 @@ int batch_many_main(const cli_options *o)
         if (!code && !o->quiet) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
+            const int threads = started ? started : 1;
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "threads",
+                   "%s",
                    b.n_jobs - b.failed, b.n_jobs + b.unwritable, b.f->name, b.v->name, params,
                    cli_escaped(o->output), seconds,
                    seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
-                   b.host ? "on the CPU" : "on the GPU", started ? started : 1);
+                   b.host ? "on the CPU" : "on the GPU", threads,
+                   threads == 1 ? "thread" : "threads");
             if (b.failed + b.unwritable) printf("; %d failed", b.failed + b.unwritable);
             if (w.unreadable)
                 printf("; %d %s not read", w.unreadable, w.unreadable == 1 ? "folder" : "folders");
