@@ -328,8 +328,10 @@ static int entries_check(const fv_user_build *b, const char *src, const entry_na
 static fv_status arch_choose(const fv_user_options *o, char *arch, size_t size, int *is_ptx)
 {
     int n = 0, list[64];
-    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 64 ||
-        nvrtcGetSupportedArchs(list) != NVRTC_SUCCESS)
+    const nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
+    if (r != NVRTC_SUCCESS) /* also: the library could not be loaded, and why */
+        return fv_fail(FV_ERR_UNSUPPORTED, "NVRTC: %s", nvrtcGetErrorString(r));
+    if (n <= 0 || n > 64 || nvrtcGetSupportedArchs(list) != NVRTC_SUCCESS)
         return fv_fail(FV_ERR_UNSUPPORTED, "NVRTC lists no GPU architecture it can compile for");
     *is_ptx = 0;
     if (o && o->arch) {
