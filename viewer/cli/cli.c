@@ -962,7 +962,7 @@ static const cli_flag cli_flags[] = {
      .mode = CLI_MODE_COMPLETION,
      .section = HELP_OPTIONS,
      .label = "--completion SHELL",
-     .help = "a completion script for SHELL (bash): options, filters,\n"
+     .help = "a completion script for SHELL (bash): options, filters, "
              "variants, parameters and their choices"},
     {.section = HELP_VIEWER,
      .label = "(no -o)",
@@ -1542,6 +1542,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
     return check_originals(o);
 }
 
+#define LIST_WIDTH 100 /* --list: a wide terminal, the summaries whole */
+static void print_wrapped_to(const char *lead, int indent, const char *text, int width);
+
 void cli_print_list(int verbose)
 {
     int have_device = verbose && fv_device_check() == FV_OK;
@@ -1550,20 +1553,28 @@ void cli_print_list(int verbose)
            "docs/your-own-kernel.md)\n\n");
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
-        printf("%-10s %s\n", f->name, f->summary);
+        char name[64];
+        snprintf(name, sizeof name, "%-10s ", f->name);
+        print_wrapped_to(name, 11, f->summary, LIST_WIDTH);
         for (int k = 0; k < f->n_params; k++) {
             if (f->params[k].type == FV_PARAM_IMAGE) continue; /* a file: among the options */
             char range[200], flag[40];
             fv_param_range_text(f, k, range, sizeof range);
+            char lead[64], text[512];
             snprintf(flag, sizeof flag, "--%s", f->params[k].name);
-            printf("  %-12s %s (%s)\n", flag, f->params[k].help, range);
+            snprintf(lead, sizeof lead, "  %-12s ", flag);
+            snprintf(text, sizeof text, "%s (%s)", f->params[k].help, range);
+            print_wrapped_to(lead, 15, text, LIST_WIDTH);
         }
         if (f->max_iterations > 1)
             printf("  %-12s passes, 1..%d (default 1)\n", "--iters", f->max_iterations);
         for (int v = 0; v < f->n_variants; v++) {
             const fv_variant *var = &f->variants[v];
-            printf("  %-10s %s%s\n", var->name, var->summary,
-                   strcmp(var->name, fv_filter_baseline(f)->name) == 0 ? " [baseline]" : "");
+            char lead[64], text[1024];
+            snprintf(lead, sizeof lead, "  %-10s ", var->name);
+            snprintf(text, sizeof text, "%s%s", var->summary,
+                     strcmp(var->name, fv_filter_baseline(f)->name) == 0 ? " [baseline]" : "");
+            print_wrapped_to(lead, 13, text, LIST_WIDTH);
             if (!verbose) continue;
             char res[512];
             fv_params p = fv_params_default(f);
@@ -1571,7 +1582,7 @@ void cli_print_list(int verbose)
                 fv_variant_resources_text(var, &p, res, sizeof res);
             else
                 snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
-            printf("  %-10s   %s\n", "", res);
+            print_wrapped_to("", 15, res, LIST_WIDTH);
             if (have_device && !fv_variant_is_host(var)) {
                 size_t bytes = fv_runner_device_bytes(f, var, &p, 9984, 6400);
                 printf("  %-10s   device memory at 9984x6400 beyond source and result: %.1f MiB\n",
@@ -1593,7 +1604,7 @@ static int columns(const char *p, size_t n)
 
 /* `lead` (a label, padded to `indent` columns), then `text` wrapped at word boundaries within
  * HELP_WIDTH, continued lines indented by `indent`; a lead wider than that gets a line alone. */
-static void print_wrapped(const char *lead, int indent, const char *text)
+static void print_wrapped_to(const char *lead, int indent, const char *text, int width)
 {
     int col = columns(lead, strlen(lead));
     printf("%s", lead);
@@ -1605,11 +1616,11 @@ static void print_wrapped(const char *lead, int indent, const char *text)
     col = indent;
     int first = 1;
     for (const char *p = text; *p;) {
-        while (*p == ' ') p++;
+        while (*p == ' ' || *p == '\n' || *p == '\t') p++; /* the table's texts wrap here alone */
         if (!*p) break;
-        size_t n = strcspn(p, " ");
+        size_t n = strcspn(p, " \n\t");
         const int w = columns(p, n);
-        if (!first && col + 1 + w > HELP_WIDTH) {
+        if (!first && col + 1 + w > width) {
             printf("\n%*s", indent, "");
             col = indent;
             first = 1;
@@ -1620,6 +1631,11 @@ static void print_wrapped(const char *lead, int indent, const char *text)
         p += n;
     }
     printf("\n");
+}
+
+static void print_wrapped(const char *lead, int indent, const char *text)
+{
+    print_wrapped_to(lead, indent, text, HELP_WIDTH);
 }
 
 /* One row of the table as --help shows it: the label, then its help, wrapped. */
