@@ -90,6 +90,83 @@ static int bad(const char *flag, const char *what, const char *got)
     return 0;
 }
 
+/* ---- "did you mean": the nearest name to a typo ---- */
+
+/* Edits (insert, delete, change, swap two neighbours) between a and b, up to 9. */
+static int edit_distance(const char *a, const char *b)
+{
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40) return 9;
+    int d[42][42];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            const int change = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int best = d[i - 1][j] + 1 < d[i][j - 1] + 1 ? d[i - 1][j] + 1 : d[i][j - 1] + 1;
+            if (change < best) best = change;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/* The candidate nearest to `typo` when it is near enough to be meant (one edit in a short name,
+ * two in a longer one), else NULL. */
+static const char *nearest(const char *typo, const char *const *candidates, int n)
+{
+    const char *best = NULL;
+    int best_d = strlen(typo) <= 4 ? 1 : 2;
+    for (int i = 0; i < n; i++) {
+        if (!candidates[i]) continue;
+        const int d = edit_distance(typo, candidates[i]);
+        if (d <= best_d && (!best || d < best_d)) {
+            best = candidates[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* " (did you mean 'NAME'? see --list)" or " (see --list)" for a message's end */
+static const char *did_you_mean(const char *typo, const char *const *candidates, int n,
+                                const char *see)
+{
+    static _Thread_local char text[160];
+    const char *near = nearest(typo, candidates, n);
+    if (near)
+        snprintf(text, sizeof text, " (did you mean '%s'? see %s)", near, see);
+    else
+        snprintf(text, sizeof text, " (see %s)", see);
+    return text;
+}
+
+static const char *filter_suggestion(const char *typo)
+{
+    const char *names[FV_MAX_FILTERS];
+    for (int i = 0; i < fv_n_filters; i++) names[i] = fv_filters[i]->name;
+    return did_you_mean(typo, names, fv_n_filters, "--list");
+}
+
+static const char *variant_suggestion(const fv_filter *f, const char *typo)
+{
+    const char *names[32] = {0};
+    for (int i = 0; i < f->n_variants && i < 32; i++) names[i] = f->variants[i].name;
+    return did_you_mean(typo, names, f->n_variants < 32 ? f->n_variants : 32, "--list");
+}
+
+static const char *param_suggestion(const char *typo)
+{
+    const char *names[FV_MAX_FILTERS * FV_MAX_PARAMS];
+    int n = 0;
+    for (int i = 0; i < fv_n_filters; i++)
+        for (int k = 0; k < fv_filters[i]->n_params; k++)
+            names[n++] = fv_filters[i]->params[k].name;
+    return did_you_mean(typo, names, n, "--list");
+}
+
 /* Plain decimal: digits with an optional sign, nothing else (strtol alone would also take leading
  * blanks); the same rule as the filters' integer parameters (kernels/core/params.c). */
 static int plain_integer(const char *s)
@@ -256,7 +333,8 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
         snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
         if (!fits || !(f = fv_filter_find(filter_name))) {
             if (fits)
-                cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
+                cli_error("%s: unknown filter '%s'%s", flag, cli_shown(filter_name),
+                          filter_suggestion(filter_name));
             else
                 cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
             return 0;
@@ -273,8 +351,8 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
     }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
-        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name,
-                  cli_shown(name));
+        cli_error("%s: filter '%s' has no variant '%s'%s", flag, f->name, cli_shown(name),
+                  variant_suggestion(f, name));
         return 0;
     }
     out->filter = f;
@@ -683,7 +761,8 @@ static int parse_param(parse_state *s, const char *flag)
         set->flag = set->flag_storage;
         set->text = eq + 1;
         if (!any_filter_has_param(set->name)) {
-            cli_error("-p: no filter has a parameter '%s' (see --list)", set->name);
+            cli_error("-p: no filter has a parameter '%s'%s", set->name,
+                      param_suggestion(set->name));
             return 0;
         }
     } else {
@@ -1376,6 +1455,23 @@ static int check_originals(const cli_options *o)
     return 1;
 }
 
+/* The nearest flag (every spelling) or --PARAMETER to an unknown option. */
+static const char *option_suggestion(const char *typo)
+{
+    static _Thread_local char params[FV_MAX_FILTERS * FV_MAX_PARAMS][CLI_NAME_ROOM];
+    const char *names[3 * 64 + FV_MAX_FILTERS * FV_MAX_PARAMS];
+    int n = 0;
+    for (int r = 0; r < N_FLAGS; r++)
+        for (int k = 0; k < 3 && cli_flags[r].names[k]; k++) names[n++] = cli_flags[r].names[k];
+    int p = 0;
+    for (int i = 0; i < fv_n_filters; i++)
+        for (int k = 0; k < fv_filters[i]->n_params; k++, p++) {
+            snprintf(params[p], sizeof params[p], "--%s", fv_filters[i]->params[k].name);
+            names[n++] = params[p];
+        }
+    return did_you_mean(typo, names, n, "--help");
+}
+
 int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -1437,7 +1533,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
                  any_filter_has_param(a + 2))
             r = parse_param(&s, a);
         else
-            cli_error("unknown option '%s' (see --help)", cli_shown(argv[s.i]));
+            cli_error("unknown option '%s'%s", cli_shown(argv[s.i]), option_suggestion(a));
         if (r == 2) return 1;
         if (r == 1 && s.inline_value && !s.inline_taken) { /* -p=, a flag that took none */
             cli_error("%s takes no value, got '%s'", a, cli_shown(argv[s.i]));
@@ -1446,7 +1542,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
         if (r == 0) return 0;
     }
     if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
-        cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
+        cli_error("unknown filter '%s'%s", cli_shown(s.filter_name),
+                  filter_suggestion(s.filter_name));
         return 0;
     }
     o->user_file = cli_user_file(s.variant_name);
@@ -1456,8 +1553,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     o->variant =
         o->user_file ? NULL : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name && !o->user_file) {
-        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
-                  cli_shown(s.variant_name));
+        cli_error("filter '%s' has no variant '%s'%s", o->filter->name, cli_shown(s.variant_name),
+                  variant_suggestion(o->filter, s.variant_name));
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -1487,9 +1584,17 @@ int cli_parse(int argc, char **argv, cli_options *o)
         cli_error("give an image or --random WxH, not both");
         return 0;
     }
+    if (argc == 1) { /* nothing at all: what the program takes, in short */
+        cli_print_usage();
+        return 0;
+    }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
     if (needs_input && !o->input) {
         cli_error("no input image given (see --help)");
+        return 0;
+    }
+    if (o->mode == CLI_MODE_VIEW && !o->input && !o->random_w) {
+        cli_error("no image given: the viewer shows IMAGE, or --random WxH (see --help)");
         return 0;
     }
     /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
@@ -1658,25 +1763,36 @@ void cli_print_version(void)
     printf("filterview %s\n", FV_VERSION);
 }
 
+static void print_usage(FILE *out)
+{
+    fputs("usage:\n"
+          "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png\n"
+          "        filter to a PNG (or .jpg); IMAGE or OUT '-': standard input or output\n"
+          "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+          "        filter many, each to OUTDIR/NAME.png\n"
+          "  filterview IMAGE [-f FILTER] --compare A B [params] [-o DIFF.png]\n"
+          "        compare two variants: exit 0 identical, 1 different, 2 error\n"
+          "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...]\n"
+          "             [--csv FILE] [--image FILE] [--chart FILE]\n"
+          "        time the variants (-v: that variant alone)\n"
+          "  filterview IMAGE [-a A] [-b B] [params]\n"
+          "        the viewer\n"
+          "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+          "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n",
+          out);
+}
+
+void cli_print_usage(void)
+{
+    print_usage(stderr);
+    fputs("See filterview --help for every option, or man filterview.\n", stderr);
+}
+
 void cli_print_help(void)
 {
-    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
-           "\n"
-           "usage:\n"
-           "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png\n"
-           "        filter to a PNG (or .jpg); IMAGE or OUT '-': standard input or output\n"
-           "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
-           "        filter many, each to OUTDIR/NAME.png\n"
-           "  filterview IMAGE [-f FILTER] --compare A B [params] [-o DIFF.png]\n"
-           "        compare two variants: exit 0 identical, 1 different, 2 error\n"
-           "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...]\n"
-           "             [--csv FILE] [--image FILE] [--chart FILE]\n"
-           "        time the variants (-v: that variant alone)\n"
-           "  filterview IMAGE [-a A] [-b B] [params]\n"
-           "        the viewer\n"
-           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-           "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n"
-           "\n"
+    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n\n");
+    print_usage(stdout);
+    printf("\n"
            "Every --NAME VALUE may be written --NAME=VALUE.\n"
            "\n"
            "options:\n");
