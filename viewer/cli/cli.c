@@ -1391,6 +1391,43 @@ static int check_format(const cli_options *o, int to_stdout)
     return 1;
 }
 
+/* --png-level and --jpeg-quality say how to write a PNG or a JPEG: one given where nothing of
+ * its kind is written would be silently ignored. */
+static int check_codec_options(const cli_options *o, int to_stdout)
+{
+    if (o->png_level < 0 && !o->jpeg_quality) return 1;
+    /* the main output: --compare's difference picture is a PNG; else --format, else the name */
+    const int main_jpeg = o->mode == CLI_MODE_BATCH && o->output &&
+                          (o->format ? !strcmp(o->format, "jpeg")
+                                     : !to_stdout && !o->output_is_dir && is_jpeg_name(o->output));
+    const int any_png =
+        (o->output && !main_jpeg) || (o->save_source && !is_jpeg_name(o->save_source));
+    const int any_jpeg = main_jpeg || (o->save_source && is_jpeg_name(o->save_source));
+    const char *what = !o->output                       ? "nothing is written"
+                       : o->mode == CLI_MODE_COMPARE    ? "the difference picture is a PNG"
+                       : to_stdout && !o->format        ? "-o - writes a PNG (--format png)"
+                       : o->output_is_dir && !o->format ? "a folder's files are PNGs (--format png)"
+                                                        : NULL;
+    char named[600];
+    if (!what) {
+        if (o->format)
+            snprintf(named, sizeof named, "--format %s is given", o->format);
+        else
+            snprintf(named, sizeof named, "-o '%s' is a %s", cli_shown(o->output),
+                     main_jpeg ? "JPEG" : "PNG");
+        what = named;
+    }
+    if (o->png_level >= 0 && !any_png) {
+        cli_error("--png-level is for PNG output, but %s: give --jpeg-quality instead", what);
+        return 0;
+    }
+    if (o->jpeg_quality && !any_jpeg) {
+        cli_error("--jpeg-quality is for JPEG output, but %s: give --png-level instead", what);
+        return 0;
+    }
+    return 1;
+}
+
 /* Never lose an original: an output that is an input (the same file, through links too) is
  * refused unless --in-place says so; two outputs never name one file. */
 static int check_originals(const cli_options *o)
@@ -1644,6 +1681,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
     if (o->format && !check_format(o, to_stdout)) return 0;
+    if (!check_codec_options(o, to_stdout)) return 0;
     return check_originals(o);
 }
 
