@@ -1326,6 +1326,27 @@ static int check_image_file(const cli_options *o, const char *flag, const fv_fil
     return 0;
 }
 
+/* The reverse: a choice `file` made (conv's --shape file) with no --kernel-file, which would
+ * run the filter's built-in default instead of the file the user meant. */
+static int check_file_choice(const cli_options *o, const fv_filter *const *in_play, int n_in_play)
+{
+    for (int k = 0; k < n_in_play; k++) {
+        const fv_filter *f = in_play[k];
+        if (!takes_image(f)) continue;
+        for (int i = 0; i < f->n_params; i++) {
+            const fv_param_desc *d = &f->params[i];
+            const int chosen = (int)cli_params(o, f)->value[i];
+            if (d->type == FV_PARAM_CHOICE && chosen >= 0 && chosen < d->n_choices &&
+                !strcmp(d->choices[chosen], "file")) {
+                cli_error("--%s file is %s's kernel from a file: give it with --kernel-file FILE",
+                          d->name, f->name);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* The endings of the images filterview reads. */
 static int is_image_name(const char *name)
 {
@@ -1671,6 +1692,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     }
     if (!check_modes(&s)) return 0;
     if (o->kernel_file && !check_image_file(o, "--kernel-file", in_play, n_in_play)) return 0;
+    if (!o->kernel_file && !check_file_choice(o, in_play, n_in_play)) return 0;
     if (o->save_source && o->output_is_dir) {
         cli_error("--save-source is for one input image, not a folder of them");
         return 0;
