@@ -889,11 +889,12 @@ static const cli_flag cli_flags[] = {
     {.names = {"-q", "--quiet"},
      .arg = ARG_SWITCH,
      .field = FIELD(quiet),
-     .modes = FOR_OUTPUT,
+     .modes = FOR_OUTPUT | FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "-q, --quiet",
      .help = "no progress bar and no \"wrote\" or summary lines (errors are still "
-             "said); --compare's answer is then its exit status alone"},
+             "said); --compare's answer is then its exit status alone, --bench's its "
+             "table"},
     {.names = {"--png-level"},
      .arg = ARG_INT,
      .field = FIELD(png_level),
