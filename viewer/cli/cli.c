@@ -515,6 +515,7 @@ typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 #define FOR_BENCH     MODE_BIT(CLI_MODE_BENCH)
 #define FOR_LIST      MODE_BIT(CLI_MODE_LIST)
 #define FOR_OUTPUT    (FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where -o writes an image */
+#define FOR_RESULTS   (FOR_OUTPUT | FOR_BENCH)                 /* where results are printed */
 #define FOR_SOURCE    (FOR_VIEWER | FOR_OUTPUT)                /* where a source is filtered */
 #define FOR_FILTERING (FOR_SOURCE | FOR_BENCH)                 /* where a filter runs */
 #define FIELD(name)   offsetof(cli_options, name)
@@ -889,7 +890,7 @@ static const cli_flag cli_flags[] = {
     {.names = {"-q", "--quiet"},
      .arg = ARG_SWITCH,
      .field = FIELD(quiet),
-     .modes = FOR_OUTPUT | FOR_BENCH,
+     .modes = FOR_RESULTS,
      .section = HELP_OPTIONS,
      .label = "-q, --quiet",
      .help = "no progress bar and no \"wrote\" or summary lines (errors are still "
@@ -1145,8 +1146,8 @@ _Static_assert(sizeof cli_flags / sizeof cli_flags[0] <=
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR_BATCH,
-                                       FOR_OUTPUT, FOR_SOURCE, FOR_FILTERING};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,   FOR_LIST,   FOR_BATCH,
+                                       FOR_OUTPUT, FOR_RESULTS, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer",    [CLI_MODE_BATCH] = "-o",
