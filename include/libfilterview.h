@@ -126,11 +126,13 @@ typedef struct filterview_image {
 /* ---- contexts ---- */
 typedef struct filterview_context filterview_context;
 
-/* Makes a context for `filter` run by `variant` (NULL: the fastest; "cpu": the reference on the
- * host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
+/* Makes a context for `filter` run by `variant` (NULL: the fastest, or the reference where
+ * there is no CUDA device; "cpu": the reference on the host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
  * commas ("radius=64", "low=50 high=150 stage=edges", "iterations=3"), NULL or "" for the
  * defaults; a parameter given twice is refused. Every value is checked against its range here, once. On failure *out is NULL and
- * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'". */
+ * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'".
+ * On success it holds "" or a notice of what was done instead of what was asked: "no CUDA
+ * device (...): box/cpu, the reference, runs instead of fast". */
 fv_status filterview_context_create(filterview_context **out, const char *filter,
                                     const char *variant, int width, int height,
                                     const char *params, char *error, size_t error_size);

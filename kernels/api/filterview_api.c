@@ -10,6 +10,7 @@
 #include "libfilterview.h"
 
 #include "api_pack.h"
+#include "device.h"
 #include "filter.h"
 
 #include <ctype.h>
@@ -32,6 +33,7 @@ struct filterview_context {
     cudaEvent_t last_run;
     char params_text[256];
     char error[512];
+    char notice[512]; /* what create did that the caller did not ask for ("" for nothing) */
 };
 
 /* The length of the valid UTF-8 sequence at s (printable: no C1 control), 0 when there is none. */
@@ -253,6 +255,17 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     FV_TRY(fv_check_dimensions(width, height));
     fv_params p;
     FV_TRY(params_from_text(f, params, &p));
+    /* no variant named and no device: the reference, said, as the program does; a variant
+     * named is what the caller wants, and fails below without a device */
+    const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    const char *no_device =
+        !variant && !fv_variant_is_host(c->variant) && ref ? fv_device_unavailable_reason() : NULL;
+    if (no_device) {
+        snprintf(c->notice, sizeof c->notice,
+                 "no CUDA device (%s): %s/%s, the reference, runs instead of %s", no_device,
+                 f->name, ref->name, c->variant->name);
+        c->variant = ref;
+    }
     const int on_host = fv_variant_is_host(c->variant);
     if (!on_host && fv_device_check() != FV_OK) {
         char why[512]; /* fv_fail writes where fv_last_error() points: copied first */
@@ -302,6 +315,7 @@ fv_status filterview_context_create(filterview_context **out, const char *filter
         filterview_context_destroy(c);
         return st;
     }
+    copy_message(error, error_size, c->notice);
     *out = c;
     return FV_OK;
 }

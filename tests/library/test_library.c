@@ -135,7 +135,16 @@ static void test_errors(void)
     char why[256];
     if (!filterview_device_available(why, sizeof why)) {
         CHECK(*why != 0, "no device: a reason");
-        expect_create_error("box", NULL, 8, 8, NULL, FV_ERR_NO_DEVICE, "variant cpu runs");
+        /* a GPU variant named fails; none named: the reference, with a notice */
+        expect_create_error("box", "fast", 8, 8, NULL, FV_ERR_NO_DEVICE, "variant cpu runs");
+        filterview_context *ref = NULL;
+        char notice[512];
+        CHECK(filterview_context_create(&ref, "box", NULL, 8, 8, NULL, notice, sizeof notice) ==
+                      FV_OK &&
+                  ref && strcmp(filterview_context_variant(ref), "cpu") == 0 &&
+                  strstr(notice, "box/cpu, the reference, runs instead of"),
+              "no device, no variant named: the reference, said ('%s')", notice);
+        filterview_context_destroy(ref);
     }
 
     filterview_context *c = NULL;
