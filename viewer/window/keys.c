@@ -298,12 +298,21 @@ void app_save_panes(app *a)
         return;
     }
     a->message[0] = 0;
+    char paths[2][512];
     for (int p = 0; p < 2; p++) {
-        char path[512], params[192];
+        char *path = paths[p], params[192];
         const fv_filter *f = pane_filter(a, p);
         fv_params_file_tag(f, pane_params(a, p), params, sizeof params); /* "sigma1.25-radius4" */
-        snprintf(path, sizeof path, "%.*s.%s-%s-%s-it%d.png", stem, base, f->name, pane_name(a, p),
-                 params, pane_params(a, p)->iterations);
+        snprintf(path, sizeof paths[p], "%.*s.%s-%s-%s-it%d.png", stem, base, f->name,
+                 pane_name(a, p), params, pane_params(a, p)->iterations);
+        if (p == 1 && !strcmp(paths[0], paths[1])) {
+            /* the same filter, variant and parameters (without a GPU both panes run the
+             * reference): the same picture, written once rather than B over A */
+            size_t len = strlen(a->message);
+            snprintf(a->message + len, sizeof a->message - len, ", B is the same picture");
+            printf("pane B runs what pane A runs: saved once, to %s\n", cli_escaped(path));
+            break;
+        }
         fv_status st = pane_download(a, p, &out);
         if (st == FV_OK) st = image_save_png(path, &out);
         report(a, st);
