@@ -906,14 +906,16 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
                    .min = 0,
                    .max = FV_CANNY_MAX_THRESHOLD,
                    .step = 5,
-                   .def = 50},
+                   .def = 50,
+         .in_play_when = "thresholds=manual"},
     [CANNY_HIGH] = {.name = "high",
                     .help = "strong threshold on the magnitude (above it: an edge for sure)",
                     .type = FV_PARAM_INT,
                     .min = 0,
                     .max = FV_CANNY_MAX_THRESHOLD,
                     .step = 5,
-                    .def = 150},
+                    .def = 150,
+         .in_play_when = "thresholds=manual"},
     [CANNY_THRESHOLDS] =
         {.name = "thresholds",
          .help =
@@ -938,7 +940,8 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
          .max = FV_CANNY_MAX_SWEEPS,
          .step = 1,
          .def = 0,
-         .auto_means = "until done"},
+         .auto_means = "until done",
+         .in_play_when = "hysteresis=full"},
 };
 
 /* each stage, both norms, both hysteresis modes, auto thresholds, a few sweeps, blur off and wide */
