@@ -907,7 +907,7 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
                    .max = FV_CANNY_MAX_THRESHOLD,
                    .step = 5,
                    .def = 50,
-         .in_play_when = "thresholds=manual"},
+                   .in_play_when = "thresholds=manual"},
     [CANNY_HIGH] = {.name = "high",
                     .help = "strong threshold on the magnitude (above it: an edge for sure)",
                     .type = FV_PARAM_INT,
@@ -915,7 +915,7 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
                     .max = FV_CANNY_MAX_THRESHOLD,
                     .step = 5,
                     .def = 150,
-         .in_play_when = "thresholds=manual"},
+                    .in_play_when = "thresholds=manual"},
     [CANNY_THRESHOLDS] =
         {.name = "thresholds",
          .help =
