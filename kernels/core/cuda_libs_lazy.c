@@ -12,7 +12,9 @@
  * Thread-safe: each library is opened once (pthread_once). Checked by the cli_cpu_address_space
  * test (the cpu variant within `ulimit -v`) and by every cuFFT and NVRTC test.
  * ------------------------------------------------------------------------------------------------ */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <cufft.h>
 #include <dlfcn.h>
 #include <nvrtc.h>
@@ -25,6 +27,9 @@
 #ifndef FV_NVRTC_SONAME
 #error "FV_NVRTC_SONAME (e.g. libnvrtc.so.13) comes from CMakeLists.txt"
 #endif
+#if !defined(FV_CUFFT_PATH) || !defined(FV_NVRTC_PATH)
+#error "FV_CUFFT_PATH and FV_NVRTC_PATH (the toolkit's copies) come from CMakeLists.txt"
+#endif
 
 typedef struct lazy_lib {
     const char *soname, *fallback; /* fallback: the toolkit's own copy, by its full path */
@@ -33,12 +38,10 @@ typedef struct lazy_lib {
     char why[512]; /* dlerror() when it could not be loaded */
 } lazy_lib;
 
-static lazy_lib cufft_lib = {.soname = FV_CUFFT_SONAME,
-                             .fallback = FV_CUDA_LIBRARY_DIR "/" FV_CUFFT_SONAME,
-                             .once = PTHREAD_ONCE_INIT};
-static lazy_lib nvrtc_lib = {.soname = FV_NVRTC_SONAME,
-                             .fallback = FV_CUDA_LIBRARY_DIR "/" FV_NVRTC_SONAME,
-                             .once = PTHREAD_ONCE_INIT};
+static lazy_lib cufft_lib = {
+    .soname = FV_CUFFT_SONAME, .fallback = FV_CUFFT_PATH, .once = PTHREAD_ONCE_INIT};
+static lazy_lib nvrtc_lib = {
+    .soname = FV_NVRTC_SONAME, .fallback = FV_NVRTC_PATH, .once = PTHREAD_ONCE_INIT};
 
 static void lazy_open(lazy_lib *l)
 {
