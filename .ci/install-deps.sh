@@ -4,10 +4,12 @@
 set -eu
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
-PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libjpeg-dev libspng-dev libdeflate-dev \
+PACKAGES="build-essential cmake pkg-config libstb-dev libturbojpeg0-dev libjpeg-dev libspng-dev libdeflate-dev libtiff-dev \
 zlib1g-dev libglew-dev freeglut3-dev libgl-dev \
 libegl-dev libx11-dev libglu1-mesa-dev libegl-mesa0 libgl1-mesa-dri xvfb xauth \
-python3-numpy python3-scipy python3-opencv python3-pytest valgrind"
+python3-numpy python3-scipy python3-opencv python3-tifffile python3-pytest valgrind"
+PACKAGES="$PACKAGES python3-dask python3-distributed python3-zarr" # filterview.dask and its tests
+PACKAGES="$PACKAGES python3-setuptools python3-wheel python3-venv" # pip install . (tests/python)
 PACKAGES="$PACKAGES clang libclang-rt-14-dev" # .ci/run's sanitizer and libFuzzer build
 PACKAGES="$PACKAGES groff-base man-db dpkg-dev" # the install test (groff, man -l); cpack -G DEB
 missing=""

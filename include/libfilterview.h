@@ -9,10 +9,11 @@
  * choices), and contexts. A context is made once for one filter, one variant, one image size and
  * one parameter set (the parameters are checked there, and everything the variant needs on the
  * GPU is allocated there); each run then allocates nothing. Images live on the host or on the
- * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) 8-bit channels; a run on the device
- * goes on the caller's CUDA stream. Errors are fv_status codes with a one-line message kept in
- * the context (or written to the caller's buffer when there is no context yet); the caller's
- * names and values are quoted in it printable (a control byte or invalid UTF-8 as \xNN).
+ * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) channels of uint8, uint16 or float32;
+ * a run on the device goes on the caller's CUDA stream. Errors are fv_status codes with a
+ * one-line message kept in the context (or written to the caller's buffer when there is no
+ * context yet); the caller's names and values are quoted in it printable (a control byte or
+ * invalid UTF-8 as \xNN).
  *
  * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
  * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
@@ -72,7 +73,7 @@ typedef enum filterview_param_type {
     FILTERVIEW_PARAM_INT = 0, /* a decimal integer */
     FILTERVIEW_PARAM_REAL,    /* a decimal number */
     FILTERVIEW_PARAM_CHOICE,  /* one of `choices`, by name */
-    FILTERVIEW_PARAM_IMAGE    /* an image the command line loads (conv's kernel): not settable here */
+    FILTERVIEW_PARAM_IMAGE /* an image the command line loads (conv's kernel): not settable here */
 } filterview_param_type;
 
 typedef struct filterview_param_info {
@@ -109,7 +110,27 @@ typedef struct filterview_variant_info {
 int filterview_variant_count(const char *filter);
 fv_status filterview_variant_get(const char *filter, int index, filterview_variant_info *out);
 
+/* How far the filter reads from each output pixel with `params` ("name=value ..." as at create,
+ * "iterations=N" included): a tile given a halo of *reach pixels of its neighbours comes out as
+ * the whole image's result does (the depth Dask's map_overlap needs). *reach is -1 where there is
+ * no bounded reach (Canny's full hysteresis or automatic thresholds: a step over the whole
+ * image). Fails, with `error`, on an unknown filter or a bad parameter. */
+fv_status filterview_filter_reach(const char *filter, const char *params, long long *reach,
+                                  char *error, size_t error_size);
+
 /* ---- images ---- */
+/* One channel's type. Zero is uint8, so an image set up before types existed is uint8. */
+typedef enum filterview_dtype {
+    FILTERVIEW_UINT8 = 0,
+    FILTERVIEW_UINT16 = 1,
+    FILTERVIEW_FLOAT32 = 2
+} filterview_dtype;
+
+/* Which types a variant runs, as a mask of (1 << filterview_dtype); and its borders, as a mask
+ * of (1 << the index of the border parameter's choice). */
+unsigned filterview_variant_dtypes(const char *filter, const char *variant);
+unsigned filterview_variant_borders(const char *filter, const char *variant);
+
 typedef enum filterview_memory {
     FILTERVIEW_HOST = 1,  /* ordinary (or pinned) host memory */
     FILTERVIEW_DEVICE = 2 /* CUDA device memory of the current device */
@@ -118,9 +139,11 @@ typedef enum filterview_memory {
 typedef struct filterview_image {
     void *data;
     int width, height;
-    size_t pitch;     /* bytes from one row to the next, >= width * channels */
-    int channels;     /* 1 (gray), 3 (RGB) or 4 (RGBA), 8 bits each; alpha is kept, RGB gets 255 */
+    size_t pitch; /* bytes from one row to the next, >= width * channels * bytes of dtype */
+    int channels; /* 1 (gray), 3 (RGB) or 4 (RGBA); alpha is kept, RGB gets an opaque one
+                         (255, 65535 or 1.0) while filtered */
     filterview_memory memory;
+    filterview_dtype dtype; /* the context's: a context is made for one type */
 } filterview_image;
 
 /* ---- contexts ---- */
@@ -134,8 +157,15 @@ typedef struct filterview_context filterview_context;
  * On success it holds "" or a notice of what was done instead of what was asked: "no CUDA
  * device (...): box/cpu, the reference, runs instead of fast". */
 fv_status filterview_context_create(filterview_context **out, const char *filter,
-                                    const char *variant, int width, int height,
-                                    const char *params, char *error, size_t error_size);
+                                    const char *variant, int width, int height, const char *params,
+                                    char *error, size_t error_size);
+/* The same for images of `dtype` (filterview_context_create is this with FILTERVIEW_UINT8). A
+ * variant that does not run the type, or the border asked for, fails here with a line naming
+ * what it runs. */
+fv_status filterview_context_create_typed(filterview_context **out, const char *filter,
+                                          const char *variant, int width, int height,
+                                          filterview_dtype dtype, const char *params, char *error,
+                                          size_t error_size);
 /* Runs the filter from src into dst (same size as the context's, same channel count; either may
  * be on the host or the device, and src and dst may be the same image: in place). Device images
  * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call
@@ -143,6 +173,15 @@ fv_status filterview_context_create(filterview_context **out, const char *filter
  * Allocates nothing. The reference ("cpu") takes host images only. */
 fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
                          filterview_image *dst, void *stream);
+/* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (the
+ * context's size and dtype; a stack's images are src[i].data = base + i * image bytes). The
+ * sources lie all on the host or all on the device, and so do the destinations. The result of
+ * each equals its own filterview_run bit for bit. Host images are pipelined: while one image is
+ * filtered, the next goes up and the last comes down (two sets of pinned and device buffers,
+ * made by the context's first batch of host images and kept; nothing is allocated per image).
+ * Returns once every result is in place on the host, or enqueued on the device. */
+fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
+                               filterview_image *dst, int count, void *stream);
 /* The message of the context's last failure ("" when none). */
 const char *filterview_context_error(const filterview_context *ctx);
 /* What the context runs: the variant's name (the fastest's when NULL was asked), and the
@@ -157,12 +196,14 @@ void filterview_context_destroy(filterview_context *ctx);
 
 /* ---- comparing two images (what the command line's --compare says) ---- */
 typedef struct filterview_diff {
-    int max_abs;             /* largest |a - b| of any channel */
-    double mean_abs;         /* mean |a - b| over all channels */
-    long long differing;     /* pixels with any channel different */
+    int max_abs;          /* largest |a - b| of any channel */
+    double mean_abs;      /* mean |a - b| over all channels */
+    long long differing;  /* pixels with any channel different */
+    double max_abs_value; /* largest |a - b| exactly (infinite where a NaN meets a number) */
 } filterview_diff;
 
-/* Host images of the same size (at least 1x1) and channel count. */
+/* Host images of the same size (at least 1x1), channel count and dtype. max_abs and mean_abs
+ * are in the images' units (float32: max_abs rounded up; max_abs_value exact). NaN equals NaN. */
 fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
                              filterview_diff *out, char *error, size_t error_size);
 

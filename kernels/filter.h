@@ -156,6 +156,9 @@ typedef struct fv_param_desc {
      * another is made, and descriptions ("wrote ...", the HUD, bench rows) leave it out
      * otherwise; NULL: it always matters */
     const char *in_play_when;
+    /* left out of descriptions and file names while at its default (the border rows: most runs
+     * never change them) */
+    int quiet_default;
 } fv_param_desc;
 
 #define FV_MAX_PARAMS     12
@@ -259,6 +262,11 @@ typedef struct fv_filter {
     int n_variants;
     const char *baseline;   /* the variant speedups are measured against */
     fv_tolerance tolerance; /* of every GPU variant against ref, unless the variant says */
+    /* How far one pass reads from each output pixel, in pixels, with these parameters (derived
+     * ones filled in): a chunk given this halo of its neighbours' pixels comes out as the whole
+     * image's result does (Dask's map_overlap depth). -1: no bounded reach (a step over the
+     * whole image: Canny's full hysteresis, its automatic thresholds). NULL: 0, a pixel alone. */
+    int (*reach)(const fv_params *p);
     /* device memory traffic in bytes of one pass (read + write), for GB/s figures */
     double (*traffic_bytes)(const fv_params *p, int width, int height);
     int max_iterations;
@@ -266,7 +274,7 @@ typedef struct fv_filter {
     const char *const *test_params;
 } fv_filter;
 
-/* traffic_bytes of a filter that reads each pixel once and writes it once: 8 bytes per pixel */
+/* traffic_bytes of a filter that reads each pixel once and writes it once: 4 channels each way */
 double fv_traffic_read_write(const fv_params *p, int width, int height);
 
 #define FV_VARIANT_CPU                                                                             \
@@ -290,11 +298,12 @@ double fv_traffic_read_write(const fv_params *p, int width, int height);
      .type = FV_PARAM_CHOICE,                                                                      \
      .def = FV_BORDER_REPLICATE,                                                                   \
      .choices = fv_border_names,                                                                   \
-     .n_choices = FV_BORDER_COUNT},                                                                \
+     .n_choices = FV_BORDER_COUNT,                                                                 \
+     .quiet_default = 1},                                                                          \
     {                                                                                              \
         .name = "cval", .help = "the constant border's value, in the image's units",               \
         .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0,                     \
-        .in_play_when = "border=constant"                                                          \
+        .in_play_when = "border=constant", .quiet_default = 1                                      \
     }
 
 extern const fv_filter *const fv_filters[];
@@ -346,6 +355,9 @@ void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_
 void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size);
 /* The parameters with derived values filled in (a copy through f->resolve). */
 fv_params fv_params_resolved(const fv_filter *f, const fv_params *p);
+/* The reach of p->iterations passes (f->reach of the resolved parameters, times the passes), or
+ * -1 where it has none. The parameters must be valid (fv_params_check). */
+long long fv_filter_reach(const fv_filter *f, const fv_params *p);
 
 /* ---- the one iteration driver (host and device alike) ---- */
 /* One pass from `in` to `out` (same size, never aliased). */
@@ -411,6 +423,7 @@ typedef struct fv_diff_stats {
     long long n_differing; /* pixels with any channel different */
     double max_abs_value;  /* largest |a - b| in the image's units (float32: exact; NaN against a
                               number, or infinities of different sign, count as infinity) */
+    fv_pixel_type type;    /* of the images compared: a tolerance's float_abs is float32's */
 } fv_diff_stats;
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */

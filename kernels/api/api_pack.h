@@ -1,6 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/api/api_pack.h: the library's channel conversions between a caller's 1-, 3- or 4-channel
- * image and the filters' RGBA8 (device: api_pack.cu; host: filterview_api.c).
+ * image and the filters' 4 channels, of any pixel type (device: api_pack.cu; host: api_pack_host.c).
+ * Gray g becomes g, g, g, opaque; RGB gains an opaque alpha (255, 65535 or 1.0); narrowing keeps
+ * R for gray and drops alpha for RGB. Both images have the same size and type.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_API_PACK_H
 #define FV_API_PACK_H
@@ -11,13 +13,15 @@
 extern "C" {
 #endif
 
-/* src (device, `channels` bytes a pixel, rows `src_pitch` apart) into the RGBA device image dst
- * of the same size, on `stream` (enqueued, not waited for). */
-fv_status fv_api_widen(const uint8_t *src, size_t src_pitch, int channels, fv_image *dst,
-                       cudaStream_t stream);
-/* The RGBA device image src into dst (device, `channels` bytes a pixel), on `stream`. */
-fv_status fv_api_narrow(const fv_image *src, uint8_t *dst, size_t dst_pitch, int channels,
-                        cudaStream_t stream);
+/* Device images: `from` (1, 3 or 4 channels, any pitch) into the 4-channel `to`, on `stream`
+ * (enqueued, not waited for). */
+fv_status fv_api_widen(const fv_image *from, fv_image *to, cudaStream_t stream);
+/* The 4-channel device image `from` into `to` (1, 3 or 4 channels), on `stream`. */
+fv_status fv_api_narrow(const fv_image *from, fv_image *to, cudaStream_t stream);
+
+/* The same on host images. */
+void fv_api_widen_host(const fv_image *from, fv_image *to);
+void fv_api_narrow_host(const fv_image *from, fv_image *to);
 
 #ifdef __cplusplus
 }

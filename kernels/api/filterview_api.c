@@ -21,13 +21,25 @@
 
 #define PARAMS_TEXT_MAX 512
 
+/* A host image crosses the bus in this many row chunks: the CPU copies chunk k into pinned
+ * staging while the copy engine moves chunk k - 1 (and the other way round after the run). */
+#define STAGING_CHUNKS 8
+
 struct filterview_context {
     const fv_filter *filter;
     const fv_variant *variant;
     int width, height;
+    fv_pixel_type type;
     fv_runner runner;
-    fv_image device_in, device_out; /* RGBA (GPU variants) */
-    fv_image host_in, host_out;     /* RGBA */
+    fv_image device_in, device_out; /* RGBA of the type (GPU variants) */
+    uint8_t *device_packed;         /* a host image's rows as the caller lays them out (1 or 3
+                                       channels), packed, on the device: widened from, narrowed
+                                       into (GPU variants) */
+    fv_image host_in, host_out;     /* RGBA of the type (the reference) */
+    uint8_t *staging;               /* pinned: a host image's packed rows on their way */
+    size_t staging_bytes;
+    cudaEvent_t chunk_done[STAGING_CHUNKS]; /* a chunk of the result has reached staging */
+    struct batch_pipeline *batch;           /* a host batch's second set of buffers, or NULL */
     /* recorded after each run on the device: destroy waits for it (not for the stream, which
      * the caller may have destroyed by then) */
     cudaEvent_t last_run;
@@ -230,9 +242,45 @@ static fv_status params_from_text(const fv_filter *f, const char *text, fv_param
     return FV_OK;
 }
 
+fv_status filterview_filter_reach(const char *filter, const char *params, long long *reach,
+                                  char *error, size_t error_size)
+{
+    copy_message(error, error_size, "");
+    const fv_filter *f = find_filter(filter);
+    fv_params p;
+    fv_status st = !f       ? fv_fail(FV_ERR_ARG, "no filter '%s'", filter ? filter : "(NULL)")
+                   : !reach ? fv_fail(FV_ERR_ARG, "filterview_filter_reach: reach is NULL")
+                            : params_from_text(f, params, &p);
+    if (st == FV_OK) st = fv_params_check(f, &p);
+    if (st != FV_OK) {
+        copy_message(error, error_size, fv_last_error());
+        return st;
+    }
+    *reach = fv_filter_reach(f, &p);
+    return FV_OK;
+}
+
 /* ---- contexts ---- */
+struct batch_pipeline;
+static void batch_free(struct batch_pipeline *b);
+
+static fv_status cuda_said(cudaError_t err, const char *what)
+{
+    if (err == cudaSuccess) return FV_OK;
+    (void)cudaGetLastError();
+    return fv_fail(FV_ERR_CUDA, "%s: %s", what, cudaGetErrorString(err));
+}
+
+static fv_status event_make(cudaEvent_t *event)
+{
+    if (cudaEventCreateWithFlags(event, cudaEventDisableTiming) == cudaSuccess) return FV_OK;
+    *event = NULL;
+    (void)cudaGetLastError();
+    return fv_fail(FV_ERR_CUDA, "cannot create a CUDA event");
+}
+
 static fv_status context_make(filterview_context *c, const char *filter, const char *variant,
-                              int width, int height, const char *params)
+                              int width, int height, fv_pixel_type type, const char *params)
 {
     if (!filter) return fv_fail(FV_ERR_ARG, "no filter named");
     c->filter = fv_filter_find(filter);
@@ -253,8 +301,13 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
         return fv_fail(FV_ERR_ARG, "%s has no variant '%s' (it has: %s)", f->name, variant, names);
     }
     FV_TRY(fv_check_dimensions(width, height));
+    if ((unsigned)type >= FV_PIXEL_TYPE_COUNT)
+        return fv_fail(FV_ERR_ARG, "dtype %d is none of uint8 (0), uint16 (1), float32 (2)",
+                       (int)type);
     fv_params p;
     FV_TRY(params_from_text(f, params, &p));
+    p.type = type;
+    c->type = type;
     /* no variant named and no device: the reference, said, as the program does; a variant
      * named is what the caller wants, and fails below without a device */
     const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
@@ -280,23 +333,36 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     FV_TRY(fv_runner_prepare(&c->runner, f, c->variant, &p, width, height));
     const fv_params resolved = fv_params_resolved(f, &c->runner.params);
     fv_params_describe(f, &resolved, c->params_text, sizeof c->params_text);
-    FV_TRY(fv_host_image_alloc(&c->host_in, width, height));
-    FV_TRY(fv_host_image_alloc(&c->host_out, width, height));
-    if (!on_host) {
-        FV_TRY(fv_device_image_alloc(&c->device_in, width, height));
-        FV_TRY(fv_device_image_alloc(&c->device_out, width, height));
-        if (cudaEventCreateWithFlags(&c->last_run, cudaEventDisableTiming) != cudaSuccess) {
-            c->last_run = NULL;
-            (void)cudaGetLastError();
-            return fv_fail(FV_ERR_CUDA, "cannot create a CUDA event");
-        }
+    if (on_host) {
+        FV_TRY(fv_host_image_alloc_as(&c->host_in, width, height, type, 4));
+        return fv_host_image_alloc_as(&c->host_out, width, height, type, 4);
     }
-    return FV_OK;
+    FV_TRY(fv_device_image_alloc_as(&c->device_in, width, height, type, 4));
+    FV_TRY(fv_device_image_alloc_as(&c->device_out, width, height, type, 4));
+    /* room for the widest packed rows (4 channels), whatever the caller brings */
+    c->staging_bytes = (size_t)width * 4 * fv_pixel_type_bytes(type) * (size_t)height;
+    void *packed = NULL, *staging = NULL;
+    FV_TRY(cuda_said(cudaMalloc(&packed, c->staging_bytes), "the device's packed copy"));
+    c->device_packed = packed;
+    FV_TRY(cuda_said(cudaHostAlloc(&staging, c->staging_bytes, cudaHostAllocDefault),
+                     "pinned staging for host images"));
+    c->staging = staging;
+    for (int k = 0; k < STAGING_CHUNKS; k++) FV_TRY(event_make(&c->chunk_done[k]));
+    return event_make(&c->last_run);
 }
 
 fv_status filterview_context_create(filterview_context **out, const char *filter,
                                     const char *variant, int width, int height, const char *params,
                                     char *error, size_t error_size)
+{
+    return filterview_context_create_typed(out, filter, variant, width, height, FILTERVIEW_UINT8,
+                                           params, error, error_size);
+}
+
+fv_status filterview_context_create_typed(filterview_context **out, const char *filter,
+                                          const char *variant, int width, int height,
+                                          filterview_dtype dtype, const char *params, char *error,
+                                          size_t error_size)
 {
     copy_message(error, error_size, "");
     if (!out) {
@@ -309,7 +375,8 @@ fv_status filterview_context_create(filterview_context **out, const char *filter
         copy_message(error, error_size, "out of host memory");
         return FV_ERR_MEMORY;
     }
-    const fv_status st = context_make(c, filter, variant, width, height, params);
+    const fv_status st =
+        context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
     if (st != FV_OK) {
         copy_message(error, error_size, fv_last_error());
         filterview_context_destroy(c);
@@ -320,12 +387,17 @@ fv_status filterview_context_create(filterview_context **out, const char *filter
     return FV_OK;
 }
 
+static size_t pixel_bytes(const filterview_image *img)
+{
+    return (size_t)img->channels * fv_pixel_type_bytes((fv_pixel_type)img->dtype);
+}
+
 /* Whether the image's bytes, pitch * (height - 1) + its last row from data, fit in the address
- * space: a pitch that overflows would wrap every row offset computed from it. Width, height and
- * channels are positive and checked before. */
+ * space: a pitch that overflows would wrap every row offset computed from it. Width, height,
+ * channels and dtype are checked before. */
 static int span_fits(const filterview_image *img)
 {
-    const size_t row = (size_t)img->width * (size_t)img->channels;
+    const size_t row = (size_t)img->width * pixel_bytes(img);
     if (img->height > 1 && img->pitch > (SIZE_MAX - row) / (size_t)(img->height - 1)) return 0;
     const size_t bytes = img->pitch * (size_t)(img->height - 1) + row;
     return (uintptr_t)img->data <= UINTPTR_MAX - bytes;
@@ -344,7 +416,9 @@ static fv_image as_fv_image(const filterview_image *img)
                   .width = img->width,
                   .height = img->height,
                   .pitch = img->pitch,
-                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST};
+                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST,
+                  .type = (fv_pixel_type)img->dtype,
+                  .channels = img->channels};
     return v;
 }
 
@@ -352,34 +426,11 @@ static fv_image as_fv_image(const filterview_image *img)
 static int overlaps(const filterview_image *a, const filterview_image *b)
 {
     const uintptr_t a0 = (uintptr_t)a->data, b0 = (uintptr_t)b->data;
-    const uintptr_t a1 = a0 + a->pitch * (size_t)(a->height - 1) + (size_t)a->width * a->channels;
-    const uintptr_t b1 = b0 + b->pitch * (size_t)(b->height - 1) + (size_t)b->width * b->channels;
+    const uintptr_t a1 =
+        a0 + a->pitch * (size_t)(a->height - 1) + (size_t)a->width * pixel_bytes(a);
+    const uintptr_t b1 =
+        b0 + b->pitch * (size_t)(b->height - 1) + (size_t)b->width * pixel_bytes(b);
     return a->memory == b->memory && a0 < b1 && b0 < a1;
-}
-
-static void host_widen(const filterview_image *src, fv_image *dst)
-{
-    for (int y = 0; y < src->height; y++) {
-        const uint8_t *s = (const uint8_t *)src->data + (size_t)y * src->pitch;
-        uint8_t *d = dst->data + (size_t)y * dst->pitch;
-        for (int x = 0; x < src->width; x++, d += 4, s += src->channels) {
-            const int c = src->channels;
-            d[0] = s[0];
-            d[1] = c == 1 ? s[0] : s[1];
-            d[2] = c == 1 ? s[0] : s[2];
-            d[3] = c == 4 ? s[3] : 255;
-        }
-    }
-}
-
-static void host_narrow(const fv_image *src, filterview_image *dst)
-{
-    for (int y = 0; y < dst->height; y++) {
-        const uint8_t *s = src->data + (size_t)y * src->pitch;
-        uint8_t *d = (uint8_t *)dst->data + (size_t)y * dst->pitch;
-        for (int x = 0; x < dst->width; x++, s += 4, d += dst->channels)
-            memcpy(d, s, (size_t)dst->channels);
-    }
 }
 
 static fv_status check_image(const filterview_context *c, const filterview_image *img,
@@ -391,9 +442,15 @@ static fv_status check_image(const filterview_context *c, const filterview_image
                        img->height, c->width, c->height);
     if (img->channels != 1 && img->channels != 3 && img->channels != 4)
         return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", which, img->channels);
-    if (img->pitch < (size_t)img->width * img->channels)
+    if ((int)img->dtype != (int)c->type)
+        return fv_fail(FV_ERR_ARG, "%s: %s, but the context is for %s images", which,
+                       fv_pixel_type_name((fv_pixel_type)img->dtype)
+                           ? fv_pixel_type_name((fv_pixel_type)img->dtype)
+                           : "an unknown dtype",
+                       fv_pixel_type_name(c->type));
+    if (img->pitch < (size_t)img->width * pixel_bytes(img))
         return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes is less than a row (%zu)", which,
-                       img->pitch, (size_t)img->width * img->channels);
+                       img->pitch, (size_t)img->width * pixel_bytes(img));
     if (!span_fits(img))
         return fv_fail(FV_ERR_ARG,
                        "%s: a pitch of %zu bytes over %d rows is past the end of memory", which,
@@ -404,13 +461,6 @@ static fv_status check_image(const filterview_context *c, const filterview_image
     return FV_OK;
 }
 
-static fv_status cuda_said(cudaError_t err, const char *what)
-{
-    if (err == cudaSuccess) return FV_OK;
-    (void)cudaGetLastError();
-    return fv_fail(FV_ERR_CUDA, "%s: %s", what, cudaGetErrorString(err));
-}
-
 static fv_status run_on_host(filterview_context *c, const filterview_image *src,
                              filterview_image *dst)
 {
@@ -419,62 +469,128 @@ static fv_status run_on_host(filterview_context *c, const filterview_image *src,
                        c->variant->name);
     fv_image in = as_fv_image(src), out = as_fv_image(dst);
     if (src->channels != 4) {
-        host_widen(src, &c->host_in);
+        fv_api_widen_host(&in, &c->host_in);
         in = c->host_in;
     }
     const int narrow = dst->channels != 4 || overlaps(src, dst);
     if (narrow) out = c->host_out;
     FV_TRY(fv_runner_run(&c->runner, &in, &out, 0));
-    if (narrow) host_narrow(&c->host_out, dst);
+    if (narrow) {
+        fv_image to = as_fv_image(dst);
+        fv_api_narrow_host(&c->host_out, &to);
+    }
     return FV_OK;
+}
+
+/* Rows [y0, y1) of chunk k of n */
+static void chunk_rows(int height, int k, int n, int *y0, int *y1)
+{
+    *y0 = (int)((long long)height * k / n);
+    *y1 = (int)((long long)height * (k + 1) / n);
+}
+
+/* The caller's host image into the device rows `to` (pitch `to_pitch`) through pinned staging,
+ * a chunk of rows at a time: the CPU's copy of a chunk overlaps the copy engine's of the one
+ * before. */
+static fv_status upload_host(filterview_context *c, const filterview_image *src, uint8_t *to,
+                             size_t to_pitch, cudaStream_t stream)
+{
+    const size_t row = (size_t)c->width * pixel_bytes(src);
+    /* staging is the last run's until its copies are done */
+    FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    const int chunks = c->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
+    for (int k = 0; k < chunks; k++) {
+        int y0, y1;
+        chunk_rows(c->height, k, chunks, &y0, &y1);
+        for (int y = y0; y < y1; y++)
+            memcpy(c->staging + (size_t)y * row,
+                   (const uint8_t *)src->data + (size_t)y * src->pitch, row);
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(to + (size_t)y0 * to_pitch, to_pitch,
+                                           c->staging + (size_t)y0 * row, row, row,
+                                           (size_t)(y1 - y0), cudaMemcpyHostToDevice, stream),
+                         "copying the image to the GPU"));
+    }
+    return FV_OK;
+}
+
+/* The device rows `from` into the caller's host image the same way: the copies of every chunk
+ * are enqueued, then the CPU copies chunk k out of staging while later ones are in flight. */
+static fv_status download_host(filterview_context *c, const uint8_t *from, size_t from_pitch,
+                               filterview_image *dst, cudaStream_t stream)
+{
+    const size_t row = (size_t)c->width * pixel_bytes(dst);
+    const int chunks = c->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
+    for (int k = 0; k < chunks; k++) {
+        int y0, y1;
+        chunk_rows(c->height, k, chunks, &y0, &y1);
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(c->staging + (size_t)y0 * row, row,
+                                           from + (size_t)y0 * from_pitch, from_pitch, row,
+                                           (size_t)(y1 - y0), cudaMemcpyDeviceToHost, stream),
+                         "copying the result from the GPU"));
+        FV_TRY(cuda_said(cudaEventRecord(c->chunk_done[k], stream), "marking a chunk"));
+    }
+    for (int k = 0; k < chunks; k++) {
+        int y0, y1;
+        chunk_rows(c->height, k, chunks, &y0, &y1);
+        FV_TRY(cuda_said(cudaEventSynchronize(c->chunk_done[k]), "the filter's run"));
+        for (int y = y0; y < y1; y++)
+            memcpy((uint8_t *)dst->data + (size_t)y * dst->pitch, c->staging + (size_t)y * row,
+                   row);
+    }
+    return FV_OK;
+}
+
+/* device_packed seen as an image of `channels` channels with packed rows */
+static fv_image packed_view(const filterview_context *c, int channels)
+{
+    fv_image v = {.data = c->device_packed,
+                  .width = c->width,
+                  .height = c->height,
+                  .pitch = (size_t)c->width * (size_t)channels * fv_pixel_type_bytes(c->type),
+                  .memory = FV_MEMORY_DEVICE,
+                  .type = c->type,
+                  .channels = channels};
+    return v;
 }
 
 static fv_status run_on_device(filterview_context *c, const filterview_image *src,
                                filterview_image *dst, cudaStream_t stream)
 {
-    const size_t row = (size_t)c->width * 4;
+    const size_t row = (size_t)c->width * 4 * fv_pixel_type_bytes(c->type);
     /* in: the caller's device image as it is, or the context's RGBA copy of it */
     fv_image in = c->device_in;
     if (usable_directly(src, FILTERVIEW_DEVICE)) {
         in = as_fv_image(src);
     } else if (src->memory == FILTERVIEW_DEVICE) {
-        FV_TRY(fv_api_widen(src->data, src->pitch, src->channels, &c->device_in, stream));
-    } else {
-        const void *from = src->data;
-        size_t from_pitch = src->pitch;
-        if (src->channels != 4) {
-            host_widen(src, &c->host_in);
-            from = c->host_in.data;
-            from_pitch = c->host_in.pitch;
-        }
-        FV_TRY(cuda_said(cudaMemcpy2DAsync(c->device_in.data, c->device_in.pitch, from, from_pitch,
-                                           row, (size_t)c->height, cudaMemcpyHostToDevice, stream),
-                         "copying the image to the GPU"));
+        const fv_image from = as_fv_image(src);
+        FV_TRY(fv_api_widen(&from, &c->device_in, stream));
+    } else if (src->channels == 4) {
+        FV_TRY(upload_host(c, src, c->device_in.data, c->device_in.pitch, stream));
+    } else { /* over the bus as the caller has it (a gray image is a quarter), widened there */
+        const fv_image packed = packed_view(c, src->channels);
+        FV_TRY(upload_host(c, src, packed.data, packed.pitch, stream));
+        FV_TRY(fv_api_widen(&packed, &c->device_in, stream));
     }
     /* out: straight into the caller's device image unless it needs narrowing or overlaps src */
     const int direct_out = usable_directly(dst, FILTERVIEW_DEVICE) && !overlaps(src, dst);
     fv_image out = direct_out ? as_fv_image(dst) : c->device_out;
     FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
-    if (!direct_out && dst->memory == FILTERVIEW_DEVICE) {
-        if (dst->channels == 4 && ((uintptr_t)dst->data | dst->pitch) % 4 == 0)
+    if (dst->memory == FILTERVIEW_HOST) {
+        if (dst->channels == 4) return download_host(c, out.data, out.pitch, dst, stream);
+        fv_image packed = packed_view(c, dst->channels);
+        FV_TRY(fv_api_narrow(&out, &packed, stream));
+        return download_host(c, packed.data, packed.pitch, dst, stream);
+    }
+    if (!direct_out) {
+        if (dst->channels == 4 && ((uintptr_t)dst->data | dst->pitch) % 4 == 0) {
             FV_TRY(cuda_said(cudaMemcpy2DAsync(dst->data, dst->pitch, out.data, out.pitch, row,
                                                (size_t)c->height, cudaMemcpyDeviceToDevice, stream),
                              "copying the result into place"));
-        else
-            FV_TRY(fv_api_narrow(&out, dst->data, dst->pitch, dst->channels, stream));
-    } else if (dst->memory == FILTERVIEW_HOST) {
-        const int narrow = dst->channels != 4;
-        FV_TRY(cuda_said(cudaMemcpy2DAsync(narrow ? c->host_out.data : dst->data,
-                                           narrow ? c->host_out.pitch : dst->pitch, out.data,
-                                           out.pitch, row, (size_t)c->height,
-                                           cudaMemcpyDeviceToHost, stream),
-                         "copying the result from the GPU"));
-        FV_TRY(cuda_said(cudaStreamSynchronize(stream), "the filter's run"));
-        if (narrow) host_narrow(&c->host_out, dst);
-        return FV_OK;
+        } else {
+            fv_image to = as_fv_image(dst);
+            FV_TRY(fv_api_narrow(&out, &to, stream));
+        }
     }
-    if (src->memory == FILTERVIEW_HOST) /* its copy must be done before the caller reuses it */
-        FV_TRY(cuda_said(cudaStreamSynchronize(stream), "the filter's run"));
     return cuda_said(cudaGetLastError(), "the filter's run");
 }
 
@@ -521,7 +637,9 @@ const char *filterview_context_params(const filterview_context *ctx)
 size_t filterview_context_device_bytes(const filterview_context *ctx)
 {
     if (!ctx) return 0;
-    const size_t staging = ctx->device_in.data ? 2 * ctx->device_in.pitch * (size_t)ctx->height : 0;
+    const size_t staging = ctx->device_in.data
+                               ? 2 * ctx->device_in.pitch * (size_t)ctx->height + ctx->staging_bytes
+                               : 0;
     return ctx->runner.device_bytes + staging;
 }
 
@@ -533,6 +651,12 @@ void filterview_context_destroy(filterview_context *ctx)
         (void)cudaEventDestroy(ctx->last_run);
         (void)cudaGetLastError();
     }
+    for (int k = 0; k < STAGING_CHUNKS; k++)
+        if (ctx->chunk_done[k]) (void)cudaEventDestroy(ctx->chunk_done[k]);
+    batch_free(ctx->batch);
+    if (ctx->staging) (void)cudaFreeHost(ctx->staging);
+    if (ctx->device_packed) (void)cudaFree(ctx->device_packed);
+    (void)cudaGetLastError();
     fv_runner_release(&ctx->runner);
     fv_device_image_free(&ctx->device_in);
     fv_device_image_free(&ctx->device_out);
@@ -553,7 +677,10 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
         : a->width < 1 || a->height < 1      ? "an image has no pixels (width and height from 1)"
         : a->channels != b->channels         ? "channel counts differ"
         : a->channels < 1 || a->channels > 4 ? "1 to 4 channels"
-        : a->pitch < (size_t)a->width * a->channels || b->pitch < (size_t)b->width * b->channels
+        : a->dtype != b->dtype               ? "dtypes differ"
+        : (unsigned)a->dtype >= FV_PIXEL_TYPE_COUNT ? "an unknown dtype"
+        : a->pitch < (size_t)a->width * pixel_bytes(a) ||
+                b->pitch < (size_t)b->width * pixel_bytes(b)
             ? "a pitch is less than a row"
         : !span_fits(a) || !span_fits(b) ? "a pitch times the rows is past the end of memory"
                                          : NULL;
@@ -561,24 +688,217 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
         copy_message(error, error_size, why);
         return FV_ERR_ARG;
     }
-    long long sum = 0, differing = 0;
-    int max_abs = 0;
-    for (int y = 0; y < a->height; y++) {
-        const uint8_t *pa = (const uint8_t *)a->data + (size_t)y * a->pitch;
-        const uint8_t *pb = (const uint8_t *)b->data + (size_t)y * b->pitch;
-        for (int x = 0; x < a->width; x++) {
-            int any = 0;
-            for (int ch = 0; ch < a->channels; ch++, pa++, pb++) {
-                const int d = *pa > *pb ? *pa - *pb : *pb - *pa;
-                sum += d;
-                any |= d;
-                if (d > max_abs) max_abs = d;
-            }
-            differing += any != 0;
+    const fv_image va = as_fv_image(a), vb = as_fv_image(b);
+    fv_diff_stats d;
+    fv_diff_host(&va, &vb, &d);
+    out->max_abs = d.max_abs;
+    out->mean_abs = d.mean_abs;
+    out->differing = d.n_differing;
+    out->max_abs_value = d.max_abs_value;
+    return FV_OK;
+}
+
+unsigned filterview_variant_dtypes(const char *filter, const char *variant)
+{
+    const fv_filter *f = find_filter(filter);
+    const fv_variant *v = f && variant ? fv_variant_find(f, variant) : NULL;
+    return v ? fv_variant_types(v) : 0;
+}
+
+unsigned filterview_variant_borders(const char *filter, const char *variant)
+{
+    const fv_filter *f = find_filter(filter);
+    const fv_variant *v = f && variant ? fv_variant_find(f, variant) : NULL;
+    return v ? fv_variant_borders(v) : 0;
+}
+
+/* ---- batches ----
+ * Device stacks: one run after another on the caller's stream (the kernels' launches queue up
+ * back to back). Host stacks: a pipeline of two slots, each with its own pinned staging and
+ * device buffers, so that while image i is filtered the copy engines bring image i + 1 up (on
+ * one stream) and take image i - 1 down (on another), and the CPU copies between the caller's
+ * arrays and staging. The filter itself runs on the caller's stream, one image at a time (a
+ * variant's state and iteration buffer are one per context). The slots are made by the
+ * context's first batch of host images and kept. */
+typedef struct batch_slot {
+    uint8_t *staging;               /* pinned, the widest packed image */
+    uint8_t *device_packed;         /* packed rows on the device (1 or 3 channels) */
+    fv_image device_in, device_out; /* 4 channels */
+    cudaEvent_t up_done, run_done, down_done;
+} batch_slot;
+
+struct batch_pipeline {
+    batch_slot slot[2];
+    cudaStream_t up, down;
+};
+
+static void batch_free(struct batch_pipeline *b)
+{
+    if (!b) return;
+    for (int k = 0; k < 2; k++) {
+        batch_slot *s = &b->slot[k];
+        if (s->staging) (void)cudaFreeHost(s->staging);
+        if (s->device_packed) (void)cudaFree(s->device_packed);
+        fv_device_image_free(&s->device_in);
+        fv_device_image_free(&s->device_out);
+        cudaEvent_t *events[] = {&s->up_done, &s->run_done, &s->down_done};
+        for (int e = 0; e < 3; e++)
+            if (*events[e]) (void)cudaEventDestroy(*events[e]);
+    }
+    if (b->up) (void)cudaStreamDestroy(b->up);
+    if (b->down) (void)cudaStreamDestroy(b->down);
+    (void)cudaGetLastError();
+    free(b);
+}
+
+static fv_status batch_make(filterview_context *c)
+{
+    if (c->batch) return FV_OK;
+    struct batch_pipeline *b = calloc(1, sizeof *b);
+    if (!b) return fv_fail(FV_ERR_MEMORY, "out of host memory for a batch");
+    c->batch = b;
+    FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->up, cudaStreamNonBlocking), "a copy stream"));
+    FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->down, cudaStreamNonBlocking), "a copy stream"));
+    for (int k = 0; k < 2; k++) {
+        batch_slot *s = &b->slot[k];
+        void *pinned = NULL, *packed = NULL;
+        FV_TRY(cuda_said(cudaHostAlloc(&pinned, c->staging_bytes, cudaHostAllocDefault),
+                         "pinned staging for a batch"));
+        s->staging = pinned;
+        FV_TRY(cuda_said(cudaMalloc(&packed, c->staging_bytes), "a batch's packed copy"));
+        s->device_packed = packed;
+        FV_TRY(fv_device_image_alloc_as(&s->device_in, c->width, c->height, c->type, 4));
+        FV_TRY(fv_device_image_alloc_as(&s->device_out, c->width, c->height, c->type, 4));
+        FV_TRY(event_make(&s->up_done));
+        FV_TRY(event_make(&s->run_done));
+        FV_TRY(event_make(&s->down_done));
+    }
+    return FV_OK;
+}
+
+static void copy_rows(uint8_t *to, size_t to_pitch, const uint8_t *from, size_t from_pitch,
+                      size_t row, int height)
+{
+    if (to_pitch == row && from_pitch == row) {
+        memcpy(to, from, row * (size_t)height);
+        return;
+    }
+    for (int y = 0; y < height; y++)
+        memcpy(to + (size_t)y * to_pitch, from + (size_t)y * from_pitch, row);
+}
+
+/* Image i of a host batch: up on b->up, filtered on `stream`, down on b->down. */
+static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filterview_image *src,
+                               const filterview_image *dst, cudaStream_t stream)
+{
+    struct batch_pipeline *b = c->batch;
+    const size_t in_row = (size_t)c->width * pixel_bytes(src);
+    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
+    const fv_image packed_in = {.data = s->device_packed,
+                                .width = c->width,
+                                .height = c->height,
+                                .pitch = in_row,
+                                .memory = FV_MEMORY_DEVICE,
+                                .type = c->type,
+                                .channels = src->channels};
+    fv_image packed_out = packed_in;
+    packed_out.pitch = out_row;
+    packed_out.channels = dst->channels;
+    /* the slot's staging holds nothing of use: its last image was copied out at i - 1 */
+    copy_rows(s->staging, in_row, src->data, src->pitch, in_row, c->height);
+    /* the slot's device buffers are free once its last run is done */
+    FV_TRY(cuda_said(cudaStreamWaitEvent(b->up, s->run_done, 0), "ordering a batch"));
+    if (src->channels == 4)
+        FV_TRY(
+            cuda_said(cudaMemcpy2DAsync(s->device_in.data, s->device_in.pitch, s->staging, in_row,
+                                        in_row, (size_t)c->height, cudaMemcpyHostToDevice, b->up),
+                      "copying an image to the GPU"));
+    else
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->device_packed, s->staging, in_row * (size_t)c->height,
+                                         cudaMemcpyHostToDevice, b->up),
+                         "copying an image to the GPU"));
+    FV_TRY(cuda_said(cudaEventRecord(s->up_done, b->up), "ordering a batch"));
+    FV_TRY(cuda_said(cudaStreamWaitEvent(stream, s->up_done, 0), "ordering a batch"));
+    if (src->channels != 4) FV_TRY(fv_api_widen(&packed_in, &s->device_in, stream));
+    FV_TRY(fv_runner_run(&c->runner, &s->device_in, &s->device_out, stream));
+    if (dst->channels != 4) FV_TRY(fv_api_narrow(&s->device_out, &packed_out, stream));
+    FV_TRY(cuda_said(cudaEventRecord(s->run_done, stream), "ordering a batch"));
+    FV_TRY(cuda_said(cudaStreamWaitEvent(b->down, s->run_done, 0), "ordering a batch"));
+    if (dst->channels == 4)
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(s->staging, out_row, s->device_out.data,
+                                           s->device_out.pitch, out_row, (size_t)c->height,
+                                           cudaMemcpyDeviceToHost, b->down),
+                         "copying a result from the GPU"));
+    else
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->staging, s->device_packed, out_row * (size_t)c->height,
+                                         cudaMemcpyDeviceToHost, b->down),
+                         "copying a result from the GPU"));
+    return cuda_said(cudaEventRecord(s->down_done, b->down), "ordering a batch");
+}
+
+static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_image *dst)
+{
+    FV_TRY(cuda_said(cudaEventSynchronize(s->down_done), "a batch's run"));
+    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
+    copy_rows(dst->data, dst->pitch, s->staging, out_row, out_row, c->height);
+    return FV_OK;
+}
+
+static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
+                                filterview_image *dst, int count, cudaStream_t stream)
+{
+    FV_TRY(batch_make(c));
+    FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    batch_slot *slot = c->batch->slot;
+    for (int i = 0; i < count; i++) {
+        FV_TRY(batch_enqueue(c, &slot[i % 2], &src[i], &dst[i], stream));
+        if (i > 0) FV_TRY(batch_finish(c, &slot[(i - 1) % 2], &dst[i - 1]));
+    }
+    return batch_finish(c, &slot[(count - 1) % 2], &dst[count - 1]);
+}
+
+fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
+                               filterview_image *dst, int count, void *stream)
+{
+    if (!ctx) return FV_ERR_ARG;
+    ctx->error[0] = 0;
+    fv_status st = FV_OK;
+    if (!src || !dst || count < 1)
+        st = fv_fail(FV_ERR_ARG, "a batch needs %s",
+                     count < 1 ? "one image at least" : "its source and destination");
+    for (int i = 0; st == FV_OK && i < count; i++) {
+        char which[48];
+        snprintf(which, sizeof which, "source %d", i);
+        st = check_image(ctx, &src[i], which);
+        snprintf(which, sizeof which, "destination %d", i);
+        if (st == FV_OK) st = check_image(ctx, &dst[i], which);
+        if (st == FV_OK && src[i].channels != dst[i].channels)
+            st = fv_fail(FV_ERR_ARG, "image %d: source has %d channels, destination %d", i,
+                         src[i].channels, dst[i].channels);
+        if (st == FV_OK && (src[i].memory != src[0].memory || dst[i].memory != dst[0].memory))
+            st = fv_fail(FV_ERR_ARG,
+                         "image %d: a batch's sources (and its destinations) all lie "
+                         "on the host or all on the device",
+                         i);
+        if (st == FV_OK && src[i].memory == FILTERVIEW_HOST && overlaps(&src[i], &dst[i]) &&
+            src[i].data != dst[i].data)
+            st = fv_fail(FV_ERR_ARG,
+                         "image %d: source and destination overlap without being "
+                         "the same image",
+                         i);
+    }
+    const int pipelined = st == FV_OK && !fv_variant_is_host(ctx->variant) &&
+                          src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
+    if (st == FV_OK && pipelined) {
+        st = run_batch_host(ctx, src, dst, count, (cudaStream_t)stream);
+        const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
+        if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
+    } else {
+        for (int i = 0; st == FV_OK && i < count; i++) {
+            st = filterview_run(ctx, &src[i], &dst[i], stream);
+            if (st != FV_OK) return st; /* its message is in the context already */
         }
     }
-    out->max_abs = max_abs;
-    out->mean_abs = (double)sum / ((double)a->width * a->height * a->channels);
-    out->differing = differing;
-    return FV_OK;
+    if (st != FV_OK) copy_message(ctx->error, sizeof ctx->error, fv_last_error());
+    return st;
 }

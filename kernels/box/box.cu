@@ -1,23 +1,35 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/box/box.cu: box (mean) filter, RGBA8, clamp-to-edge borders, alpha passed through: each of
- * R, G, B is the rounded mean (sum + area / 2) / area of its (2r+1) x (2r+1) window, r = 1..128.
+ * kernels/box/box.cu: box (mean) filter of RGBA images, alpha passed through: each of R, G, B is the
+ * rounded mean (sum + area / 2) / area of its (2r+1) x (2r+1) window, r = 1..128 (float32: the
+ * mean, not rounded).
  *
  * Variants, one lesson each:
  *   naive     one thread per pixel, every tap read from global memory
  *   unrolled  the same with the radius a template constant: loops fully unrolled for r = 1..8
  *   smem      16x16 block stages its tile plus apron in shared memory (in strips for wide windows)
  *   tex       taps read through a texture object whose clamp address mode does the borders
- *   fast      constant work per pixel: sliding sums in one pass, plus band totals for wide windows (kernels/box/box_fast.cu)
+ *   fast      constant work per pixel: sliding sums in one pass, plus band totals for wide windows (kernels/box/box_fast.cu);
+ *             other types and borders: one fused kernel for narrow windows, two sliding passes beyond,
+ *             templated on the type (kernels/box/box_generic.cu)
  *   npp       NVIDIA NPP's box filter, the peer (kernels/box/box_npp.c, where NPP is available)
- * All sum in exact integers and divide with box_mean (kernels/box/box.h), so every one equals box_ref
- * (kernels/box/box_ref.c) byte for byte: tolerance 0, checked by tests/gpu/test_filters.c for many sizes,
- * radii and pitches. Rows need only 4-byte alignment (uchar4 accesses).
+ * Pixel types and borders: naive, unrolled and smem run uint8 and uint16 with every border (their
+ * kernels are templated on the type and on whether the border is replicate: uint8 replicate
+ * compiles to the kernels they always were; unrolled compiles its radii in for replicate, other
+ * borders take its run-time loop); tex runs uint8 and uint16, replicate only (its clamp address
+ * mode); fast runs every type and border; npp uint8 replicate.
+ * All sum in exact integers and divide exactly (box_mean; uint16: 64-bit sums and
+ * box_quotient_wide, kernels/box/box.h), so every one equals box_ref (kernels/box/box_ref.c) bit
+ * for bit: checked by tests/gpu/test_filters.c for many sizes, radii, pitches, types and borders.
+ * Rows need only 4-byte alignment (a uint16 pixel moves as two words).
  * ------------------------------------------------------------------------------------------------ */
+#include "border.h"
 #include "box.h"
 #include "box_npp.h"
 #include "cuda_check.h"
 
 #include <stdlib.h>
+
+extern "C" const fv_filter fv_filter_box; /* defined at the end */
 
 #define PIXEL_BLOCK_X       32 /* naive, unrolled, tex: 32x8 threads, one output pixel each */
 #define PIXEL_BLOCK_Y       8
@@ -42,11 +54,6 @@ __device__ __forceinline__ int clamp_index(int v, int hi)
     return min(max(v, 0), hi);
 }
 
-__device__ __forceinline__ const uchar4 *image_row(const fv_image &img, int y)
-{
-    return reinterpret_cast<const uchar4 *>(img.data + (size_t)y * img.pitch);
-}
-
 __device__ __forceinline__ void add_rgb(uint3 &sum, uchar4 px)
 {
     sum.x += px.x;
@@ -54,101 +61,251 @@ __device__ __forceinline__ void add_rgb(uint3 &sum, uchar4 px)
     sum.z += px.z;
 }
 
-__device__ __forceinline__ void store_mean(const fv_image &dst, int x, int y, uint3 sum,
-                                           uint8_t alpha, box_divider d)
+/* uint16 window sums: 64 bits (257^2 * 65535 needs 33) */
+struct box_wide3 {
+    uint64_t x, y, z;
+};
+
+__device__ __forceinline__ void add_rgb(box_wide3 &sum, ushort4 px)
 {
-    reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] =
-        make_uchar4((uint8_t)box_mean(sum.x, d), (uint8_t)box_mean(sum.y, d),
-                    (uint8_t)box_mean(sum.z, d), alpha);
+    sum.x += px.x;
+    sum.y += px.y;
+    sum.z += px.z;
+}
+
+/* What a border reads outside the image: the mode and the constant (an integer of the type's
+ * range: these variants run the integer types). */
+struct box_teach_edge {
+    fv_border mode;
+    uint32_t cval;
+};
+
+/* The teaching variants' pixel types: uint8 as always (uchar4, 32-bit sums, box_mean); uint16 as
+ * two words a pixel (rows are only 4-byte aligned), 64-bit sums, box_quotient_wide. */
+template <typename T> struct box_teach;
+template <> struct box_teach<uint8_t> {
+    typedef uchar4 vec;
+    typedef uint3 sum;
+    static __device__ __forceinline__ sum zero() { return make_uint3(0, 0, 0); }
+    static __device__ __forceinline__ vec load(const uint8_t *row, int x)
+    {
+        return reinterpret_cast<const uchar4 *>(row)[x];
+    }
+    static __device__ __forceinline__ vec splat(const box_teach_edge &e)
+    {
+        const uint8_t c = (uint8_t)e.cval;
+        return make_uchar4(c, c, c, c);
+    }
+    static __device__ __forceinline__ void store(const fv_image &dst, int x, int y, sum s,
+                                                 uint8_t alpha, box_divider d)
+    {
+        reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] = make_uchar4(
+            (uint8_t)box_mean(s.x, d), (uint8_t)box_mean(s.y, d), (uint8_t)box_mean(s.z, d), alpha);
+    }
+};
+template <> struct box_teach<uint16_t> {
+    typedef ushort4 vec;
+    typedef box_wide3 sum;
+    static __device__ __forceinline__ sum zero() { return box_wide3{0, 0, 0}; }
+    static __device__ __forceinline__ vec load(const uint8_t *row, int x)
+    {
+        const uint32_t *q = reinterpret_cast<const uint32_t *>(row) + 2 * x;
+        const uint32_t lo = q[0], hi = q[1];
+        return make_ushort4(lo & 0xffff, lo >> 16, hi & 0xffff, hi >> 16);
+    }
+    static __device__ __forceinline__ vec splat(const box_teach_edge &e)
+    {
+        const uint16_t c = (uint16_t)e.cval;
+        return make_ushort4(c, c, c, c);
+    }
+    static __device__ __forceinline__ void store(const fv_image &dst, int x, int y, sum s,
+                                                 uint16_t alpha, box_divider d)
+    {
+        const uint32_t r = (uint32_t)box_quotient_wide(s.x + d.half, d),
+                       g = (uint32_t)box_quotient_wide(s.y + d.half, d),
+                       b = (uint32_t)box_quotient_wide(s.z + d.half, d);
+        uint32_t *q = reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch) + 2 * x;
+        q[0] = r | g << 16;
+        q[1] = b | (uint32_t)alpha << 16;
+    }
+};
+
+/* The row or column a tap reads: clamped (replicate, the code these kernels always had) or
+ * through the one border mapping (-1: the constant). */
+template <bool ANY_BORDER>
+__device__ __forceinline__ int edge_index(int i, int n, const box_teach_edge &e)
+{
+    return ANY_BORDER ? fv_border_index(i, n, e.mode) : clamp_index(i, n - 1);
+}
+
+/* Pixel x of the row already mapped to yy (x not yet mapped): cval where either is outside. */
+template <typename T, bool ANY_BORDER>
+__device__ __forceinline__ typename box_teach<T>::vec fetch(const fv_image &img, int x, int yy,
+                                                            const box_teach_edge &e)
+{
+    const int xx = edge_index<ANY_BORDER>(x, img.width, e);
+    if (ANY_BORDER && (xx < 0 || yy < 0)) return box_teach<T>::splat(e);
+    return box_teach<T>::load(img.data + (size_t)yy * img.pitch, xx);
+}
+
+/* The configuration of naive, unrolled and smem, made once at prepare: what a run launches with. */
+typedef struct box_teach_config {
+    int radius;
+    box_divider divider;
+    box_teach_edge edge;
+    fv_pixel_type type;
+} box_teach_config;
+
+static box_teach_config box_teach_config_of(const fv_params *p)
+{
+    box_teach_config c;
+    c.radius = box_radius(p);
+    c.divider = box_divider_make(c.radius);
+    c.edge.mode = fv_params_border(&fv_filter_box, p);
+    c.edge.cval = (uint32_t)fv_params_cval(&fv_filter_box, p); /* checked: 0..the type's max */
+    c.type = p->type;
+    return c;
+}
+
+static fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                        int width, int height)
+{
+    (void)v, (void)width, (void)height;
+    box_teach_config *c = (box_teach_config *)malloc(sizeof *c);
+    if (!c) return fv_fail(FV_ERR_MEMORY, "box: out of host memory for its configuration");
+    *c = box_teach_config_of(p);
+    *state = c;
+    return FV_OK;
+}
+
+static void box_teach_state_destroy(const fv_variant *v, void *state)
+{
+    (void)v;
+    free(state);
+}
+
+/* One instance per type x (replicate, any border): the table a launcher and its report share. */
+#define BOX_BY_TYPE_AND_BORDER(KERNEL)                                                             \
+    {                                                                                              \
+        {(box_kernel_fn)KERNEL<uint8_t, false>, (box_kernel_fn)KERNEL<uint8_t, true>},             \
+        {                                                                                          \
+            (box_kernel_fn) KERNEL<uint16_t, false>, (box_kernel_fn)KERNEL<uint16_t, true>         \
+        }                                                                                          \
+    }
+typedef void (*box_kernel_fn)(fv_image, fv_image, int, box_divider, box_teach_edge);
+
+static box_kernel_fn box_pick(box_kernel_fn const (*table)[2], fv_pixel_type type, fv_border b)
+{
+    return table[type == FV_PIXEL_U16][b != FV_BORDER_REPLICATE];
 }
 
 /* ---- naive: one thread per pixel, (2r+1)^2 global loads ------------------------------------ */
-static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_divider d)
+template <typename T, bool ANY_BORDER>
+static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_divider d,
+                                        box_teach_edge edge)
 {
+    typedef box_teach<T> P;
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    uint3 sum = make_uint3(0, 0, 0);
+    typename P::sum sum = P::zero();
     for (int i = -r; i <= r; i++) {
-        const uchar4 *row = image_row(src, clamp_index(y + i, src.height - 1));
-        for (int j = -r; j <= r; j++) add_rgb(sum, row[clamp_index(x + j, src.width - 1)]);
+        const int yy = edge_index<ANY_BORDER>(y + i, src.height, edge);
+        for (int j = -r; j <= r; j++) add_rgb(sum, fetch<T, ANY_BORDER>(src, x + j, yy, edge));
     }
-    store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
+    P::store(dst, x, y, sum, P::load(src.data + (size_t)y * src.pitch, x).w, d);
 }
+
+static const box_kernel_fn box_naive_table[2][2] = BOX_BY_TYPE_AND_BORDER(box_naive_kernel);
 
 static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)state;
-    const int r = box_radius(p);
-    box_naive_kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r,
-                                                                    box_divider_make(r));
+    (void)p;
+    const box_teach_config *c = (const box_teach_config *)state;
+    box_pick(box_naive_table, c->type, c->edge.mode)<<<pixel_grid(src), pixel_block(), 0, stream>>>(
+        *src, *dst, c->radius, c->divider, c->edge);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
 static int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
-    (void)p;
     if (max < 1) return 0;
-    out[0] = {"box_naive_kernel", (const void *)box_naive_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
+    out[0] = {"box_naive_kernel",
+              (const void *)box_pick(box_naive_table, p->type, fv_params_border(&fv_filter_box, p)),
+              PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
 
 /* ---- unrolled: the radius as a template constant (R = 0: the runtime radius) ---------------- */
-template <int R>
-static __global__ void box_unrolled_kernel(fv_image src, fv_image dst, int radius, box_divider d)
+template <typename T, bool ANY_BORDER, int R>
+static __global__ void box_unrolled_kernel(fv_image src, fv_image dst, int radius, box_divider d,
+                                           box_teach_edge edge)
 {
+    typedef box_teach<T> P;
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    uint3 sum = make_uint3(0, 0, 0);
+    typename P::sum sum = P::zero();
     if constexpr (R > 0) {
         /* (2R+1)^2 straight-line loads and adds: no loop counters, no branches */
 #pragma unroll
         for (int i = -R; i <= R; i++) {
-            const uchar4 *row = image_row(src, clamp_index(y + i, src.height - 1));
+            const int yy = edge_index<ANY_BORDER>(y + i, src.height, edge);
 #pragma unroll
-            for (int j = -R; j <= R; j++) add_rgb(sum, row[clamp_index(x + j, src.width - 1)]);
+            for (int j = -R; j <= R; j++) add_rgb(sum, fetch<T, ANY_BORDER>(src, x + j, yy, edge));
         }
     } else {
         for (int i = -radius; i <= radius; i++) {
-            const uchar4 *row = image_row(src, clamp_index(y + i, src.height - 1));
+            const int yy = edge_index<ANY_BORDER>(y + i, src.height, edge);
 #pragma unroll 4
             for (int j = -radius; j <= radius; j++)
-                add_rgb(sum, row[clamp_index(x + j, src.width - 1)]);
+                add_rgb(sum, fetch<T, ANY_BORDER>(src, x + j, yy, edge));
         }
     }
-    store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
+    P::store(dst, x, y, sum, P::load(src.data + (size_t)y * src.pitch, x).w, d);
 }
 
-typedef void (*box_kernel_fn)(fv_image, fv_image, int, box_divider);
-
-/* The instance for radius r, and its name: the launcher and the report both pick here. */
-static box_kernel_fn box_unrolled_pick(int r, const char **name)
+/* The instance for radius r, type and border, and its name: the launcher and the report both pick
+ * here. The radii are compiled in for the replicate border; the others take the run-time loop. */
+template <typename T>
+static box_kernel_fn box_unrolled_pick_type(int r, fv_border border, const char **name)
 {
     static_assert(UNROLLED_MAX_RADIUS == 8, "one case per compile-time radius");
-    switch (r) {
-    case 1: *name = "box_unrolled_kernel<1>"; return box_unrolled_kernel<1>;
-    case 2: *name = "box_unrolled_kernel<2>"; return box_unrolled_kernel<2>;
-    case 3: *name = "box_unrolled_kernel<3>"; return box_unrolled_kernel<3>;
-    case 4: *name = "box_unrolled_kernel<4>"; return box_unrolled_kernel<4>;
-    case 5: *name = "box_unrolled_kernel<5>"; return box_unrolled_kernel<5>;
-    case 6: *name = "box_unrolled_kernel<6>"; return box_unrolled_kernel<6>;
-    case 7: *name = "box_unrolled_kernel<7>"; return box_unrolled_kernel<7>;
-    case 8: *name = "box_unrolled_kernel<8>"; return box_unrolled_kernel<8>;
-    default: *name = "box_unrolled_kernel<0>"; return box_unrolled_kernel<0>;
+    if (border != FV_BORDER_REPLICATE) {
+        *name = "box_unrolled_kernel<0> (any border)";
+        return box_unrolled_kernel<T, true, 0>;
     }
+    switch (r) {
+    case 1: *name = "box_unrolled_kernel<1>"; return box_unrolled_kernel<T, false, 1>;
+    case 2: *name = "box_unrolled_kernel<2>"; return box_unrolled_kernel<T, false, 2>;
+    case 3: *name = "box_unrolled_kernel<3>"; return box_unrolled_kernel<T, false, 3>;
+    case 4: *name = "box_unrolled_kernel<4>"; return box_unrolled_kernel<T, false, 4>;
+    case 5: *name = "box_unrolled_kernel<5>"; return box_unrolled_kernel<T, false, 5>;
+    case 6: *name = "box_unrolled_kernel<6>"; return box_unrolled_kernel<T, false, 6>;
+    case 7: *name = "box_unrolled_kernel<7>"; return box_unrolled_kernel<T, false, 7>;
+    case 8: *name = "box_unrolled_kernel<8>"; return box_unrolled_kernel<T, false, 8>;
+    default: *name = "box_unrolled_kernel<0>"; return box_unrolled_kernel<T, false, 0>;
+    }
+}
+
+static box_kernel_fn box_unrolled_pick(int r, fv_pixel_type type, fv_border border,
+                                       const char **name)
+{
+    return type == FV_PIXEL_U16 ? box_unrolled_pick_type<uint16_t>(r, border, name)
+                                : box_unrolled_pick_type<uint8_t>(r, border, name);
 }
 
 static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                   const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)state;
-    const int r = box_radius(p);
+    (void)p;
+    const box_teach_config *c = (const box_teach_config *)state;
     const char *name;
-    const box_kernel_fn kernel = box_unrolled_pick(r, &name);
-    kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, r, box_divider_make(r));
+    const box_kernel_fn kernel = box_unrolled_pick(c->radius, c->type, c->edge.mode, &name);
+    kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(*src, *dst, c->radius, c->divider,
+                                                          c->edge);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
@@ -158,7 +315,8 @@ static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kern
 {
     if (max < 1) return 0;
     const char *name;
-    const box_kernel_fn kernel = box_unrolled_pick(box_radius(p), &name);
+    const box_kernel_fn kernel =
+        box_unrolled_pick(box_radius(p), p->type, fv_params_border(&fv_filter_box, p), &name);
     out[0] = {name, (const void *)kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -166,65 +324,80 @@ static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kern
 /* ---- smem: tile plus apron in shared memory, staged in strips of rows when it is too big ---- */
 /* The block's outputs need the region of (SMEM_BLOCK + 2r)^2 source pixels around its tile
  * (+2r: an apron of r pixels on each side). It is staged `strip_rows` full-width rows at a
- * time: all of it at once while it fits SMEM_BUDGET (r <= 47), in strips beyond. */
+ * time: all of it at once while it fits SMEM_BUDGET (uint8: r <= 47; uint16: r <= 31), in strips
+ * beyond. */
 typedef struct box_smem_layout {
     int region_w; /* = region height */
     int strip_rows;
     size_t bytes; /* dynamic shared memory */
 } box_smem_layout;
 
-static box_smem_layout box_smem_layout_make(int r)
+static box_smem_layout box_smem_layout_make(int r, fv_pixel_type type)
 {
+    const int pixel = 4 * (int)fv_pixel_type_bytes(type);
     box_smem_layout l;
     l.region_w = SMEM_BLOCK + 2 * r;
-    const int fit = SMEM_BUDGET / (l.region_w * (int)sizeof(uchar4));
+    const int fit = SMEM_BUDGET / (l.region_w * pixel);
     l.strip_rows = fit < l.region_w ? fit : l.region_w;
-    l.bytes = (size_t)l.strip_rows * l.region_w * sizeof(uchar4);
+    l.bytes = (size_t)l.strip_rows * l.region_w * pixel;
     return l;
 }
 
+template <typename T, bool ANY_BORDER>
 static __global__ void box_smem_kernel(fv_image src, fv_image dst, int r, int strip_rows,
-                                       box_divider d)
+                                       box_divider d, box_teach_edge edge)
 {
-    extern __shared__ uchar4 strip[];
+    typedef box_teach<T> P;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    typename P::vec *strip = reinterpret_cast<typename P::vec *>(smem_bytes);
     const int region_w = SMEM_BLOCK + 2 * r;
     const int x0 = blockIdx.x * SMEM_BLOCK - r, y0 = blockIdx.y * SMEM_BLOCK - r;
     const int tx = threadIdx.x, ty = threadIdx.y;
-    uint3 sum = make_uint3(0, 0, 0);
+    typename P::sum sum = P::zero();
     for (int s0 = 0; s0 < region_w; s0 += strip_rows) {
         const int rows = min(strip_rows, region_w - s0);
         if (s0 > 0) __syncthreads(); /* everyone is done with the previous strip */
         for (int idx = ty * SMEM_BLOCK + tx; idx < rows * region_w;
              idx += SMEM_BLOCK * SMEM_BLOCK) {
             const int sy = idx / region_w, sx = idx - sy * region_w;
-            strip[idx] =
-                image_row(src, clamp_index(y0 + s0 + sy,
-                                           src.height - 1))[clamp_index(x0 + sx, src.width - 1)];
+            strip[idx] = fetch<T, ANY_BORDER>(
+                src, x0 + sx, edge_index<ANY_BORDER>(y0 + s0 + sy, src.height, edge), edge);
         }
         __syncthreads();
         /* this thread's window is region rows ty..ty+2r, columns tx..tx+2r; the two half-warps
          * (rows ty, ty+1) read the same 16 words of a strip row: broadcasts, no bank conflicts */
         const int k_end = min(ty + 2 * r, s0 + rows - 1);
         for (int k = max(ty, s0); k <= k_end; k++) {
-            const uchar4 *row = strip + (k - s0) * region_w + tx;
+            const typename P::vec *row = strip + (k - s0) * region_w + tx;
             for (int j = 0; j <= 2 * r; j++) add_rgb(sum, row[j]);
         }
     }
     const int x = blockIdx.x * SMEM_BLOCK + tx, y = blockIdx.y * SMEM_BLOCK + ty;
-    if (x < src.width && y < src.height) store_mean(dst, x, y, sum, image_row(src, y)[x].w, d);
+    if (x < src.width && y < src.height)
+        P::store(dst, x, y, sum, P::load(src.data + (size_t)y * src.pitch, x).w, d);
+}
+
+typedef void (*box_smem_fn)(fv_image, fv_image, int, int, box_divider, box_teach_edge);
+static const box_smem_fn box_smem_table[2][2] = {
+    {box_smem_kernel<uint8_t, false>, box_smem_kernel<uint8_t, true>},
+    {box_smem_kernel<uint16_t, false>, box_smem_kernel<uint16_t, true>}};
+
+static box_smem_fn box_smem_pick(fv_pixel_type type, fv_border border)
+{
+    return box_smem_table[type == FV_PIXEL_U16][border != FV_BORDER_REPLICATE];
 }
 
 static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                               const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)state;
-    const int r = box_radius(p);
-    const box_smem_layout l = box_smem_layout_make(r);
+    (void)p;
+    const box_teach_config *c = (const box_teach_config *)state;
+    const box_smem_layout l = box_smem_layout_make(c->radius, c->type);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
     dim3 grid((src->width + SMEM_BLOCK - 1) / SMEM_BLOCK,
               (src->height + SMEM_BLOCK - 1) / SMEM_BLOCK);
-    box_smem_kernel<<<grid, block, l.bytes, stream>>>(*src, *dst, r, l.strip_rows,
-                                                      box_divider_make(r));
+    box_smem_pick(c->type, c->edge.mode)<<<grid, block, l.bytes, stream>>>(
+        *src, *dst, c->radius, l.strip_rows, c->divider, c->edge);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
@@ -232,39 +405,48 @@ static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image
 static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
-    out[0] = {"box_smem_kernel", (const void *)box_smem_kernel, SMEM_BLOCK * SMEM_BLOCK,
-              box_smem_layout_make(box_radius(p)).bytes};
+    out[0] = {"box_smem_kernel",
+              (const void *)box_smem_pick(p->type, fv_params_border(&fv_filter_box, p)),
+              SMEM_BLOCK * SMEM_BLOCK, box_smem_layout_make(box_radius(p), p->type).bytes};
     return 1;
 }
 
-/* ---- tex: a texture object on a copy of the source; its clamp address mode is the border --- */
+/* ---- tex: a texture object on a copy of the source; its clamp address mode is the border ---
+ * uint8 and uint16 (a cudaArray of uchar4 or ushort4), the replicate border only: clamp is the
+ * one address mode that works on unnormalised texel coordinates, which this lesson reads;
+ * wrap and mirror need normalised ones (where the texel picked depends on the float rounding of
+ * (x + 0.5) / width), and the border mode reads only zero. */
 typedef struct box_tex_state {
-    cudaArray_t array;           /* width x height uchar4: textures need their own layout */
+    cudaArray_t array;           /* width x height pixels: textures need their own layout */
     cudaTextureObject_t texture; /* point filtering, element reads, unnormalised coordinates */
     int has_texture;
     int width, height;
+    fv_pixel_type type;
+    int radius;
 } box_tex_state;
 
+template <typename T>
 static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst, int r,
                                       box_divider d)
 {
+    typedef box_teach<T> P;
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
-    uint3 sum = make_uint3(0, 0, 0);
+    typename P::sum sum = P::zero();
     /* +0.5: the centre of texel (x, y); coordinates outside the image clamp to its edge texels */
     for (int i = -r; i <= r; i++) {
         const float v = (float)(y + i) + 0.5f;
         for (int j = -r; j <= r; j++)
-            add_rgb(sum, tex2D<uchar4>(texture, (float)(x + j) + 0.5f, v));
+            add_rgb(sum, tex2D<typename P::vec>(texture, (float)(x + j) + 0.5f, v));
     }
-    store_mean(dst, x, y, sum, tex2D<uchar4>(texture, (float)x + 0.5f, (float)y + 0.5f).w, d);
+    P::store(dst, x, y, sum, tex2D<typename P::vec>(texture, (float)x + 0.5f, (float)y + 0.5f).w,
+             d);
 }
 
 static size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
-    (void)p;
-    return (size_t)width * (size_t)height * sizeof(uchar4);
+    return (size_t)width * (size_t)height * 4 * fv_pixel_type_bytes(p->type);
 }
 
 static void box_tex_state_destroy(const fv_variant *v, void *state)
@@ -278,7 +460,8 @@ static void box_tex_state_destroy(const fv_variant *v, void *state)
 
 static fv_status box_tex_state_fill(box_tex_state *s)
 {
-    const cudaChannelFormatDesc format = cudaCreateChannelDesc<uchar4>();
+    const cudaChannelFormatDesc format = s->type == FV_PIXEL_U16 ? cudaCreateChannelDesc<ushort4>()
+                                                                 : cudaCreateChannelDesc<uchar4>();
     FV_CUDA_CHECK(cudaMallocArray(&s->array, &format, (size_t)s->width, (size_t)s->height));
     cudaResourceDesc resource = {};
     resource.resType = cudaResourceTypeArray;
@@ -297,12 +480,13 @@ static fv_status box_tex_state_fill(box_tex_state *s)
 static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p,
                                       int width, int height)
 {
-    (void)p;
     *state = NULL;
     box_tex_state *s = (box_tex_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/tex: out of host memory");
     s->width = width;
     s->height = height;
+    s->type = p->type;
+    s->radius = box_radius(p);
     const fv_status st = box_tex_state_fill(s);
     if (st != FV_OK) {
         cudaGetLastError(); /* the failure is reported; keep it from the next launch check */
@@ -316,22 +500,29 @@ static fv_status box_tex_state_create(const fv_variant *v, void **state, const f
 static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                              const fv_params *p, void *state, cudaStream_t stream)
 {
+    (void)p;
     const box_tex_state *s = (const box_tex_state *)state;
-    const int r = box_radius(p);
+    const int r = s->radius;
     FV_CUDA_CHECK(cudaMemcpy2DToArrayAsync(s->array, 0, 0, src->data, src->pitch,
-                                           (size_t)src->width * sizeof(uchar4), (size_t)src->height,
-                                           cudaMemcpyDeviceToDevice, stream));
-    box_tex_kernel<<<pixel_grid(src), pixel_block(), 0, stream>>>(s->texture, *dst, r,
-                                                                  box_divider_make(r));
+                                           (size_t)src->width * 4 * fv_pixel_type_bytes(s->type),
+                                           (size_t)src->height, cudaMemcpyDeviceToDevice, stream));
+    if (s->type == FV_PIXEL_U16)
+        box_tex_kernel<uint16_t><<<pixel_grid(src), pixel_block(), 0, stream>>>(
+            s->texture, *dst, r, box_divider_make(r));
+    else
+        box_tex_kernel<uint8_t><<<pixel_grid(src), pixel_block(), 0, stream>>>(s->texture, *dst, r,
+                                                                               box_divider_make(r));
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
 static int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
-    (void)p;
     if (max < 1) return 0;
-    out[0] = {"box_tex_kernel", (const void *)box_tex_kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
+    out[0] = {"box_tex_kernel",
+              p->type == FV_PIXEL_U16 ? (const void *)box_tex_kernel<uint16_t>
+                                      : (const void *)box_tex_kernel<uint8_t>,
+              PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
 
@@ -340,17 +531,29 @@ static const fv_variant box_variants[] = {
     {.name = "naive",
      .summary = "one thread per pixel; all (2r+1)^2 taps read from global memory",
      .run = box_naive_run,
-     .kernels = box_naive_kernels},
+     .state_create = box_teach_state_create,
+     .state_destroy = box_teach_state_destroy,
+     .kernels = box_naive_kernels,
+     .types = FV_TYPES_INT,
+     .borders = FV_BORDERS_ALL},
     {.name = "unrolled",
      .summary = "radius as a template constant: loops fully unrolled for r = 1..8; "
                 "beyond, the runtime-radius loop with #pragma unroll 4 on the inner loop",
      .run = box_unrolled_run,
-     .kernels = box_unrolled_kernels},
+     .state_create = box_teach_state_create,
+     .state_destroy = box_teach_state_destroy,
+     .kernels = box_unrolled_kernels,
+     .types = FV_TYPES_INT,
+     .borders = FV_BORDERS_ALL},
     {.name = "smem",
      .summary = "16x16 block stages its tile plus r-pixel apron in shared memory (48 KiB): "
                 "all at once up to r = 47, beyond in strips of rows summed one after another",
      .run = box_smem_run,
-     .kernels = box_smem_kernels},
+     .state_create = box_teach_state_create,
+     .state_destroy = box_teach_state_destroy,
+     .kernels = box_smem_kernels,
+     .types = FV_TYPES_INT,
+     .borders = FV_BORDERS_ALL},
     {.name = "tex",
      .summary = "taps read through a texture object, clamp address mode does the borders; "
                 "copying the source into its cudaArray each run is part of its time",
@@ -358,26 +561,31 @@ static const fv_variant box_variants[] = {
      .state_bytes = box_tex_state_bytes,
      .state_create = box_tex_state_create,
      .state_destroy = box_tex_state_destroy,
-     .kernels = box_tex_kernels},
+     .kernels = box_tex_kernels,
+     .types = FV_TYPES_INT,
+     .borders = FV_BORDERS_REPLICATE},
     {.name = "fast",
      .role = FV_ROLE_FASTEST,
      .summary = box_fast_summary,
-     .run = box_fast_run,
-     .state_bytes = box_fast_state_bytes,
-     .state_create = box_fast_state_create,
-     .state_destroy = box_fast_state_destroy,
-     .kernels = box_fast_kernels},
-    FV_VARIANT_NPP_BOX FV_VARIANT_CPU,
+     .run = box_fastest_run,
+     .state_bytes = box_fastest_state_bytes,
+     .state_create = box_fastest_state_create,
+     .state_destroy = box_fastest_state_destroy,
+     .kernels = box_fastest_kernels,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
+    FV_VARIANT_NPP_BOX FV_VARIANT_CPU_ALL,
 };
 
 static const fv_param_desc box_params[BOX_N_PARAMS] = {
-    [BOX_RADIUS] = {.name = "radius",
-                    .help = "half-width: the window is (2r+1) x (2r+1) pixels",
-                    .type = FV_PARAM_INT,
-                    .min = 1,
-                    .max = FV_BOX_MAX_RADIUS,
-                    .step = 1,
-                    .def = 1},
+    {.name = "radius",
+     .help = "half-width: the window is (2r+1) x (2r+1) pixels",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_BOX_MAX_RADIUS,
+     .step = 1,
+     .def = 1},
+    FV_PARAM_BORDER_ROWS,
 };
 
 /* 7/8 and 44/45: the prefix modes' boundaries (16-bit lanes, 21-bit lanes, plain words); 20/21:
@@ -385,6 +593,12 @@ static const fv_param_desc box_params[BOX_N_PARAMS] = {
 static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",   "radius=16",
                                               "radius=17", "radius=20", "radius=21",  "radius=44",
                                               "radius=45", "radius=64", "radius=100", NULL};
+
+/* the window's half-width */
+static int box_reach(const fv_params *p)
+{
+    return (int)p->value[BOX_RADIUS];
+}
 
 extern "C" const fv_filter fv_filter_box = {
     .name = "box",
@@ -395,7 +609,10 @@ extern "C" const fv_filter fv_filter_box = {
     .variants = box_variants,
     .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),
     .baseline = "naive",
-    .tolerance = {0, 0.0},
+    /* integers bit-exact (their differences are whole units, above float_abs); float32 within
+     * float_abs of the double reference (the bound: docs/design/box.md) */
+    .tolerance = {.max_abs = 0, .max_share = 1.0, .float_abs = 4e-6},
+    .reach = box_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = box_test_params,

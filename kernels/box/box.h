@@ -11,6 +11,10 @@
  * shift instead of a division, exact (checked at every multiple boundary by tests/cpu/test_box_ref.c).
  * A vertical or horizontal window sum of one channel is at most 257 * 255 = 65535: it fits a
  * 16-bit lane, so two channels can share one 32-bit register.
+ * uint16 rounds the same way; its window sum reaches 257^2 * 65535 = 4328521215, 33 bits at radius
+ * 128 (32 up to radius 127), so its 2-D sums are 64-bit and divide by box_quotient_wide. A
+ * column or row sum alone (at most 257 * 65535) fits 32 bits. float32 is the mean in float (the
+ * reference in double), not rounded.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_BOX_H
 #define FV_BOX_H
@@ -27,7 +31,8 @@
 extern "C" {
 #endif
 
-enum { BOX_RADIUS, BOX_N_PARAMS }; /* indices in the box filter's parameter table */
+/* indices in the box filter's parameter table (border and cval: FV_PARAM_BORDER_ROWS) */
+enum { BOX_RADIUS, BOX_BORDER, BOX_CVAL, BOX_N_PARAMS };
 #define FV_BOX_MAX_RADIUS 128
 #define FV_BOX_SUM_BITS   25 /* every window sum (+ area / 2) is below 2^25 */
 
@@ -37,6 +42,7 @@ typedef struct box_divider {
     uint32_t shift;      /* l - 1 */
     uint64_t bias;       /* half * magic: the rounding folded into the multiply */
     uint32_t magic_hi;   /* ceil(2^32 / area) where box_quotient_hi divides with it; else 0 */
+    uint64_t magic_wide; /* ceil(2^64 / area): box_quotient_wide's */
 } box_divider;
 
 FV_HOST_DEVICE box_divider box_divider_make(int radius)
@@ -54,6 +60,7 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     const uint64_t excess = magic_hi * d.area - ((uint64_t)1 << 32);
     d.magic_hi =
         (255 * (uint64_t)d.area + d.half) * excess < ((uint64_t)1 << 32) ? (uint32_t)magic_hi : 0;
+    d.magic_wide = UINT64_MAX / d.area + 1; /* the area is odd, never a power of two */
     return d;
 }
 
@@ -102,6 +109,19 @@ FV_HOST_DEVICE uint32_t box_quotient_hi(uint32_t n, box_divider d)
     return box_mul_hi(n, d.magic_hi);
 }
 
+/* n / area for n < 2^64 / area (a uint16 window sum plus area / 2, below 2^33): the high word of
+ * n * magic_wide. With magic_wide * area = 2^64 + e, 0 < e < area, n * magic_wide / 2^64 = n / area
+ * + n e / (area 2^64), and n e < 2^33 * 2^17 < 2^64 keeps the excess below 1 / area: the floor is
+ * n / area's (tests/cpu/test_box_types.c checks it at every multiple boundary of every radius). */
+FV_HOST_DEVICE uint64_t box_quotient_wide(uint64_t n, box_divider d)
+{
+#ifdef __CUDA_ARCH__
+    return __umul64hi(n, d.magic_wide);
+#else
+    return (uint64_t)(((unsigned __int128)n * d.magic_wide) >> 64);
+#endif
+}
+
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
 fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                        void *state, cudaStream_t stream);
@@ -112,7 +132,17 @@ void box_fast_state_destroy(const fv_variant *v, void *state);
 int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
 extern const char box_fast_summary[];
 
-/* The reference (kernels/box/box_ref.c): separable exact integer sums, then box_mean. */
+/* What `fast` runs (kernels/box/box_generic.cu): box_fast's kernels for uint8 with the replicate
+ * border, the generic two-pass kernels for every other type and border. */
+fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                          const fv_params *p, void *state, cudaStream_t stream);
+size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
+fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                   int height);
+void box_fastest_state_destroy(const fv_variant *v, void *state);
+int box_fastest_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+
+/* The reference (kernels/box/box_ref.c): separable exact sums, then the rounded mean. */
 fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 
 #ifdef __cplusplus

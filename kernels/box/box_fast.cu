@@ -51,7 +51,9 @@ const char box_fast_summary[] =
     "constant work per pixel in one pass: column window sums slide down in registers "
     "(16-bit lanes), row sums are differences of a warp (r <= 12; <= 9 on large images), 4-warp "
     "(r 10..31 on large images) or block prefix in shared memory (r <= 44: the warps' own, joined "
-    "as read); R, G, B packed in 2 words up to r = 44; wide windows start from band totals";
+    "as read); R, G, B packed in 2 words up to r = 44; wide windows start from band totals. "
+    "Other types and borders, templated on the type: one kernel of column then row sums up to "
+    "r = 12, two sliding-sum passes (columns, then rows) beyond";
 
 /* ---- packed sums ----------------------------------------------------------------------------- */
 /* R and B as 16-bit lanes of one word; G alone */

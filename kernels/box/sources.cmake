@@ -3,5 +3,6 @@
 # FV_KERNEL_SOURCES: its CUDA variants and descriptor; FV_NPP_SOURCES: its NPP peer (where NPP is).
 list(APPEND FV_REF_SOURCES ${CMAKE_CURRENT_LIST_DIR}/box_ref.c)
 list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/box.cu ${CMAKE_CURRENT_LIST_DIR}/box_fast.cu
+                              ${CMAKE_CURRENT_LIST_DIR}/box_generic.cu
                               ${CMAKE_CURRENT_LIST_DIR}/box_fast_plan.c)
 list(APPEND FV_NPP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/box_npp.c)

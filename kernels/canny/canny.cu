@@ -1,6 +1,10 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/canny/canny.cu: Canny edge detector, RGBA8 in, one stage of it out as display-ready RGBA8
- * (parameter `stage`; the pipeline and its integer formulas are in kernels/canny/canny.h).
+ * kernels/canny/canny.cu: Canny edge detector, RGBA in (uint8, uint16 or float32), one stage of it
+ * out, display-ready in the same type (parameter `stage`; the pipeline and its formulas are in
+ * kernels/canny/canny.h). uint8 with the replicate border runs the kernels of this file; every
+ * other type and border (naive and fast) the per-stage kernels of canny_generic.cu, then the
+ * same hysteresis; smem runs uint8 and uint16 with replicate (its tiles templated on the type),
+ * npp uint8 with replicate.
  *
  * Variants, one lesson each:
  *   naive  one kernel per stage, every tap from global memory; hysteresis as repeated sweeps over
@@ -22,7 +26,7 @@
  * (kernels/canny/canny.h); each relaxation can only lower a label to another valid bound, so however
  * the sweeps, tiles and rounds interleave, what they stop at (nothing lowers) is the one fixed
  * point the reference's breadth-first search computes. Every stage of every variant but the peer
- * equals canny_ref byte for byte: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
+ * equals canny_ref bit for bit in every type: tolerance 0, tests/gpu/test_filters.c. Intermediates live in the
  * variant's state, made before any run. Rows need only 4-byte alignment.
  * This file holds the stages before hysteresis, the runs and the descriptor; the state is in
  * canny_state.cu, hysteresis in canny_hysteresis.cu, the peer in canny_npp.cu, what they share in
@@ -183,12 +187,20 @@ static __global__ void canny_output_kernel(fv_image dst, canny_args a)
 }
 
 /* ---- naive ---------------------------------------------------------------------------------- */
+static fv_status naive_hysteresis(const canny_args *a, canny_state *s, cudaStream_t stream)
+{
+    return canny_hysteresis_host_loop(a, s, canny_relax_naive_launch, "sweeps of the whole image",
+                                      stream);
+}
+
 static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                  const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
+    if (canny_is_generic(&c))
+        return canny_generic_run(src, dst, &c, &a, (canny_state *)state, naive_hysteresis, stream);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
@@ -209,9 +221,7 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES)
-        FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_naive_launch,
-                                          "sweeps of the whole image", stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(naive_hysteresis(&a, (canny_state *)state, stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -220,7 +230,14 @@ static fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_im
 static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                int max)
 {
-    (void)p;
+    canny_config c;
+    if (canny_config_make(p, "canny/naive", &c) == FV_OK && canny_is_generic(&c)) {
+        const int n = canny_generic_kernels(c.type, out, max);
+        if (n < max)
+            out[n] = {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel,
+                      PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
+        return n < max ? n + 1 : n;
+    }
     const int n = max < 4 ? max : 4;
     const fv_kernel_info all[4] = {
         {"canny_blur_naive_kernel", (const void *)canny_blur_naive_kernel,
@@ -236,33 +253,69 @@ static int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kerne
 }
 
 /* ---- tiles in shared memory (smem) ----------------------------------------------------------- */
+/* What a tile of channel type T sums in: uint8 as it always did (ints; canny.h's magnitude and
+ * sector); uint16 with the blur's column sums, l2 magnitudes and the sector test in 64 bits (they
+ * pass 2^31), as the reference. */
+template <typename T> struct tile_t;
+template <> struct tile_t<uint8_t> {
+    typedef int acc;
+    typedef int mag;
+    typedef unsigned key; /* kept extremes: misc[MISC_MIN], misc[MISC_MAX] */
+    static __device__ __forceinline__ int magnitude(int dx, int dy, int l2)
+    {
+        return canny_magnitude(dx, dy, l2);
+    }
+    static __device__ __forceinline__ int sector(int dx, int dy) { return canny_sector(dx, dy); }
+};
+template <> struct tile_t<uint16_t> {
+    typedef long long acc;
+    typedef long long mag;
+    typedef unsigned long long key; /* kept extremes: misc64 */
+    static __device__ __forceinline__ long long magnitude(int dx, int dy, int l2)
+    {
+        const long long x = dx, y = dy;
+        return l2 ? x * x + y * y : (x < 0 ? -x : x) + (y < 0 ? -y : y);
+    }
+    static __device__ __forceinline__ int sector(int dx, int dy) /* canny_sector in 64 bits */
+    {
+        const long long ax = dx < 0 ? -(long long)dx : dx;
+        const long long ay = (dy < 0 ? -(long long)dy : dy) << CANNY_SHIFT, tg22x = ax * CANNY_TG22;
+        if (ay < tg22x) return 0;
+        if (ay > tg22x + (ax << (CANNY_SHIFT + 1))) return 1;
+        return (dx ^ dy) < 0 ? 3 : 2;
+    }
+};
+
 /* The blurred values a tile's Sobel and suppression need: bl[k][j] = blur at the image position
  * (x0 - APRON + j, y0 - APRON + k) clamped into the image, so replicated borders come for free. */
-typedef struct tile_smem {
-    uint8_t gray[GRAY_H][GRAY_W]; /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
-    int rows[GRAY_H][BLUR_W];     /* horizontal sums */
-    uint8_t bl[BLUR_H][BLUR_W];
-    int mag[BLUR_H - 2][BLUR_W - 2];
-} tile_smem;
+template <typename T> struct tile_smem_t {
+    T gray[GRAY_H][GRAY_W];   /* gray at clamp(x0 - APRON - r + j), clamp(y0 - APRON - r + k) */
+    int rows[GRAY_H][BLUR_W]; /* horizontal sums (at most 256 x 65535) */
+    T bl[BLUR_H][BLUR_W];
+    typename tile_t<T>::mag mag[BLUR_H - 2][BLUR_W - 2];
+};
+typedef tile_smem_t<uint8_t> tile_smem;
 
-/* gray of the region around the tile, from the source (fast) or the gray image (smem) */
-template <bool FROM_SRC>
-__device__ void tile_load_gray(tile_smem &t, const fv_image &src, const canny_args &a, int x0,
+/* gray of the region around the tile, from the source (fast: uint8) or the gray image (smem) */
+template <typename T, bool FROM_SRC>
+__device__ void tile_load_gray(tile_smem_t<T> &t, const fv_image &src, const canny_args &a, int x0,
                                int y0)
 {
+    static_assert(!FROM_SRC || sizeof(T) == 1, "fast's wide kernel reads uint8 sources");
     const int r = a.radius, gw = TILE_W + 2 * (APRON + r), gh = TILE_H + 2 * (APRON + r);
     for (int idx = threadIdx.x; idx < gw * gh; idx += TILE_THREADS) {
         const int k = idx / gw, j = idx - k * gw;
         const int x = canny_clamp(x0 - APRON - r + j, a.w - 1),
                   y = canny_clamp(y0 - APRON - r + k, a.h - 1);
-        t.gray[k][j] =
-            (uint8_t)(FROM_SRC ? canny_gray(load_pixel(src, x, y)) : a.gray[(size_t)y * a.w + x]);
+        t.gray[k][j] = (T)(FROM_SRC ? canny_gray(load_pixel(src, x, y))
+                                    : reinterpret_cast<const T *>(a.gray)[(size_t)y * a.w + x]);
     }
 }
 
 /* bl from t.gray: at clamped positions, the window offsets index the clamped gray region */
-__device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &param_taps, int x0,
-                          int y0)
+template <typename T>
+__device__ void tile_blur(tile_smem_t<T> &t, const canny_args &a, const canny_taps &param_taps,
+                          int x0, int y0)
 {
     __shared__ canny_taps taps; /* indexed by the loop: from shared memory, not a local copy */
     if (threadIdx.x == 0) {
@@ -285,88 +338,124 @@ __device__ void tile_blur(tile_smem &t, const canny_args &a, const canny_taps &p
     for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
         const int k = idx / BLUR_W, j = idx - k * BLUR_W;
         const int cy = canny_clamp(y0 - APRON + k, a.h - 1) - gy0;
-        int sum = 0;
-        for (int q = -r; q <= r; q++) sum += taps.w[r + q] * t.rows[cy + q][j];
-        t.bl[k][j] = (uint8_t)canny_blur_round(sum);
+        typename tile_t<T>::acc sum = 0;
+        for (int q = -r; q <= r; q++)
+            sum += (typename tile_t<T>::acc)taps.w[r + q] * t.rows[cy + q][j];
+        t.bl[k][j] = (T)((sum + 32768) >> 16); /* canny_blur_round, in the type's sum */
     }
 }
 
 /* bl straight from the gray region (no blur: r = 0 there) or a blurred image */
-__device__ void tile_load_blur(tile_smem &t, const uint8_t *img, const canny_args &a, int x0,
+template <typename T>
+__device__ void tile_load_blur(tile_smem_t<T> &t, const uint8_t *img, const canny_args &a, int x0,
                                int y0)
 {
     for (int idx = threadIdx.x; idx < BLUR_H * BLUR_W; idx += TILE_THREADS) {
         const int k = idx / BLUR_W, j = idx - k * BLUR_W;
         const int x = canny_clamp(x0 - APRON + j, a.w - 1),
                   y = canny_clamp(y0 - APRON + k, a.h - 1);
-        t.bl[k][j] = img[(size_t)y * a.w + x];
+        t.bl[k][j] = reinterpret_cast<const T *>(img)[(size_t)y * a.w + x];
+    }
+}
+
+/* the kept minimum and maximum of a block as 64-bit keys (uint16's l2 magnitudes pass 2^32) */
+__device__ __forceinline__ void block_minmax64(const canny_args &a, unsigned long long mn,
+                                               unsigned long long mx)
+{
+    __shared__ unsigned long long smin, smax;
+    if (threadIdx.x == 0) {
+        smin = ~0ull;
+        smax = 0;
+    }
+    __syncthreads();
+    if (mn <= mx) {
+        atomicMin(&smin, mn);
+        atomicMax(&smax, mx);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0 && smin <= smax) {
+        atomicMin(&a.misc64[0], smin);
+        atomicMax(&a.misc64[1], smax);
     }
 }
 
 /* Sobel on the tile plus one (0 outside the image), then suppression of the tile's pixels: writes
- * mag and sk, returns the labels of manual thresholds through `label` when asked, and the kept
- * minimum and maximum. */
-__device__ void tile_sobel_nms(tile_smem &t, const canny_args &a, int x0, int y0, bool write_label)
+ * mag and sk, returns the labels of manual thresholds through `label` when asked (uint8), and the
+ * kept minimum and maximum. */
+template <typename T>
+__device__ void tile_sobel_nms(tile_smem_t<T> &t, const canny_args &a, int x0, int y0,
+                               bool write_label)
 {
+    typedef typename tile_t<T>::mag mag;
     __shared__ uint8_t sector[TILE_H][TILE_W];
     for (int idx = threadIdx.x; idx < (BLUR_H - 2) * (BLUR_W - 2); idx += TILE_THREADS) {
         const int k = idx / (BLUR_W - 2), j = idx - k * (BLUR_W - 2);
         const int x = x0 - 1 + j, y = y0 - 1 + k;
-        int m = 0;
+        mag m = 0;
         if (x >= 0 && x < a.w && y >= 0 && y < a.h) {
-            const uint8_t(*v)[BLUR_W] = (const uint8_t(*)[BLUR_W]) & t.bl[k][j];
+            const T(*v)[BLUR_W] = (const T(*)[BLUR_W]) & t.bl[k][j];
             const int dx = v[0][2] + 2 * v[1][2] + v[2][2] - v[0][0] - 2 * v[1][0] - v[2][0];
             const int dy = v[2][0] + 2 * v[2][1] + v[2][2] - v[0][0] - 2 * v[0][1] - v[0][2];
-            m = canny_magnitude(dx, dy, a.l2);
+            m = tile_t<T>::magnitude(dx, dy, a.l2);
             if (k >= 1 && k <= TILE_H && j >= 1 && j <= TILE_W)
-                sector[k - 1][j - 1] = (uint8_t)canny_sector(dx, dy);
+                sector[k - 1][j - 1] = (uint8_t)tile_t<T>::sector(dx, dy);
         }
         t.mag[k][j] = m;
     }
     __syncthreads();
-    unsigned mn = 0xffffffffu, mx = 0;
+    typedef typename tile_t<T>::key key;
+    key mn = (key)~0ull, mx = 0;
     for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
         const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
         if (x >= a.w || y >= a.h) continue;
-        const int s = sector[k][j], m = t.mag[k + 1][j + 1];
+        const int s = sector[k][j];
+        const mag m = t.mag[k + 1][j + 1];
         int ax, ay, bx, by;
         canny_neighbours(s, &ax, &ay, &bx, &by);
-        const int keep =
-            canny_nms_keeps(s, m, t.mag[k + 1 + ay][j + 1 + ax], t.mag[k + 1 + by][j + 1 + bx]);
+        const mag ma = t.mag[k + 1 + ay][j + 1 + ax], mb = t.mag[k + 1 + by][j + 1 + bx];
+        const int keep = m > ma && (s < 2 ? m >= mb : m > mb); /* canny_nms_keeps */
         const size_t i = (size_t)y * a.w + x;
-        a.mag[i] = m;
+        reinterpret_cast<mag *>(a.mag)[i] = m;
         a.sk[i] = (uint8_t)(s | keep << 2);
-        if (write_label) a.label[i] = (uint16_t)canny_classify(keep, m, a.lowc, a.highc, a.cap);
+        if (sizeof(T) == 1 && write_label)
+            a.label[i] = (uint16_t)canny_classify(keep, (int)m, a.lowc, a.highc, a.cap);
         if (keep) {
-            mn = min(mn, (unsigned)m);
-            mx = max(mx, (unsigned)m);
+            mn = min(mn, (key)m);
+            mx = max(mx, (key)m);
         }
     }
-    if (a.auto_thr) block_minmax(a, mn, mx);
+    if (!a.auto_thr) return;
+    if constexpr (sizeof(T) == 1)
+        block_minmax(a, mn, mx);
+    else
+        block_minmax64(a, mn, mx);
 }
 
 /* smem: the blur of a tile from the gray image */
+template <typename T>
 static __global__ void __launch_bounds__(TILE_THREADS)
     canny_blur_smem_kernel(canny_args a, canny_taps taps)
 {
-    __shared__ tile_smem t;
+    __shared__ tile_smem_t<T> t;
     const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
     const fv_image none = {};
-    tile_load_gray<false>(t, none, a, x0, y0);
+    tile_load_gray<T, false>(t, none, a, x0, y0);
     __syncthreads();
     /* tile_blur makes the tile plus its apron; only the tile is kept */
     tile_blur(t, a, taps, x0, y0);
     __syncthreads(); /* other threads' blurred rows are read below */
     for (int idx = threadIdx.x; idx < TILE_H * TILE_W; idx += TILE_THREADS) {
         const int k = idx / TILE_W, j = idx - k * TILE_W, x = x0 + j, y = y0 + k;
-        if (x < a.w && y < a.h) a.blur[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
+        if (x < a.w && y < a.h)
+            reinterpret_cast<T *>(a.blur)[(size_t)y * a.w + x] = t.bl[k + APRON][j + APRON];
     }
 }
 
 /* smem: Sobel and suppression of a tile from the blurred image */
+template <typename T>
 static __global__ void __launch_bounds__(TILE_THREADS) canny_sobel_nms_smem_kernel(canny_args a)
 {
-    __shared__ tile_smem t;
+    __shared__ tile_smem_t<T> t;
     const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
     tile_load_blur(t, a.blur, a, x0, y0);
     __syncthreads();
@@ -640,7 +729,7 @@ static __global__ void __launch_bounds__(TILE_THREADS)
 {
     __shared__ tile_smem t;
     const int x0 = blockIdx.x * TILE_W, y0 = blockIdx.y * TILE_H;
-    tile_load_gray<true>(t, src, a, x0, y0);
+    tile_load_gray<uint8_t, true>(t, src, a, x0, y0);
     __syncthreads();
     tile_blur(t, a, taps, x0, y0);
     __syncthreads();
@@ -730,33 +819,60 @@ static dim3 output_fast_grid(int w, int h)
 }
 
 /* ---- smem ----------------------------------------------------------------------------------- */
+static fv_status smem_hysteresis(const canny_args *a, canny_state *s, cudaStream_t stream)
+{
+    return canny_hysteresis_host_loop(a, s, canny_relax_tile_launch,
+                                      "rounds of tiles (each converged in shared memory)", stream);
+}
+
+/* uint16: the same tiles in 16-bit values and 64-bit sums; gray, classification and output are
+ * the generic per-pixel kernels of that type */
+static fv_status canny_smem_run_u16(const fv_image *src, fv_image *dst, const canny_config *c,
+                                    const canny_args &a, canny_state *s, cudaStream_t stream)
+{
+    const dim3 tiles = tile_grid(a.w, a.h);
+    FV_TRY(canny_generic_reset(&a, stream));
+    FV_TRY(canny_generic_launch(CANNY_GENERIC_GRAY, src, &a, FV_PIXEL_U16, stream));
+    if (a.stage >= CANNY_BLUR && a.radius) {
+        canny_blur_smem_kernel<uint16_t><<<tiles, TILE_THREADS, 0, stream>>>(a, taps_of(c));
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_MAGNITUDE) {
+        canny_sobel_nms_smem_kernel<uint16_t><<<tiles, TILE_THREADS, 0, stream>>>(a);
+        FV_CUDA_CHECK(cudaGetLastError());
+    }
+    if (a.stage >= CANNY_THRESHOLD_MAP)
+        FV_TRY(canny_generic_launch(CANNY_GENERIC_CLASSIFY, NULL, &a, FV_PIXEL_U16, stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(smem_hysteresis(&a, s, stream));
+    return canny_generic_launch(CANNY_GENERIC_OUTPUT, dst, &a, FV_PIXEL_U16, stream);
+}
+
 static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                 const fv_params *p, void *state, cudaStream_t stream)
 {
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
+    if (c.type == FV_PIXEL_U16)
+        return canny_smem_run_u16(src, dst, &c, a, (canny_state *)state, stream);
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y),
                tiles = tile_grid(a.w, a.h);
     FV_TRY(misc_reset(&a, stream));
     canny_gray_kernel<<<grid, block, 0, stream>>>(*src, a);
     FV_CUDA_CHECK(cudaGetLastError());
     if (a.stage >= CANNY_BLUR && a.radius) {
-        canny_blur_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a, taps_of(&c));
+        canny_blur_smem_kernel<uint8_t><<<tiles, TILE_THREADS, 0, stream>>>(a, taps_of(&c));
         FV_CUDA_CHECK(cudaGetLastError());
     }
     if (a.stage >= CANNY_MAGNITUDE) {
-        canny_sobel_nms_smem_kernel<<<tiles, TILE_THREADS, 0, stream>>>(a);
+        canny_sobel_nms_smem_kernel<uint8_t><<<tiles, TILE_THREADS, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
     if (a.stage >= CANNY_THRESHOLD_MAP) {
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES)
-        FV_TRY(canny_hysteresis_host_loop(&a, (canny_state *)state, canny_relax_tile_launch,
-                                          "rounds of tiles (each converged in shared memory)",
-                                          stream));
+    if (a.stage >= CANNY_EDGES) FV_TRY(smem_hysteresis(&a, (canny_state *)state, stream));
     canny_output_kernel<<<grid, block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -764,11 +880,17 @@ static fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_ima
 
 static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
-    (void)p;
+    const bool u16 = p->type == FV_PIXEL_U16;
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
-        {"canny_blur_smem_kernel", (const void *)canny_blur_smem_kernel, TILE_THREADS, 0},
-        {"canny_sobel_nms_smem_kernel", (const void *)canny_sobel_nms_smem_kernel, TILE_THREADS, 0},
+        u16 ? fv_kernel_info{"canny_blur_smem_kernel<uint16>",
+                             (const void *)canny_blur_smem_kernel<uint16_t>, TILE_THREADS, 0}
+            : fv_kernel_info{"canny_blur_smem_kernel",
+                             (const void *)canny_blur_smem_kernel<uint8_t>, TILE_THREADS, 0},
+        u16 ? fv_kernel_info{"canny_sobel_nms_smem_kernel<uint16>",
+                             (const void *)canny_sobel_nms_smem_kernel<uint16_t>, TILE_THREADS, 0}
+            : fv_kernel_info{"canny_sobel_nms_smem_kernel",
+                             (const void *)canny_sobel_nms_smem_kernel<uint8_t>, TILE_THREADS, 0},
         {"canny_hysteresis_tile_kernel", (const void *)canny_hysteresis_tile_kernel, TILE_THREADS,
          0}};
     for (int k = 0; k < n; k++) out[k] = all[k];
@@ -776,6 +898,31 @@ static int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel
 }
 
 /* ---- fast ----------------------------------------------------------------------------------- */
+/* Hysteresis in one cooperative kernel: full on bit masks, chain lengths (sweeps, one-pass) on
+ * labels. */
+static fv_status fast_hysteresis(const canny_args *a, canny_state *s, cudaStream_t stream)
+{
+    canny_args args = *a;
+    if (a->inc == 0) {
+        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
+        s->rounds_on_device = 1;
+        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a->w, a->h), stream));
+        uint8_t *dirty = s->dirty;
+        void *params[] = {&args, &dirty};
+        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel,
+                                                  dim3(s->bits_blocks), dim3(TILE_THREADS), params,
+                                                  0, stream));
+        return FV_OK;
+    }
+    s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
+    s->rounds_on_device = 1;
+    void *params[] = {&args};
+    FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel,
+                                              dim3(s->coop_blocks), dim3(TILE_THREADS), params, 0,
+                                              stream));
+    return FV_OK;
+}
+
 static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                 const fv_params *p, void *state, cudaStream_t stream)
 {
@@ -788,6 +935,9 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
     if (a.stage >= CANNY_EDGES && (bits ? s->bits_blocks : s->coop_blocks) < 1)
         return fv_fail(FV_ERR_CUDA,
                        "canny/fast: this device cannot launch the cooperative hysteresis kernel");
+    /* every type but uint8, every border but replicate: the generic stages, the same hysteresis */
+    if (canny_is_generic(&c))
+        return canny_generic_run(src, dst, &c, &a, s, fast_hysteresis, stream);
     a.blur = a.radius ? s->blur : s->gray; /* the fused kernel writes the one shown */
     const dim3 grid = pixel_grid(a.w, a.h), block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     FV_TRY(misc_reset(&a, stream));
@@ -800,23 +950,7 @@ static fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_ima
         canny_classify_kernel<<<grid, block, 0, stream>>>(a);
         FV_CUDA_CHECK(cudaGetLastError());
     }
-    if (a.stage >= CANNY_EDGES && bits) {
-        s->hysteresis_unit = "rounds of 62x30 bit-mask tiles in one cooperative kernel";
-        s->rounds_on_device = 1;
-        FV_CUDA_CHECK(cudaMemsetAsync(s->dirty, 0, 2 * (size_t)bits_tiles(a.w, a.h), stream));
-        uint8_t *dirty = s->dirty;
-        void *args[] = {&a, &dirty};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_bits_kernel,
-                                                  dim3(s->bits_blocks), dim3(TILE_THREADS), args, 0,
-                                                  stream));
-    } else if (a.stage >= CANNY_EDGES) {
-        s->hysteresis_unit = "rounds of tiles in one cooperative kernel";
-        s->rounds_on_device = 1;
-        void *args[] = {&a};
-        FV_CUDA_CHECK(cudaLaunchCooperativeKernel((const void *)canny_hysteresis_coop_kernel,
-                                                  dim3(s->coop_blocks), dim3(TILE_THREADS), args, 0,
-                                                  stream));
-    }
+    if (a.stage >= CANNY_EDGES) FV_TRY(fast_hysteresis(&a, s, stream));
     canny_output_fast_kernel<<<output_fast_grid(a.w, a.h), block, 0, stream>>>(*dst, a);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
@@ -826,6 +960,16 @@ static int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel
 {
     canny_config c;
     const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
+    if (ok && canny_is_generic(&c)) {
+        const int n = canny_generic_kernels(c.type, out, max);
+        if (n < max)
+            out[n] =
+                bits ? fv_kernel_info{"canny_hysteresis_bits_kernel",
+                                      (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
+                     : fv_kernel_info{"canny_hysteresis_coop_kernel",
+                                      (const void *)canny_hysteresis_coop_kernel, TILE_THREADS, 0};
+        return n < max ? n + 1 : n;
+    }
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
         {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
@@ -849,99 +993,105 @@ static const fv_variant canny_variants[] = {
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_naive_kernels,
-     .last_run_text = canny_last_run_text},
+     .last_run_text = canny_last_run_text,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     {.name = "smem",
      .summary = "blur, then Sobel with suppression, from 32x16 tiles staged in shared memory; "
-                "hysteresis converges inside each tile in shared memory before each global round",
+                "hysteresis converges inside each tile in shared memory before each global round; "
+                "uint8 and uint16, replicate",
      .run = canny_smem_run,
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_smem_kernels,
-     .last_run_text = canny_last_run_text},
+     .last_run_text = canny_last_run_text,
+     .types = FV_TYPES_INT},
     {.name = "fast",
      .role = FV_ROLE_FASTEST,
      .summary =
          "gray, blur, Sobel and suppression fused in one pass; hysteresis in one cooperative "
          "kernel, tile rounds split by grid-wide barriers, full hysteresis on bit masks (a warp "
-         "a 62x30 tile, whole runs a step): no host round trip per sweep",
+         "a 62x30 tile, whole runs a step): no host round trip per sweep; uint16, float32 and "
+         "other borders: a kernel a stage, then the same hysteresis",
      .run = canny_fast_run,
      .state_bytes = canny_state_bytes,
      .state_create = canny_state_create,
      .state_destroy = canny_state_destroy,
      .kernels = canny_fast_kernels,
-     .last_run_text = canny_last_run_text},
-    FV_VARIANT_NPP_CANNY FV_VARIANT_CPU,
+     .last_run_text = canny_last_run_text,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
+    FV_VARIANT_NPP_CANNY FV_VARIANT_CPU_ALL,
 };
 
 static const char *const canny_norms[] = {"l1", "l2"};
 static const char *const canny_threshold_modes[] = {"manual", "auto"};
 static const char *const canny_hysteresis_modes[] = {"full", "one-pass"};
 
+/* in the order of canny.h's enum (tests/cpu/test_registry.c checks the names by index) */
 static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
-    [CANNY_STAGE] =
-        {.name = "stage",
-         .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
-         .type = FV_PARAM_CHOICE,
-         .def = CANNY_EDGES,
-         .choices = canny_stage_names,
-         .n_choices = CANNY_N_STAGES},
-    [CANNY_SIGMA] =
-        {.name = "sigma",
-         .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
-         .type = FV_PARAM_REAL,
-         .min = 0,
-         .max = FV_CANNY_MAX_SIGMA,
-         .step = 0.2,
-         .def = 0.6},
-    [CANNY_NORM] = {.name = "norm",
-                    .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
-                    .type = FV_PARAM_CHOICE,
-                    .def = 0,
-                    .choices = canny_norms,
-                    .n_choices = 2},
-    [CANNY_LOW] = {.name = "low",
-                   .help = "weak threshold on the magnitude (suppressed pixels above it are weak)",
-                   .type = FV_PARAM_INT,
-                   .min = 0,
-                   .max = FV_CANNY_MAX_THRESHOLD,
-                   .step = 5,
-                   .def = 50,
-                   .in_play_when = "thresholds=manual"},
-    [CANNY_HIGH] = {.name = "high",
-                    .help = "strong threshold on the magnitude (above it: an edge for sure)",
-                    .type = FV_PARAM_INT,
-                    .min = 0,
-                    .max = FV_CANNY_MAX_THRESHOLD,
-                    .step = 5,
-                    .def = 150,
-                    .in_play_when = "thresholds=manual"},
-    [CANNY_THRESHOLDS] =
-        {.name = "thresholds",
-         .help =
-             "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
-         .type = FV_PARAM_CHOICE,
-         .def = 0,
-         .choices = canny_threshold_modes,
-         .n_choices = 2},
-    [CANNY_HYSTERESIS] =
-        {.name = "hysteresis",
-         .help =
-             "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
-         .type = FV_PARAM_CHOICE,
-         .def = 0,
-         .choices = canny_hysteresis_modes,
-         .n_choices = 2},
-    [CANNY_SWEEPS] =
-        {.name = "sweeps",
-         .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
-         .type = FV_PARAM_INT,
-         .min = 1,
-         .max = FV_CANNY_MAX_SWEEPS,
-         .step = 1,
-         .def = 0,
-         .auto_means = "until done",
-         .in_play_when = "hysteresis=full"},
+    {.name = "stage",
+     .help = "what is shown: gray, blur, magnitude, direction, nms, thresholds or edges",
+     .type = FV_PARAM_CHOICE,
+     .def = CANNY_EDGES,
+     .choices = canny_stage_names,
+     .n_choices = CANNY_N_STAGES},
+    {.name = "sigma",
+     .help = "Gaussian blur of the gray image (window ceil(3 sigma) each side); 0 = off",
+     .type = FV_PARAM_REAL,
+     .min = 0,
+     .max = FV_CANNY_MAX_SIGMA,
+     .step = 0.2,
+     .def = 0.6},
+    {.name = "norm",
+     .help = "gradient magnitude: l1 = |dx| + |dy|, l2 = sqrt(dx^2 + dy^2)",
+     .type = FV_PARAM_CHOICE,
+     .def = 0,
+     .choices = canny_norms,
+     .n_choices = 2},
+    {.name = "low",
+     .help = "weak threshold on the gradient magnitude, in the image's units (uint8 up to "
+             "2040): kept pixels above it are weak",
+     .type = FV_PARAM_REAL,
+     .min = 0,
+     .max = FV_CANNY_MAX_THRESHOLD_ANY,
+     .step = 5,
+     .def = 0,
+     .auto_means = "50/255 of the type's range: 50, 12850, 0.196",
+     .in_play_when = "thresholds=manual"},
+    {.name = "high",
+     .help = "strong threshold on the gradient magnitude, in the image's units (uint8 up "
+             "to 2040): above it, an edge for sure",
+     .type = FV_PARAM_REAL,
+     .min = 0,
+     .max = FV_CANNY_MAX_THRESHOLD_ANY,
+     .step = 5,
+     .def = 0,
+     .auto_means = "150/255 of the type's range: 150, 38550, 0.588",
+     .in_play_when = "thresholds=manual"},
+    {.name = "thresholds",
+     .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
+     .type = FV_PARAM_CHOICE,
+     .def = 0,
+     .choices = canny_threshold_modes,
+     .n_choices = 2},
+    {.name = "hysteresis",
+     .help = "full: weak pixels joined to a strong one by any chain; one-pass: only next to one",
+     .type = FV_PARAM_CHOICE,
+     .def = 0,
+     .choices = canny_hysteresis_modes,
+     .n_choices = 2},
+    {.name = "sweeps",
+     .help = "stop full hysteresis after this many sweeps (chains grow a pixel a sweep)",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_CANNY_MAX_SWEEPS,
+     .step = 1,
+     .def = 0,
+     .auto_means = "until done",
+     .in_play_when = "hysteresis=full"},
+    FV_PARAM_BORDER_ROWS,
 };
 
 /* each stage, both norms, both hysteresis modes, auto thresholds, a few sweeps, blur off and wide */
@@ -963,7 +1113,7 @@ static const char *const canny_test_params[] = {"stage=gray",
                                                 "norm=l2",
                                                 "low=10 high=30",
                                                 "low=200 high=20",
-                                                "low=0 high=0",
+                                                "low=1 high=1",
                                                 "thresholds=auto",
                                                 "thresholds=auto norm=l2",
                                                 "hysteresis=one-pass",
@@ -975,6 +1125,25 @@ static const char *const canny_test_params[] = {"stage=gray",
                                                 "sigma=0 low=5 high=400",
                                                 NULL};
 
+/* Stage by stage: the blur reads its radius, Sobel one more, suppression compares with the
+ * neighbours' magnitudes (one more), one-pass hysteresis looks at the neighbours' classes (one
+ * more). Automatic thresholds come from the whole image's magnitudes and full hysteresis follows
+ * chains of any length: no bounded reach. */
+static int canny_reach(const fv_params *p)
+{
+    canny_config c;
+    if (canny_config_make(p, "canny", &c) != FV_OK) return -1;
+    switch (c.stage) {
+    case CANNY_GRAY: return 0;
+    case CANNY_BLUR: return c.radius;
+    case CANNY_MAGNITUDE:
+    case CANNY_DIRECTION: return c.radius + 1;
+    case CANNY_NMS: return c.radius + 2;
+    case CANNY_THRESHOLD_MAP: return c.auto_thresholds ? -1 : c.radius + 2;
+    default: return c.auto_thresholds || (int)p->value[CANNY_HYSTERESIS] == 0 ? -1 : c.radius + 3;
+    }
+}
+
 extern "C" const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary =
@@ -982,10 +1151,13 @@ extern "C" const fv_filter fv_filter_canny = {
     .params = canny_params,
     .n_params = CANNY_N_PARAMS,
     .ref = canny_ref,
+    .check = canny_check,
+    .resolve = canny_resolve,
     .variants = canny_variants,
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),
     .baseline = "naive",
     .tolerance = {0, 0.0},
+    .reach = canny_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = 1,
     .test_params = canny_test_params,

@@ -20,6 +20,16 @@
  *              strong one: `full` whatever the chain's length; with `sweeps` N > 0 only when the
  *              chain is at most N steps long (what N sweeps of growth reach); `one-pass` = 1 step
  * Every stage is shown as RGBA8, alpha 255 (see canny_display_* below).
+ *
+ * uint16 and float32 (and any border) take the same pipeline in their own units, integers exact
+ * and float32 in IEEE single with a fixed order of operations (the reference, canny_ref.c, rounds
+ * each operation to float the same way, so every variant equals it bit for bit): gray with the
+ * same weights (float32: ((9798 R + 19235 G) + 3735 B) / 2^15), the blur's rows then columns in
+ * order, (sum + 2^15) >> 16 for integers and sum / 2^16 for float, Sobel in the order written in
+ * canny_ref.c, the sector test exact (integers in 64 bits, float32 in double), thresholds in the
+ * image's units. The stages are shown in the image's type: gray, blur and half the magnitude
+ * (integers rounded down and saturated, float32 not clamped), strong white = the type's maximum,
+ * weak amber (max, 160/255 max, 0), edges 0 or the maximum (float32: 1). docs/design/canny.md.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CANNY_H
 #define FV_CANNY_H
@@ -49,6 +59,8 @@ enum {
     CANNY_THRESHOLDS,
     CANNY_HYSTERESIS,
     CANNY_SWEEPS,
+    CANNY_BORDER, /* FV_PARAM_BORDER_ROWS: of the blur and the Sobel */
+    CANNY_CVAL,
     CANNY_N_PARAMS
 };
 /* the values of `stage`, in pipeline order */
@@ -63,12 +75,15 @@ enum {
     CANNY_N_STAGES
 };
 
-#define FV_CANNY_MAX_SIGMA     4.0 /* radius ceil(3 sigma) <= 12 */
-#define FV_CANNY_MAX_RADIUS    12
-#define FV_CANNY_MAX_THRESHOLD 2040 /* the largest l1 magnitude, 8 * 255 */
-#define FV_CANNY_MAX_SWEEPS    10000
-#define CANNY_TG22             13573 /* tan(22.5 degrees) * 2^15, rounded: cv2.Canny's */
-#define CANNY_SHIFT            15
+#define FV_CANNY_MAX_SIGMA         4.0 /* radius ceil(3 sigma) <= 12 */
+#define FV_CANNY_MAX_RADIUS        12
+#define FV_CANNY_MAX_THRESHOLD     2040   /* uint8: the largest l1 magnitude, 8 * 255 */
+#define FV_CANNY_MAX_THRESHOLD_ANY 524280 /* uint16: 8 * 65535; float32 is refused no value */
+#define FV_CANNY_DEFAULT_LOW       50     /* levels of 255: threshold 0 means these, scaled */
+#define FV_CANNY_DEFAULT_HIGH      150    /* to the type's range (uint16 x 257, float32 / 255) */
+#define FV_CANNY_MAX_SWEEPS        10000
+#define CANNY_TG22                 13573 /* tan(22.5 degrees) * 2^15, rounded: cv2.Canny's */
+#define CANNY_SHIFT                15
 
 /* Hysteresis labels (uint16): 0 = strong; a weak pixel holds an upper bound of its chain length
  * to a strong pixel, capped at `cap` (not joined); CANNY_NONE = neither weak nor strong. */
@@ -81,12 +96,26 @@ typedef struct canny_config {
     int w[2 * FV_CANNY_MAX_RADIUS + 1];
     int l2;
     int auto_thresholds;
-    int low, high; /* on the magnitude scale, low <= high (manual ones) */
+    int low, high; /* uint8 (and the NPP peer): the manual thresholds floored, low <= high */
     int inc, cap;  /* hysteresis: label step per pixel, cap; edge = label < cap */
+    fv_pixel_type type;
+    fv_border border; /* of the blur's and the Sobel's reads */
+    double cval;      /* in the image's units */
+    /* the values a magnitude is compared with (manual thresholds; l2: the squares, as the l2
+     * magnitude is kept squared): integer types floor(t) or floor(t^2), as cv2.Canny floors;
+     * float32 t or t^2 rounded to float */
+    double lowc, highc;
 } canny_config;
 
-/* Checks p and fills c; messages name `who` ("canny/smem"). */
+/* Checks p (its thresholds against p->type's range) and fills c; messages name `who`
+ * ("canny/smem"). A threshold of 0 is the type's default (FV_CANNY_DEFAULT_LOW and _HIGH). */
 fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c);
+/* The filter's check and resolve: canny_config_make's refusals at prepare; 0 thresholds shown as
+ * the type's defaults. */
+fv_status canny_check(const fv_params *p);
+void canny_resolve(fv_params *p);
+/* The default threshold of `type` for levels of 255 (50 -> 50, 12850, 50/255). */
+double canny_default_threshold(fv_pixel_type type, int levels);
 fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p);
 extern const char *const canny_stage_names[CANNY_N_STAGES];
 

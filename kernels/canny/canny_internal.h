@@ -41,15 +41,16 @@ enum {
 typedef struct canny_state {
     canny_config config; /* p resolved, made with the state */
     int width, height;
-    uint8_t *gray, *blur; /* w*h each */
-    int *mag;             /* w*h: l1 magnitude or squared l2 */
+    uint8_t *gray, *blur; /* w*h values of the image's type each */
+    int *mag;             /* w*h: l1 magnitude or squared l2 (uint16: 64-bit; float32: float) */
     uint8_t *sk;          /* w*h: sector | kept << 2 */
     uint16_t *label;      /* w*h: hysteresis labels */
     unsigned *misc;       /* MISC_WORDS: kept min, max, flags */
-    unsigned *host_flag;  /* pinned: the changed-flag read back */
-    int coop_blocks;      /* fast: blocks of the cooperative hysteresis kernel */
-    int bits_blocks;      /* fast, full hysteresis: blocks of the bit-mask kernel */
-    uint8_t *dirty;       /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
+    unsigned long long *misc64; /* canny_generic.cu: kept min and max as 64-bit keys */
+    unsigned *host_flag;        /* pinned: the changed-flag read back */
+    int coop_blocks;            /* fast: blocks of the cooperative hysteresis kernel */
+    int bits_blocks;            /* fast, full hysteresis: blocks of the bit-mask kernel */
+    uint8_t *dirty;             /* fast, full hysteresis: 2 x bits tiles, whose ring changed */
     /* the last run's hysteresis, for the bench: how many launches (sweeps or tile rounds) it took,
      * or rounds_on_device (fast: the cooperative kernel counts them in misc[MISC_ROUNDS]) */
     const char *hysteresis_unit; /* NULL: the last run stopped before the edges stage */
@@ -68,6 +69,13 @@ typedef struct canny_args {
     int *mag;
     uint16_t *label;
     unsigned *misc;
+    /* canny_generic.cu (every type and border): the manual thresholds' compared values (integer
+     * types; float32), the border, cval, the type's maximum and the weak pixels' green */
+    long long lowc64, highc64;
+    float lowf, highf;
+    int border;
+    double cval, top, amber;
+    unsigned long long *misc64;
 } canny_args;
 
 /* full hysteresis in `fast`: a warp's tile is BITS_W x BITS_H pixels; with a one-pixel ring that
@@ -110,6 +118,26 @@ void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args
 /* ---- the stages (canny.cu) ---- */
 /* gray of every pixel of src (the peer's input too) */
 __global__ void canny_gray_kernel(fv_image src, canny_args a);
+
+/* ---- every type and border (canny_generic.cu) ---- */
+/* Hysteresis of a generic run: naive's host sweeps or fast's cooperative kernels. */
+typedef fv_status (*canny_hysteresis_fn)(const canny_args *a, canny_state *s, cudaStream_t stream);
+fv_status canny_generic_run(const fv_image *src, fv_image *dst, const canny_config *c,
+                            const canny_args *a, canny_state *s, canny_hysteresis_fn hysteresis,
+                            cudaStream_t stream);
+/* its per-stage kernels (gray, blur, Sobel, suppression) for `type` */
+int canny_generic_kernels(fv_pixel_type type, fv_kernel_info *out, int max);
+/* One of its stages alone, for smem's uint16: gray of the source `img`, classification, or the
+ * output into `img`; and the kept extremes and flags cleared before a run. */
+enum { CANNY_GENERIC_GRAY, CANNY_GENERIC_CLASSIFY, CANNY_GENERIC_OUTPUT };
+fv_status canny_generic_launch(int which, const fv_image *img, const canny_args *a,
+                               fv_pixel_type type, cudaStream_t stream);
+fv_status canny_generic_reset(const canny_args *a, cudaStream_t stream);
+/* Whether a run of c takes the generic kernels: anything but uint8 with the replicate border. */
+static inline bool canny_is_generic(const canny_config *c)
+{
+    return c->type != FV_PIXEL_U8 || c->border != FV_BORDER_REPLICATE;
+}
 
 /* ---- hysteresis (canny_hysteresis.cu) ---- */
 typedef void (*canny_sweep_launch_fn)(const canny_args *a, cudaStream_t stream);

@@ -11,11 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* bytes of a magnitude: int, 64-bit for uint16 (l2 squares pass 2^32), float */
+static size_t mag_bytes(fv_pixel_type type)
+{
+    return type == FV_PIXEL_U16 ? sizeof(long long) : sizeof(int);
+}
+
 size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
-    (void)p;
-    return (size_t)width * height * (1 + 1 + sizeof(int) + 1 + sizeof(uint16_t)) +
-           MISC_WORDS * sizeof(unsigned) + 2 * (size_t)bits_tiles(width, height);
+    const size_t value = fv_pixel_type_bytes(p->type);
+    return (size_t)width * height * (2 * value + mag_bytes(p->type) + 1 + sizeof(uint16_t)) +
+           MISC_WORDS * sizeof(unsigned) + 2 * sizeof(unsigned long long) +
+           2 * (size_t)bits_tiles(width, height);
 }
 
 void canny_state_destroy(const fv_variant *v, void *state)
@@ -28,6 +35,7 @@ void canny_state_destroy(const fv_variant *v, void *state)
     cudaFree(s->sk);
     cudaFree(s->label);
     cudaFree(s->misc);
+    cudaFree(s->misc64);
     cudaFree(s->dirty);
     cudaFreeHost(s->host_flag);
     free(s);
@@ -60,13 +68,14 @@ fv_status canny_state_create(const fv_variant *v, void **state, const fv_params 
     s->config = c;
     s->width = width;
     s->height = height;
-    const size_t n = (size_t)width * height;
-    if (cudaMalloc((void **)&s->gray, n) != cudaSuccess ||
-        cudaMalloc((void **)&s->blur, n) != cudaSuccess ||
-        cudaMalloc((void **)&s->mag, n * sizeof(int)) != cudaSuccess ||
+    const size_t n = (size_t)width * height, value = fv_pixel_type_bytes(c.type);
+    if (cudaMalloc((void **)&s->gray, n * value) != cudaSuccess ||
+        cudaMalloc((void **)&s->blur, n * value) != cudaSuccess ||
+        cudaMalloc((void **)&s->mag, n * mag_bytes(c.type)) != cudaSuccess ||
         cudaMalloc((void **)&s->sk, n) != cudaSuccess ||
         cudaMalloc((void **)&s->label, n * sizeof(uint16_t)) != cudaSuccess ||
         cudaMalloc((void **)&s->misc, MISC_WORDS * sizeof(unsigned)) != cudaSuccess ||
+        cudaMalloc((void **)&s->misc64, 2 * sizeof(unsigned long long)) != cudaSuccess ||
         cudaMalloc((void **)&s->dirty, 2 * (size_t)bits_tiles(width, height)) != cudaSuccess ||
         cudaMallocHost((void **)&s->host_flag, sizeof(unsigned)) != cudaSuccess) {
         cudaGetLastError();
@@ -107,14 +116,15 @@ void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args
     canny_state *s = (canny_state *)state;
     *c = s->config;
     s->hysteresis_unit = NULL;
+    const double top = fv_pixel_type_max(c->type);
     *a = canny_args{src->width,
                     src->height,
                     c->radius,
                     c->l2,
                     c->stage,
                     c->auto_thresholds,
-                    canny_threshold_value(c->low, c->l2),
-                    canny_threshold_value(c->high, c->l2),
+                    c->type == FV_PIXEL_U8 ? (int)c->lowc : 0, /* uint8: at most 2040^2 */
+                    c->type == FV_PIXEL_U8 ? (int)c->highc : 0,
                     c->inc,
                     c->cap,
                     s->gray,
@@ -122,5 +132,14 @@ void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args
                     s->sk,
                     s->mag,
                     s->label,
-                    s->misc};
+                    s->misc,
+                    (long long)c->lowc,
+                    (long long)c->highc,
+                    (float)c->lowc,
+                    (float)c->highc,
+                    (int)c->border,
+                    c->cval,
+                    top,
+                    c->type == FV_PIXEL_F32 ? (double)(float)(160.0 / 255.0) : 160.0 * top / 255,
+                    s->misc64};
 }

@@ -3,5 +3,6 @@
 # FV_KERNEL_SOURCES: its CUDA variants and descriptor; FV_NPP_SOURCES: its NPP peer (where NPP is).
 list(APPEND FV_REF_SOURCES ${CMAKE_CURRENT_LIST_DIR}/canny_ref.c)
 list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/canny.cu ${CMAKE_CURRENT_LIST_DIR}/canny_state.cu
-                              ${CMAKE_CURRENT_LIST_DIR}/canny_hysteresis.cu)
+                              ${CMAKE_CURRENT_LIST_DIR}/canny_hysteresis.cu
+                              ${CMAKE_CURRENT_LIST_DIR}/canny_generic.cu)
 list(APPEND FV_NPP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/canny_npp.cu)

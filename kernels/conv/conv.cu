@@ -1,29 +1,36 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/conv/conv.cu: convolution with large kernels (up to 127x127), RGBA8, replicated borders,
- * alpha kept, kernel from parameters (gaussian, disk, motion, box, file; kernels/conv/conv.h), shown
- * at any stage (output, kernel, spectra).
+ * kernels/conv/conv.cu: convolution with large kernels (up to 127x127), uint8, uint16 or float32
+ * RGBA, any border (the `border` parameter), alpha kept, kernel from parameters (gaussian, disk,
+ * motion, box, file; kernels/conv/conv.h), shown at any stage (output, kernel, spectra).
  *
- * Variants, one lesson each:
+ * Variants, one lesson each (all run every type and border except where said):
  *   direct       one thread per pixel, every tap from global memory (weights read uniformly)
  *   direct_smem  a 32x32 tile of outputs stages its source rows in shared memory, a band of 16
- *                kernel rows at a time; each thread makes 4 outputs in a column, and each row of
- *                the kernel is walked only between its first and last non-zero weight
+ *                kernel rows at a time (7 for uint16); each thread makes 4 outputs in a column,
+ *                and each row of the kernel is walked only between its first and last non-zero
+ *                weight; uint8 and uint16 (a float32 tile does not fit)
  *   fft          cuFFT per channel: pad, R2C, multiply, C2R (kernels/conv/conv_fft.cu)
  *   fft_fast     the three channels in one batched plan, conversions fused into the passes
- *   auto         direct_smem or fft_fast by a cost model of both (CONV_AUTO_* below)
- *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/conv/conv_npp.c)
- * Direct variants sum exact integers (< 2^24) and round as the reference: tolerance 0. The FFT
- * variants compute in float: at most 1 level of 255 where an exact sum lies within the float
- * error of a rounding boundary (conv_fft_tolerance: 1 level, at most 3 % of the pixels or one pixel;
- * what the test set shows: docs/perf/conv.md). The kernel stage is exact integers; the
- * spectrum stages are computed in double by every variant (one shared path, conv_fft.cu) and by
- * the reference, and agree to the byte. All checked by tests/gpu/test_filters.c against conv_ref.
- * Rows need only 4-byte alignment.
+ *   auto         direct_smem (float32: direct) or fft_fast by a cost model (CONV_AUTO_* below)
+ *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/conv/conv_npp.c);
+ *                uint8 and replicate only
+ * The kernels are templated on the pixel type (conv_pixel.cuh) and on Rep: uint8 with the
+ * replicate border clamps its coordinates as it always did; every other case reads through
+ * fv_border_index (conv_launch's instantiation table). Direct variants sum exact integers for
+ * uint8 (< 2^24) and uint16 (< 2^32) and round as the reference: tolerance 0; float32 sums in
+ * float, within 2e-4 of the double reference. The FFT variants compute in float32 for every
+ * type: at most 1 level where an exact sum lies within the float error of a rounding boundary,
+ * float32 within 1e-4 (conv_fft_tolerance; docs/design/conv.md). The kernel stage is exact
+ * integers; the spectrum stages are computed in double by every variant (one shared path,
+ * conv_fft.cu) and by the reference, and agree to the level. All checked by
+ * tests/gpu/test_filters.c against conv_ref. Rows need only 4-byte alignment.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
 #include "conv_npp.h"
+#include "conv_pixel.cuh"
 #include "cuda_check.h"
 
+#include <algorithm>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +41,6 @@
 #define SMEM_BLOCK_Y   8
 #define SMEM_ROWS      4 /* ... each making 4 outputs in a column: a 32x32 tile */
 #define SMEM_TILE_H    (SMEM_BLOCK_Y * SMEM_ROWS)
-#define SMEM_BAND      16 /* kernel rows staged at a time: (32 + 15) x (32 + kw - 1) pixels */
 
 /* auto: a cost model of direct_smem and fft_fast, its coefficients below fitted on an H200 to the
  * bench's sweep of box kernels 9x9 .. 17x17 at 512x512 .. 9984x6400 and 127x127 at 3840x2160
@@ -49,13 +55,20 @@
 #define CONV_AUTO_FFT_PS_PER_POINT_LOG2   3.2    /* fft_fast, per padded point and log2(P Q) */
 #define CONV_AUTO_FFT_FIXED_PS            23.0e6 /* fft_fast's seven launches: 23 us */
 #define CONV_AUTO_CLOSE_CALL              2.0    /* estimates within 2x: measure both */
+/* Not fitted yet: uint16's direct_smem sums twice the bytes in bands of 7 kernel rows instead of
+ * 16; float32's direct candidate is `direct` (16-byte pixels do not fit direct_smem's tile), each
+ * tap from the caches. The close-call measurement decides where these guesses matter. */
+#define CONV_AUTO_DIRECT_U16_FACTOR 1.5
+#define CONV_AUTO_DIRECT_F32_FACTOR 4.0
 
 /* the variants' ids (fv_variant.id): which way conv_state_create makes them run; 0 is no variant */
 enum { V_DIRECT = 1, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
 
 typedef struct conv_state {
-    int variant; /* what runs: V_AUTO resolved to V_SMEM or V_FFT_FAST */
+    int variant; /* what runs: V_AUTO resolved to V_SMEM (V_DIRECT for float32) or V_FFT_FAST */
     int stage;
+    fv_pixel_type type;
+    conv_border border;
     int kw, kh, ax, ay; /* ax = kw - 1 - cx: the left reach of the flipped kernel */
     int32_t wmax;
     int32_t *weights;    /* device, flipped: wf(i, j) = K(kh-1-i, kw-1-j), a correlation */
@@ -65,53 +78,48 @@ typedef struct conv_state {
 } conv_state;
 
 /* ---- direct: global memory ------------------------------------------------------------------ */
-__device__ __forceinline__ uint32_t load_px(const fv_image &img, int x, int y)
-{
-    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
-}
-
-__device__ __forceinline__ void mac(int32_t acc[3], int32_t w, uint32_t px)
-{
-    acc[0] += w * (int32_t)(px & 0xffu);
-    acc[1] += w * (int32_t)((px >> 8) & 0xffu);
-    acc[2] += w * (int32_t)((px >> 16) & 0xffu);
-}
-
-__device__ __forceinline__ uint32_t pack(const int32_t acc[3], uint32_t alpha_of)
-{
-    return conv_round(acc[0]) | conv_round(acc[1]) << 8 | conv_round(acc[2]) << 16 |
-           (alpha_of & 0xff000000u);
-}
-
+/* Rep: the replicate border by clamping (uint8's code as it always was); otherwise
+ * fv_border_index and the constant. */
+template <typename T, bool Rep>
 static __global__ void conv_direct_kernel(fv_image src, fv_image dst,
                                           const int32_t *__restrict__ wf, int kw, int kh, int ax,
-                                          int ay)
+                                          int ay, conv_edge<T> e)
 {
+    typedef conv_px<T> px_t;
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    int32_t acc[3] = {0, 0, 0};
+    typename px_t::acc acc[3] = {0, 0, 0};
     for (int i = 0; i < kh; i++) {
-        const int yy = conv_clamp(y + i - ay, src.height - 1);
-        for (int j = 0; j < kw; j++)
-            mac(acc, __ldg(wf + i * kw + j),
-                load_px(src, conv_clamp(x + j - ax, src.width - 1), yy));
+        const int yy = Rep ? conv_clamp(y + i - ay, src.height - 1)
+                           : fv_border_index(y + i - ay, src.height, e.mode);
+        for (int j = 0; j < kw; j++) {
+            const int xx = Rep ? conv_clamp(x + j - ax, src.width - 1)
+                               : fv_border_index(x + j - ax, src.width, e.mode);
+            px_t::mac(acc, __ldg(wf + i * kw + j),
+                      !Rep && (xx < 0 || yy < 0) ? e.cval : px_t::load(src, xx, yy));
+        }
     }
-    reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] =
-        pack(acc, load_px(src, x, y));
+    px_t::store_sums(dst, x, y, acc, px_t::load(src, x, y));
 }
 
 /* ---- direct_smem: a shared tile, a band of kernel rows at a time ----------------------------- */
-static size_t smem_bytes(int kw, int kh)
+template <typename T> static size_t smem_bytes(int kw, int kh)
 {
-    const int band = kh < SMEM_BAND ? kh : SMEM_BAND;
-    return sizeof(uint32_t) * (size_t)(SMEM_TILE_H + band - 1) * (size_t)(SMEM_BLOCK_X + kw - 1);
+    const int band = kh < conv_px<T>::smem_band ? kh : conv_px<T>::smem_band;
+    return sizeof(typename conv_px<T>::word) * (size_t)(SMEM_TILE_H + band - 1) *
+           (size_t)(SMEM_BLOCK_X + kw - 1);
 }
 
+template <typename T, bool Rep>
 static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
     conv_smem_kernel(fv_image src, fv_image dst, const int32_t *__restrict__ wf,
-                     const int2 *__restrict__ spans, int kw, int kh, int ax, int ay)
+                     const int2 *__restrict__ spans, int kw, int kh, int ax, int ay, conv_edge<T> e)
 {
-    extern __shared__ uint32_t tile[];
+    typedef conv_px<T> px_t;
+    typedef typename px_t::word word;
+    constexpr int band_max = px_t::smem_band;
+    extern __shared__ __align__(16) unsigned char tile_bytes[];
+    word *tile = reinterpret_cast<word *>(tile_bytes);
     const int tw = SMEM_BLOCK_X + kw - 1; /* +kw-1: the kernel's reach left and right */
     const int x0 = blockIdx.x * SMEM_BLOCK_X, y0 = blockIdx.y * SMEM_TILE_H;
     const int tx = threadIdx.x, ty = threadIdx.y, oy = ty * SMEM_ROWS;
@@ -119,26 +127,30 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
      * (on a small image most of a block; under racecheck, whose cost grows with every shared
      * memory read, a 1x1 image cost a block's worth of 127x127 sums) */
     const bool sums = x0 + tx < src.width && y0 + oy < src.height;
-    int32_t acc[SMEM_ROWS][3];
+    typename px_t::acc acc[SMEM_ROWS][3];
 #pragma unroll
     for (int r = 0; r < SMEM_ROWS; r++) acc[r][0] = acc[r][1] = acc[r][2] = 0;
-    for (int i0 = 0; i0 < kh; i0 += SMEM_BAND) {
-        const int band = min(SMEM_BAND, kh - i0), th = SMEM_TILE_H + band - 1;
+    for (int i0 = 0; i0 < kh; i0 += band_max) {
+        const int band = min(band_max, kh - i0), th = SMEM_TILE_H + band - 1;
         if (i0) __syncthreads(); /* everyone is done with the previous band */
         for (int sy = ty; sy < th; sy += SMEM_BLOCK_Y) {
-            const int yy = conv_clamp(y0 + i0 + sy - ay, src.height - 1);
-            for (int sx = tx; sx < tw; sx += SMEM_BLOCK_X)
-                tile[sy * tw + sx] = load_px(src, conv_clamp(x0 + sx - ax, src.width - 1), yy);
+            const int yy = Rep ? conv_clamp(y0 + i0 + sy - ay, src.height - 1)
+                               : fv_border_index(y0 + i0 + sy - ay, src.height, e.mode);
+            for (int sx = tx; sx < tw; sx += SMEM_BLOCK_X) {
+                const int xx = Rep ? conv_clamp(x0 + sx - ax, src.width - 1)
+                                   : fv_border_index(x0 + sx - ax, src.width, e.mode);
+                tile[sy * tw + sx] = !Rep && (xx < 0 || yy < 0) ? e.cval : px_t::load(src, xx, yy);
+            }
         }
         __syncthreads();
         for (int i = 0; sums && i < band; i++) {
             const int2 span = spans[i0 + i];
             const int32_t *wrow = wf + (i0 + i) * kw;
-            const uint32_t *trow = tile + (oy + i) * tw + tx;
+            const word *trow = tile + (oy + i) * tw + tx;
             for (int j = span.x; j <= span.y; j++) {
                 const int32_t w = wrow[j];
 #pragma unroll
-                for (int r = 0; r < SMEM_ROWS; r++) mac(acc[r], w, trow[r * tw + j]);
+                for (int r = 0; r < SMEM_ROWS; r++) px_t::mac(acc[r], w, trow[r * tw + j]);
             }
         }
     }
@@ -147,13 +159,12 @@ static __global__ void __launch_bounds__(SMEM_BLOCK_X *SMEM_BLOCK_Y)
 #pragma unroll
     for (int r = 0; r < SMEM_ROWS; r++) {
         const int y = y0 + oy + r;
-        if (y < src.height)
-            reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] =
-                pack(acc[r], load_px(src, x, y));
+        if (y < src.height) px_t::store_sums(dst, x, y, acc[r], px_t::load(src, x, y));
     }
 }
 
 /* ---- the kernel stage ---------------------------------------------------------------------- */
+template <typename T>
 static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__restrict__ wf,
                                                 int kw, int kh, int32_t wmax)
 {
@@ -162,8 +173,8 @@ static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__r
     /* wf is flipped: K's tap t is wf's kw * kh - 1 - t */
     const int tap = conv_kernel_tap_at(x, y, dst.width, dst.height, kw, kh);
     const uint32_t g = tap < 0 ? 0u : conv_kernel_level(wf[kw * kh - 1 - tap], wmax);
-    reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] =
-        g | g << 8 | g << 16 | 0xff000000u;
+    for (int c = 0; c < 3; c++) conv_px<T>::store_display(dst, x, y, c, g);
+    conv_px<T>::store_display(dst, x, y, 3, 255);
 }
 
 /* ---- state ---------------------------------------------------------------------------------- */
@@ -179,18 +190,22 @@ static const char *variant_name(int id)
 
 /* auto's model: the variant it expects to be faster for kernel k on a width x height image, and
  * whether the two estimates are close enough to be measured instead (auto_measure) */
-static int auto_pick(const conv_kernel *k, int width, int height, int *close_call)
+static int auto_pick(const conv_kernel *k, int width, int height, fv_pixel_type type,
+                     int *close_call)
 {
     int P = 0, Q = 0;
     conv_fft_grid(k, width, height, &P, &Q);
     const double points = (double)P * Q;
-    const double direct = CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL * k->taps * (double)width * height +
-                          CONV_AUTO_DIRECT_FIXED_PS;
+    const double per_tap =
+        CONV_AUTO_DIRECT_PS_PER_TAP_PIXEL * (type == FV_PIXEL_U8    ? 1.0
+                                             : type == FV_PIXEL_U16 ? CONV_AUTO_DIRECT_U16_FACTOR
+                                                                    : CONV_AUTO_DIRECT_F32_FACTOR);
+    const double direct = per_tap * k->taps * (double)width * height + CONV_AUTO_DIRECT_FIXED_PS;
     const double fft =
         CONV_AUTO_FFT_PS_PER_POINT_LOG2 * points * log2(points) + CONV_AUTO_FFT_FIXED_PS;
     if (close_call)
         *close_call = direct < CONV_AUTO_CLOSE_CALL * fft && fft < CONV_AUTO_CLOSE_CALL * direct;
-    return direct <= fft ? V_SMEM : V_FFT_FAST;
+    return direct > fft ? V_FFT_FAST : (type == FV_PIXEL_F32 ? V_DIRECT : V_SMEM);
 }
 
 /* What a variant runs for these parameters: the FFT mode (or -1: none) and the resolved variant. */
@@ -221,14 +236,15 @@ static size_t conv_state_bytes(const fv_variant *v, const fv_params *p, int widt
     conv_kernel *k = NULL;
     if (make_kernel(p, v->name, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
     int close_call = 0;
-    if (variant == V_AUTO) variant = auto_pick(k, width, height, &close_call);
+    if (variant == V_AUTO) variant = auto_pick(k, width, height, p->type, &close_call);
     const int stage = conv_stage(p), measures = close_call && stage == CONV_OUTPUT;
     if (measures) variant = V_FFT_FAST; /* the most it holds, while auto measures */
     const int mode = fft_mode_of(variant, stage);
     size_t bytes =
         sizeof(int32_t) * (size_t)k->width * k->height + sizeof(int2) * (size_t)k->height;
     if (mode >= 0) bytes += conv_fft_state_bytes(k, width, height, mode);
-    if (measures) bytes += 2 * sizeof(uint32_t) * (size_t)width * height; /* its two images */
+    if (measures) /* its two images */
+        bytes += 2 * 4 * fv_pixel_type_bytes(p->type) * (size_t)width * height;
     free(k);
     return bytes;
 }
@@ -243,6 +259,30 @@ static void conv_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
+/* The direct sums of type T; Rep: the replicate border by clamping. direct_smem is instantiated
+ * for the integer types only (float32 pixels do not fit its tile; auto takes direct instead). */
+template <typename T, bool Rep>
+static void launch_sums(const conv_state *s, const fv_image *src, fv_image *dst,
+                        cudaStream_t stream)
+{
+    const conv_edge<T> e = conv_edge_of<T>(s->border);
+    if constexpr (conv_px<T>::smem_band > 0) {
+        if (s->variant == V_SMEM) {
+            const dim3 sblock(SMEM_BLOCK_X, SMEM_BLOCK_Y);
+            const dim3 sgrid((src->width + SMEM_BLOCK_X - 1) / SMEM_BLOCK_X,
+                             (src->height + SMEM_TILE_H - 1) / SMEM_TILE_H);
+            conv_smem_kernel<T, Rep><<<sgrid, sblock, smem_bytes<T>(s->kw, s->kh), stream>>>(
+                *src, *dst, s->weights, s->spans, s->kw, s->kh, s->ax, s->ay, e);
+            return;
+        }
+    }
+    const dim3 block(DIRECT_BLOCK_X, DIRECT_BLOCK_Y);
+    const dim3 grid((src->width + DIRECT_BLOCK_X - 1) / DIRECT_BLOCK_X,
+                    (src->height + DIRECT_BLOCK_Y - 1) / DIRECT_BLOCK_Y);
+    conv_direct_kernel<T, Rep>
+        <<<grid, block, 0, stream>>>(*src, *dst, s->weights, s->kw, s->kh, s->ax, s->ay, e);
+}
+
 /* what the state's variant launches for one run */
 static fv_status conv_launch(const conv_state *s, const fv_image *src, fv_image *dst,
                              cudaStream_t stream)
@@ -251,22 +291,28 @@ static fv_status conv_launch(const conv_state *s, const fv_image *src, fv_image 
     const dim3 grid((src->width + DIRECT_BLOCK_X - 1) / DIRECT_BLOCK_X,
                     (src->height + DIRECT_BLOCK_Y - 1) / DIRECT_BLOCK_Y);
     if (s->stage == CONV_KERNEL) {
-        conv_kernel_stage_kernel<<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh,
-                                                             s->wmax);
+        if (s->type == FV_PIXEL_U16)
+            conv_kernel_stage_kernel<uint16_t>
+                <<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh, s->wmax);
+        else if (s->type == FV_PIXEL_F32)
+            conv_kernel_stage_kernel<float>
+                <<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh, s->wmax);
+        else
+            conv_kernel_stage_kernel<uint8_t>
+                <<<grid, block, 0, stream>>>(*dst, s->weights, s->kw, s->kh, s->wmax);
         FV_CUDA_CHECK(cudaGetLastError());
         return FV_OK;
     }
     if (s->fft) return conv_fft_run(s->fft, src, dst, s->stage, stream);
-    if (s->variant == V_DIRECT) {
-        conv_direct_kernel<<<grid, block, 0, stream>>>(*src, *dst, s->weights, s->kw, s->kh, s->ax,
-                                                       s->ay);
-    } else {
-        const dim3 sblock(SMEM_BLOCK_X, SMEM_BLOCK_Y);
-        const dim3 sgrid((src->width + SMEM_BLOCK_X - 1) / SMEM_BLOCK_X,
-                         (src->height + SMEM_TILE_H - 1) / SMEM_TILE_H);
-        conv_smem_kernel<<<sgrid, sblock, smem_bytes(s->kw, s->kh), stream>>>(
-            *src, *dst, s->weights, s->spans, s->kw, s->kh, s->ax, s->ay);
-    }
+    /* the instantiation table: uint8 replicate keeps its clamping code, the rest border.h's */
+    if (s->type == FV_PIXEL_U16)
+        launch_sums<uint16_t, false>(s, src, dst, stream);
+    else if (s->type == FV_PIXEL_F32)
+        launch_sums<float, false>(s, src, dst, stream);
+    else if (s->border.mode == FV_BORDER_REPLICATE)
+        launch_sums<uint8_t, true>(s, src, dst, stream);
+    else
+        launch_sums<uint8_t, false>(s, src, dst, stream);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
@@ -277,26 +323,25 @@ static fv_status conv_launch(const conv_state *s, const fv_image *src, fv_image 
  * this function's, allocated and freed here, when the state is made. */
 static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, int height)
 {
-    fv_image src = {NULL, width, height, 4 * (size_t)width}, dst = src;
+    const int direct = s->type == FV_PIXEL_F32 ? V_DIRECT : V_SMEM;
+    fv_image src = {}, dst = {};
     conv_fft_state *fft = NULL;
     cudaEvent_t begin = NULL, end = NULL;
-    const size_t bytes = src.pitch * (size_t)height;
-    fv_status st = FV_OK;
-    if (cudaMalloc((void **)&src.data, bytes) != cudaSuccess ||
-        cudaMalloc((void **)&dst.data, bytes) != cudaSuccess ||
-        cudaMemset(src.data, 0, bytes) != cudaSuccess) {
-        cudaGetLastError();
-        st = fv_fail(FV_ERR_MEMORY,
-                     "conv/auto: cannot allocate two %dx%d images to time its candidates", width,
-                     height);
-    }
+    fv_status st = fv_device_image_alloc_as(&src, width, height, s->type, 4);
+    if (st == FV_OK) st = fv_device_image_alloc_as(&dst, width, height, s->type, 4);
+    if (st == FV_OK && cudaMemset(src.data, 0, src.pitch * (size_t)height) != cudaSuccess)
+        st = fv_fail(FV_ERR_CUDA, "conv/auto: cannot clear the image to time its candidates");
+    if (st != FV_OK)
+        st = fv_fail(st, "conv/auto: cannot allocate two %dx%d images to time its candidates",
+                     width, height);
     if (st == FV_OK &&
         (cudaEventCreate(&begin) != cudaSuccess || cudaEventCreate(&end) != cudaSuccess))
         st = fv_fail(FV_ERR_CUDA, "conv/auto: cannot create CUDA events");
-    if (st == FV_OK) st = conv_fft_state_create(&fft, k, width, height, CONV_FFT_FAST);
+    if (st == FV_OK)
+        st = conv_fft_state_create(&fft, k, width, height, CONV_FFT_FAST, s->type, s->border);
     float best[2] = {0, 0};
     for (int which = 0; which < 2 && st == FV_OK; which++) {
-        s->variant = which ? V_FFT_FAST : V_SMEM;
+        s->variant = which ? V_FFT_FAST : direct;
         s->fft = which ? fft : NULL;
         for (int run = 0; run < 4 && st == FV_OK; run++) {
             float ms = 0;
@@ -312,7 +357,7 @@ static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, in
     }
     s->fft = NULL;
     if (st == FV_OK) {
-        s->variant = best[1] < best[0] ? V_FFT_FAST : V_SMEM;
+        s->variant = best[1] < best[0] ? V_FFT_FAST : direct;
         s->auto_ms[0] = best[0];
         s->auto_ms[1] = best[1];
         if (s->variant == V_FFT_FAST) s->fft = fft, fft = NULL;
@@ -320,8 +365,8 @@ static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, in
     conv_fft_state_destroy(fft);
     if (begin) cudaEventDestroy(begin);
     if (end) cudaEventDestroy(end);
-    cudaFree(src.data);
-    cudaFree(dst.data);
+    fv_device_image_free(&src);
+    fv_device_image_free(&dst);
     return st;
 }
 
@@ -339,8 +384,11 @@ static fv_status conv_state_create(const fv_variant *v, void **state, const fv_p
         s && flipped && spans ? FV_OK : fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
     int close_call = 0; /* auto: its model cannot tell, so it measures (auto_measure) */
     if (st == FV_OK) {
-        s->variant = variant == V_AUTO ? auto_pick(k, width, height, &close_call) : variant;
+        s->variant =
+            variant == V_AUTO ? auto_pick(k, width, height, p->type, &close_call) : variant;
         s->stage = conv_stage(p);
+        s->type = p->type;
+        s->border = conv_border_of(p);
         s->kw = k->width;
         s->kh = k->height;
         s->ax = k->width - 1 - k->cx;
@@ -373,7 +421,8 @@ static fv_status conv_state_create(const fv_variant *v, void **state, const fv_p
         st = auto_measure(s, k, width, height);
     } else {
         const int mode = st == FV_OK ? fft_mode_of(s->variant, s->stage) : -1;
-        if (st == FV_OK && mode >= 0) st = conv_fft_state_create(&s->fft, k, width, height, mode);
+        if (st == FV_OK && mode >= 0)
+            st = conv_fft_state_create(&s->fft, k, width, height, mode, s->type, s->border);
     }
     free(flipped);
     free(spans);
@@ -400,8 +449,9 @@ static int conv_last_run_text(const fv_variant *v, const void *state, char *text
     const conv_state *s = (const conv_state *)state;
     if (s->stage != CONV_OUTPUT) return 0;
     if (s->auto_ms[0] > 0)
-        snprintf(text, size, "auto: %s (measured when made: direct_smem %.3f ms, fft_fast %.3f ms)",
-                 variant_name(s->variant), s->auto_ms[0], s->auto_ms[1]);
+        snprintf(text, size, "auto: %s (measured when made: %s %.3f ms, fft_fast %.3f ms)",
+                 variant_name(s->variant), s->type == FV_PIXEL_F32 ? "direct" : "direct_smem",
+                 s->auto_ms[0], s->auto_ms[1]);
     else
         snprintf(text, size, "auto: %s (by the cost model: the other clearly slower)",
                  variant_name(s->variant));
@@ -420,50 +470,87 @@ static void kernel_size_of(const fv_params *p, int *kw, int *kh)
     }
 }
 
+/* The direct instantiation a run with p launches (the table of conv_launch), with its name. */
+static const void *direct_kernel_of(const fv_params *p, const char **name)
+{
+    const int replicate = conv_border_of(p).mode == FV_BORDER_REPLICATE;
+    switch (p->type) {
+    case FV_PIXEL_U16:
+        *name = "conv_direct_kernel<uint16>";
+        return (const void *)conv_direct_kernel<uint16_t, false>;
+    case FV_PIXEL_F32:
+        *name = "conv_direct_kernel<float>";
+        return (const void *)conv_direct_kernel<float, false>;
+    case FV_PIXEL_U8:
+    default: break;
+    }
+    *name = replicate ? "conv_direct_kernel" : "conv_direct_kernel<border>";
+    return replicate ? (const void *)conv_direct_kernel<uint8_t, true>
+                     : (const void *)conv_direct_kernel<uint8_t, false>;
+}
+
+static const void *smem_kernel_of(const fv_params *p, const char **name, size_t *bytes, int kw,
+                                  int kh)
+{
+    const int replicate = conv_border_of(p).mode == FV_BORDER_REPLICATE;
+    if (p->type == FV_PIXEL_U16) {
+        *name = "conv_smem_kernel<uint16>";
+        *bytes = smem_bytes<uint16_t>(kw, kh);
+        return (const void *)conv_smem_kernel<uint16_t, false>;
+    }
+    *name = replicate ? "conv_smem_kernel" : "conv_smem_kernel<border>";
+    *bytes = smem_bytes<uint8_t>(kw, kh);
+    return replicate ? (const void *)conv_smem_kernel<uint8_t, true>
+                     : (const void *)conv_smem_kernel<uint8_t, false>;
+}
+
 static int conv_direct_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                int max)
 {
-    (void)p;
+    (void)v;
     if (max < 1) return 0;
-    out[0] = {"conv_direct_kernel", (const void *)conv_direct_kernel,
-              DIRECT_BLOCK_X * DIRECT_BLOCK_Y, 0};
+    const char *name = NULL;
+    const void *func = direct_kernel_of(p, &name);
+    out[0] = {name, func, DIRECT_BLOCK_X * DIRECT_BLOCK_Y, 0};
     return 1;
 }
 
 static int conv_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
+    if (p->type == FV_PIXEL_F32) return conv_direct_kernels(v, p, out, max); /* auto's float */
     int kw = 0, kh = 0;
     kernel_size_of(p, &kw, &kh);
-    out[0] = {"conv_smem_kernel", (const void *)conv_smem_kernel, SMEM_BLOCK_X * SMEM_BLOCK_Y,
-              smem_bytes(kw, kh)};
+    const char *name = NULL;
+    size_t bytes = 0;
+    const void *func = smem_kernel_of(p, &name, &bytes, kw, kh);
+    out[0] = {name, func, SMEM_BLOCK_X * SMEM_BLOCK_Y, bytes};
     return 1;
 }
 
 static int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                   int max)
 {
-    (void)p;
-    return conv_fft_kernels(CONV_FFT_PLAIN, out, max);
+    return conv_fft_kernels(CONV_FFT_PLAIN, p->type, conv_border_of(p).mode, out, max);
 }
 
 static int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                  int max)
 {
-    (void)p;
-    return conv_fft_kernels(CONV_FFT_FAST, out, max);
+    return conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out, max);
 }
 
 static int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     const int n = conv_smem_kernels(v, p, out, max);
-    return n + conv_fft_kernels(CONV_FFT_FAST, out + n, max - n);
+    return n + conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out + n, max - n);
 }
 
 /* ---- the descriptor -------------------------------------------------------------------------- */
-/* The float FFT's error is a small fraction of a level (docs/perf/conv.md), so only exact sums
- * within it of a rounding boundary (x.5) can come out 1 level off. */
-static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 0.03};
+/* The float FFT's error is a small fraction of a level of uint8 or uint16 (docs/perf/conv.md), so
+ * only exact sums within it of a rounding boundary (x.5) can come out 1 level off; float32 images
+ * (values 0..1) within 1e-4, every pixel a little off (so no share bound). */
+static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 1e-4};
 
 static const fv_variant conv_variants[] = {
     {.name = "direct",
@@ -474,7 +561,9 @@ static const fv_variant conv_variants[] = {
      .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_direct_kernels,
-     .id = V_DIRECT},
+     .id = V_DIRECT,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     {.name = "direct_smem",
      .summary = "a 32x32 tile of outputs stages its source in shared memory, 16 kernel rows at a "
                 "time; 4 outputs per thread; each kernel row walked only where it is non-zero",
@@ -483,7 +572,9 @@ static const fv_variant conv_variants[] = {
      .state_create = conv_state_create,
      .state_destroy = conv_state_destroy,
      .kernels = conv_smem_kernels,
-     .id = V_SMEM},
+     .id = V_SMEM,
+     .types = FV_TYPES_INT,
+     .borders = FV_BORDERS_ALL},
     {.name = "fft",
      .summary =
          "cuFFT per channel: pad with replicated borders to a 2,3,5-smooth size, R2C, "
@@ -494,7 +585,9 @@ static const fv_variant conv_variants[] = {
      .state_destroy = conv_state_destroy,
      .kernels = conv_fft_plain_kernels,
      .tolerance = &conv_fft_tolerance,
-     .id = V_FFT},
+     .id = V_FFT,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     {.name = "fft_fast",
      .summary = "R, G and B in one batched cuFFT plan; padding, multiply and packing each one pass "
                 "over all three channels (reads RGBA once, the kernel's spectrum once)",
@@ -504,7 +597,9 @@ static const fv_variant conv_variants[] = {
      .state_destroy = conv_state_destroy,
      .kernels = conv_fft_fast_kernels,
      .tolerance = &conv_fft_tolerance,
-     .id = V_FFT_FAST},
+     .id = V_FFT_FAST,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
     {.name = "auto",
      .role = FV_ROLE_FASTEST,
      .summary =
@@ -517,61 +612,64 @@ static const fv_variant conv_variants[] = {
      .kernels = conv_auto_kernels,
      .last_run_text = conv_last_run_text,
      .tolerance = &conv_fft_tolerance,
-     .id = V_AUTO},
-    FV_VARIANT_NPP_CONV FV_VARIANT_CPU,
+     .id = V_AUTO,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
+    FV_VARIANT_NPP_CONV FV_VARIANT_CPU_ALL,
 };
 
+/* in the order of conv.h's enum (tests/cpu/test_registry.c checks the names by index) */
 static const fv_param_desc conv_params[CONV_N_PARAMS] = {
-    [CONV_STAGE] = {.name = "stage",
-                    .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
-                    .type = FV_PARAM_CHOICE,
-                    .def = CONV_OUTPUT,
-                    .choices = conv_stage_names,
-                    .n_choices = CONV_N_STAGES},
-    [CONV_SHAPE] = {.name = "shape",
-                    .help =
-                        "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
-                        "(radius), file (--kernel-file)",
-                    .type = FV_PARAM_CHOICE,
-                    .def = CONV_GAUSSIAN,
-                    .choices = conv_shape_names,
-                    .n_choices = CONV_N_SHAPES},
-    [CONV_SIGMA] = {.name = "sigma",
-                    .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
-                    .type = FV_PARAM_REAL,
-                    .min = FV_CONV_MIN_SIGMA,
-                    .max = FV_CONV_MAX_SIGMA,
-                    .step = 0.5,
-                    .def = 3,
-                    .in_play_when = "shape=gaussian"},
-    [CONV_RADIUS] = {.name = "radius",
-                     .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
-                     .type = FV_PARAM_INT,
-                     .min = 1,
-                     .max = FV_CONV_MAX_RADIUS,
-                     .step = 1,
-                     .def = 8,
-                     .in_play_when = "shape=disk|box"},
-    [CONV_LENGTH] = {.name = "length",
-                     .help = "motion: length of the streak in pixels",
-                     .type = FV_PARAM_INT,
-                     .min = 1,
-                     .max = FV_CONV_MAX_LENGTH,
-                     .step = 2,
-                     .def = 31,
-                     .in_play_when = "shape=motion"},
-    [CONV_ANGLE] = {.name = "angle",
-                    .help = "motion: direction in degrees, counter-clockwise from the right",
-                    .type = FV_PARAM_REAL,
-                    .min = 0,
-                    .max = 180,
-                    .step = 15,
-                    .def = 0,
-                    .in_play_when = "shape=motion"},
-    [CONV_KERNEL_FILE] = {.name = "kernel-file",
-                          .help = "file: the kernel, a grayscale image up to 127x127",
-                          .type = FV_PARAM_IMAGE,
-                          .max = FV_CONV_MAX_SIZE},
+    {.name = "stage",
+     .help = "what to show: the output, the kernel, or a log-magnitude spectrum",
+     .type = FV_PARAM_CHOICE,
+     .def = CONV_OUTPUT,
+     .choices = conv_stage_names,
+     .n_choices = CONV_N_STAGES},
+    {.name = "shape",
+     .help = "the kernel: gaussian (sigma), disk (radius), motion (length, angle), box "
+             "(radius), file (--kernel-file)",
+     .type = FV_PARAM_CHOICE,
+     .def = CONV_GAUSSIAN,
+     .choices = conv_shape_names,
+     .n_choices = CONV_N_SHAPES},
+    {.name = "sigma",
+     .help = "gaussian: standard deviation in pixels (radius ceil(3 sigma))",
+     .type = FV_PARAM_REAL,
+     .min = FV_CONV_MIN_SIGMA,
+     .max = FV_CONV_MAX_SIGMA,
+     .step = 0.5,
+     .def = 3,
+     .in_play_when = "shape=gaussian"},
+    {.name = "radius",
+     .help = "disk and box: radius in pixels (the kernel is 2r+1 wide)",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_CONV_MAX_RADIUS,
+     .step = 1,
+     .def = 8,
+     .in_play_when = "shape=disk|box"},
+    {.name = "length",
+     .help = "motion: length of the streak in pixels",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_CONV_MAX_LENGTH,
+     .step = 2,
+     .def = 31,
+     .in_play_when = "shape=motion"},
+    {.name = "angle",
+     .help = "motion: direction in degrees, counter-clockwise from the right",
+     .type = FV_PARAM_REAL,
+     .min = 0,
+     .max = 180,
+     .step = 15,
+     .def = 0,
+     .in_play_when = "shape=motion"},
+    {.name = "kernel-file",
+     .help = "file: the kernel, a grayscale image up to 127x127",
+     .type = FV_PARAM_IMAGE,
+     .max = FV_CONV_MAX_SIZE},
+    FV_PARAM_BORDER_ROWS,
 };
 
 /* kernel sizes 3, 15, 63 and 127 of every shape, every stage; the first also on large images */
@@ -598,11 +696,27 @@ static const char *const conv_test_params[] = {
     "stage=spectrum_product shape=file",
     NULL};
 
+/* the image read once and written once (4 channels of the type); the FFT's own passes not
+ * counted */
 static double conv_traffic(const fv_params *p, int width, int height)
 {
-    (void)p;
-    return 8.0 * width *
-           height; /* the image read once and written once; the FFT's own passes not counted */
+    return 8.0 * (double)fv_pixel_type_bytes(p->type) * width * height;
+}
+
+/* The output reads as far as the kernel extends from its centre, on its longest side; the kernel
+ * and spectrum stages show the whole image's transform: no bounded reach. */
+static int conv_reach(const fv_params *p)
+{
+    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT) return -1;
+    conv_kernel *k = (conv_kernel *)malloc(sizeof *k);
+    if (!k || conv_kernel_make(p, "conv", k) != FV_OK) {
+        free(k);
+        return -1;
+    }
+    const int reach =
+        std::max(std::max(k->cx, k->width - 1 - k->cx), std::max(k->cy, k->height - 1 - k->cy));
+    free(k);
+    return reach;
 }
 
 extern "C" const fv_filter fv_filter_conv = {
@@ -617,7 +731,10 @@ extern "C" const fv_filter fv_filter_conv = {
     .variants = conv_variants,
     .n_variants = (int)(sizeof conv_variants / sizeof conv_variants[0]),
     .baseline = "direct",
-    .tolerance = {0, 0.0},
+    /* integer types exact; float32 sums up to 127^2 products in float: each addition's error is
+     * at most 2^-24 of the result, so 1e-3 at worst, about 1e-5 in practice (docs/design/conv.md) */
+    .tolerance = {.max_abs = 0, .max_share = 1.0, .float_abs = 2e-4},
+    .reach = conv_reach,
     .traffic_bytes = conv_traffic,
     .max_iterations = 1,
     .test_params = conv_test_params,

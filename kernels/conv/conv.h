@@ -5,20 +5,24 @@
  * display of every stage.
  *
  * The output is the true convolution out(x, y) = sum K(i, j) S(x - (j - cx), y - (i - cy)) of the
- * source S (borders replicated: coordinates clamped to the image) with the kernel K (kw x kh,
- * centre (cx, cy) = (kw / 2, kh / 2)), for R, G and B; alpha is the source pixel's. K is quantised
- * once to non-negative integers summing to exactly 2^16, so each output channel is the exact
- * integer (sum + 2^15) >> 16 (round half up, never above 255): every direct variant equals the
- * reference byte for byte. The FFT variants multiply spectra in float with the same integers.
+ * source S (extended past its edges by the `border` parameter, fv_border_index) with the kernel K
+ * (kw x kh, centre (cx, cy) = (kw / 2, kh / 2)), for R, G and B; alpha is the source pixel's. K is
+ * quantised once to non-negative integers summing to exactly 2^16, so for uint8 and uint16 each
+ * output channel is the exact integer (sum + 2^15) >> 16 (round half up, never above the type's
+ * maximum): every direct variant equals the reference exactly. float32 sums the same integer
+ * weights in float and scales by 2^-16 (the reference in double). The FFT variants compute in
+ * float32 for every type, with the same weights.
  *
- * Stages (parameter `stage`), all RGBA8 and display-ready (alpha 255 except `output`):
+ * Stages (parameter `stage`), display-ready in the image's type (a level 0..255 becomes v for
+ * uint8, 257 v for uint16, v / 255 for float32; alpha the type's maximum except `output`):
  *   output            the filtered image
  *   kernel            the quantised kernel, w / max w as gray, enlarged to fill the image
  *   spectrum_image    log-magnitude of the spectrum of the padded image, per channel, centred
  *   spectrum_kernel   the same for the kernel (gray)
  *   spectrum_product  the same for their product (what the inverse FFT turns into the output)
  * Spectra are on the FFT's padded P x Q grid (conv_fft_size), sampled to the image size. Their
- * magnitude m is normalised to 0..1 (image: |F| / (255 P Q); kernel: |K|) and shown as
+ * magnitude m is normalised to 0..1 (image: |F| / (max P Q), max the type's 255, 65535 or 1;
+ * kernel: |K|) and shown as
  * 255 (1 + log10(m) / FV_CONV_SPECTRUM_DECADES), clamped to 0..255. They are computed in double
  * precision on the host and the device alike, so that they agree to the byte in practice (a
  * level boundary would have to fall within ~1e-12 of a value).
@@ -49,6 +53,8 @@ enum {
     CONV_LENGTH,
     CONV_ANGLE,
     CONV_KERNEL_FILE,
+    CONV_BORDER, /* FV_PARAM_BORDER_ROWS: the border and its constant */
+    CONV_CVAL,
     CONV_N_PARAMS
 };
 /* the values of `stage` */
@@ -103,13 +109,26 @@ fv_status conv_kernel_image_check(const fv_image *img);
 /* The FFT's padded length for n samples: the smallest 2,3,5-smooth m >= n, even when `even`. */
 int conv_fft_size(int n, int even);
 /* The padded grid of an image w x h with kernel k: P = conv_fft_size(w + kw - 1, 1) columns,
- * Q = conv_fft_size(h + kh - 1, 0) rows. The padded image is E(u, v) = S(clamp(u - ax),
- * clamp(v - ay)) with ax = kw - 1 - cx, ay = kh - 1 - cy; the output is the circular convolution
- * of E with K (centre at the origin) at (x + ax, y + ay): no wrap-around reaches it. */
+ * Q = conv_fft_size(h + kh - 1, 0) rows. The padded image is E(u, v) = S(u - ax, v - ay) extended
+ * by the border (any mode: the padding is where the border lives) with ax = kw - 1 - cx,
+ * ay = kh - 1 - cy; the output is the circular convolution of E with K (centre at the origin) at
+ * (x + ax, y + ay): no wrap-around reaches it. */
 void conv_fft_grid(const conv_kernel *k, int width, int height, int *P, int *Q);
 
 /* The reference (kernels/conv/conv_ref.c): exact direct sums; spectra by a double-precision FFT. */
 fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+
+/* The border of the output and of the padded spectra: mode and constant, read once from p. */
+typedef struct conv_border {
+    fv_border mode;
+    double cval; /* in the image's units (the registry checked it against the type) */
+} conv_border;
+
+static inline conv_border conv_border_of(const fv_params *p)
+{
+    conv_border b = {(fv_border)(int)p->value[CONV_BORDER], p->value[CONV_CVAL]};
+    return b;
+}
 
 /* ---- the FFT side (kernels/conv/conv_fft.cu), used by kernels/conv/conv.cu ---- */
 /* PLAIN: one R2C/C2R plan, the channels one after another (variant fft); FAST: the three
@@ -119,12 +138,20 @@ enum { CONV_FFT_PLAIN, CONV_FFT_FAST, CONV_FFT_VIEW };
 typedef struct conv_fft_state conv_fft_state;
 size_t conv_fft_state_bytes(const conv_kernel *k, int width, int height, int mode);
 fv_status conv_fft_state_create(conv_fft_state **s, const conv_kernel *k, int width, int height,
-                                int mode);
+                                int mode, fv_pixel_type type, conv_border border);
 void conv_fft_state_destroy(conv_fft_state *s);
 /* PLAIN and FAST: the output; VIEW: `stage`, one of the spectra. */
 fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
                        cudaStream_t stream);
-int conv_fft_kernels(int mode, fv_kernel_info *out, int max);
+int conv_fft_kernels(int mode, fv_pixel_type type, fv_border border, fv_kernel_info *out, int max);
+
+/* A display level 0..255 in the range of `type`: v, 257 v (0..65535), v / 255 (0..1). */
+CONV_HD double conv_level_in(fv_pixel_type type, unsigned level)
+{
+    return type == FV_PIXEL_U16   ? 257.0 * level
+           : type == FV_PIXEL_F32 ? level / 255.0
+                                  : (double)level;
+}
 
 /* The stage p shows, the one place it becomes an int (checked by fv_runner_prepare). */
 static inline int conv_stage(const fv_params *p)

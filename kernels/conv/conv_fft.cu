@@ -2,11 +2,13 @@
  * kernels/conv/conv_fft.cu: the convolution through cuFFT (variants fft and fft_fast) and the spectrum
  * stages of every variant (kernels/conv/conv.h).
  *
- * The source is padded with replicated borders to the P x Q grid of conv_fft_grid (2,3,5-smooth,
- * at least w + kw - 1 by h + kh - 1, so that the circular convolution never wraps onto an output
- * pixel), 128 subtracted (a smaller DC, a smaller float error), transformed, multiplied by the
- * kernel's spectrum (made once, in double, scaled by 1 / (P Q) so that the inverse needs no
- * normalisation), transformed back, 128 added, rounded and clamped.
+ * The source is padded to the P x Q grid of conv_fft_grid (2,3,5-smooth, at least w + kw - 1 by
+ * h + kh - 1, so that the circular convolution never wraps onto an output pixel); the padding is
+ * the border (any mode, through conv_fetch: uint8 replicate clamps as it always did). Half the
+ * type's range is subtracted (128, 32768 or 0.5: a smaller DC, a smaller float error), the planes
+ * transformed, multiplied by the kernel's spectrum (made once, in double, scaled by 1 / (P Q) so
+ * that the inverse needs no normalisation), transformed back, the offset added back, and integer
+ * types rounded half up and saturated. Every type computes in float32.
  *   PLAIN (fft)       one R2C and one C2R plan of one channel; per channel: pad, R2C, multiply,
  *                     C2R, write that channel's bytes (5 launches a channel)
  *   FAST (fft_fast)   one batched plan for R, G and B: one pass reads RGBA into three padded
@@ -25,6 +27,7 @@
  * Checked against conv_ref by tests/gpu/test_filters.c within conv.cu's tolerance.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
+#include "conv_pixel.cuh"
 #include "cuda_check.h"
 
 #include <cufft.h>
@@ -37,6 +40,8 @@
 
 struct conv_fft_state {
     int mode, planes;
+    fv_pixel_type type;
+    conv_border border;
     int width, height, P, Q, H; /* H = P / 2 + 1: the half spectrum's row length */
     int ax, ay;                 /* the image's offset in the padded grid */
     cufftHandle fwd, inv;
@@ -69,34 +74,31 @@ static fv_status conv_malloc(void **p, size_t bytes, const char *what)
 }
 
 /* ---- kernels ------------------------------------------------------------------------------- */
-__device__ __forceinline__ uint32_t load_px(const fv_image &img, int x, int y)
-{
-    return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
-}
-
-/* E(u, v) = S(clamp(u - ax), clamp(v - ay)) of channel c, minus `offset`, into a Q x P plane */
-template <typename T>
-static __global__ void conv_pad_kernel(fv_image src, T *plane, int P, int Q, int ax, int ay, int c,
-                                       T offset)
+/* E(u, v) = S(u - ax, v - ay) of channel c, the border applied, minus `offset`, into a Q x P plane
+ * of R (float for the output, double for the spectra) */
+template <typename T, bool Rep, typename R>
+static __global__ void conv_pad_kernel(fv_image src, R *plane, int P, int Q, int ax, int ay, int c,
+                                       R offset, conv_edge<T> e)
 {
     const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
     if (u >= P || v >= Q) return;
-    const uint32_t px =
-        load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
-    plane[(size_t)v * P + u] = (T)((px >> (8 * c)) & 0xffu) - offset;
+    const typename conv_px<T>::word px = conv_fetch<T, Rep>(src, u - ax, v - ay, e);
+    plane[(size_t)v * P + u] = (R)conv_px<T>::channel(px, c) - offset;
 }
 
-/* FAST: R, G, B into three planes at once, 128 subtracted */
-static __global__ void conv_pad3_kernel(fv_image src, float *real, int P, int Q, int ax, int ay)
+/* FAST: R, G, B into three planes at once, half the range subtracted */
+template <typename T, bool Rep>
+static __global__ void conv_pad3_kernel(fv_image src, float *real, int P, int Q, int ax, int ay,
+                                        conv_edge<T> e)
 {
+    typedef conv_px<T> px_t;
     const int u = blockIdx.x * blockDim.x + threadIdx.x, v = blockIdx.y * blockDim.y + threadIdx.y;
     if (u >= P || v >= Q) return;
-    const uint32_t px =
-        load_px(src, conv_clamp(u - ax, src.width - 1), conv_clamp(v - ay, src.height - 1));
+    const typename px_t::word px = conv_fetch<T, Rep>(src, u - ax, v - ay, e);
     const size_t plane = (size_t)P * Q, i = (size_t)v * P + u;
-    real[i] = (float)(px & 0xffu) - 128.0f;
-    real[plane + i] = (float)((px >> 8) & 0xffu) - 128.0f;
-    real[2 * plane + i] = (float)((px >> 16) & 0xffu) - 128.0f;
+    real[i] = px_t::channel(px, 0) - px_t::offset;
+    real[plane + i] = px_t::channel(px, 1) - px_t::offset;
+    real[2 * plane + i] = px_t::channel(px, 2) - px_t::offset;
 }
 
 /* spec[p][i] *= kspec[i] for `planes` planes of n frequencies: the kernel read once for all */
@@ -112,32 +114,28 @@ static __global__ void conv_multiply_kernel(cufftComplex *spec, const cufftCompl
     }
 }
 
-__device__ __forceinline__ uint32_t conv_level(float v)
-{
-    return (uint32_t)min(max(__float2int_rd(v + 128.5f), 0), 255); /* + 128 back, rounded half up */
-}
-
 /* PLAIN: channel c of dst from the plane (c == 2 also copies alpha) */
+template <typename T>
 static __global__ void conv_crop_kernel(const float *real, int P, int ax, int ay, fv_image src,
                                         fv_image dst, int c)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
-    uint8_t *out = dst.data + (size_t)y * dst.pitch + 4 * (size_t)x;
-    out[c] = (uint8_t)conv_level(real[(size_t)(y + ay) * P + x + ax]);
-    if (c == 2) out[3] = src.data[(size_t)y * src.pitch + 4 * (size_t)x + 3];
+    T *out = reinterpret_cast<T *>(dst.data + (size_t)y * dst.pitch) + 4 * (size_t)x;
+    out[c] = conv_px<T>::from_centred(real[(size_t)(y + ay) * P + x + ax]);
+    if (c == 2) out[3] = reinterpret_cast<const T *>(src.data + (size_t)y * src.pitch)[4 * x + 3];
 }
 
-/* FAST: R, G, B from three planes, alpha from the source: one 32-bit store */
+/* FAST: R, G, B from three planes, alpha from the source: one store a pixel */
+template <typename T>
 static __global__ void conv_crop3_kernel(const float *real, int P, int Q, int ax, int ay,
                                          fv_image src, fv_image dst)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= dst.width || y >= dst.height) return;
     const size_t plane = (size_t)P * Q, i = (size_t)(y + ay) * P + x + ax;
-    const uint32_t px = conv_level(real[i]) | conv_level(real[plane + i]) << 8 |
-                        conv_level(real[2 * plane + i]) << 16 | (load_px(src, x, y) & 0xff000000u);
-    reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px;
+    conv_px<T>::store_levels(dst, x, y, real[i], real[plane + i], real[2 * plane + i],
+                             conv_px<T>::load(src, x, y));
 }
 
 static __global__ void conv_scale_kernel(const cufftDoubleComplex *z, cufftComplex *out,
@@ -149,7 +147,8 @@ static __global__ void conv_scale_kernel(const cufftDoubleComplex *z, cufftCompl
     if (mag) mag[i] = hypot(z[i].x, z[i].y);
 }
 
-/* VIEW: channel c (c < 0: R, G and B alike) of a spectrum stage; alpha 255 */
+/* VIEW: channel c (c < 0: R, G and B alike) of a spectrum stage; alpha the type's maximum */
+template <typename T>
 static __global__ void conv_spectrum_kernel(const cufftDoubleComplex *spec, const double *kmag,
                                             fv_image dst, int P, int Q, int c, int stage,
                                             double scale)
@@ -164,13 +163,10 @@ static __global__ void conv_spectrum_kernel(const cufftDoubleComplex *spec, cons
         m = hypot(spec[i].x, spec[i].y) * scale;
     else
         m = hypot(spec[i].x, spec[i].y) * kmag[i] * scale;
-    const uint8_t level = (uint8_t)conv_spectrum_level(m);
-    uint8_t *out = dst.data + (size_t)y * dst.pitch + 4 * (size_t)x;
-    if (c < 0)
-        out[0] = out[1] = out[2] = level;
-    else
-        out[c] = level;
-    out[3] = 255;
+    const uint32_t level = conv_spectrum_level(m);
+    for (int k = c < 0 ? 0 : c; k <= (c < 0 ? 2 : c); k++)
+        conv_px<T>::store_display(dst, x, y, k, level);
+    conv_px<T>::store_display(dst, x, y, 3, 255);
 }
 
 /* ---- state ---------------------------------------------------------------------------------- */
@@ -269,11 +265,13 @@ static fv_status kernel_spectrum(const conv_kernel *k, int P, int Q, int H,
 }
 
 fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int width, int height,
-                                int mode)
+                                int mode, fv_pixel_type type, conv_border border)
 {
     conv_fft_state *s = (conv_fft_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
     s->mode = mode;
+    s->type = type;
+    s->border = border;
     s->planes = mode == CONV_FFT_FAST ? 3 : 1;
     s->width = width;
     s->height = height;
@@ -338,11 +336,12 @@ fv_status conv_fft_state_create(conv_fft_state **out, const conv_kernel *k, int 
 }
 
 /* ---- runs ---------------------------------------------------------------------------------- */
-fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
-                       cudaStream_t stream)
+/* One run of type T; Rep: the replicate border by clamping. */
+template <typename T, bool Rep>
+static fv_status fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
+                         cudaStream_t stream)
 {
-    if (!s || src->width != s->width || src->height != s->height)
-        return fv_fail(FV_ERR_ARG, "conv: FFT state not made for %dx%d", src->width, src->height);
+    const conv_edge<T> e = conv_edge_of<T>(s->border);
     const dim3 block(PAD_BLOCK_X, PAD_BLOCK_Y);
     const dim3 pad_grid((s->P + PAD_BLOCK_X - 1) / PAD_BLOCK_X,
                         (s->Q + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
@@ -350,69 +349,96 @@ fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, in
                         (dst->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
     const size_t half = (size_t)s->Q * s->H;
     const unsigned mul_blocks = (unsigned)((half + MUL_THREADS - 1) / MUL_THREADS);
-    FV_TRY(cufft_check(cufftSetStream(s->fwd, stream), "cufftSetStream"));
-    if (s->have_inv) FV_TRY(cufft_check(cufftSetStream(s->inv, stream), "cufftSetStream"));
     if (s->mode == CONV_FFT_VIEW) {
-        const double scale = 1.0 / (255.0 * (double)s->P * s->Q);
+        const double scale = 1.0 / (fv_pixel_type_max(s->type) * (double)s->P * s->Q);
         if (stage == CONV_SPECTRUM_KERNEL) {
-            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(NULL, s->kmag, *dst, s->P, s->Q,
-                                                                 -1, stage, scale);
+            conv_spectrum_kernel<T>
+                <<<img_grid, block, 0, stream>>>(NULL, s->kmag, *dst, s->P, s->Q, -1, stage, scale);
             FV_CUDA_CHECK(cudaGetLastError());
             return FV_OK;
         }
         for (int c = 0; c < 3; c++) {
-            conv_pad_kernel<double>
-                <<<pad_grid, block, 0, stream>>>(*src, s->dreal, s->P, s->Q, s->ax, s->ay, c, 0.0);
+            conv_pad_kernel<T, Rep, double><<<pad_grid, block, 0, stream>>>(
+                *src, s->dreal, s->P, s->Q, s->ax, s->ay, c, 0.0, e);
             FV_CUDA_CHECK(cudaGetLastError());
             FV_TRY(cufft_check(cufftExecD2Z(s->fwd, s->dreal, s->dspec), "cufftExecD2Z"));
-            conv_spectrum_kernel<<<img_grid, block, 0, stream>>>(s->dspec, s->kmag, *dst, s->P,
-                                                                 s->Q, c, stage, scale);
+            conv_spectrum_kernel<T><<<img_grid, block, 0, stream>>>(s->dspec, s->kmag, *dst, s->P,
+                                                                    s->Q, c, stage, scale);
             FV_CUDA_CHECK(cudaGetLastError());
         }
         return FV_OK;
     }
     if (s->mode == CONV_FFT_FAST) {
-        conv_pad3_kernel<<<pad_grid, block, 0, stream>>>(*src, s->real, s->P, s->Q, s->ax, s->ay);
+        conv_pad3_kernel<T, Rep>
+            <<<pad_grid, block, 0, stream>>>(*src, s->real, s->P, s->Q, s->ax, s->ay, e);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecR2C(s->fwd, s->real, s->spec), "cufftExecR2C"));
         conv_multiply_kernel<<<mul_blocks, MUL_THREADS, 0, stream>>>(s->spec, s->kspec, half, 3);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecC2R(s->inv, s->spec, s->real), "cufftExecC2R"));
-        conv_crop3_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->Q, s->ax, s->ay, *src,
-                                                          *dst);
+        conv_crop3_kernel<T>
+            <<<img_grid, block, 0, stream>>>(s->real, s->P, s->Q, s->ax, s->ay, *src, *dst);
         FV_CUDA_CHECK(cudaGetLastError());
         return FV_OK;
     }
     for (int c = 0; c < 3; c++) {
-        conv_pad_kernel<float>
-            <<<pad_grid, block, 0, stream>>>(*src, s->real, s->P, s->Q, s->ax, s->ay, c, 128.0f);
+        conv_pad_kernel<T, Rep, float><<<pad_grid, block, 0, stream>>>(
+            *src, s->real, s->P, s->Q, s->ax, s->ay, c, conv_px<T>::offset, e);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecR2C(s->fwd, s->real, s->spec), "cufftExecR2C"));
         conv_multiply_kernel<<<mul_blocks, MUL_THREADS, 0, stream>>>(s->spec, s->kspec, half, 1);
         FV_CUDA_CHECK(cudaGetLastError());
         FV_TRY(cufft_check(cufftExecC2R(s->inv, s->spec, s->real), "cufftExecC2R"));
-        conv_crop_kernel<<<img_grid, block, 0, stream>>>(s->real, s->P, s->ax, s->ay, *src, *dst,
-                                                         c);
+        conv_crop_kernel<T>
+            <<<img_grid, block, 0, stream>>>(s->real, s->P, s->ax, s->ay, *src, *dst, c);
         FV_CUDA_CHECK(cudaGetLastError());
     }
     return FV_OK;
 }
 
-int conv_fft_kernels(int mode, fv_kernel_info *out, int max)
+fv_status conv_fft_run(conv_fft_state *s, const fv_image *src, fv_image *dst, int stage,
+                       cudaStream_t stream)
+{
+    if (!s || src->width != s->width || src->height != s->height)
+        return fv_fail(FV_ERR_ARG, "conv: FFT state not made for %dx%d", src->width, src->height);
+    FV_TRY(cufft_check(cufftSetStream(s->fwd, stream), "cufftSetStream"));
+    if (s->have_inv) FV_TRY(cufft_check(cufftSetStream(s->inv, stream), "cufftSetStream"));
+    /* the instantiation table: uint8 replicate keeps its clamping code, the rest border.h's */
+    switch (s->type) {
+    case FV_PIXEL_U16: return fft_run<uint16_t, false>(s, src, dst, stage, stream);
+    case FV_PIXEL_F32: return fft_run<float, false>(s, src, dst, stage, stream);
+    case FV_PIXEL_U8:
+    default:
+        return s->border.mode == FV_BORDER_REPLICATE
+                   ? fft_run<uint8_t, true>(s, src, dst, stage, stream)
+                   : fft_run<uint8_t, false>(s, src, dst, stage, stream);
+    }
+}
+
+/* The pad, multiply and crop a run of (mode, type, border) launches. */
+template <typename T, bool Rep> static int fft_kernels(int mode, fv_kernel_info *out, int max)
 {
     const int block = PAD_BLOCK_X * PAD_BLOCK_Y;
+    const fv_kernel_info all[2][3] = {
+        {{"conv_pad_kernel", (const void *)conv_pad_kernel<T, Rep, float>, block, 0},
+         {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0},
+         {"conv_crop_kernel", (const void *)conv_crop_kernel<T>, block, 0}},
+        {{"conv_pad3_kernel", (const void *)conv_pad3_kernel<T, Rep>, block, 0},
+         {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0},
+         {"conv_crop3_kernel", (const void *)conv_crop3_kernel<T>, block, 0}}};
     int n = 0;
-    if (mode == CONV_FFT_FAST) {
-        if (n < max) out[n++] = {"conv_pad3_kernel", (const void *)conv_pad3_kernel, block, 0};
-        if (n < max)
-            out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
-        if (n < max) out[n++] = {"conv_crop3_kernel", (const void *)conv_crop3_kernel, block, 0};
-    } else {
-        if (n < max)
-            out[n++] = {"conv_pad_kernel<float>", (const void *)conv_pad_kernel<float>, block, 0};
-        if (n < max)
-            out[n++] = {"conv_multiply_kernel", (const void *)conv_multiply_kernel, MUL_THREADS, 0};
-        if (n < max) out[n++] = {"conv_crop_kernel", (const void *)conv_crop_kernel, block, 0};
-    }
+    for (; n < 3 && n < max; n++) out[n] = all[mode == CONV_FFT_FAST][n];
     return n;
+}
+
+int conv_fft_kernels(int mode, fv_pixel_type type, fv_border border, fv_kernel_info *out, int max)
+{
+    switch (type) {
+    case FV_PIXEL_U16: return fft_kernels<uint16_t, false>(mode, out, max);
+    case FV_PIXEL_F32: return fft_kernels<float, false>(mode, out, max);
+    case FV_PIXEL_U8:
+    default:
+        return border == FV_BORDER_REPLICATE ? fft_kernels<uint8_t, true>(mode, out, max)
+                                             : fft_kernels<uint8_t, false>(mode, out, max);
+    }
 }

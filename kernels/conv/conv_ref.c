@@ -1,13 +1,16 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/conv/conv_ref.c: CPU reference of the large-kernel convolution (kernels/conv/conv.h): the output
- * by exact direct integer sums over the quantised kernel (borders replicated, alpha kept), the
- * kernel stage, and the spectrum stages by a double-precision FFT of our own (recursive mixed
- * radix; the padded sizes are 2,3,5,7-smooth) on the same padded grid as the FFT variants.
- * Checked on hand-worked sums, shapes and borders by tests/cpu/test_conv_ref.c; every direct GPU
- * variant equals it byte for byte, the FFT variants within their stated tolerance
- * (tests/gpu/test_filters.c).
+ * by direct sums over the quantised kernel in double (exact for uint8 and uint16; float32 rounded
+ * once), any type and any border through fv_border_index, alpha kept; the kernel stage, and the
+ * spectrum stages by a double-precision FFT of our own (recursive mixed radix; the padded sizes
+ * are 2,3,5,7-smooth) on the same padded grid as the FFT variants. One code path for the three
+ * types (channel_at, store). Checked on hand-worked sums, shapes, types and borders by
+ * tests/cpu/test_conv_ref.c and against scipy.ndimage.correlate by tests/cpu/conv_scipy.py; every
+ * direct GPU variant equals it exactly for the integer types, the FFT variants within their
+ * stated tolerance (tests/gpu/test_filters.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
+#include "border.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,32 +20,78 @@ typedef struct cplx {
     double re, im;
 } cplx;
 
+/* ---- one code path for the three types: a channel read as a double, a result stored ---- */
+static double channel_at(const fv_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->data + (size_t)y * img->pitch;
+    const size_t i = 4 * (size_t)x + (size_t)c;
+    switch (img->type) {
+    case FV_PIXEL_U16: return ((const uint16_t *)row)[i];
+    case FV_PIXEL_F32: return ((const float *)row)[i];
+    case FV_PIXEL_U8:
+    default: return row[i];
+    }
+}
+
+/* Channel c of the image extended past its edges by `b` (fv_border_index; constant: b's value). */
+static double sample(const fv_image *img, int x, int y, int c, const conv_border *b)
+{
+    const int xx = fv_border_index(x, img->width, b->mode);
+    const int yy = fv_border_index(y, img->height, b->mode);
+    return xx < 0 || yy < 0 ? b->cval : channel_at(img, xx, yy, c);
+}
+
+/* v stored as the image's type: integers as they are (the caller rounded), float as float. */
+static void store(const fv_image *img, int x, int y, int c, double v)
+{
+    uint8_t *row = img->data + (size_t)y * img->pitch;
+    const size_t i = 4 * (size_t)x + (size_t)c;
+    switch (img->type) {
+    case FV_PIXEL_U16: ((uint16_t *)row)[i] = (uint16_t)v; break;
+    case FV_PIXEL_F32: ((float *)row)[i] = (float)v; break;
+    case FV_PIXEL_U8:
+    default: row[i] = (uint8_t)v; break;
+    }
+}
+
+/* A display level 0..255 (the kernel and spectrum stages) in the image's range. */
+static void store_level(const fv_image *img, int x, int y, int c, unsigned level)
+{
+    store(img, x, y, c, conv_level_in(img->type, level));
+}
+
 /* ---- output: exact sums ---- */
-static void direct_sums(const fv_image *src, fv_image *dst, const conv_kernel *k)
+/* Weights times values in double: for the integer types every product and partial sum is an
+ * integer below 2^33, exact in double, so (sum + 2^15) >> 16 is the exact rounding the kernels
+ * make; float32 is the double sum scaled by 2^-16, rounded once to float. A zero weight reads
+ * nothing (a NaN under it is not seen), as in every direct kernel. */
+static void direct_sums(const fv_image *src, fv_image *dst, const conv_kernel *k,
+                        const conv_border *b)
 {
     const int w = src->width, h = src->height;
-    for (int y = 0; y < h; y++) {
-        uint8_t *out = dst->data + (size_t)y * dst->pitch;
-        const uint8_t *centre = src->data + (size_t)y * src->pitch;
+    const double top = fv_pixel_type_max(src->type);
+    for (int y = 0; y < h; y++)
         for (int x = 0; x < w; x++) {
-            int32_t sum[3] = {0, 0, 0};
+            double sum[3] = {0, 0, 0};
             /* K(i, j) meets S(x - (j - cx), y - (i - cy)) */
             for (int i = 0; i < k->height; i++) {
-                const uint8_t *row =
-                    src->data + (size_t)conv_clamp(y - i + k->cy, h - 1) * src->pitch;
                 const int32_t *wr = k->w + i * k->width;
                 for (int j = 0; j < k->width; j++) {
                     if (!wr[j]) continue;
-                    const uint8_t *px = row + 4 * (size_t)conv_clamp(x - j + k->cx, w - 1);
-                    sum[0] += wr[j] * px[0];
-                    sum[1] += wr[j] * px[1];
-                    sum[2] += wr[j] * px[2];
+                    for (int c = 0; c < 3; c++)
+                        sum[c] += wr[j] * sample(src, x - j + k->cx, y - i + k->cy, c, b);
                 }
             }
-            for (int c = 0; c < 3; c++) out[4 * (size_t)x + c] = (uint8_t)conv_round(sum[c]);
-            out[4 * (size_t)x + 3] = centre[4 * (size_t)x + 3];
+            for (int c = 0; c < 3; c++) {
+                double v = sum[c] / FV_CONV_WEIGHT_SUM;
+                if (src->type != FV_PIXEL_F32) {
+                    v = floor((sum[c] + FV_CONV_WEIGHT_SUM / 2) / FV_CONV_WEIGHT_SUM);
+                    v = v < 0 ? 0 : (v > top ? top : v);
+                }
+                store(dst, x, y, c, v);
+            }
+            store(dst, x, y, 3, channel_at(src, x, y, 3));
         }
-    }
 }
 
 static void kernel_stage(fv_image *dst, const conv_kernel *k)
@@ -53,10 +102,9 @@ static void kernel_stage(fv_image *dst, const conv_kernel *k)
     for (int y = 0; y < dst->height; y++)
         for (int x = 0; x < dst->width; x++) {
             const int tap = conv_kernel_tap_at(x, y, dst->width, dst->height, k->width, k->height);
-            const uint8_t g = tap < 0 ? 0 : (uint8_t)conv_kernel_level(k->w[tap], wmax);
-            uint8_t *px = dst->data + (size_t)y * dst->pitch + 4 * (size_t)x;
-            px[0] = px[1] = px[2] = g;
-            px[3] = 255;
+            const unsigned g = tap < 0 ? 0 : conv_kernel_level(k->w[tap], wmax);
+            for (int c = 0; c < 3; c++) store_level(dst, x, y, c, g);
+            store_level(dst, x, y, 3, 255);
         }
 }
 
@@ -164,7 +212,8 @@ static int kernel_magnitudes(const conv_kernel *k, int P, int Q, double *mag)
     return ok;
 }
 
-static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_kernel *k, int stage)
+static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_kernel *k, int stage,
+                                const conv_border *b)
 {
     const int w = src->width, h = src->height;
     int P = 0, Q = 0;
@@ -180,15 +229,12 @@ static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_k
             : fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
     if (st == FV_OK && stage != CONV_SPECTRUM_IMAGE && !kernel_magnitudes(k, P, Q, kmag))
         st = fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
-    const double scale = 1.0 / (255.0 * (double)P * (double)Q);
+    const double scale = 1.0 / (fv_pixel_type_max(src->type) * (double)P * (double)Q);
     for (int c = 0; c < 3 && st == FV_OK; c++) {
         if (stage != CONV_SPECTRUM_KERNEL) {
-            for (int v = 0; v < Q; v++) {
-                const uint8_t *row = src->data + (size_t)conv_clamp(v - ay, h - 1) * src->pitch;
+            for (int v = 0; v < Q; v++)
                 for (int u = 0; u < P; u++)
-                    a[(size_t)v * P + u] =
-                        (cplx){row[4 * (size_t)conv_clamp(u - ax, w - 1) + c], 0.0};
-            }
+                    a[(size_t)v * P + u] = (cplx){sample(src, u - ax, v - ay, c, b), 0.0};
             if (!fft2d(a, P, Q)) {
                 st = fv_fail(FV_ERR_MEMORY, "conv: out of host memory for a %dx%d spectrum", P, Q);
                 break;
@@ -204,9 +250,8 @@ static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_k
                 const double m = stage == CONV_SPECTRUM_KERNEL  ? kmag[i]
                                  : stage == CONV_SPECTRUM_IMAGE ? imag[i] * scale
                                                                 : imag[i] * kmag[i] * scale;
-                uint8_t *px = dst->data + (size_t)y * dst->pitch + 4 * (size_t)x;
-                px[c] = (uint8_t)conv_spectrum_level(m);
-                px[3] = 255;
+                store_level(dst, x, y, c, conv_spectrum_level(m));
+                store_level(dst, x, y, 3, 255);
             }
     }
     free(kmag);
@@ -221,13 +266,14 @@ fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p)
     if (!k) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
     fv_status st = conv_kernel_make(p, "conv", k);
     const int stage = conv_stage(p);
+    const conv_border b = conv_border_of(p);
     if (st == FV_OK) {
         if (stage == CONV_OUTPUT)
-            direct_sums(src, dst, k);
+            direct_sums(src, dst, k, &b);
         else if (stage == CONV_KERNEL)
             kernel_stage(dst, k);
         else
-            st = spectrum_stage(src, dst, k, stage);
+            st = spectrum_stage(src, dst, k, stage, &b);
     }
     free(k);
     return st;

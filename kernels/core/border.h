@@ -8,7 +8,7 @@
  * The modes are periodic however far outside i lies, as scipy.ndimage's are (a 25x25 median on a
  * 3-pixel-wide image reads each pixel several times): reflect has period 2n, mirror 2n - 2 (a
  * single pixel mirrors onto itself), wrap n. Checked against scipy.ndimage's own extension by
- * tests/cpu/test_border.c (hand tables) and the references against scipy in tests/cpu/*.py.
+ * tests/cpu/test_border.c (hand tables, numpy.pad's) and the references against scipy.ndimage.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_BORDER_H
 #define FV_BORDER_H

@@ -177,6 +177,7 @@ void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out)
     out->max_abs = max_value > INT_MAX ? INT_MAX : (int)ceil(max_value);
     out->mean_abs = n > 0 ? sum / n : 0.0;
     out->n_differing = differing;
+    out->type = a->type;
 }
 
 fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_image *dst,
@@ -204,9 +205,10 @@ int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long 
     double share = n_pixels > 0 ? (double)d->n_differing / (double)n_pixels : 0.0;
     /* a share above 0 allows one pixel at least: on a 1x7 image one pixel is 14 % */
     const int share_holds = share <= t->max_share || (t->max_share > 0 && d->n_differing <= 1);
-    /* a float tolerance bounds the values; the integer one their rounded-up difference */
-    const int size_holds =
-        t->float_abs > 0 ? d->max_abs_value <= t->float_abs : d->max_abs <= t->max_abs;
+    /* float32 images are held to float_abs (where a filter states one), integer ones to max_abs */
+    const int size_holds = d->type == FV_PIXEL_F32 && t->float_abs > 0
+                               ? d->max_abs_value <= t->float_abs
+                               : d->max_abs <= t->max_abs;
     return size_holds && share_holds;
 }
 

@@ -18,6 +18,7 @@ struct diff_totals {
     double sum_abs;
     unsigned long long n_differing;
     unsigned int channels; /* of the images, for the mean */
+    unsigned int type;     /* fv_pixel_type of the images */
 };
 
 size_t fv_diff_work_bytes(void)
@@ -70,7 +71,12 @@ __global__ void diff_kernel(fv_image a, fv_image b, int channels, diff_totals *t
         __syncthreads();
     }
     if (threadIdx.x == 0) {
-        if (blockIdx.x == 0) totals->channels = (unsigned)channels;
+        if (blockIdx.x == 0) {
+            totals->channels = (unsigned)channels;
+            totals->type = sizeof(T) == 1   ? FV_PIXEL_U8
+                           : sizeof(T) == 2 ? FV_PIXEL_U16
+                                            : FV_PIXEL_F32;
+        }
         atomicMax(&totals->max_bits, __float_as_uint(block_max[0]));
         atomicAdd(&totals->sum_abs, block_sum[0]);
         atomicAdd(&totals->n_differing, block_count[0]);
@@ -120,6 +126,7 @@ extern "C" void fv_diff_totals_read(const void *host_totals, int width, int heig
     out->max_abs_value = max_value;
     out->max_abs = max_value > (float)INT_MAX ? INT_MAX : (int)ceilf(max_value);
     out->mean_abs = n > 0 && t->channels ? t->sum_abs / (t->channels * n) : 0.0;
+    out->type = (fv_pixel_type)t->type;
     out->n_differing = (long long)t->n_differing;
 }
 

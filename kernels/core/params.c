@@ -26,6 +26,13 @@ fv_params fv_params_default(const fv_filter *f)
     return p;
 }
 
+long long fv_filter_reach(const fv_filter *f, const fv_params *p)
+{
+    const fv_params resolved = fv_params_resolved(f, p);
+    const int one = f->reach ? f->reach(&resolved) : 0;
+    return one < 0 ? -1 : (long long)one * (p->iterations > 0 ? p->iterations : 1);
+}
+
 fv_border fv_params_border(const fv_filter *f, const fv_params *p)
 {
     const int i = fv_param_index(f, "border");
@@ -257,15 +264,17 @@ static void params_join(const fv_filter *f, const fv_params *p, const char *betw
     fv_params r = fv_params_resolved(f, p);
     size_t n = 0;
     buf[0] = 0;
-    if (f->n_params == 0) snprintf(buf, size, "%s", none);
-    for (int i = 0, shown = 0; i < f->n_params && n < size; i++) {
+    int shown = 0;
+    for (int i = 0; i < f->n_params && n < size; i++) {
         if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file's name is the program's */
-        if (!fv_param_in_play(f, p, i)) continue;           /* "length" of a Gaussian kernel */
+        if (!fv_param_in_play(f, p, i)) continue;          /* "length" of a Gaussian kernel */
+        if (f->params[i].quiet_default && r.value[i] == f->params[i].def) continue;
         char v[32];
         fv_param_format(f, i, r.value[i], v, sizeof v);
         n += (size_t)snprintf(buf + n, size - n, "%s%s%s%s", shown++ ? separator : "",
                               f->params[i].name, between, v);
     }
+    if (!shown) snprintf(buf, size, "%s", none);
 }
 
 void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size)
@@ -289,6 +298,6 @@ void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size)
 
 double fv_traffic_read_write(const fv_params *p, int width, int height)
 {
-    (void)p;
-    return 8.0 * (double)width * (double)height;
+    /* 4 channels read and 4 written, of the configuration's type */
+    return 8.0 * (double)fv_pixel_type_bytes(p->type) * (double)width * (double)height;
 }

@@ -1,5 +1,5 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/gaussian/gaussian.cu: Gaussian blur, RGBA8, clamp-to-edge borders, alpha passed through.
+ * kernels/gaussian/gaussian.cu: Gaussian blur of RGBA images, alpha passed through.
  *
  * Variants, slowest to fastest:
  *   naive      one thread per pixel, every tap read from global memory
@@ -7,27 +7,57 @@
  *   smem_mwpt  shared tile, each thread computes 2x2 pixels
  *   fast       separable in one kernel, 16-byte accesses, packed integer math, register windows;
  *              from radius GAUSSIAN_WIDE_MIN_RADIUS on (sm_80+, taps < 256), both passes as
- *              banded matrix products on int8 tensor cores (kernels/gaussian/gaussian_wide.cu)
+ *              banded matrix products on int8 tensor cores (kernels/gaussian/gaussian_wide.cu);
+ *              other types and borders: one separable kernel templated on the pixel type
+ * Pixel types and borders: the teaching variants run uint8 and uint16 with every border (their
+ * kernels are templated on the type, and on whether the border is replicate: uint8 replicate
+ * compiles to the kernels they always were); `fast` runs uint8, uint16 and float32 with every
+ * border, uint8 replicate on its packed and tensor-core kernels as before.
  * All use the integer weights of gaussian_taps.c (1-D sum 256, 2-D = products) and produce the
- * same bytes as gaussian_ref (kernels/gaussian/gaussian_ref.c): max_abs_err 0, checked by
- * tests/gpu/test_filters.c for many sizes, sigmas and iteration counts.
+ * same values as gaussian_ref (kernels/gaussian/gaussian_ref.c): max_abs_err 0 for the integer
+ * types, float32 within the filter's float_abs (its bound: docs/design/gaussian.md), checked by
+ * tests/gpu/test_filters.c for many sizes, sigmas, types, borders and iteration counts.
  * ------------------------------------------------------------------------------------------------ */
+#include "border.h"
 #include "cuda_check.h"
 #include "gaussian_npp.h"
 #include "gaussian_taps.h"
 #include "gaussian_wide.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+extern "C" const fv_filter fv_filter_gaussian; /* defined at the end */
 
 #define MAX_TAPS (2 * FV_GAUSSIAN_MAX_RADIUS + 1)
 
-/* Weights as kernel parameters (constant bank): floats for the 2-D variants, with one zero on
- * each side (wf_pad[0] and wf_pad[taps + 1]) so smem_mwpt needs no bounds tests; unsigned for
- * the integer `fast` variant. */
+/* Weights as kernel parameters (constant bank): floats for the 2-D variants on uint8, unsigned for
+ * them on uint16 (65535 * 65536 needs 32 bits, more than a float holds exactly), each with one zero
+ * on each side (wf_pad[0] and wf_pad[taps + 1]) so smem_mwpt needs no bounds tests; unsigned for
+ * the integer `fast` kernels. */
 struct gaussian_weights {
     int radius;
     float wf_pad[MAX_TAPS + 2];
     uint32_t wi[MAX_TAPS];
+    uint32_t wi_pad[MAX_TAPS + 2];
+};
+
+/* What a border reads outside the image: the mode and, for the constant, its value in each
+ * arithmetic the kernels use (cval is an integer of the type's range for integer images). */
+struct gaussian_edge {
+    fv_border mode;
+    uint32_t cval_int;
+    float cval_float;
+};
+
+/* The state of every GPU variant (host memory, made once at prepare): the weights, the border and
+ * the pixel type, so that a run only launches. */
+struct gaussian_config {
+    fv_gaussian_taps taps;
+    gaussian_weights gw;
+    gaussian_edge edge;
+    fv_pixel_type type;
 };
 
 static void gaussian_weights_of(const fv_gaussian_taps *t, gaussian_weights *gw)
@@ -37,15 +67,35 @@ static void gaussian_weights_of(const fv_gaussian_taps *t, gaussian_weights *gw)
     for (int k = 0; k < 2 * t->radius + 1; k++) {
         gw->wf_pad[k + 1] = (float)t->w[k];
         gw->wi[k] = (uint32_t)t->w[k];
+        gw->wi_pad[k + 1] = (uint32_t)t->w[k];
     }
 }
 
-static fv_status gaussian_weights_make(const fv_params *p, gaussian_weights *gw)
+static fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                       int width, int height)
 {
-    fv_gaussian_taps t;
-    FV_TRY(fv_gaussian_taps_make(p, &t));
-    gaussian_weights_of(&t, gw);
+    (void)v, (void)width, (void)height;
+    gaussian_config *cfg = (gaussian_config *)calloc(1, sizeof *cfg);
+    if (!cfg) return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for its configuration");
+    const fv_status st = fv_gaussian_taps_make(p, &cfg->taps);
+    if (st != FV_OK) {
+        free(cfg);
+        return st;
+    }
+    gaussian_weights_of(&cfg->taps, &cfg->gw);
+    const double cval = fv_params_cval(&fv_filter_gaussian, p);
+    cfg->edge.mode = fv_params_border(&fv_filter_gaussian, p);
+    cfg->edge.cval_float = (float)cval;
+    cfg->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
+    cfg->type = p->type;
+    *state = cfg;
     return FV_OK;
+}
+
+static void gaussian_state_destroy(const fv_variant *v, void *state)
+{
+    (void)v;
+    free(state);
 }
 
 __device__ __forceinline__ int clamp_index(int v, int hi)
@@ -65,121 +115,196 @@ __device__ __forceinline__ uchar4 round_rgb_keep_alpha(float r, float g, float b
                        (uint8_t)(__float2uint_rz(b) >> 16), alpha);
 }
 
+/* ---- the teaching kernels' pixel types: uint8 in float (exact below 2^24, as always), uint16
+ * in 32-bit integers; rows are only 4-byte aligned, so a uint16 pixel moves as two words ---- */
+template <typename T> struct teach_pixel;
+template <> struct teach_pixel<uint8_t> {
+    typedef uchar4 vec;
+    typedef float acc;
+    static __device__ __forceinline__ vec load(const uint8_t *row, int x)
+    {
+        return reinterpret_cast<const uchar4 *>(row)[x];
+    }
+    static __device__ __forceinline__ vec splat(const gaussian_edge &e)
+    {
+        const uint8_t c = (uint8_t)e.cval_int;
+        return make_uchar4(c, c, c, c);
+    }
+    static __device__ __forceinline__ acc weight(const gaussian_weights &gw, int k)
+    {
+        return gw.wf_pad[k];
+    }
+    static __device__ __forceinline__ acc mad(acc w, uint8_t v, acc sum) { return fmaf(w, v, sum); }
+    static __device__ __forceinline__ void store(uint8_t *row, int x, acc r, acc g, acc b,
+                                                 uint8_t alpha)
+    {
+        reinterpret_cast<uchar4 *>(row)[x] = round_rgb_keep_alpha(r, g, b, alpha);
+    }
+};
+template <> struct teach_pixel<uint16_t> {
+    typedef ushort4 vec;
+    typedef uint32_t acc;
+    static __device__ __forceinline__ vec load(const uint8_t *row, int x)
+    {
+        const uint32_t *q = reinterpret_cast<const uint32_t *>(row) + 2 * x;
+        const uint32_t lo = q[0], hi = q[1];
+        return make_ushort4(lo & 0xffff, lo >> 16, hi & 0xffff, hi >> 16);
+    }
+    static __device__ __forceinline__ vec splat(const gaussian_edge &e)
+    {
+        const uint16_t c = (uint16_t)e.cval_int;
+        return make_ushort4(c, c, c, c);
+    }
+    static __device__ __forceinline__ acc weight(const gaussian_weights &gw, int k)
+    {
+        return gw.wi_pad[k];
+    }
+    static __device__ __forceinline__ acc mad(acc w, uint16_t v, acc sum)
+    {
+        return sum + w * v; /* <= 65535 * 65536 + 32768 < 2^32 */
+    }
+    static __device__ __forceinline__ void store(uint8_t *row, int x, acc r, acc g, acc b,
+                                                 uint16_t alpha)
+    {
+        uint32_t *q = reinterpret_cast<uint32_t *>(row) + 2 * x;
+        q[0] = (r >> 16) | (g >> 16) << 16;
+        q[1] = (b >> 16) | (uint32_t)alpha << 16;
+    }
+};
+
+/* The row or column a tap reads: clamped (replicate, the code these kernels always had) or
+ * through the one border mapping (-1: the constant). */
+template <bool ANY_BORDER>
+__device__ __forceinline__ int edge_index(int i, int n, const gaussian_edge &e)
+{
+    return ANY_BORDER ? fv_border_index(i, n, e.mode) : clamp_index(i, n - 1);
+}
+
+/* Pixel (x, y) of a row already mapped to yy (x not yet mapped): cval where either is outside. */
+template <typename T, bool ANY_BORDER>
+__device__ __forceinline__ typename teach_pixel<T>::vec fetch(const fv_image &img, int x, int yy,
+                                                              const gaussian_edge &e)
+{
+    const int xx = edge_index<ANY_BORDER>(x, img.width, e);
+    if (ANY_BORDER && (xx < 0 || yy < 0)) return teach_pixel<T>::splat(e);
+    return teach_pixel<T>::load(img.data + (size_t)yy * img.pitch, xx);
+}
+
 /* ---- naive: one thread per pixel, (2r+1)^2 global loads ---------------------------------- */
 #define NAIVE_BLOCK_X 32
 #define NAIVE_BLOCK_Y 8
 
-__global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weights gw)
+template <typename T, bool ANY_BORDER>
+__global__ void gaussian_naive_kernel(fv_image src, fv_image dst, gaussian_weights gw,
+                                      gaussian_edge edge)
 {
+    typedef teach_pixel<T> P;
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
     const int r = gw.radius;
-    float sr = 32768.f, sg = 32768.f, sb = 32768.f;
+    typename P::acc sr = 32768, sg = 32768, sb = 32768;
     for (int i = -r; i <= r; i++) {
-        const uchar4 *row = image_row(src, clamp_index(y + i, src.height - 1));
-        const float wi = gw.wf_pad[r + i + 1];
+        const int yy = edge_index<ANY_BORDER>(y + i, src.height, edge);
+        const typename P::acc wi = P::weight(gw, r + i + 1);
         for (int j = -r; j <= r; j++) {
-            const uchar4 px = row[clamp_index(x + j, src.width - 1)];
-            const float wij = wi * gw.wf_pad[r + j + 1]; /* exact: <= 65536 */
-            sr = fmaf(wij, px.x, sr);
-            sg = fmaf(wij, px.y, sg);
-            sb = fmaf(wij, px.z, sb);
+            const typename P::vec px = fetch<T, ANY_BORDER>(src, x + j, yy, edge);
+            const typename P::acc wij = wi * P::weight(gw, r + j + 1); /* exact: <= 65536 */
+            sr = P::mad(wij, px.x, sr);
+            sg = P::mad(wij, px.y, sg);
+            sb = P::mad(wij, px.z, sb);
         }
     }
-    const uint8_t alpha = image_row(src, y)[x].w;
-    reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] =
-        round_rgb_keep_alpha(sr, sg, sb, alpha);
-}
-
-static fv_status gaussian_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                    const fv_params *p, void *state, cudaStream_t stream)
-{
-    (void)state;
-    gaussian_weights gw;
-    FV_TRY(gaussian_weights_make(p, &gw));
-    dim3 block(NAIVE_BLOCK_X, NAIVE_BLOCK_Y);
-    dim3 grid((src->width + block.x - 1) / block.x, (src->height + block.y - 1) / block.y);
-    gaussian_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst, gw);
-    FV_CUDA_CHECK(cudaGetLastError());
-    return FV_OK;
+    const T alpha = P::load(src.data + (size_t)y * src.pitch, x).w;
+    P::store(dst.data + (size_t)y * dst.pitch, x, sr, sg, sb, alpha);
 }
 
 /* ---- shared-memory tile (+ apron), optionally 2x2 pixels per thread --------------------- */
 #define SMEM_BLOCK 16 /* 16x16 threads */
 
-/* Cooperative load of the (tile_w x tile_h) region starting at (x0, y0), clamped to the image. */
-__device__ __forceinline__ void load_tile(const fv_image &src, uchar4 *tile, int x0, int y0,
-                                          int tile_w, int tile_h)
+/* Cooperative load of the (tile_w x tile_h) region starting at (x0, y0), through the border. */
+template <typename T, bool ANY_BORDER>
+__device__ __forceinline__ void load_tile(const fv_image &src, typename teach_pixel<T>::vec *tile,
+                                          int x0, int y0, int tile_w, int tile_h,
+                                          const gaussian_edge &edge)
 {
     const int tid = threadIdx.y * blockDim.x + threadIdx.x;
     const int n_threads = blockDim.x * blockDim.y;
     for (int idx = tid; idx < tile_w * tile_h; idx += n_threads) {
         const int ty = idx / tile_w, tx = idx - ty * tile_w;
-        tile[idx] = image_row(
-            src, clamp_index(y0 + ty, src.height - 1))[clamp_index(x0 + tx, src.width - 1)];
+        tile[idx] = fetch<T, ANY_BORDER>(src, x0 + tx,
+                                         edge_index<ANY_BORDER>(y0 + ty, src.height, edge), edge);
     }
     __syncthreads();
 }
 
-__global__ void gaussian_smem_kernel(fv_image src, fv_image dst, gaussian_weights gw)
+template <typename T, bool ANY_BORDER>
+__global__ void gaussian_smem_kernel(fv_image src, fv_image dst, gaussian_weights gw,
+                                     gaussian_edge edge)
 {
-    extern __shared__ uchar4 tile[];
+    typedef teach_pixel<T> P;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    typename P::vec *tile = reinterpret_cast<typename P::vec *>(smem_bytes);
     const int r = gw.radius;
     const int tile_w = SMEM_BLOCK + 2 * r; /* +2r: apron of r pixels on each side */
-    load_tile(src, tile, blockIdx.x * SMEM_BLOCK - r, blockIdx.y * SMEM_BLOCK - r, tile_w, tile_w);
+    load_tile<T, ANY_BORDER>(src, tile, blockIdx.x * SMEM_BLOCK - r, blockIdx.y * SMEM_BLOCK - r,
+                             tile_w, tile_w, edge);
 
     const int x = blockIdx.x * SMEM_BLOCK + threadIdx.x;
     const int y = blockIdx.y * SMEM_BLOCK + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    float sr = 32768.f, sg = 32768.f, sb = 32768.f;
+    typename P::acc sr = 32768, sg = 32768, sb = 32768;
     for (int i = 0; i <= 2 * r; i++) {
-        const uchar4 *row = tile + (threadIdx.y + i) * tile_w + threadIdx.x;
-        const float wi = gw.wf_pad[i + 1];
+        const typename P::vec *row = tile + (threadIdx.y + i) * tile_w + threadIdx.x;
+        const typename P::acc wi = P::weight(gw, i + 1);
         for (int j = 0; j <= 2 * r; j++) {
-            const uchar4 px = row[j];
-            const float wij = wi * gw.wf_pad[j + 1];
-            sr = fmaf(wij, px.x, sr);
-            sg = fmaf(wij, px.y, sg);
-            sb = fmaf(wij, px.z, sb);
+            const typename P::vec px = row[j];
+            const typename P::acc wij = wi * P::weight(gw, j + 1);
+            sr = P::mad(wij, px.x, sr);
+            sg = P::mad(wij, px.y, sg);
+            sb = P::mad(wij, px.z, sb);
         }
     }
-    const uint8_t alpha = tile[(threadIdx.y + r) * tile_w + threadIdx.x + r].w;
-    reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] =
-        round_rgb_keep_alpha(sr, sg, sb, alpha);
+    const T alpha = tile[(threadIdx.y + r) * tile_w + threadIdx.x + r].w;
+    P::store(dst.data + (size_t)y * dst.pitch, x, sr, sg, sb, alpha);
 }
 
-__global__ void gaussian_smem_mwpt_kernel(fv_image src, fv_image dst, gaussian_weights gw)
+template <typename T, bool ANY_BORDER>
+__global__ void gaussian_smem_mwpt_kernel(fv_image src, fv_image dst, gaussian_weights gw,
+                                          gaussian_edge edge)
 {
-    extern __shared__ uchar4 tile[];
+    typedef teach_pixel<T> P;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    typename P::vec *tile = reinterpret_cast<typename P::vec *>(smem_bytes);
     const int r = gw.radius;
     const int tile_w = 2 * SMEM_BLOCK + 2 * r; /* 2x2 pixels per thread, +2r apron */
-    load_tile(src, tile, blockIdx.x * 2 * SMEM_BLOCK - r, blockIdx.y * 2 * SMEM_BLOCK - r, tile_w,
-              tile_w);
+    load_tile<T, ANY_BORDER>(src, tile, blockIdx.x * 2 * SMEM_BLOCK - r,
+                             blockIdx.y * 2 * SMEM_BLOCK - r, tile_w, tile_w, edge);
 
     /* Each shared pixel read feeds all four outputs it is a tap of: output (dy, dx) uses it with
-     * the weight of tap (i - dy, j - dx); the zero padding of wf_pad makes out-of-range taps 0. */
-    float acc[2][2][3];
+     * the weight of tap (i - dy, j - dx); the zero padding of the weights makes out-of-range
+     * taps 0. */
+    typename P::acc acc[2][2][3];
 #pragma unroll
     for (int dy = 0; dy < 2; dy++)
 #pragma unroll
         for (int dx = 0; dx < 2; dx++)
 #pragma unroll
-            for (int c = 0; c < 3; c++) acc[dy][dx][c] = 32768.f;
-    const uchar4 *corner = tile + 2 * threadIdx.y * tile_w + 2 * threadIdx.x;
+            for (int c = 0; c < 3; c++) acc[dy][dx][c] = 32768;
+    const typename P::vec *corner = tile + 2 * threadIdx.y * tile_w + 2 * threadIdx.x;
     for (int i = 0; i <= 2 * r + 1; i++) {
-        const float wy0 = gw.wf_pad[i + 1], wy1 = gw.wf_pad[i];
+        const typename P::acc wy0 = P::weight(gw, i + 1), wy1 = P::weight(gw, i);
         for (int j = 0; j <= 2 * r + 1; j++) {
-            const uchar4 px = corner[i * tile_w + j];
-            const float wx0 = gw.wf_pad[j + 1], wx1 = gw.wf_pad[j];
-            const float w[2][2] = {{wy0 * wx0, wy0 * wx1}, {wy1 * wx0, wy1 * wx1}};
+            const typename P::vec px = corner[i * tile_w + j];
+            const typename P::acc wx0 = P::weight(gw, j + 1), wx1 = P::weight(gw, j);
+            const typename P::acc w[2][2] = {{wy0 * wx0, wy0 * wx1}, {wy1 * wx0, wy1 * wx1}};
 #pragma unroll
             for (int dy = 0; dy < 2; dy++)
 #pragma unroll
                 for (int dx = 0; dx < 2; dx++) {
-                    acc[dy][dx][0] = fmaf(w[dy][dx], px.x, acc[dy][dx][0]);
-                    acc[dy][dx][1] = fmaf(w[dy][dx], px.y, acc[dy][dx][1]);
-                    acc[dy][dx][2] = fmaf(w[dy][dx], px.z, acc[dy][dx][2]);
+                    acc[dy][dx][0] = P::mad(w[dy][dx], px.x, acc[dy][dx][0]);
+                    acc[dy][dx][1] = P::mad(w[dy][dx], px.y, acc[dy][dx][1]);
+                    acc[dy][dx][2] = P::mad(w[dy][dx], px.z, acc[dy][dx][2]);
                 }
         }
     }
@@ -190,42 +315,89 @@ __global__ void gaussian_smem_mwpt_kernel(fv_image src, fv_image dst, gaussian_w
             const int x = (blockIdx.x * SMEM_BLOCK + threadIdx.x) * 2 + dx;
             const int y = (blockIdx.y * SMEM_BLOCK + threadIdx.y) * 2 + dy;
             if (x >= src.width || y >= src.height) continue;
-            const uint8_t alpha = corner[(r + dy) * tile_w + r + dx].w;
-            reinterpret_cast<uchar4 *>(dst.data + (size_t)y * dst.pitch)[x] =
-                round_rgb_keep_alpha(acc[dy][dx][0], acc[dy][dx][1], acc[dy][dx][2], alpha);
+            const T alpha = corner[(r + dy) * tile_w + r + dx].w;
+            P::store(dst.data + (size_t)y * dst.pitch, x, acc[dy][dx][0], acc[dy][dx][1],
+                     acc[dy][dx][2], alpha);
         }
 }
 
-static fv_status gaussian_tiled_launch(const fv_image *src, fv_image *dst, const fv_params *p,
-                                       cudaStream_t stream, int pixels_per_thread_side)
+/* ---- the teaching kernels' one instantiation table: type x (replicate, any border) ---------- */
+enum { TEACH_NAIVE, TEACH_SMEM, TEACH_SMEM_MWPT, TEACH_N_KERNELS };
+typedef void (*gaussian_teach_fn)(fv_image, fv_image, gaussian_weights, gaussian_edge);
+
+#define TEACH_ROW(T, B)                                                                            \
+    {                                                                                              \
+        (gaussian_teach_fn) gaussian_naive_kernel<T, B>,                                           \
+            (gaussian_teach_fn)gaussian_smem_kernel<T, B>,                                         \
+            (gaussian_teach_fn)gaussian_smem_mwpt_kernel<T, B>                                     \
+    }
+static const gaussian_teach_fn teach_kernels[2][2][TEACH_N_KERNELS] = {
+    {TEACH_ROW(uint8_t, false), TEACH_ROW(uint8_t, true)},
+    {TEACH_ROW(uint16_t, false), TEACH_ROW(uint16_t, true)},
+};
+static const char *const teach_names[TEACH_N_KERNELS] = {
+    "gaussian_naive_kernel", "gaussian_smem_kernel", "gaussian_smem_mwpt_kernel"};
+
+static gaussian_teach_fn teach_kernel(int which, fv_pixel_type type, fv_border border)
 {
-    gaussian_weights gw;
-    FV_TRY(gaussian_weights_make(p, &gw));
-    const int out_tile = SMEM_BLOCK * pixels_per_thread_side;
-    const int tile_w = out_tile + 2 * gw.radius;
-    const size_t smem = (size_t)tile_w * tile_w * sizeof(uchar4); /* <= 96^2 * 4 = 36 KiB */
-    dim3 block(SMEM_BLOCK, SMEM_BLOCK);
-    dim3 grid((src->width + out_tile - 1) / out_tile, (src->height + out_tile - 1) / out_tile);
-    if (pixels_per_thread_side == 1)
-        gaussian_smem_kernel<<<grid, block, smem, stream>>>(*src, *dst, gw);
-    else
-        gaussian_smem_mwpt_kernel<<<grid, block, smem, stream>>>(*src, *dst, gw);
+    return teach_kernels[type == FV_PIXEL_U16][border != FV_BORDER_REPLICATE][which];
+}
+
+/* Shared memory of a tiled kernel's tile: (16 or 32 + 2r)^2 pixels of the type. */
+static size_t teach_smem_bytes(int which, fv_pixel_type type, int radius)
+{
+    if (which == TEACH_NAIVE) return 0;
+    const int tile_w = SMEM_BLOCK * (which == TEACH_SMEM_MWPT ? 2 : 1) + 2 * radius;
+    return (size_t)tile_w * tile_w * 4 * fv_pixel_type_bytes(type);
+}
+
+static dim3 teach_block(int which)
+{
+    return which == TEACH_NAIVE ? dim3(NAIVE_BLOCK_X, NAIVE_BLOCK_Y) : dim3(SMEM_BLOCK, SMEM_BLOCK);
+}
+
+static fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                                    const fv_params *p, void *state, cudaStream_t stream)
+{
+    (void)p;
+    const gaussian_config *cfg = (const gaussian_config *)state;
+    const int which = v->id;
+    const gaussian_teach_fn fn = teach_kernel(which, cfg->type, cfg->edge.mode);
+    const size_t smem = teach_smem_bytes(which, cfg->type, cfg->gw.radius);
+    if (smem > 48 * 1024) /* uint16 tiles at wide radii: supports() checked the device has it */
+        FV_CUDA_CHECK(cudaFuncSetAttribute((const void *)fn,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+    const dim3 block = teach_block(which);
+    const int out_w = which == TEACH_NAIVE       ? NAIVE_BLOCK_X
+                      : which == TEACH_SMEM_MWPT ? 2 * SMEM_BLOCK
+                                                 : SMEM_BLOCK;
+    const int out_h = which == TEACH_NAIVE ? NAIVE_BLOCK_Y : out_w;
+    const dim3 grid((src->width + out_w - 1) / out_w, (src->height + out_h - 1) / out_h);
+    fn<<<grid, block, smem, stream>>>(*src, *dst, cfg->gw, cfg->edge);
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
 
-static fv_status gaussian_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                   const fv_params *p, void *state, cudaStream_t stream)
+/* A tile that does not fit the device's shared memory (uint16 at wide radii on small GPUs) is
+ * declined with its size, before anything is made. */
+static int gaussian_teach_supports(const fv_variant *v, const fv_params *p, int width, int height,
+                                   char *why, size_t why_size)
 {
-    (void)state;
-    return gaussian_tiled_launch(src, dst, p, stream, 1);
-}
-
-static fv_status gaussian_smem_mwpt_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                        const fv_params *p, void *state, cudaStream_t stream)
-{
-    (void)state;
-    return gaussian_tiled_launch(src, dst, p, stream, 2);
+    (void)width, (void)height;
+    const size_t smem = teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p));
+    int device = 0, most = 0;
+    if (smem <= 48 * 1024 || cudaGetDevice(&device) != cudaSuccess ||
+        cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
+            cudaSuccess) {
+        cudaGetLastError(); /* no device: the run's own check reports it */
+        return 1;
+    }
+    if (smem <= (size_t)most) return 1;
+    snprintf(why, why_size,
+             "its %s tile at radius %d needs %.1f KiB of shared memory, this GPU gives a block "
+             "%.1f KiB",
+             fv_pixel_type_name(p->type), fv_gaussian_radius(p), smem / 1024.0, most / 1024.0);
+    return 0;
 }
 
 /* ---- fast: separable, one kernel, packed integer arithmetic ------------------------------
@@ -388,17 +560,253 @@ __global__ void __launch_bounds__(FAST_GROUPS *(FAST_ROWS / FAST_SEG))
     }
 }
 
+/* ---- fast, every other type and border: one separable kernel templated on the pixel type ------
+ * A block of SEP_COLS x SEP_THREAD_ROWS threads makes SEP_COLS x SEP_ROWS outputs.
+ * Phase 1 (columns): the block's strip is SEP_COLS + 2r columns wide; a thread takes columns
+ *   tx, tx + SEP_COLS, ... of it and walks SEP_SEG + 2r input rows of each with one pixel load a
+ *   row (8 or 16 bytes where the rows are aligned so), keeping SEP_SEG vertical sums per channel
+ *   in registers (a sliding window: input row k is tap k - s of output row s). Sums go to shared
+ *   memory, one plane per channel (conflict-free: a warp touches 32 consecutive words), and the
+ *   centre pixels' alpha beside them.
+ * Phase 2 (rows): each thread finishes SEP_SEG outputs of its column from 2r + 1 column sums.
+ * Integers (uint8 off replicate, uint16) sum in 32 bits with the integer weights: column sums
+ * <= 65535 * 256, the 2-D sum + 32768 < 2^32, >> 16 as the reference rounds. float32 sums in
+ * float with w / 256 per axis (exact), each output s = sum / 65536 unrounded; every tap inside
+ * the window is multiplied, so a NaN or infinity there reaches the output as in the reference.
+ * Borders go through fv_border_index (the inside first, then the mode: uniform per warp row). */
+#define SEP_COLS        32
+#define SEP_THREAD_ROWS 4
+#define SEP_SEG         8
+#define SEP_ROWS        (SEP_THREAD_ROWS * SEP_SEG)
+
+/* The pixel types of the separable kernel: how a pixel loads (`vec`: one 8- or 16-byte access
+ * where the image's rows are aligned so), its channels as the sum type, how it stores. */
+template <typename T> struct sep_pixel;
+template <> struct sep_pixel<uint8_t> {
+    typedef uint32_t acc;
+    static __device__ __forceinline__ void load(const uint8_t *row, int x, bool vec, acc v[4])
+    {
+        (void)vec;
+        const uint32_t w = __ldg(reinterpret_cast<const uint32_t *>(row) + x);
+        v[0] = w & 0xff, v[1] = (w >> 8) & 0xff, v[2] = (w >> 16) & 0xff, v[3] = w >> 24;
+    }
+    static __device__ __forceinline__ void store(uint8_t *row, int x, bool vec, const acc s[3],
+                                                 uint8_t alpha)
+    {
+        (void)vec;
+        reinterpret_cast<uint32_t *>(row)[x] =
+            (s[0] >> 16) | (s[1] >> 16) << 8 | (s[2] >> 16) << 16 | (uint32_t)alpha << 24;
+    }
+};
+template <> struct sep_pixel<uint16_t> {
+    typedef uint32_t acc;
+    static __device__ __forceinline__ void load(const uint8_t *row, int x, bool vec, acc v[4])
+    {
+        uint2 w;
+        const uint32_t *q = reinterpret_cast<const uint32_t *>(row) + 2 * x;
+        if (vec)
+            w = __ldg(reinterpret_cast<const uint2 *>(q));
+        else
+            w = make_uint2(__ldg(q), __ldg(q + 1));
+        v[0] = w.x & 0xffff, v[1] = w.x >> 16, v[2] = w.y & 0xffff, v[3] = w.y >> 16;
+    }
+    static __device__ __forceinline__ void store(uint8_t *row, int x, bool vec, const acc s[3],
+                                                 uint16_t alpha)
+    {
+        const uint2 w =
+            make_uint2((s[0] >> 16) | (s[1] >> 16) << 16, (s[2] >> 16) | (uint32_t)alpha << 16);
+        uint32_t *q = reinterpret_cast<uint32_t *>(row) + 2 * x;
+        if (vec) {
+            *reinterpret_cast<uint2 *>(q) = w;
+        } else {
+            q[0] = w.x;
+            q[1] = w.y;
+        }
+    }
+};
+template <> struct sep_pixel<float> {
+    typedef float acc;
+    static __device__ __forceinline__ void load(const uint8_t *row, int x, bool vec, acc v[4])
+    {
+        const float *q = reinterpret_cast<const float *>(row) + 4 * x;
+        if (vec) {
+            const float4 f = __ldg(reinterpret_cast<const float4 *>(q));
+            v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
+        } else {
+#pragma unroll
+            for (int c = 0; c < 4; c++) v[c] = __ldg(q + c);
+        }
+    }
+    static __device__ __forceinline__ void store(uint8_t *row, int x, bool vec, const acc s[3],
+                                                 float alpha)
+    {
+        float *q = reinterpret_cast<float *>(row) + 4 * x;
+        if (vec) {
+            *reinterpret_cast<float4 *>(q) = make_float4(s[0], s[1], s[2], alpha);
+        } else {
+            q[0] = s[0], q[1] = s[1], q[2] = s[2], q[3] = alpha;
+        }
+    }
+};
+
+/* The weights in the sum type: integers, or w / 256 (exact in float) for float32. */
+struct gaussian_sep_weights {
+    uint32_t wi[MAX_TAPS];
+    float wf[MAX_TAPS];
+};
+__device__ __forceinline__ uint32_t sep_weight(const gaussian_sep_weights &sw, int k, uint32_t)
+{
+    return sw.wi[k];
+}
+__device__ __forceinline__ float sep_weight(const gaussian_sep_weights &sw, int k, float)
+{
+    return sw.wf[k];
+}
+__device__ __forceinline__ uint32_t sep_mad(uint32_t w, uint32_t v, uint32_t sum)
+{
+    return sum + w * v;
+}
+__device__ __forceinline__ float sep_mad(float w, float v, float sum)
+{
+    return fmaf(w, v, sum);
+}
+/* Where the row sums start: 0.5 << 16 for the integers' (sum + 32768) >> 16, 0 for float. */
+__device__ __forceinline__ uint32_t sep_half(uint32_t)
+{
+    return 32768;
+}
+__device__ __forceinline__ float sep_half(float)
+{
+    return 0.f;
+}
+__device__ __forceinline__ uint32_t sep_cval(const gaussian_edge &e, uint32_t)
+{
+    return e.cval_int;
+}
+__device__ __forceinline__ float sep_cval(const gaussian_edge &e, float)
+{
+    return e.cval_float;
+}
+
+/* Shared memory of one block: three planes of column sums over the strip, and alpha. */
+static size_t sep_smem_bytes(fv_pixel_type type, int radius)
+{
+    return 3 * SEP_ROWS * (SEP_COLS + 2 * (size_t)radius) * 4 +
+           SEP_ROWS * SEP_COLS * fv_pixel_type_bytes(type);
+}
+
+template <typename T>
+__global__ void __launch_bounds__(SEP_COLS *SEP_THREAD_ROWS)
+    gaussian_sep_kernel(fv_image src, fv_image dst, int radius, gaussian_sep_weights sw,
+                        gaussian_edge edge, bool vec)
+{
+    typedef sep_pixel<T> P;
+    typedef typename P::acc acc;
+    extern __shared__ __align__(16) unsigned char smem_bytes[];
+    const int r = radius, strip = SEP_COLS + 2 * r;
+    acc *sums = reinterpret_cast<acc *>(smem_bytes);               /* [3][SEP_ROWS][strip] */
+    T *alpha = reinterpret_cast<T *>(sums + 3 * SEP_ROWS * strip); /* [SEP_ROWS][SEP_COLS] */
+    const int x0 = blockIdx.x * SEP_COLS, y0 = blockIdx.y * SEP_ROWS;
+    const int tx = threadIdx.x, ty = threadIdx.y;
+
+    for (int cx = tx; cx < strip; cx += SEP_COLS) { /* phase 1: column sums */
+        const int xx = fv_border_index(x0 - r + cx, src.width, edge.mode);
+        const bool centre_column = cx >= r && cx < r + SEP_COLS;
+        const int y_first = y0 + ty * SEP_SEG - r;
+        acc s[SEP_SEG][3];
+#pragma unroll
+        for (int k = 0; k < SEP_SEG; k++) s[k][0] = s[k][1] = s[k][2] = 0;
+        for (int k = 0; k < SEP_SEG + 2 * r; k++) {
+            const int yy = fv_border_index(y_first + k, src.height, edge.mode);
+            acc v[4];
+            if (xx < 0 || yy < 0)
+                v[0] = v[1] = v[2] = v[3] = sep_cval(edge, acc());
+            else
+                P::load(src.data + (size_t)yy * src.pitch, xx, vec, v);
+#pragma unroll
+            for (int o = 0; o < SEP_SEG; o++) {
+                const int tap = k - o;
+                if ((unsigned)tap > (unsigned)(2 * r)) continue; /* outside o's window */
+                const acc w = sep_weight(sw, tap, acc());
+                s[o][0] = sep_mad(w, v[0], s[o][0]);
+                s[o][1] = sep_mad(w, v[1], s[o][1]);
+                s[o][2] = sep_mad(w, v[2], s[o][2]);
+                if (tap == r && centre_column)
+                    alpha[(ty * SEP_SEG + o) * SEP_COLS + cx - r] = (T)v[3];
+            }
+        }
+#pragma unroll
+        for (int o = 0; o < SEP_SEG; o++)
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                sums[(c * SEP_ROWS + ty * SEP_SEG + o) * strip + cx] = s[o][c];
+    }
+    __syncthreads();
+
+    const int x = x0 + tx; /* phase 2: row sums of the column sums */
+    if (x >= dst.width) return;
+#pragma unroll
+    for (int o = 0; o < SEP_SEG; o++) {
+        const int row = ty * SEP_SEG + o, y = y0 + row;
+        if (y >= dst.height) break;
+        acc out[3];
+        out[0] = out[1] = out[2] = sep_half(acc());
+        for (int j = 0; j <= 2 * r; j++) {
+            const acc w = sep_weight(sw, j, acc());
+#pragma unroll
+            for (int c = 0; c < 3; c++)
+                out[c] = sep_mad(w, sums[(c * SEP_ROWS + row) * strip + tx + j], out[c]);
+        }
+        P::store(dst.data + (size_t)y * dst.pitch, x, vec, out, alpha[row * SEP_COLS + tx]);
+    }
+}
+
+static fv_status gaussian_sep_launch(const gaussian_config *cfg, const fv_image *src, fv_image *dst,
+                                     cudaStream_t stream)
+{
+    gaussian_sep_weights sw;
+    for (int k = 0; k < MAX_TAPS; k++) {
+        sw.wi[k] = cfg->gw.wi[k];
+        sw.wf[k] = (float)cfg->gw.wi[k] / FV_GAUSSIAN_WEIGHT_SUM;
+    }
+    const size_t px = 4 * fv_pixel_type_bytes(cfg->type);
+    const bool vec =
+        ((uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch) % px == 0;
+    const dim3 block(SEP_COLS, SEP_THREAD_ROWS);
+    const dim3 grid((src->width + SEP_COLS - 1) / SEP_COLS,
+                    (src->height + SEP_ROWS - 1) / SEP_ROWS);
+    const size_t smem = sep_smem_bytes(cfg->type, cfg->gw.radius); /* < 41 KiB */
+    const int r = cfg->gw.radius;
+    switch (cfg->type) {
+    case FV_PIXEL_U16:
+        gaussian_sep_kernel<uint16_t>
+            <<<grid, block, smem, stream>>>(*src, *dst, r, sw, cfg->edge, vec);
+        break;
+    case FV_PIXEL_F32:
+        gaussian_sep_kernel<float>
+            <<<grid, block, smem, stream>>>(*src, *dst, r, sw, cfg->edge, vec);
+        break;
+    default:
+        gaussian_sep_kernel<uint8_t>
+            <<<grid, block, smem, stream>>>(*src, *dst, r, sw, cfg->edge, vec);
+        break;
+    }
+    FV_CUDA_CHECK(cudaGetLastError());
+    return FV_OK;
+}
+
 static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                    const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)state;
-    fv_gaussian_taps taps;
-    FV_TRY(fv_gaussian_taps_make(p, &taps));
+    (void)v, (void)p;
+    const gaussian_config *cfg = (const gaussian_config *)state;
+    if (cfg->type != FV_PIXEL_U8 || cfg->edge.mode != FV_BORDER_REPLICATE)
+        return gaussian_sep_launch(cfg, src, dst, stream);
+    const fv_gaussian_taps &taps = cfg->taps;
     if (gaussian_wide_applies(taps.w, taps.radius) && gaussian_wide_addresses(src) &&
         gaussian_wide_addresses(dst)) /* wide stencils: tensor cores */
         return gaussian_wide_launch(src, dst, taps.w, taps.radius, stream);
-    gaussian_weights gw;
-    gaussian_weights_of(&taps, &gw);
+    const gaussian_weights &gw = cfg->gw;
     const bool aligned = ((uintptr_t)src->data % 16 == 0) && (src->pitch % 16 == 0) &&
                          ((uintptr_t)dst->data % 16 == 0) && (dst->pitch % 16 == 0);
     const int out_px = 4 * (FAST_GROUPS - 2 * ((gw.radius + 3) / 4));
@@ -415,48 +823,32 @@ static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_
     return FV_OK;
 }
 
-/* ---- what each variant launches (the same constants as its launcher) ---- */
-static int gaussian_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
+/* ---- what each variant launches (the same choices as its launcher) ---- */
+static int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                   int max)
 {
-    (void)p;
     if (max < 1) return 0;
-    out[0] = {"gaussian_naive_kernel", (const void *)gaussian_naive_kernel,
-              NAIVE_BLOCK_X * NAIVE_BLOCK_Y, 0};
+    const dim3 block = teach_block(v->id);
+    out[0] = {teach_names[v->id],
+              (const void *)teach_kernel(v->id, p->type, fv_params_border(&fv_filter_gaussian, p)),
+              (int)(block.x * block.y), teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p))};
     return 1;
-}
-
-static int gaussian_tiled_kernels(const fv_params *p, fv_kernel_info *out, int max,
-                                  int pixels_per_thread_side)
-{
-    if (max < 1) return 0;
-    const int tile_w = SMEM_BLOCK * pixels_per_thread_side + 2 * fv_gaussian_radius(p);
-    const size_t smem = (size_t)tile_w * tile_w * sizeof(uchar4);
-    out[0] =
-        pixels_per_thread_side == 1
-            ? fv_kernel_info{"gaussian_smem_kernel", (const void *)gaussian_smem_kernel,
-                             SMEM_BLOCK * SMEM_BLOCK, smem}
-            : fv_kernel_info{"gaussian_smem_mwpt_kernel", (const void *)gaussian_smem_mwpt_kernel,
-                             SMEM_BLOCK * SMEM_BLOCK, smem};
-    return 1;
-}
-
-static int gaussian_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                 int max)
-{
-    return gaussian_tiled_kernels(p, out, max, 1);
-}
-
-static int gaussian_smem_mwpt_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                      int max)
-{
-    return gaussian_tiled_kernels(p, out, max, 2);
 }
 
 static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                  int max)
 {
     if (max < 1) return 0;
+    if (p->type != FV_PIXEL_U8 || fv_params_border(&fv_filter_gaussian, p) != FV_BORDER_REPLICATE) {
+        const void *fn = p->type == FV_PIXEL_U16   ? (const void *)gaussian_sep_kernel<uint16_t>
+                         : p->type == FV_PIXEL_F32 ? (const void *)gaussian_sep_kernel<float>
+                                                   : (const void *)gaussian_sep_kernel<uint8_t>;
+        out[0] = {p->type == FV_PIXEL_U16   ? "gaussian_sep_kernel<uint16>"
+                  : p->type == FV_PIXEL_F32 ? "gaussian_sep_kernel<float>"
+                                            : "gaussian_sep_kernel<uint8>",
+                  fn, SEP_COLS * SEP_THREAD_ROWS, sep_smem_bytes(p->type, fv_gaussian_radius(p))};
+        return 1;
+    }
     fv_gaussian_taps taps;
     if (fv_gaussian_taps_make(p, &taps) == FV_OK && gaussian_wide_applies(taps.w, taps.radius)) {
         out[0] = gaussian_wide_kernel_info(taps.radius);
@@ -490,45 +882,56 @@ static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_ker
     return 1;
 }
 
+/* The teaching rows share one launcher, told apart by .id (TEACH_*). */
+#define GAUSSIAN_TEACHING(NAME, ID, SUMMARY)                                                       \
+    {                                                                                              \
+        .name = NAME, .summary = SUMMARY, .run = gaussian_teach_run,                               \
+        .state_create = gaussian_state_create, .state_destroy = gaussian_state_destroy,            \
+        .kernels = gaussian_teach_kernels, .supports = gaussian_teach_supports, .id = ID,          \
+        .types = FV_TYPES_INT, .borders = FV_BORDERS_ALL                                           \
+    }
+
 static const fv_variant gaussian_variants[] = {
-    {.name = "naive",
-     .summary = "one thread per pixel; all (2r+1)^2 taps read from global memory",
-     .run = gaussian_naive_run,
-     .kernels = gaussian_naive_kernels},
-    {.name = "smem",
-     .summary = "16x16 block stages its tile plus an r-pixel apron in shared memory, taps read it",
-     .run = gaussian_smem_run,
-     .kernels = gaussian_smem_kernels},
-    {.name = "smem_mwpt",
-     .summary = "shared tile, each thread computes 2x2 pixels: one shared read feeds 4 outputs",
-     .run = gaussian_smem_mwpt_run,
-     .kernels = gaussian_smem_mwpt_kernels},
+    GAUSSIAN_TEACHING("naive", TEACH_NAIVE,
+                      "one thread per pixel; all (2r+1)^2 taps read from global memory"),
+    GAUSSIAN_TEACHING(
+        "smem", TEACH_SMEM,
+        "16x16 block stages its tile plus an r-pixel apron in shared memory, taps read it"),
+    GAUSSIAN_TEACHING(
+        "smem_mwpt", TEACH_SMEM_MWPT,
+        "shared tile, each thread computes 2x2 pixels: one shared read feeds 4 outputs"),
     {.name = "fast",
      .role = FV_ROLE_FASTEST,
      .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows; "
-                "wide radii: both passes as band-matrix products on int8 tensor cores",
+                "wide radii: both passes as band-matrix products on int8 tensor cores; other "
+                "types and borders: a separable kernel templated on the type",
      .run = gaussian_fast_run,
-     .kernels = gaussian_fast_kernels},
-    FV_VARIANT_NPP_GAUSSIAN FV_VARIANT_CPU,
+     .state_create = gaussian_state_create,
+     .state_destroy = gaussian_state_destroy,
+     .kernels = gaussian_fast_kernels,
+     .types = FV_TYPES_ALL,
+     .borders = FV_BORDERS_ALL},
+    FV_VARIANT_NPP_GAUSSIAN FV_VARIANT_CPU_ALL,
 };
 
 static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
-    [GAUSSIAN_SIGMA] = {.name = "sigma",
-                        .help = "standard deviation in pixels",
-                        .type = FV_PARAM_REAL,
-                        .min = 0.1,
-                        .max = FV_GAUSSIAN_MAX_SIGMA,
-                        .step = 0.25,
-                        .def = 1.0},
-    [GAUSSIAN_RADIUS] = {.name = "radius",
-                         .help = "half-width of the stencil; follows sigma unless given",
-                         .type = FV_PARAM_INT,
-                         .min = 1,
-                         .max = FV_GAUSSIAN_MAX_RADIUS,
-                         .step = 1,
-                         .def = 2,
-                         .auto_means = "ceil(3 sigma)",
-                         .follows = "sigma"},
+    {.name = "sigma",
+     .help = "standard deviation in pixels",
+     .type = FV_PARAM_REAL,
+     .min = 0.1,
+     .max = FV_GAUSSIAN_MAX_SIGMA,
+     .step = 0.25,
+     .def = 1.0},
+    {.name = "radius",
+     .help = "half-width of the stencil; follows sigma unless given",
+     .type = FV_PARAM_INT,
+     .min = 1,
+     .max = FV_GAUSSIAN_MAX_RADIUS,
+     .step = 1,
+     .def = 2,
+     .auto_means = "ceil(3 sigma)",
+     .follows = "sigma"},
+    FV_PARAM_BORDER_ROWS,
 };
 
 /* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): the
@@ -541,6 +944,16 @@ static const char *const gaussian_test_params[] = {
     "sigma=5",           "sigma=2 radius=5",    "sigma=8 radius=25",
     "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
 
+/* the farthest tap whose integer weight is not 0 (a radius far beyond 3 sigma adds zeros) */
+static int gaussian_reach(const fv_params *p)
+{
+    fv_gaussian_taps t;
+    if (fv_gaussian_taps_make(p, &t) != FV_OK) return (int)p->value[GAUSSIAN_RADIUS];
+    int reach = t.radius;
+    while (reach > 0 && t.w[t.radius + reach] == 0) reach--;
+    return reach;
+}
+
 extern "C" const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
@@ -552,7 +965,10 @@ extern "C" const fv_filter fv_filter_gaussian = {
     .variants = gaussian_variants,
     .n_variants = (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),
     .baseline = "naive",
-    .tolerance = {0, 0.0},
+    /* integers bit-exact (their differences are whole units, above float_abs); float32 within
+     * float_abs of the double reference (the bound: docs/design/gaussian.md) */
+    .tolerance = {.max_abs = 0, .max_share = 1.0, .float_abs = 1e-5},
+    .reach = gaussian_reach,
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = gaussian_test_params,

@@ -5,7 +5,9 @@
  * weight of tap (i, j) is w[i] * w[j] (sum 65536). For 8-bit inputs every partial sum of
  * w[i] * w[j] * pixel stays <= 255 * 65536 < 2^24, so float arithmetic on these values is exact
  * in any order, and separable (rows then columns) equals the direct 2-D sum. Each output channel
- * is (sum + 32768) >> 16: round half up, never above 255.
+ * is (sum + 32768) >> 16: round half up, never above 255. uint16 uses the same integers in 32
+ * bits: 65535 * 65536 + 32768 = 4294934528 < 2^32. float32 uses w / 256 per axis (exact in
+ * float), so its result means the same sum / 65536, unrounded.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_GAUSSIAN_TAPS_H
 #define FV_GAUSSIAN_TAPS_H
@@ -16,8 +18,8 @@
 extern "C" {
 #endif
 
-/* indices in the Gaussian's parameter table */
-enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS, GAUSSIAN_N_PARAMS };
+/* indices in the Gaussian's parameter table (border and cval: FV_PARAM_BORDER_ROWS) */
+enum { GAUSSIAN_SIGMA, GAUSSIAN_RADIUS, GAUSSIAN_BORDER, GAUSSIAN_CVAL, GAUSSIAN_N_PARAMS };
 #define FV_GAUSSIAN_MAX_RADIUS 32
 #define FV_GAUSSIAN_MAX_SIGMA  10.66 /* ceil(3 sigma) <= 32 */
 #define FV_GAUSSIAN_WEIGHT_SUM 256

@@ -1,7 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/invert/invert.cu: invert, the smallest filter: 255 - value per colour channel,
- * alpha passed through. One GPU variant (one thread per pixel) plus the `cpu` reference
- * (kernels/invert/invert_ref.c); bit-exact, checked by tests/gpu/test_filters.c.
+ * kernels/invert/invert.cu: invert, the smallest filter: max - value per colour channel (uint8
+ * 255 - v, uint16 65535 - v, float32 1 - v), alpha passed through. It reads no neighbour, so it
+ * has no border parameter. One GPU variant (one thread per pixel, every type) plus the `cpu`
+ * reference (kernels/invert/invert_ref.c); bit-exact for every type, checked by
+ * tests/gpu/test_filters.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 #include "invert.h"
@@ -9,54 +11,134 @@
 #define INVERT_BLOCK_X 32
 #define INVERT_BLOCK_Y 8
 
-__global__ void invert_naive_kernel(fv_image src, fv_image dst)
+/* A pixel of channel type T read and written as one word: the integer types invert their colour
+ * channels with one XOR (max - v == v ^ max for max = 2^k - 1), float with three subtractions. */
+template <typename T> struct invert_pixel;
+template <> struct invert_pixel<uint8_t> {
+    typedef uint32_t word;
+    static __device__ word flip(word px) { return px ^ 0x00ffffffu; }
+};
+template <> struct invert_pixel<uint16_t> {
+    typedef unsigned long long word;
+    static __device__ word flip(word px) { return px ^ 0x0000ffffffffffffull; }
+};
+template <> struct invert_pixel<float> {
+    typedef float4 word;
+    static __device__ word flip(word px)
+    {
+        return make_float4(1.0f - px.x, 1.0f - px.y, 1.0f - px.z, px.w);
+    }
+};
+
+/* One word per pixel: rows and the base on the word's alignment (cudaMallocPitch's always are). */
+template <typename T> __global__ void invert_naive_kernel(fv_image src, fv_image dst)
+{
+    typedef typename invert_pixel<T>::word word;
+    const int x = blockIdx.x * blockDim.x + threadIdx.x;
+    const int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= src.width || y >= src.height) return;
+    const word px = reinterpret_cast<const word *>(src.data + (size_t)y * src.pitch)[x];
+    reinterpret_cast<word *>(dst.data + (size_t)y * dst.pitch)[x] = invert_pixel<T>::flip(px);
+}
+
+/* The same a channel at a time, for uint16 and float32 images whose rows are on 4-byte
+ * boundaries only (a caller's own buffer; the registry guarantees no more). */
+template <typename T> __global__ void invert_channels_kernel(fv_image src, fv_image dst, T top)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x;
     const int y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= src.width || y >= src.height) return;
-    const uint32_t px = reinterpret_cast<const uint32_t *>(src.data + (size_t)y * src.pitch)[x];
-    reinterpret_cast<uint32_t *>(dst.data + (size_t)y * dst.pitch)[x] = px ^ 0x00ffffffu;
+    const T *in = reinterpret_cast<const T *>(src.data + (size_t)y * src.pitch) + 4 * x;
+    T *out = reinterpret_cast<T *>(dst.data + (size_t)y * dst.pitch) + 4 * x;
+    for (int c = 0; c < 3; c++) out[c] = (T)(top - in[c]);
+    out[3] = in[3];
 }
 
 static int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                 int max)
 {
-    (void)p;
+    (void)v;
     if (max < 1) return 0;
-    out[0] = {"invert_naive_kernel", (const void *)invert_naive_kernel,
-              INVERT_BLOCK_X * INVERT_BLOCK_Y, 0};
+    const int threads = INVERT_BLOCK_X * INVERT_BLOCK_Y;
+    switch (p->type) {
+    case FV_PIXEL_U16:
+        out[0] = {"invert_naive_kernel<uint16>", (const void *)invert_naive_kernel<uint16_t>,
+                  threads, 0};
+        break;
+    case FV_PIXEL_F32:
+        out[0] = {"invert_naive_kernel<float>", (const void *)invert_naive_kernel<float>, threads,
+                  0};
+        break;
+    case FV_PIXEL_U8:
+    default:
+        out[0] = {"invert_naive_kernel", (const void *)invert_naive_kernel<uint8_t>, threads, 0};
+        break;
+    }
     return 1;
+}
+
+/* The word kernel where the rows allow it, else the channel one. */
+template <typename T>
+static void invert_launch(const fv_image *src, fv_image *dst, T top, dim3 grid, dim3 block,
+                          cudaStream_t stream)
+{
+    const size_t word = sizeof(typename invert_pixel<T>::word);
+    const uintptr_t bits = (uintptr_t)src->data | src->pitch | (uintptr_t)dst->data | dst->pitch;
+    if (bits % word == 0)
+        invert_naive_kernel<T><<<grid, block, 0, stream>>>(*src, *dst);
+    else
+        invert_channels_kernel<T><<<grid, block, 0, stream>>>(*src, *dst, top);
 }
 
 static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                   const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)v;
     (void)state;
     dim3 block(INVERT_BLOCK_X, INVERT_BLOCK_Y);
     dim3 grid((src->width + block.x - 1) / block.x, (src->height + block.y - 1) / block.y);
-    invert_naive_kernel<<<grid, block, 0, stream>>>(*src, *dst);
+    switch (p->type) {
+    case FV_PIXEL_U16: invert_launch<uint16_t>(src, dst, 65535, grid, block, stream); break;
+    case FV_PIXEL_F32: invert_launch<float>(src, dst, 1.0f, grid, block, stream); break;
+    case FV_PIXEL_U8:
+    default:
+        /* rows are on 4-byte boundaries (the registry checks): always the word kernel */
+        invert_naive_kernel<uint8_t><<<grid, block, 0, stream>>>(*src, *dst);
+        break;
+    }
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
+}
+
+/* Read once, written once: 2 x 4 channels of the type a pixel. */
+static double invert_traffic_bytes(const fv_params *p, int width, int height)
+{
+    return 8.0 * (double)fv_pixel_type_bytes(p->type) * (double)width * (double)height;
 }
 
 static const fv_variant invert_variants[] = {
     {.name = "naive",
      .role = FV_ROLE_FASTEST,
-     .summary = "one thread per pixel: 255 - value is an XOR of the colour bytes",
+     .summary = "one thread per pixel: max - value is an XOR of the colour bits (float: 1 - v); "
+                "no neighbours read, so no border",
      .run = invert_naive_run,
-     .kernels = invert_naive_kernels},
-    FV_VARIANT_CPU,
+     .kernels = invert_naive_kernels,
+     .types = FV_TYPES_ALL},
+    {.name = "cpu",
+     .role = FV_ROLE_REFERENCE,
+     .summary = "plain-C reference on the host: the test oracle",
+     .types = FV_TYPES_ALL},
 };
 
 extern "C" const fv_filter fv_filter_invert = {
     .name = "invert",
-    .summary = "colour negative (255 - value), alpha kept",
+    .summary = "colour negative (255 - v, 65535 - v, float 1 - v), alpha kept; reads no "
+               "neighbour, so no border",
     .ref = invert_ref,
     .variants = invert_variants,
     .n_variants = (int)(sizeof invert_variants / sizeof invert_variants[0]),
     .baseline = "naive",
-    .tolerance = {0, 0.0},
-    .traffic_bytes = fv_traffic_read_write,
+    .tolerance = {0, 0.0, 0.0}, /* bit-exact in every type: 1 - v is one IEEE subtraction */
+    .traffic_bytes = invert_traffic_bytes,
     .max_iterations = FV_MAX_ITERATIONS,
 };

@@ -33,9 +33,15 @@
  *                 and channel about 2k bin updates plus the walk: cost grows linearly in k, where
  *                 a sorting network grows with k^2 log k. The rows are staged per block in a
  *                 ring of k+2 rows in shared memory.
+ * All of the above is uint8 with replicated borders, the kernels as they were before there were
+ * other types and borders. uint8 under another border from k = 11 runs the same histograms with
+ * their rows staged through fv_border_index (median_fast_hist_kernel<K, true>); every other case
+ * (uint16, float32, uint8 under another border up to k = 9) runs on keys
+ * (kernels/median/median_fast_keys.cu).
  * Equals median_ref byte for byte (tests/gpu/test_filters.c; the networks also on the CPU by
  * tests/cpu/test_median_ref.c).
  * ------------------------------------------------------------------------------------------------ */
+#include "border.h"
 #include "cuda_check.h"
 #include "median.h"
 
@@ -49,8 +55,10 @@
 
 const char median_fast_summary[] =
     "neighbours share sorting work: k = 3 sorted columns and a median of three medians; k = 5, 7, "
-    "9 pruned sorting networks on tiles of outputs (two channels per min/max with 16-bit lanes, some "
-    "maxima as a + b - min on the FMA pipes); k >= 11 sliding histograms, cost linear in k";
+    "9 pruned sorting networks on tiles of outputs (uint8: two channels per min/max with 16-bit "
+    "lanes, some maxima as a + b - min on the FMA pipes); k >= 11 sliding histograms at uint8, cost "
+    "linear in k; uint16 and float32 as 32-bit keys: the networks, then a bitwise selection over "
+    "the bits a window's keys differ in";
 
 /* ---- small windows: pruned networks, two 16-bit-lane words per pixel ------------------------- */
 typedef struct net_px {
@@ -372,9 +380,11 @@ static __global__ void __launch_bounds__(NET_BLOCK_X *NET_BLOCK_Y)
 }
 
 /* ---- large windows: sliding histograms ------------------------------------------------------ */
-template <int K>
+/* BORDERED: the rows and columns are read through `border` (cval where it says constant), for
+ * uint8 under every border but replicate; the replicate instance clamps as it always has. */
+template <int K, bool BORDERED>
 static __global__ void __launch_bounds__(HIST_THREADS)
-    median_fast_hist_kernel(fv_image src, fv_image dst)
+    median_fast_hist_kernel(fv_image src, fv_image dst, fv_border border, uint32_t cval)
 {
     constexpr int R = K / 2, SLOTS = K + 2, ROW_W = HIST_THREADS + K - 1;
     constexpr uint32_t RANK = (K * K - 1) / 2;
@@ -385,12 +395,22 @@ static __global__ void __launch_bounds__(HIST_THREADS)
     const int y0 = blockIdx.y * HIST_SEGMENT, y_end = min(y0 + HIST_SEGMENT, src.height);
     uint32_t *bins = hist + t;
     for (int w = 0; w < HIST_WORDS; w++) bins[w * HIST_THREADS] = 0;
-    /* window row q is image row y0 - R + q (clamped), kept in slot q % SLOTS: a slot is written
-     * again two rows after its last read, with a __syncthreads between */
+    /* window row q is image row y0 - R + q (clamped, or through the border), kept in slot
+     * q % SLOTS: a slot is written again two rows after its last read, with a __syncthreads
+     * between */
     auto stage = [&](int q) {
+        uint8_t *slot = ring + (q % SLOTS) * ROW_W;
+        if (BORDERED) {
+            const int yy = fv_border_index(y0 - R + q, src.height, border);
+            const uint8_t *row = src.data + (size_t)(yy < 0 ? 0 : yy) * src.pitch + c;
+            for (int i = t; i < ROW_W; i += HIST_THREADS) {
+                const int xx = fv_border_index(x0 - R + i, src.width, border);
+                slot[i] = yy < 0 || xx < 0 ? (uint8_t)cval : __ldg(row + 4 * (size_t)xx);
+            }
+            return;
+        }
         const int yy = clamp_index(y0 - R + q, src.height - 1);
         const uint8_t *row = src.data + (size_t)yy * src.pitch + c;
-        uint8_t *slot = ring + (q % SLOTS) * ROW_W;
         for (int i = t; i < ROW_W; i += HIST_THREADS)
             slot[i] = __ldg(row + 4 * (size_t)clamp_index(x0 - R + i, src.width - 1));
     };
@@ -441,6 +461,7 @@ static __global__ void __launch_bounds__(HIST_THREADS)
 
 /* ---- dispatch -------------------------------------------------------------------------------- */
 typedef void (*median_kernel_fn)(fv_image, fv_image);
+typedef void (*median_hist_fn)(fv_image, fv_image, fv_border, uint32_t);
 
 typedef enum median_fast_kind {
     MEDIAN_FAST_SLIDE3,
@@ -449,7 +470,8 @@ typedef enum median_fast_kind {
 } median_fast_kind;
 
 typedef struct median_fast_launch {
-    median_kernel_fn kernel;
+    median_kernel_fn kernel; /* slide3 and networks */
+    median_hist_fn hist;     /* histograms */
     const char *name;
     median_fast_kind kind;
     int tile_w, tile_h; /* outputs per block (slide3, networks) */
@@ -457,39 +479,102 @@ typedef struct median_fast_launch {
 
 #define NET_CASE(k)                                                                                \
     case k:                                                                                        \
-        return {median_fast_net_kernel<k>, "median_fast_net_kernel<" #k ">", MEDIAN_FAST_NET,      \
-                NET_BLOCK_X * net_tile<k>::TX, NET_BLOCK_Y * net_tile<k>::TY};
+        return {median_fast_net_kernel<k>,        NULL,                                            \
+                "median_fast_net_kernel<" #k ">", MEDIAN_FAST_NET,                                 \
+                NET_BLOCK_X * net_tile<k>::TX,    NET_BLOCK_Y * net_tile<k>::TY};
 #define HIST_CASE(k)                                                                               \
     case k:                                                                                        \
-        return {median_fast_hist_kernel<k>, "median_fast_hist_kernel<" #k ">", MEDIAN_FAST_HIST,   \
-                0, 0};
+        return {NULL,                                                                              \
+                median_fast_hist_kernel<k, false>,                                                 \
+                "median_fast_hist_kernel<" #k ">",                                                 \
+                MEDIAN_FAST_HIST,                                                                  \
+                0,                                                                                 \
+                0};
 
-/* The instance for window size k (odd, 3..25), and how it is launched. */
+/* The uint8 replicate instance for window size k (odd, 3..25), and how it is launched. */
 static median_fast_launch median_fast_pick(int k)
 {
     static_assert(FV_MEDIAN_MAX_SIZE == 25, "one case per odd size");
     switch (k) {
     case 3:
-        return {median_fast_slide3_kernel, "median_fast_slide3_kernel", MEDIAN_FAST_SLIDE3,
-                NET_BLOCK_X * SLIDE3_TX, NET_BLOCK_Y * SLIDE3_TY};
+        return {median_fast_slide3_kernel,   NULL,
+                "median_fast_slide3_kernel", MEDIAN_FAST_SLIDE3,
+                NET_BLOCK_X * SLIDE3_TX,     NET_BLOCK_Y * SLIDE3_TY};
         NET_CASE(5)
-        NET_CASE(7) NET_CASE(9) HIST_CASE(11) HIST_CASE(13) HIST_CASE(15) HIST_CASE(17)
-            HIST_CASE(19) HIST_CASE(21) HIST_CASE(23) default
-            : return {median_fast_hist_kernel<25>, "median_fast_hist_kernel<25>", MEDIAN_FAST_HIST,
-                      0, 0};
+        NET_CASE(7)
+        NET_CASE(9)
+        HIST_CASE(11)
+        HIST_CASE(13)
+        HIST_CASE(15)
+        HIST_CASE(17)
+        HIST_CASE(19)
+        HIST_CASE(21)
+        HIST_CASE(23)
+    default:
+        return {NULL,
+                median_fast_hist_kernel<25, false>,
+                "median_fast_hist_kernel<25>",
+                MEDIAN_FAST_HIST,
+                0,
+                0};
     }
+}
+
+#define HIST_BORDERED_CASE(k)                                                                      \
+    case k:                                                                                        \
+        return {NULL,                                                                              \
+                median_fast_hist_kernel<k, true>,                                                  \
+                "median_fast_hist_kernel<" #k ", bordered>",                                       \
+                MEDIAN_FAST_HIST,                                                                  \
+                0,                                                                                 \
+                0};
+
+/* uint8 under another border than replicate, k >= 11: the histograms reading through it. */
+static median_fast_launch median_fast_pick_bordered(int k)
+{
+    switch (k) {
+        HIST_BORDERED_CASE(11)
+        HIST_BORDERED_CASE(13)
+        HIST_BORDERED_CASE(15)
+        HIST_BORDERED_CASE(17)
+        HIST_BORDERED_CASE(19)
+        HIST_BORDERED_CASE(21)
+        HIST_BORDERED_CASE(23)
+    default:
+        return {NULL,
+                median_fast_hist_kernel<25, true>,
+                "median_fast_hist_kernel<25, bordered>",
+                MEDIAN_FAST_HIST,
+                0,
+                0};
+    }
+}
+
+/* Which path a configuration takes: uint8 with replicate has kernels of its own (slide3, the
+ * half-encoded networks, histograms); uint8 under another border from k = 11 the histograms
+ * reading through it; everything else the keys (median_fast_keys.cu). */
+static int median_fast_is_u8_replicate(const median_config *c)
+{
+    return c->type == FV_PIXEL_U8 && c->border == FV_BORDER_REPLICATE;
+}
+static int median_fast_is_u8_bordered_hist(const median_config *c)
+{
+    return c->type == FV_PIXEL_U8 && c->border != FV_BORDER_REPLICATE && c->k >= 11;
 }
 
 extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                      const fv_params *p, void *state, cudaStream_t stream)
 {
-    (void)state;
-    const int k = median_size(p);
-    const median_fast_launch l = median_fast_pick(k);
+    (void)v, (void)p;
+    const median_config *c = (const median_config *)state;
+    if (!median_fast_is_u8_replicate(c) && !median_fast_is_u8_bordered_hist(c))
+        return median_fast_keys_run(src, dst, c, stream);
+    const median_fast_launch l =
+        median_fast_is_u8_replicate(c) ? median_fast_pick(c->k) : median_fast_pick_bordered(c->k);
     if (l.kind == MEDIAN_FAST_HIST) {
         dim3 grid((src->width + HIST_THREADS - 1) / HIST_THREADS,
                   (src->height + HIST_SEGMENT - 1) / HIST_SEGMENT, 3);
-        l.kernel<<<grid, HIST_THREADS, 0, stream>>>(*src, *dst);
+        l.hist<<<grid, HIST_THREADS, 0, stream>>>(*src, *dst, c->border, c->cval_key);
     } else {
         dim3 grid((src->width + l.tile_w - 1) / l.tile_w, (src->height + l.tile_h - 1) / l.tile_h);
         l.kernel<<<grid, dim3(NET_BLOCK_X, NET_BLOCK_Y), 0, stream>>>(*src, *dst);
@@ -501,9 +586,14 @@ extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, f
 extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
                                    int max)
 {
+    (void)v;
     if (max < 1) return 0;
-    const median_fast_launch l = median_fast_pick(median_size(p));
-    out[0] = {l.name, (const void *)l.kernel,
+    const median_config c = median_config_of(p);
+    if (!median_fast_is_u8_replicate(&c) && !median_fast_is_u8_bordered_hist(&c))
+        return median_fast_keys_kernels(&c, out, max);
+    const median_fast_launch l =
+        median_fast_is_u8_replicate(&c) ? median_fast_pick(c.k) : median_fast_pick_bordered(c.k);
+    out[0] = {l.name, l.kind == MEDIAN_FAST_HIST ? (const void *)l.hist : (const void *)l.kernel,
               l.kind == MEDIAN_FAST_HIST ? HIST_THREADS : NET_BLOCK_X * NET_BLOCK_Y, 0};
     return 1;
 }

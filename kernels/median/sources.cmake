@@ -2,5 +2,6 @@
 # row of kernels/filters.def. FV_REF_SOURCES: plain C the CPU reference needs (no GPU);
 # FV_KERNEL_SOURCES: its CUDA variants and descriptor; FV_NPP_SOURCES: its NPP peer (where NPP is).
 list(APPEND FV_REF_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_ref.c)
-list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.cu ${CMAKE_CURRENT_LIST_DIR}/median_fast.cu)
+list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.cu ${CMAKE_CURRENT_LIST_DIR}/median_fast.cu
+     ${CMAKE_CURRENT_LIST_DIR}/median_fast_keys.cu)
 list(APPEND FV_NPP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_npp.c)

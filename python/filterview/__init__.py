@@ -362,20 +362,21 @@ class Context:
     """
 
     def __init__(self, filter: str, width: int, height: int, *, variant: Optional[str] = None,
-                 iterations: int = 1, **params: Any):
+                 dtype: Any = "uint8", iterations: int = 1, **params: Any):
         info = filter_info(filter)
         text = _params_text(info, params, iterations, "Context")
-        self._setup(info, width, height, variant, text)
+        _arrays.dtype_code(dtype, "Context dtype")
+        self._setup(info, width, height, variant, text, np.dtype(dtype).name)
 
     @classmethod
     def _make(cls, info: FilterInfo, width: int, height: int, variant: Optional[str],
-              text: str) -> "Context":
+              text: str, dtype: str = "uint8") -> "Context":
         self = cls.__new__(cls)
-        self._setup(info, width, height, variant, text)
+        self._setup(info, width, height, variant, text, dtype)
         return self
 
     def _setup(self, info: FilterInfo, width: int, height: int, variant: Optional[str],
-               text: str) -> None:
+               text: str, dtype: str = "uint8") -> None:
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
         self._destroy = _clib.filterview_context_destroy
@@ -389,11 +390,12 @@ class Context:
         self._on_host = bool(v.on_host) if v is not None else False
         self.width = int(width)
         self.height = int(height)
+        self.dtype = dtype
         ptr = ctypes.c_void_p()
         err = ctypes.create_string_buffer(_ERROR_SIZE)
-        status = _clib.filterview_context_create(
+        status = _clib.filterview_context_create_typed(
             ctypes.byref(ptr), info.name.encode(), variant.encode() if variant is not None else None,
-            self.width, self.height, text.encode(), err, _ERROR_SIZE)
+            self.width, self.height, _arrays.DTYPES[dtype], text.encode(), err, _ERROR_SIZE)
         if status != _lib.FV_OK or not ptr.value:
             raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
                          info.name)
@@ -459,6 +461,9 @@ class Context:
             raise ArgumentError("%s: the context is for %dx%d images, got %dx%d (shape %s)"
                                 % (name, self.width, self.height, src.width, src.height,
                                    src.shape))
+        if src.dtype != self.dtype:
+            raise ArgumentError("%s: the context is for %s images, got %s" % (name, self.dtype,
+                                                                               src.dtype))
         if self._on_host and src.on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
@@ -483,6 +488,48 @@ class Context:
         if target is not None:
             _arrays.copy_into(target, dst, handle)
         return out if out is not None else _arrays.result_object(dst)
+
+    def run_batch(self, stack: Image, out: Optional[Image] = None, stream: Stream = None) -> Image:
+        """Runs the filter on every image of `stack`, an N x H x W (gray) or N x H x W x C array
+        (NumPy, CuPy or PyTorch) of the context's size and dtype, in one call into the C library
+        (``filterview_run_batch``): host stacks are pipelined (the next image goes up and the
+        last comes down while one is filtered), device stacks run back to back on `stream`.
+        Returns `out` (same shape and dtype) or a new stack; each image equals its own
+        :meth:`run` bit for bit."""
+        name = self._info.name
+        ops = _arrays.stack_operands(stack, "stack")
+        if not ops:
+            return stack if out is None else out
+        handle = _arrays.stream_handle(stream)
+        if handle is None and ops[0].on_device:
+            handle = _arrays.default_stream(ops[0])
+        for op in ops:
+            if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
+                raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
+                                    "%dx%d %s" % (name, self.width, self.height, self.dtype,
+                                                  op.width, op.height, op.dtype))
+        if self._on_host and ops[0].on_device:
+            raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
+                                "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        result = _arrays.new_stack_like(stack, handle) if out is None else out
+        dsts = _arrays.stack_operands(result, "out", writable=True)
+        if len(dsts) != len(ops) or dsts[0].shape != ops[0].shape or dsts[0].dtype != ops[0].dtype:
+            raise ArgumentError("%s: out must be a stack of the same shape and dtype" % name)
+        if ops[0].memory == dsts[0].memory and ops[0].ptr != dsts[0].ptr:
+            (a0, _), (b0, _) = ops[0].extent(), dsts[0].extent()
+            a1, b1 = ops[-1].extent()[1], dsts[-1].extent()[1]
+            if a0 < b1 and b0 < a1:
+                raise ArgumentError("%s: out overlaps the stack without being it" % name)
+        n = len(ops)
+        srcs = (_lib.ImageC * n)(*[op.image() for op in ops])
+        outs = (_lib.ImageC * n)(*[op.image() for op in dsts])
+        with self._lock:
+            ptr = self._live()
+            status = _clib.filterview_run_batch(ptr, srcs, outs, n,
+                                                ctypes.c_void_p(handle) if handle else None)
+            if status != _lib.FV_OK:
+                raise _error(status, _text(_clib.filterview_context_error(ptr)), name)
+        return result
 
     # -- lifetime --
     def close(self) -> None:
@@ -578,11 +625,11 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, text, src.device, handle)
+    key = (info.name, variant, src.width, src.height, src.dtype, text, src.device, handle)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
-            ctx = Context._make(info, src.width, src.height, variant, text)
+            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype)
         with _cache._lock:
             _cache.created += 1
     try:
@@ -618,6 +665,51 @@ def apply(filter: str, image: Image, *, variant: Optional[str] = None, iteration
     info = filter_info(filter)
     kwargs = dict(params, variant=variant, iterations=iterations, out=out, stream=stream)
     return _apply(info, image, kwargs, filter)
+
+
+def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iterations: int = 1,
+                out: Optional[Image] = None, stream: Stream = None, **params: Any) -> Any:
+    """Runs `filter` on many images in one call.
+
+    `images` is a stack, an N x H x W (gray) or N x H x W x C array (NumPy, CuPy or PyTorch):
+    one context, one call into the library (:meth:`Context.run_batch`), the stack's type kept;
+    or a list of images of any sizes, each run with its own context from the cache. With a
+    list, a parameter may be a list of one value per image (``radius=[1, 3, 5]``). Each result
+    equals the single call's bit for bit."""
+    info = filter_info(filter)
+    if isinstance(images, (list, tuple)):
+        n = len(images)
+        per = {k: v for k, v in params.items() if isinstance(v, (list, tuple))}
+        for k, v in per.items():
+            if len(v) != n:
+                raise ArgumentError("%s: %s has %d values for %d images" % (info.name, k, len(v),
+                                                                            n))
+        outs = out if out is not None else [None] * n
+        return [_apply(info, img, dict(params, **{k: v[i] for k, v in per.items()},
+                                       variant=variant, iterations=iterations, out=outs[i],
+                                       stream=stream), filter)
+                for i, img in enumerate(images)]
+    first = _arrays.stack_operands(images, "images")
+    if not first:
+        return images
+    text = _params_text(info, params, iterations, "apply_batch")
+    _check_variant(info, variant)
+    src = first[0]
+    handle = _arrays.stream_handle(stream)
+    if handle is None and src.on_device:
+        handle = _arrays.default_stream(src)
+    key = (info.name, variant, src.width, src.height, src.dtype, text, src.device, handle)
+    ctx = _cache.take(key)
+    if ctx is None:
+        with _device_scope(src):
+            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype)
+        with _cache._lock:
+            _cache.created += 1
+    try:
+        with _device_scope(src):
+            return ctx.run_batch(images, out, stream)
+    finally:
+        _cache.give(key, ctx)
 
 
 # ---- one generated function per filter ---------------------------------------------------------
@@ -744,6 +836,23 @@ class Diff:
     max_abs: int
     mean_abs: float
     differing: int
+    max_abs_value: float = 0.0
+
+
+def reach(filter: str, iterations: int = 1, **params: Any) -> Optional[int]:
+    """How far `filter` reads from each output pixel with these parameters (the keywords of
+    ``filterview.<filter>``), in pixels: a tile given a halo this wide of its neighbours comes out
+    as the whole image's result does (the depth of dask's ``map_overlap``). None where the filter
+    has no bounded reach (Canny's full hysteresis or automatic thresholds)."""
+    info = filter_info(filter)
+    text = _params_text(info, params, iterations, "reach")
+    out = ctypes.c_longlong()
+    err = ctypes.create_string_buffer(_ERROR_SIZE)
+    status = _clib.filterview_filter_reach(info.name.encode(), text.encode(), ctypes.byref(out),
+                                           err, _ERROR_SIZE)
+    if status != _lib.FV_OK:
+        raise _error(status, _text(err.value), info.name)
+    return None if out.value < 0 else int(out.value)
 
 
 def compare(a: Image, b: Image) -> Diff:
@@ -760,7 +869,7 @@ def compare(a: Image, b: Image) -> Diff:
                                       _ERROR_SIZE)
     if status != _lib.FV_OK:
         raise _error(status, _text(err.value), "compare")
-    return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing))
+    return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing), float(d.max_abs_value))
 
 
 # ---- benchmarking ------------------------------------------------------------------------------
@@ -861,7 +970,7 @@ def bench(filter: str, image_or_shape: Any, variants: Optional[Sequence[str]] = 
 
 __all__ = [
     "__version__", "filters", "filter_info", "device_available", "library_version", "apply",
-    "Context", "compare", "Diff", "bench", "BenchRow", "clear_cache", "cache_info",
+    "Context", "compare", "Diff", "reach", "apply_batch", "bench", "BenchRow", "clear_cache", "cache_info",
     "FilterInfo", "ParamInfo", "VariantInfo", "Error", "ArgumentError", "NoDeviceError",
     "LibraryError",
 ]

@@ -27,15 +27,32 @@ _DLPACK_CUDA_HOST = 3
 _DLPACK_CUDA_MANAGED = 13
 
 
+# The library's dtypes (filterview_dtype), by NumPy name, and the typestrs of
+# __cuda_array_interface__ that name them.
+DTYPES = {"uint8": 0, "uint16": 1, "float32": 2}
+_TYPESTRS = {"|u1": "uint8", "<u1": "uint8", ">u1": "uint8", "=u1": "uint8",
+             "<u2": "uint16", "=u2": "uint16", "<f4": "float32", "=f4": "float32"}
+if sys.byteorder == "big":  # pragma: no cover - the library runs little-endian machines only
+    _TYPESTRS = {}
+
+
+def dtype_code(dtype: Any, what: str) -> int:
+    """filterview_dtype of a NumPy dtype; TypeError naming the three taken."""
+    name = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
+    if name not in DTYPES or (not isinstance(dtype, str) and not np.dtype(dtype).isnative):
+        raise TypeError("%s must have dtype uint8, uint16 or float32, got %s" % (what, name))
+    return DTYPES[name]
+
+
 class Operand:
     """One image for filterview_run: its pointer, size, pitch, channels and memory, and the object
     that owns that memory (kept alive while the operand lives)."""
 
     __slots__ = ("obj", "kind", "ptr", "shape", "pitch", "channels", "memory", "stream", "device",
-                 "readonly")
+                 "readonly", "dtype")
 
     def __init__(self, obj, kind, ptr, shape, pitch, memory, stream=None, device=None,
-                 readonly=False):
+                 readonly=False, dtype="uint8"):
         self.obj = obj
         self.kind = kind
         self.ptr = int(ptr)
@@ -46,6 +63,11 @@ class Operand:
         self.stream = stream  # the producer's stream (__cuda_array_interface__ v3), or None
         self.device = device  # CUDA device ordinal where known
         self.readonly = readonly
+        self.dtype = dtype  # "uint8", "uint16" or "float32"
+
+    @property
+    def itemsize(self) -> int:
+        return np.dtype(self.dtype).itemsize
 
     @property
     def width(self) -> int:
@@ -61,11 +83,12 @@ class Operand:
 
     def extent(self) -> Tuple[int, int]:
         """[first byte, one past the last byte] the image covers."""
-        return self.ptr, self.ptr + (self.height - 1) * self.pitch + self.width * self.channels
+        return self.ptr, self.ptr + (self.height - 1) * self.pitch + \
+            self.width * self.channels * self.itemsize
 
     def image(self) -> _lib.ImageC:
         return _lib.ImageC(self.ptr, self.width, self.height, self.pitch, self.channels,
-                           self.memory)
+                           self.memory, DTYPES[self.dtype])
 
 
 # ---- shapes and layouts ----
@@ -80,22 +103,25 @@ def check_shape(shape, what: str) -> None:
         raise ValueError("%s is empty: shape %s" % (what, tuple(shape)))
 
 
-def row_pitch(shape, strides) -> Optional[int]:
+def row_pitch(shape, strides, itemsize: int = 1) -> Optional[int]:
     """The row pitch in bytes when each row's pixels lie side by side (channels contiguous, one
-    pixel after another, rows not overlapping and going forwards); None otherwise."""
+    pixel after another, rows not overlapping and going forwards, and every element on its
+    type's alignment); None otherwise."""
     h, w = shape[0], shape[1]
     c = shape[2] if len(shape) == 3 else 1
-    if len(shape) == 3 and c > 1 and strides[2] != 1:
+    if len(shape) == 3 and c > 1 and strides[2] != itemsize:
         return None
-    if w > 1 and strides[1] != c:
+    if w > 1 and strides[1] != c * itemsize:
         return None
     if h == 1:
-        return w * c
-    return strides[0] if strides[0] >= w * c else None
+        return w * c * itemsize
+    if strides[0] % itemsize:
+        return None
+    return strides[0] if strides[0] >= w * c * itemsize else None
 
 
-def _c_strides(shape) -> Tuple[int, ...]:
-    out, step = [], 1
+def _c_strides(shape, itemsize: int = 1) -> Tuple[int, ...]:
+    out, step = [], itemsize
     for s in reversed(shape):
         out.append(step)
         step *= s
@@ -231,15 +257,18 @@ def on_stream(kind: str, handle: Optional[int], device: Optional[int]):
 # ---- operands ----
 
 def _from_numpy(a: np.ndarray, what: str, kind=KIND_NUMPY, owner=None) -> Operand:
-    if a.dtype != np.uint8:
-        raise TypeError("%s must have dtype uint8, got %s" % (what, a.dtype))
+    if isinstance(a, np.ma.MaskedArray):
+        raise TypeError("%s is a numpy.ma masked array: the filters would ignore its mask; pass "
+                        "numpy.ma.filled(x, value) or x.data" % what)
+    dtype_code(a.dtype, what)
     check_shape(a.shape, what)
-    pitch = row_pitch(a.shape, a.strides)
-    if pitch is None:
+    pitch = row_pitch(a.shape, a.strides, a.itemsize)
+    if pitch is None or a.__array_interface__["data"][0] % a.itemsize:
         a = np.ascontiguousarray(a)
-        pitch = row_pitch(a.shape, a.strides)
+        pitch = row_pitch(a.shape, a.strides, a.itemsize)
     return Operand(a if owner is None else (a, owner), kind, a.__array_interface__["data"][0],
-                   a.shape, pitch, _lib.HOST, readonly=not a.flags.writeable)
+                   a.shape, pitch, _lib.HOST, readonly=not a.flags.writeable,
+                   dtype=a.dtype.name)
 
 
 def _cai(x) -> dict:
@@ -252,14 +281,17 @@ def _from_cai(x, what: str, allow_copy: bool) -> Operand:
     kind = KIND_CUPY if _is_cupy(x) else KIND_TORCH if _is_torch(x) else KIND_CAI
     cai = _cai(x)
     typestr = cai.get("typestr", "")
-    if typestr not in ("|u1", "<u1", ">u1", "=u1"):
-        raise TypeError("%s must have dtype uint8 ('|u1'), got typestr %r" % (what, typestr))
+    if typestr not in _TYPESTRS:
+        raise TypeError("%s must have dtype uint8, uint16 or float32 ('|u1', '<u2', '<f4'), got "
+                        "typestr %r" % (what, typestr))
+    dtype = _TYPESTRS[typestr]
+    itemsize = np.dtype(dtype).itemsize
     if cai.get("mask") is not None:
         raise ValueError("%s: masked CUDA arrays are not supported" % what)
     shape = tuple(int(s) for s in cai["shape"])
     check_shape(shape, what)
     strides = cai.get("strides")
-    strides = _c_strides(shape) if strides is None else tuple(int(s) for s in strides)
+    strides = _c_strides(shape, itemsize) if strides is None else tuple(int(s) for s in strides)
     ptr, readonly = cai["data"]
     stream = cai.get("stream") if int(cai.get("version", 0)) >= 3 else None
     device = None
@@ -267,26 +299,27 @@ def _from_cai(x, what: str, allow_copy: bool) -> Operand:
         device = x.device.id
     elif kind == KIND_TORCH:
         device = x.device.index
-    pitch = row_pitch(shape, strides)
+    pitch = row_pitch(shape, strides, itemsize)
     if pitch is None:
         if not allow_copy:
             return None
         if kind == KIND_CAI:
             raise ValueError("%s: each row's pixels must lie side by side (strides %s); pass a "
                              "contiguous array" % (what, strides))
-        op = Operand(x, kind, ptr, shape, 0, _lib.DEVICE, stream, device)
+        op = Operand(x, kind, ptr, shape, 0, _lib.DEVICE, stream, device, dtype=dtype)
         handle = default_stream(op)
         with on_stream(kind, handle, device):
             x = _cupy().ascontiguousarray(x) if kind == KIND_CUPY else x.contiguous()
         return _from_cai_contiguous(x, kind, shape, stream if stream is not None else handle,
-                                    device)
-    return Operand(x, kind, ptr or 0, shape, pitch, _lib.DEVICE, stream, device, bool(readonly))
+                                    device, dtype)
+    return Operand(x, kind, ptr or 0, shape, pitch, _lib.DEVICE, stream, device, bool(readonly),
+                   dtype)
 
 
-def _from_cai_contiguous(x, kind, shape, stream, device) -> Operand:
+def _from_cai_contiguous(x, kind, shape, stream, device, dtype="uint8") -> Operand:
     cai = _cai(x)
-    return Operand(x, kind, cai["data"][0], shape, shape[1] * (shape[2] if len(shape) == 3 else 1),
-                   _lib.DEVICE, stream, device)
+    row = shape[1] * (shape[2] if len(shape) == 3 else 1) * np.dtype(dtype).itemsize
+    return Operand(x, kind, cai["data"][0], shape, row, _lib.DEVICE, stream, device, dtype=dtype)
 
 
 def _refuse_masked(x: Any, what: str) -> None:
@@ -322,7 +355,7 @@ def operand(x: Any, what: str = "image") -> Operand:
             return _from_cai(cupy.from_dlpack(x), what, allow_copy=True)
     a = np.asarray(x)
     if a.dtype == object:
-        raise TypeError("%s must be a NumPy uint8 array or a CUDA array, got %s"
+        raise TypeError("%s must be a NumPy array (uint8, uint16, float32) or a CUDA array, got %s"
                         % (what, type(x).__name__))
     return _from_numpy(a, what)
 
@@ -334,19 +367,21 @@ def output(out: Any, like: Operand) -> Tuple[Operand, Any]:
     _refuse_masked(out, what)
     if isinstance(out, np.ndarray) or (_is_torch(out) and not out.is_cuda):
         a = out if isinstance(out, np.ndarray) else out.detach().numpy()
-        if a.dtype != np.uint8:
-            raise TypeError("out must have dtype uint8, got %s" % a.dtype)
+        if a.dtype.name != like.dtype or not a.dtype.isnative:
+            raise TypeError("out must have the image's dtype %s, got %s" % (like.dtype, a.dtype))
         if tuple(a.shape) != like.shape:
             raise ValueError("out has shape %s, the image %s" % (tuple(a.shape), like.shape))
         if not a.flags.writeable:
             raise ValueError("out is read-only")
-        pitch = row_pitch(a.shape, a.strides)
-        if pitch is not None:
+        pitch = row_pitch(a.shape, a.strides, a.itemsize)
+        if pitch is not None and a.__array_interface__["data"][0] % a.itemsize == 0:
             return Operand(out, KIND_NUMPY, a.__array_interface__["data"][0], a.shape, pitch,
-                           _lib.HOST), None
-        return new_like_host(like.shape), a
+                           _lib.HOST, dtype=like.dtype), None
+        return new_like_host(like.shape, like.dtype), a
     if (_is_torch(out) and out.is_cuda) or hasattr(out, "__cuda_array_interface__"):
         op = _from_cai(out, what, allow_copy=False)
+        if op is not None and op.dtype != like.dtype:
+            raise TypeError("out must have the image's dtype %s, got %s" % (like.dtype, op.dtype))
         if op is not None and op.shape != like.shape:
             raise ValueError("out has shape %s, the image %s" % (op.shape, like.shape))
         if op is not None and op.readonly:
@@ -361,25 +396,26 @@ def output(out: Any, like: Operand) -> Tuple[Operand, Any]:
         if shape != like.shape:
             raise ValueError("out has shape %s, the image %s" % (shape, like.shape))
         device = out.device.id if kind == KIND_CUPY else out.device.index
-        tmp_owner = Operand(out, kind, 0, shape, 0, _lib.DEVICE, None, device)
+        tmp_owner = Operand(out, kind, 0, shape, 0, _lib.DEVICE, None, device, dtype=like.dtype)
         return new_like(tmp_owner, None), out
-    raise TypeError("out must be a NumPy uint8 array or a CUDA array, got %s" % type(out).__name__)
+    raise TypeError("out must be a NumPy array or a CUDA array, got %s" % type(out).__name__)
 
 
-def new_like_host(shape) -> Operand:
-    a = np.empty(shape, np.uint8)
+def new_like_host(shape, dtype="uint8") -> Operand:
+    a = np.empty(shape, dtype)
     return Operand(a, KIND_NUMPY, a.__array_interface__["data"][0], shape,
-                   shape[1] * (shape[2] if len(shape) == 3 else 1), _lib.HOST)
+                   shape[1] * (shape[2] if len(shape) == 3 else 1) * a.itemsize, _lib.HOST,
+                   dtype=dtype)
 
 
 def new_like(src: Operand, stream: Optional[int]) -> Operand:
     """A new, C-contiguous image of src's shape in src's library and memory (allocated on
     `stream` so that the allocator orders its reuse after the run)."""
     if src.kind == KIND_NUMPY:
-        return new_like_host(src.shape)
+        return new_like_host(src.shape, src.dtype)
     if src.kind == KIND_TORCH_CPU:
         torch = _torch()
-        t = torch.empty(src.shape, dtype=torch.uint8)
+        t = torch.empty(src.shape, dtype=getattr(torch, src.dtype))
         op = _from_numpy(t.numpy(), "result", KIND_TORCH_CPU, owner=t)
         op.obj = t
         return op
@@ -390,13 +426,13 @@ def new_like(src: Operand, stream: Optional[int]) -> Operand:
             raise ValueError("a CUDA array that is neither CuPy's nor PyTorch's needs out= (or "
                              "CuPy installed) for the result") from None
         with on_stream(KIND_CUPY, stream, src.device):
-            a = cupy.empty(src.shape, dtype=cupy.uint8)
-        return _from_cai_contiguous(a, KIND_CUPY, src.shape, None, src.device)
+            a = cupy.empty(src.shape, dtype=src.dtype)
+        return _from_cai_contiguous(a, KIND_CUPY, src.shape, None, src.device, src.dtype)
     if src.kind == KIND_TORCH:
         torch = _torch()
         with on_stream(KIND_TORCH, stream, src.device):
-            t = torch.empty(src.shape, dtype=torch.uint8, device=src.obj.device)
-        return _from_cai_contiguous(t, KIND_TORCH, src.shape, None, src.device)
+            t = torch.empty(src.shape, dtype=getattr(torch, src.dtype), device=src.obj.device)
+        return _from_cai_contiguous(t, KIND_TORCH, src.shape, None, src.device, src.dtype)
     raise AssertionError(src.kind)
 
 
@@ -423,11 +459,11 @@ def copy_of(src: Operand, stream: Optional[int]) -> Operand:
         with on_stream(KIND_CUPY, stream, src.device):
             c = src.obj.copy()
         return _from_cai_contiguous(_cupy().ascontiguousarray(c), KIND_CUPY, src.shape, None,
-                                    src.device)
+                                    src.device, src.dtype)
     if src.kind == KIND_TORCH:
         with on_stream(KIND_TORCH, stream, src.device):
             c = src.obj.detach().clone(memory_format=_torch().contiguous_format)
-        return _from_cai_contiguous(c, KIND_TORCH, src.shape, None, src.device)
+        return _from_cai_contiguous(c, KIND_TORCH, src.shape, None, src.device, src.dtype)
     return src  # another library's array: the C library stages overlapping runs itself
 
 
@@ -451,3 +487,69 @@ def to_host(x: Any, what: str) -> np.ndarray:
             raise TypeError("%s: a CUDA array that is neither CuPy's nor PyTorch's needs CuPy to "
                             "be read back" % what) from None
     return np.asarray(x)
+
+
+# ---- stacks ----
+
+def _stack_shape(shape, what: str) -> None:
+    if len(shape) not in (3, 4) or (len(shape) == 4 and shape[3] not in (1, 3, 4)):
+        raise ValueError("%s must be a stack: N x H x W (gray) or N x H x W x C (C = 1, 3, 4), "
+                         "got shape %s" % (what, tuple(shape)))
+
+
+def _image_operands(first: Operand, count: int, step: int, owner: Any) -> list:
+    """count operands like `first`, the i-th `step` bytes after it (no array object each)."""
+    ops = []
+    for i in range(count):
+        op = Operand(owner, first.kind, first.ptr + i * step, first.shape, first.pitch,
+                     first.memory, first.stream, first.device, first.readonly, first.dtype)
+        ops.append(op)
+    return ops
+
+
+def stack_operands(stack: Any, what: str, writable: bool = False) -> list:
+    """One operand per image of an N x H x W [x C] stack, each a view into the stack: its
+    pointer is the first image's plus i times the stack's first stride (a C-contiguous copy is
+    made first where the stack is not one, except for `out`, which must be)."""
+    if isinstance(stack, np.ndarray) or (_is_torch(stack) and not stack.is_cuda):
+        a = stack if isinstance(stack, np.ndarray) else stack.detach().numpy()
+        _stack_shape(a.shape, what)
+        if writable and not a.flags.writeable:
+            raise ValueError("%s is read-only" % what)
+        if not a.flags.c_contiguous:
+            if writable:
+                raise ValueError("%s must be C-contiguous" % what)
+            a = np.ascontiguousarray(a)
+        kind = KIND_NUMPY if isinstance(stack, np.ndarray) else KIND_TORCH_CPU
+        first = _from_numpy(a[0], what, kind, owner=a)
+        return _image_operands(first, a.shape[0], a.strides[0], (a, stack))
+    if (_is_torch(stack) and stack.is_cuda) or hasattr(stack, "__cuda_array_interface__"):
+        shape = tuple(int(s) for s in _cai(stack)["shape"])
+        _stack_shape(shape, what)
+        contiguous = (stack.is_contiguous() if _is_torch(stack)
+                      else stack.flags.c_contiguous if _is_cupy(stack)
+                      else _cai(stack).get("strides") is None)
+        if not contiguous:
+            if writable or not (_is_torch(stack) or _is_cupy(stack)):
+                raise ValueError("%s must be C-contiguous" % what)
+            stack = stack.contiguous() if _is_torch(stack) else _cupy().ascontiguousarray(stack)
+        first = _from_cai(stack[0], what, allow_copy=False)
+        step = int(np.prod(shape[1:])) * first.itemsize
+        return _image_operands(first, shape[0], step, stack)
+    return stack_operands(np.asarray(stack), what, writable)
+
+
+def new_stack_like(stack: Any, stream: Optional[int]) -> Any:
+    """An empty stack of the same shape, dtype and library (on `stream` for device arrays)."""
+    if isinstance(stack, np.ndarray):
+        return np.empty(stack.shape, stack.dtype)
+    if _is_torch(stack):
+        torch = _torch()
+        if not stack.is_cuda:
+            return torch.empty(stack.shape, dtype=stack.dtype)
+        with on_stream(KIND_TORCH, stream, stack.device.index):
+            return torch.empty(stack.shape, dtype=stack.dtype, device=stack.device)
+    if _is_cupy(stack):
+        with on_stream(KIND_CUPY, stream, stack.device.id):
+            return _cupy().empty(stack.shape, dtype=stack.dtype)
+    return np.empty(np.asarray(stack).shape, np.asarray(stack).dtype)

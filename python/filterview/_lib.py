@@ -82,6 +82,7 @@ class ImageC(ctypes.Structure):
         ("pitch", c_size_t),
         ("channels", c_int),
         ("memory", c_int),
+        ("dtype", c_int),
     ]
 
 
@@ -92,6 +93,7 @@ class DiffC(ctypes.Structure):
         ("max_abs", c_int),
         ("mean_abs", c_double),
         ("differing", c_longlong),
+        ("max_abs_value", c_double),
     ]
 
 
@@ -114,7 +116,14 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("filterview_variant_get", c_int, c_char_p, c_int, POINTER(VariantInfoC))
     fn("filterview_context_create", c_int, POINTER(c_void_p), c_char_p, c_char_p, c_int, c_int,
        c_char_p, c_char_p, c_size_t)
+    fn("filterview_context_create_typed", c_int, POINTER(c_void_p), c_char_p, c_char_p, c_int,
+       c_int, c_int, c_char_p, c_char_p, c_size_t)
+    fn("filterview_filter_reach", c_int, c_char_p, c_char_p, POINTER(c_longlong), c_char_p,
+       c_size_t)
+    fn("filterview_variant_dtypes", ctypes.c_uint, c_char_p, c_char_p)
+    fn("filterview_variant_borders", ctypes.c_uint, c_char_p, c_char_p)
     fn("filterview_run", c_int, c_void_p, POINTER(ImageC), POINTER(ImageC), c_void_p)
+    fn("filterview_run_batch", c_int, c_void_p, POINTER(ImageC), POINTER(ImageC), c_int, c_void_p)
     fn("filterview_context_error", c_char_p, c_void_p)
     fn("filterview_context_variant", c_char_p, c_void_p)
     fn("filterview_context_params", c_char_p, c_void_p)

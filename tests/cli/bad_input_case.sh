@@ -7,7 +7,8 @@
 #   kernel_bomb  a 32 KB PNG of 16384x16384 as --kernel-file: refused from its header, in a second
 #   file_limit   output past `ulimit -f`: exit 1 with one line, no output and no temporary file
 #   interrupted  folder batches on 8 threads ended by SIGINT/SIGTERM mid-run leave no temporary file
-#   stderr_closed  a folder batch whose stderr is a closed pipe leaves no temporary file
+#   stderr_closed  a folder batch whose stderr is a closed pipe leaves no temporary file and
+#                  writes every good image
 fv=$1; fx=$2; out=$3; what=$4
 here=$(dirname "$0")
 fail() { echo "FAIL: $*"; exit 1; }
@@ -101,8 +102,16 @@ open('$out/big.png', 'wb').write(png + chunk(b'IDAT', zlib.compress(rows, 0)) + 
     cp "$out/big.png" "$out/in/a$i.png" && printf 'not an image' >"$out/in/z$i.png" || fail "cp"
   done
   for i in 1 2 3 4 5; do
+    rm -f "$out"/o/*
     timeout 60 "$fv" "$out/in" -f invert -v cpu -o "$out/o/" 2>&1 >/dev/null </dev/null | true
     ls -a "$out/o" | grep -q '\.tmp-' && fail "run $i left a temporary file: $(ls "$out/o" | tr "\n" " ")"
+    # and it did its work: every good image written whole (a PNG of the input's size)
+    for k in 1 2 3 4 5 6 7 8; do
+      [ -f "$out/o/a$k.png" ] || fail "run $i did not write a$k.png"
+      head -c 24 "$out/o/a$k.png" | od -An -tx1 | tr -d ' \n' |
+        grep -q '^89504e470d0a1a0a0000000d49484452000004b000000384' ||
+        fail "run $i: a$k.png is not a 1200x900 PNG"
+    done
   done
   ;;
 *) fail "unknown case '$what'" ;;

@@ -34,7 +34,7 @@ cd "$work/elsewhere" || exit 1
 grep -q "^gaussian" list.txt || fail "--list shows no gaussian"
 "$fv" "$prefix/share/filterview/astronaut.png" -f box -v cpu --radius 2 -o box.png >batch.txt 2>&1 ||
     { cat batch.txt; fail "the CPU batch failed"; }
-grep -q "wrote .*box.png (512x512, box/cpu, radius 2" batch.txt || { cat batch.txt; fail "unexpected batch output"; }
+grep -Eq "wrote .*box.png \(512x512, box/cpu, radius 2, " batch.txt || { cat batch.txt; fail "unexpected batch output"; }
 head -c 8 box.png | od -An -c | grep -q "P   N   G" || fail "box.png is not a PNG"
 echo "ran: --list, a CPU batch on the installed photo"
 

@@ -8,6 +8,12 @@
 #                                            saying the GPU variants need a GPU, and "-" where a
 #                                            figure needs the device
 #   no_gpu_case.sh FILTERVIEW OUTDIR all     --bench without -v: every filter's reference is timed
+#   no_gpu_case.sh FILTERVIEW OUTDIR grow    --bench at 16x16 and 512x512: every filter's
+#                                            reference is slower on the larger image, by the
+#                                            CSV's ms (a time that does not grow with the work
+#                                            is not a measurement; a GPU kernel's launch may
+#                                            outweigh 16x16 against 512x512, so only the
+#                                            references are held to it)
 #   no_gpu_case.sh FILTERVIEW OUTDIR info    --info: the device, or one line saying why there is
 #                                            none (never the CUDA runtime's "insufficient") and
 #                                            what still runs
@@ -70,6 +76,30 @@ all)
     grep -q "the GPU variants need an NVIDIA GPU and its driver" "$dir/err" || fail "no line saying why"
     [ "$(grep -c '^| 16x12' "$dir/out")" = "$n_filters" ] || fail "rows other than the references"
   fi
+  ;;
+grow)
+  # the large size first: the bench skips a reference whose time it predicts, from its last
+  # size, beyond its budget, and a 16x16 run slowed by a busy machine predicts too much
+  run "$fv" --bench --sizes 512x512,16x16 --runs 3 --csv "$dir/g.csv"
+  [ "$code" = 0 ] || fail "exit status $code, expected 0"
+  n_filters=$("$fv" --list | grep -c "^[a-z]")
+  # filter and variant -> ms at each size (quoted fields, which may hold commas, left out first);
+  # every filter's reference there and slower at 512x512
+  sed 's/"[^"]*"/Q/g' "$dir/g.csv" | awk -F, -v filters="$n_filters" '
+    NR == 1 { next }
+    { key = $4 "|" $6
+      if ($1 == "16x16") small[key] = $8; else if ($1 == "512x512") large[key] = $8 }
+    END {
+      refs = 0
+      for (k in large) {
+        if (!(k in small) || k !~ /\|cpu$/) continue
+        refs++
+        if (!(large[k] + 0 > small[k] + 0)) { print "FAIL: " k ": " large[k] " ms at 512x512, not more than " small[k] " ms at 16x16"; bad = 1 }
+      }
+      if (refs < filters) { print "FAIL: " refs " references timed at both sizes, " filters " filters"; bad = 1 }
+      print refs " references timed at both sizes, each slower at 512x512"
+      exit bad
+    }' || fail "a time did not grow with the image"
   ;;
 info)
   run "$fv" --info

@@ -3,14 +3,19 @@
  * worked by hand (a vertical and a horizontal step edge, every stage, both norms), a weak chain
  * 100 pixels long attached to a strong pixel (full keeps it, one-pass drops it, sweeps N reach N
  * pixels along it), hysteresis against literal synchronous sweeps on random images, degenerate
- * sizes and padded pitches, the parameter table. With `--opencv SCRIPT DIR PHOTOS...` instead:
- * writes cases (photos and random images, blur off) for tests/cpu/canny_opencv.py, which holds the
- * gray stage against cv2.cvtColor and the edge map against cv2.Canny (exit 77 without cv2).
- * Needs no GPU.
+ * sizes and padded pitches, the parameter table; uint16 and float32 stages, the Sobel's border and
+ * NaN and infinity worked by hand. With `--opencv SCRIPT DIR PHOTOS...` instead:
+ * writes cases (photos and random images, blur off and on) for tests/cpu/canny_opencv.py, which
+ * holds the gray stage against cv2.cvtColor, the blur stage against scipy (as the Gaussian's
+ * reference is) and the edge map against cv2.Canny of the blurred image (exit 77 without cv2);
+ * with `--scipy SCRIPT DIR`: every type x border for tests/cpu/canny_scipy.py (blur and Sobel
+ * against scipy.ndimage). Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "canny/canny.h"
 #include "image_io.h"
 #include "test_skeleton.h"
+
+#include <math.h>
 
 #define PAD_BYTES 8 /* this test's row padding (two pixels' worth), narrower than TEST_PAD_BYTES */
 
@@ -304,8 +309,8 @@ static void test_config(void)
     static const struct {
         int index;
         double value;
-    } bad[] = {{CANNY_STAGE, 7},  {CANNY_SIGMA, -1}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041},
-               {CANNY_HIGH, 1.5}, {CANNY_NORM, 2},   {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
+    } bad[] = {{CANNY_STAGE, 7}, {CANNY_SIGMA, -1}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041},
+               {CANNY_HIGH, -1}, {CANNY_NORM, 2},   {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         p = params_of((canny_args){.stage = CANNY_EDGES});
         p.value[bad[b].index] = bad[b].value;
@@ -328,6 +333,205 @@ static void test_config(void)
     test_check(&t, ok, "sectors on both sides of 22.5 and 67.5 degrees", NULL);
 }
 
+/* ---- uint16, float32 and the borders ------------------------------------------------------ */
+static double chan(const fv_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->data + (size_t)y * img->pitch;
+    switch (img->type) {
+    case FV_PIXEL_U16: return ((const uint16_t *)row)[4 * x + c];
+    case FV_PIXEL_F32: return ((const float *)row)[4 * x + c];
+    case FV_PIXEL_U8:
+    default: return row[4 * x + c];
+    }
+}
+
+/* R = G = B = v (the gray weights sum to 2^15: gray is v exactly, float32 too for these v), A max */
+static void set_gray(fv_image *img, int x, int y, double v)
+{
+    uint8_t *row = img->data + (size_t)y * img->pitch;
+    const double top = fv_pixel_type_max(img->type);
+    for (int c = 0; c < 4; c++) {
+        const double u = c == 3 ? top : v;
+        if (img->type == FV_PIXEL_U16)
+            ((uint16_t *)row)[4 * x + c] = (uint16_t)u;
+        else if (img->type == FV_PIXEL_F32)
+            ((float *)row)[4 * x + c] = (float)u;
+        else
+            row[4 * x + c] = (uint8_t)u;
+    }
+}
+
+static fv_params typed_params(fv_pixel_type type, int stage, int l2)
+{
+    fv_params p = params_of((canny_args){.stage = stage, .l2 = l2});
+    p.type = type;
+    return p;
+}
+
+/* The thresholds' default (0) is 50 and 150 levels of 255 in every type's units. */
+static void test_typed_defaults(void)
+{
+    canny_config c;
+    fv_params p = typed_params(FV_PIXEL_U8, CANNY_EDGES, 0);
+    int ok = canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 50 && c.highc == 150;
+    p.type = FV_PIXEL_U16;
+    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 12850 && c.highc == 38550;
+    p.type = FV_PIXEL_F32;
+    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == (float)(50.0 / 255) &&
+         c.highc == (float)(150.0 / 255);
+    p.value[CANNY_NORM] = 1; /* l2: the squares */
+    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK &&
+         c.lowc == (float)(50.0 / 255 * (50.0 / 255));
+    p = typed_params(FV_PIXEL_U16, CANNY_EDGES, 1);
+    p.value[CANNY_LOW] = 100000.7;
+    p.value[CANNY_HIGH] = 524280;
+    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK &&
+         c.lowc == floor(100000.7 * 100000.7) && c.highc == 524280.0 * 524280.0;
+    test_check(&t, ok,
+               "default thresholds 50/150 of 255 levels per type; l2 squares, floored for "
+               "integers (beyond 32 bits for uint16)",
+               NULL);
+    fv_params q = fv_params_default(fv_filter_find("canny"));
+    q.type = FV_PIXEL_U16;
+    const fv_params r = fv_params_resolved(fv_filter_find("canny"), &q);
+    test_check(&t, r.value[CANNY_LOW] == 12850 && r.value[CANNY_HIGH] == 38550,
+               "uint16's defaults resolved for the display: 12850, 38550", NULL);
+}
+
+/* The step edge of test_step_edge in uint16 (0 | 20000) and float32 (0 | 0.5), blur off: dx = 4
+ * x step at columns 3 and 4 (l2: its square, 6.4e9 for uint16: beyond 32 bits), kept at column 3;
+ * the magnitude stage shows half (40000; float 1.0), strong under the default thresholds. */
+static void test_typed_step(void)
+{
+    for (int type = FV_PIXEL_U16; type <= FV_PIXEL_F32; type++)
+        for (int l2 = 0; l2 <= 1; l2++) {
+            const double step = type == FV_PIXEL_U16 ? 20000 : 0.5;
+            const double top = fv_pixel_type_max((fv_pixel_type)type);
+            fv_image src, dst;
+            fv_host_image_alloc_as(&src, 8, 5, (fv_pixel_type)type, 4);
+            fv_host_image_alloc_as(&dst, 8, 5, (fv_pixel_type)type, 4);
+            for (int y = 0; y < 5; y++)
+                for (int x = 0; x < 8; x++) set_gray(&src, x, y, x < 4 ? 0 : step);
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", fv_pixel_type_name((fv_pixel_type)type),
+                     l2 ? "l2" : "l1");
+            int ok = 1;
+            const struct {
+                int stage;
+                double want[8]; /* channel 0 along a row */
+            } stages[] = {
+                {CANNY_GRAY, {0, 0, 0, 0, step, step, step, step}},
+                {CANNY_MAGNITUDE, {0, 0, 0, 2 * step, 2 * step, 0, 0, 0}},
+                {CANNY_NMS, {0, 0, 0, 2 * step, 0, 0, 0, 0}},
+                {CANNY_THRESHOLD_MAP, {0, 0, 0, top, 0, 0, 0, 0}},
+                {CANNY_EDGES, {0, 0, 0, top, 0, 0, 0, 0}},
+            };
+            for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
+                fv_params p = typed_params((fv_pixel_type)type, stages[k].stage, l2);
+                p.value[CANNY_SIGMA] = 0;
+                ok &= test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+                for (int y = 0; ok && y < 5; y++)
+                    for (int x = 0; ok && x < 8; x++)
+                        ok = chan(&dst, x, y, 0) == stages[k].want[x] && chan(&dst, x, y, 3) == top;
+                if (!ok) {
+                    test_check(&t, 0, "uint16 and float32 step edge: stage",
+                               canny_stage_names[stages[k].stage]);
+                    break;
+                }
+            }
+            test_check(&t, ok, "step edge, every stage in the image's units:", what);
+            fv_host_image_free(&src);
+            fv_host_image_free(&dst);
+        }
+}
+
+/* A weak float32 step (0 | 0.05: magnitude about 0.2, between 50/255 and 150/255) is amber on
+ * the thresholds stage ((1, 160/255, 0)) and no edge. */
+static void test_typed_weak(void)
+{
+    fv_image src, dst;
+    fv_host_image_alloc_as(&src, 8, 5, FV_PIXEL_F32, 4);
+    fv_host_image_alloc_as(&dst, 8, 5, FV_PIXEL_F32, 4);
+    for (int y = 0; y < 5; y++)
+        for (int x = 0; x < 8; x++) set_gray(&src, x, y, x < 4 ? 0 : 0.05);
+    fv_params p = typed_params(FV_PIXEL_F32, CANNY_THRESHOLD_MAP, 0);
+    p.value[CANNY_SIGMA] = 0;
+    int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 2, 0) == 1 &&
+             chan(&dst, 3, 2, 1) == (float)(160.0 / 255) && chan(&dst, 3, 2, 2) == 0;
+    p.value[CANNY_STAGE] = CANNY_EDGES;
+    ok = ok && test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 2, 0) == 0;
+    test_check(&t, ok, "float32: a weak step is amber (1, 160/255, 0) and alone no edge", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
+/* The border of the Sobel by hand: one row g = 0 0 0 v, blur off; every row the Sobel reads is
+ * that row (h = 1) except for constant, whose rows above and below are cval (then dx = 2 (g(x+1)
+ * - g(x-1)), dy = 0). Half the magnitude, per mode, with c = cval:
+ *   replicate, reflect  0 0 2v 2v      mirror  0 0 2v 0      wrap  2v 0 2v 0      constant c 0 v c */
+static void test_borders_by_hand(void)
+{
+    for (int type = FV_PIXEL_U16; type <= FV_PIXEL_F32; type++) {
+        const double v = type == FV_PIXEL_U16 ? 100 : 0.25, c = type == FV_PIXEL_U16 ? 7 : 0.0625;
+        const double want[FV_BORDER_COUNT][4] = {
+            [FV_BORDER_REPLICATE] = {0, 0, 2 * v, 2 * v},
+            [FV_BORDER_REFLECT] = {0, 0, 2 * v, 2 * v},
+            [FV_BORDER_MIRROR] = {0, 0, 2 * v, 0},
+            [FV_BORDER_CONSTANT] = {c, 0, v, c},
+            [FV_BORDER_WRAP] = {2 * v, 0, 2 * v, 0},
+        };
+        fv_image src, dst;
+        fv_host_image_alloc_as(&src, 4, 1, (fv_pixel_type)type, 4);
+        fv_host_image_alloc_as(&dst, 4, 1, (fv_pixel_type)type, 4);
+        for (int x = 0; x < 4; x++) set_gray(&src, x, 0, x == 3 ? v : 0);
+        for (int b = 0; b < FV_BORDER_COUNT; b++) {
+            fv_params p = typed_params((fv_pixel_type)type, CANNY_MAGNITUDE, 0);
+            p.value[CANNY_SIGMA] = 0;
+            p.value[CANNY_BORDER] = b;
+            p.value[CANNY_CVAL] = c;
+            int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+            for (int x = 0; ok && x < 4; x++) ok = chan(&dst, x, 0, 0) == want[b][x];
+            char what[64];
+            snprintf(what, sizeof what, "%s %s", fv_pixel_type_name((fv_pixel_type)type),
+                     fv_border_names[b]);
+            test_check(&t, ok, "the Sobel's border by hand on one row:", what);
+        }
+        fv_host_image_free(&src);
+        fv_host_image_free(&dst);
+    }
+}
+
+/* float32: a NaN gives NaN magnitudes wherever the Sobel reads it, and a NaN magnitude is never
+ * kept (every comparison with NaN is false), so the step edge breaks there; +inf beside finite
+ * values gives infinite magnitudes, inf - inf NaN. */
+static void test_nan(void)
+{
+    fv_image src, dst;
+    fv_host_image_alloc_as(&src, 8, 7, FV_PIXEL_F32, 4);
+    fv_host_image_alloc_as(&dst, 8, 7, FV_PIXEL_F32, 4);
+    for (int y = 0; y < 7; y++)
+        for (int x = 0; x < 8; x++) set_gray(&src, x, y, x < 4 ? 0 : 0.5);
+    set_gray(&src, 4, 3, NAN);
+    fv_params p = typed_params(FV_PIXEL_F32, CANNY_MAGNITUDE, 0);
+    p.value[CANNY_SIGMA] = 0;
+    int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && isnan(chan(&dst, 3, 3, 0)) &&
+             isnan(chan(&dst, 5, 4, 0)) && chan(&dst, 3, 0, 0) == 1 && chan(&dst, 6, 3, 0) == 0;
+    test_check(&t, ok, "float32: NaN magnitudes where the Sobel reads the NaN, not elsewhere",
+               NULL);
+    p.value[CANNY_STAGE] = CANNY_EDGES;
+    ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 0, 0) == 1 &&
+         chan(&dst, 3, 6, 0) == 1 && chan(&dst, 3, 3, 0) == 0 && chan(&dst, 3, 2, 0) == 0;
+    test_check(&t, ok, "float32: no edge where the magnitude is NaN; the rest of the edge stays",
+               NULL);
+    set_gray(&src, 4, 3, INFINITY);
+    p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
+    ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && isinf(chan(&dst, 3, 3, 0)) &&
+         isnan(chan(&dst, 5, 3, 0)) == 0 && isinf(chan(&dst, 5, 2, 0));
+    test_check(&t, ok, "float32: +inf makes infinite magnitudes around it", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
 /* ---- the parameter table: stage is a choice, so --stage nms and -p stage=nms just work ---- */
 static void test_table(void)
 {
@@ -335,10 +539,10 @@ static void test_table(void)
     test_check(&t, f != NULL && f->max_iterations == 1, "the registry has 'canny', not iterated",
                NULL);
     if (!f) return;
-    static const char *const names[] = {"stage", "sigma",      "norm",       "low",
-                                        "high",  "thresholds", "hysteresis", "sweeps"};
-    int ok = f->n_params == 8;
-    for (int i = 0; ok && i < 8; i++) ok = fv_param_index(f, names[i]) == i;
+    static const char *const names[] = {"stage",      "sigma",      "norm",   "low",    "high",
+                                        "thresholds", "hysteresis", "sweeps", "border", "cval"};
+    int ok = f->n_params == 10;
+    for (int i = 0; ok && i < 10; i++) ok = fv_param_index(f, names[i]) == i;
     test_check(&t, ok, "its parameters in canny.h's order", NULL);
     fv_params p = fv_params_default(f);
     canny_config c;
@@ -363,9 +567,24 @@ static void test_table(void)
     test_check(&t,
                fv_param_parse(f, CANNY_SWEEPS, "0", "--sweeps", &v) == FV_OK &&
                    fv_param_parse(f, CANNY_SWEEPS, "-1", "--sweeps", &v) != FV_OK &&
-                   fv_param_parse(f, CANNY_LOW, "2041", "--low", &v) != FV_OK &&
+                   fv_param_parse(f, CANNY_LOW, "524281", "--low", &v) != FV_OK &&
                    fv_param_parse(f, CANNY_SIGMA, "4.2", "--sigma", &v) != FV_OK,
-               "ranges: sweeps 0 (until done) .. 10000, low <= 2040, sigma <= 4", NULL);
+               "ranges: sweeps 0 (until done) .. 10000, low <= 524280, sigma <= 4", NULL);
+    /* the thresholds' range is the type's, checked at prepare (the filter's check) */
+    p = fv_params_default(f);
+    p.value[CANNY_LOW] = 2041;
+    const int u8_refused = fv_params_check(f, &p) == FV_ERR_ARG &&
+                           strstr(fv_last_error(), "low 2041 is not in 0..2040 for uint8 images");
+    p.type = FV_PIXEL_U16;
+    const int u16_taken = fv_params_check(f, &p) == FV_OK;
+    p.value[CANNY_LOW] = 2039.5; /* a real threshold is floored for the integer types, as cv2's */
+    p.type = FV_PIXEL_U8;
+    const int real_taken = fv_params_check(f, &p) == FV_OK &&
+                           canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 150 &&
+                           c.highc == 2039;
+    test_check(&t, u8_refused && u16_taken && real_taken,
+               "low 2041: refused for uint8, taken for uint16; 2039.5 floored (and swapped)",
+               fv_last_error());
     /* every test_params entry gives a valid configuration */
     for (const char *const *e = f->test_params; e && *e; e++) {
         fv_params q;
@@ -379,28 +598,35 @@ static void test_table(void)
 }
 
 /* ---- against OpenCV --------------------------------------------------------------------------- */
-static int write_case(const char *dir, int index, const fv_image *src, int low, int high, int l2,
-                      char *files, size_t size)
+static int write_case(const char *dir, int index, const fv_image *src, double low, double high,
+                      int l2, double sigma, char *files, size_t size)
 {
     const int w = src->width, h = src->height;
-    fv_image gray = test_image_padded(w, h, 0), edges = test_image_padded(w, h, 0);
-    canny_args a = {.stage = CANNY_GRAY, .l2 = l2, .low = low, .high = high};
-    int ok = run_ref(src, &gray, a);
-    a.stage = CANNY_EDGES;
-    ok = ok && run_ref(src, &edges, a);
+    fv_image gray = test_image_padded(w, h, 0), blur = test_image_padded(w, h, 0),
+             edges = test_image_padded(w, h, 0);
+    canny_args a = {.stage = CANNY_GRAY, .sigma = sigma, .l2 = l2};
+    fv_params p = params_of(a);
+    p.value[CANNY_LOW] = low; /* reals: cv2.Canny floors them, as we do */
+    p.value[CANNY_HIGH] = high;
+    int ok = test_ref_runs(canny_ref, src, &gray, &p, "canny_ref");
+    p.value[CANNY_STAGE] = CANNY_BLUR;
+    ok = ok && test_ref_runs(canny_ref, src, &blur, &p, "canny_ref");
+    p.value[CANNY_STAGE] = CANNY_EDGES;
+    ok = ok && test_ref_runs(canny_ref, src, &edges, &p, "canny_ref");
     char path[1024];
     snprintf(path, sizeof path, "%s/canny_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");
-    ok = ok && f && fprintf(f, "%d %d %d %d %d\n", w, h, low, high, l2) > 0;
+    ok = ok && f && fprintf(f, "%d %d %.17g %.17g %d %.17g\n", w, h, low, high, l2, sigma) > 0;
     for (int y = 0; ok && y < h; y++) ok = fwrite(px(src, 0, y), 4, (size_t)w, f) == (size_t)w;
-    for (int y = 0; ok && y < h; y++)
-        for (int x = 0; ok && x < w; x++) ok = fputc(px(&gray, x, y)[0], f) != EOF;
-    for (int y = 0; ok && y < h; y++)
-        for (int x = 0; ok && x < w; x++) ok = fputc(px(&edges, x, y)[0], f) != EOF;
+    const fv_image *planes[] = {&gray, &blur, &edges};
+    for (int k = 0; k < 3; k++)
+        for (int y = 0; ok && y < h; y++)
+            for (int x = 0; ok && x < w; x++) ok = fputc(px(planes[k], x, y)[0], f) != EOF;
     if (f) ok = fclose(f) == 0 && ok;
     test_check(&t, ok, "case file written:", path);
     if (ok) test_files_add(files, size, path);
     free(gray.data);
+    free(blur.data);
     free(edges.data);
     return ok;
 }
@@ -410,8 +636,10 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
     const char *script = argv[0], *dir = argv[1];
     char **photos = argv + 2;
     const int n_photos = argc - 2;
-    static const int thresholds[][3] = {
-        {50, 150, 0}, {100, 200, 1}, {20, 60, 0}, {150, 90, 1}, {0, 0, 0}};
+    /* 0.5: every kept pixel strong (a threshold of 0 would mean the default) */
+    static const double thresholds[][3] = {{50, 150, 0}, {100, 200, 1}, {20, 60, 0},
+                                           {150, 90, 1}, {0.5, 0.5, 0}, {30.7, 99.9, 1}};
+    static const double blur_sigmas[] = {0.6, 1.4, 4.0};
     char files[8192] = "";
     int index = 0;
     for (int i = 0; i < n_photos; i++) {
@@ -423,7 +651,11 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
         }
         for (int k = 0; k < 4; k++)
             write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
-                       files, sizeof files);
+                       0.0, files, sizeof files);
+        /* the blur on: the default sigma, a wide one and the widest */
+        for (int k = 0; k < 3; k++)
+            write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
+                       blur_sigmas[k], files, sizeof files);
         fv_host_image_free(&img);
     }
     static const int sizes[][2] = {{37, 23}, {1, 1}, {1, 9}, {9, 1}, {2, 2}, {130, 100}};
@@ -434,9 +666,9 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
             for (int y = 0; y < img.height; y++)
                 for (int x = 0; x < img.width; x++)
                     px(&img, x, y)[0] = (uint8_t)(x * 3 + (y / 10) * 40 + px(&img, x, y)[0] / 16);
-        for (int k = 0; k < 5; k++)
+        for (int k = 0; k < 6; k++)
             write_case(dir, index++, &img, thresholds[k][0], thresholds[k][1], thresholds[k][2],
-                       files, sizeof files);
+                       k < 3 ? 0.0 : blur_sigmas[k - 3], files, sizeof files);
         free(img.data);
     }
     const int code = test_python(script, files);
@@ -445,13 +677,106 @@ static int test_opencv(int argc, char **argv, uint32_t *seed)
     return test_finish(&t);
 }
 
+/* ---- the blur and the Sobel against scipy.ndimage ------------------------------------------ */
+static void fill_typed_random(fv_image *img, uint32_t *seed)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++) {
+            const uint32_t r = test_rand(seed);
+            const double top = fv_pixel_type_max(img->type);
+            /* smooth ramps plus noise: magnitudes of every size */
+            const double v = fmod((x * 7 + y * 3) / 40.0 + (r >> 8) / (double)(1 << 24) * 0.3, 1.0);
+            set_gray(img, x, y, img->type == FV_PIXEL_F32 ? v : floor(v * top));
+            if (r & 1) { /* colour: R, G and B apart now and then */
+                uint8_t *row = img->data + (size_t)y * img->pitch;
+                if (img->type == FV_PIXEL_U16)
+                    ((uint16_t *)row)[4 * x] = (uint16_t)(r >> 16);
+                else if (img->type == FV_PIXEL_F32)
+                    ((float *)row)[4 * x] = (float)(r >> 16) / 65536.0f;
+                else
+                    row[4 * x] = (uint8_t)(r >> 24);
+            }
+        }
+}
+
+/* Case files for tests/cpu/canny_scipy.py: every type x border, random images of awkward sizes:
+ * "width height type border cval radius l2", the blur's taps, then the source's pixels and the
+ * reference's blur and magnitude stages. */
+static int test_scipy(int argc, char **argv, uint32_t *seed)
+{
+    const char *script = argv[0], *dir = argv[1];
+    (void)argc;
+    static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {2, 3}, {23, 17}, {40, 31}};
+    char files[8192] = "";
+    int n = 0;
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++)
+        for (int border = 0; border < FV_BORDER_COUNT; border++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, n++) {
+                const int w = sizes[s][0], h = sizes[s][1], l2 = n % 2;
+                const double cval =
+                    type == FV_PIXEL_F32 ? 0.375 : (type == FV_PIXEL_U16 ? 40000 : 200);
+                fv_params p = typed_params((fv_pixel_type)type, CANNY_BLUR, l2);
+                p.value[CANNY_SIGMA] = n % 3 ? 1.0 : 0.5;
+                p.value[CANNY_BORDER] = border;
+                p.value[CANNY_CVAL] = cval;
+                canny_config c;
+                fv_image src, blur, mag;
+                fv_host_image_alloc_as(&src, w, h, (fv_pixel_type)type, 4);
+                fv_host_image_alloc_as(&blur, w, h, (fv_pixel_type)type, 4);
+                fv_host_image_alloc_as(&mag, w, h, (fv_pixel_type)type, 4);
+                fill_typed_random(&src, seed);
+                int ok = canny_config_make(&p, "canny", &c) == FV_OK &&
+                         test_ref_runs(canny_ref, &src, &blur, &p, "canny_ref");
+                p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
+                ok = ok && test_ref_runs(canny_ref, &src, &mag, &p, "canny_ref");
+                char path[1024];
+                snprintf(path, sizeof path, "%s/canny_scipy_case_%d.raw", dir, n);
+                FILE *f = fopen(path, "wb");
+                const size_t bytes = (size_t)w * h * 4 * fv_pixel_type_bytes(src.type);
+                ok = ok && f &&
+                     fprintf(f, "%d %d %s %s %.17g %d %d\n", w, h, fv_pixel_type_name(src.type),
+                             fv_border_names[border], cval, c.radius, l2) > 0;
+                for (int k = 0; ok && k < 2 * c.radius + 1; k++) ok = fprintf(f, "%d ", c.w[k]) > 0;
+                ok = ok && fprintf(f, "\n") > 0 && fwrite(src.data, 1, bytes, f) == bytes &&
+                     fwrite(blur.data, 1, bytes, f) == bytes &&
+                     fwrite(mag.data, 1, bytes, f) == bytes;
+                if (f) ok = fclose(f) == 0 && ok;
+                test_check(&t, ok && test_files_add(files, sizeof files, path),
+                           "case file written:", path);
+                fv_host_image_free(&src);
+                fv_host_image_free(&blur);
+                fv_host_image_free(&mag);
+            }
+    if (t.failed) return test_finish(&t);
+    const int code = test_python(script, files);
+    if (code == 77) {
+        printf("skipped: python3 with numpy and scipy is needed\n");
+        return 77;
+    }
+    test_check(&t, code == 0,
+               "canny_ref's blur and Sobel equal scipy.ndimage.correlate's for every type and "
+               "border",
+               NULL);
+    return test_finish(&t);
+}
+
 int main(int argc, char **argv)
 {
     static const test_group groups[] = {
-        TEST_GROUP(test_step_edge), TEST_GROUP(test_chain),  TEST_SEEDED(test_sweeps_literal),
-        TEST_SEEDED(test_sizes),    TEST_GROUP(test_config), TEST_GROUP(test_table),
+        TEST_GROUP(test_step_edge),
+        TEST_GROUP(test_chain),
+        TEST_SEEDED(test_sweeps_literal),
+        TEST_SEEDED(test_sizes),
+        TEST_GROUP(test_config),
+        TEST_GROUP(test_table),
+        TEST_GROUP(test_typed_defaults),
+        TEST_GROUP(test_typed_step),
+        TEST_GROUP(test_typed_weak),
+        TEST_GROUP(test_borders_by_hand),
+        TEST_GROUP(test_nan),
     };
     static const test_mode modes[] = {
-        {"--opencv", 2, "SCRIPT DIR [PHOTO...]: the reference against OpenCV", test_opencv}};
-    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 1);
+        {"--opencv", 2, "SCRIPT DIR [PHOTO...]: the reference against OpenCV", test_opencv},
+        {"--scipy", 2, "SCRIPT DIR: the blur and Sobel against scipy", test_scipy}};
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 2);
 }

@@ -5,10 +5,14 @@
  * convolution's orientation with one-tap kernels, hand-worked sums on tiny images, kernels larger
  * than the image, no wrap-around (a bright pixel by the left border never reaches the right),
  * pitches wider than the rows, the kernel and spectrum stages on images whose answers are known,
- * and bad kernel images. Needs no GPU.
+ * and bad kernel images; uint16 and float32 rounding, NaN and infinity, every border worked out by
+ * hand, the stages in every type; with --scipy, case files of every type x border for tests/cpu/conv_scipy.py. Needs no
+ * GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv/conv.h"
 #include "test_skeleton.h"
+
+#include <math.h>
 
 static conv_kernel *kern;    /* 64 KiB: not on the stack */
 static fv_image file_kernel; /* the `kernel-file` image set_file_kernel made; none: data NULL */
@@ -427,6 +431,291 @@ static void test_fft_sizes(void)
         NULL);
 }
 
+/* ---- uint16, float32 and the borders ------------------------------------------------------ */
+/* channel c of pixel (x, y) of a uint16 or float32 image, as a double, and set */
+static double chan(const fv_image *img, int x, int y, int c)
+{
+    const uint8_t *row = img->data + (size_t)y * img->pitch;
+    return img->type == FV_PIXEL_U16 ? ((const uint16_t *)row)[4 * x + c]
+                                     : ((const float *)row)[4 * x + c];
+}
+
+static void set_chan(fv_image *img, int x, int y, int c, double v)
+{
+    uint8_t *row = img->data + (size_t)y * img->pitch;
+    if (img->type == FV_PIXEL_U16)
+        ((uint16_t *)row)[4 * x + c] = (uint16_t)v;
+    else
+        ((float *)row)[4 * x + c] = (float)v;
+}
+
+static fv_params typed_params(fv_pixel_type type, fv_border border, double cval)
+{
+    fv_params p = conv_params(CONV_OUTPUT, CONV_FILE);
+    p.type = type;
+    p.value[CONV_BORDER] = border;
+    p.value[CONV_CVAL] = cval;
+    return p;
+}
+
+/* A one-tap 5-wide kernel reads S(x - 2) (tap at the right) or S(x + 2) (at the left): on a row
+ * a b c d the outputs are the border's extension itself, worked out by hand per mode (filter.h's
+ * pictures): the left edge [S(-2) S(-1) a b] and the right [c d S(4) S(5)]. The same along a
+ * column with the kernel stood up. uint16 and float32 alike. */
+static void test_borders_by_hand(void)
+{
+    const double a = 1000, b = 2000, c = 3000, d = 65535, k = 7;
+    static const struct {
+        fv_border mode;
+        const char *name;
+        double left[4], right[4];
+    } cases[] = {
+        {FV_BORDER_REPLICATE, "replicate", {a, a, a, b}, {c, d, d, d}},
+        {FV_BORDER_REFLECT, "reflect", {b, a, a, b}, {c, d, d, c}},
+        {FV_BORDER_MIRROR, "mirror", {c, b, a, b}, {c, d, c, b}},
+        {FV_BORDER_CONSTANT, "constant 7", {k, k, a, b}, {c, d, k, k}},
+        {FV_BORDER_WRAP, "wrap", {c, d, a, b}, {c, d, a, b}},
+    };
+    const uint8_t at_right[5] = {0, 0, 0, 0, 200}, at_left[5] = {200, 0, 0, 0, 0};
+    const double row[4] = {a, b, c, d};
+    for (int type = FV_PIXEL_U16; type <= FV_PIXEL_F32; type++) {
+        /* float: the same values scaled into 0..1 (exact: powers of two apart from d) */
+        const double unit = type == FV_PIXEL_F32 ? 1.0 / 65536 : 1.0;
+        for (int vertical = 0; vertical < 2; vertical++) {
+            const int w = vertical ? 1 : 4, h = vertical ? 4 : 1;
+            fv_image src, dst;
+            fv_host_image_alloc_as(&src, w, h, (fv_pixel_type)type, 4);
+            fv_host_image_alloc_as(&dst, w, h, (fv_pixel_type)type, 4);
+            for (int i = 0; i < 4; i++) {
+                for (int ch = 0; ch < 3; ch++)
+                    set_chan(&src, vertical ? 0 : i, vertical ? i : 0, ch, row[i] * unit);
+                set_chan(&src, vertical ? 0 : i, vertical ? i : 0, 3, (10 + i) * unit);
+            }
+            for (size_t m = 0; m < sizeof cases / sizeof cases[0]; m++)
+                for (int side = 0; side < 2; side++) {
+                    fv_params p = typed_params((fv_pixel_type)type, cases[m].mode, k * unit);
+                    const int ok_kernel =
+                        set_file_kernel(side ? at_left : at_right, vertical ? 1 : 5,
+                                        vertical ? 5 : 1) == FV_OK;
+                    int ok = ok_kernel && run(&src, &dst, &p);
+                    const double *want = side ? cases[m].right : cases[m].left;
+                    for (int i = 0; ok && i < 4; i++) {
+                        const int x = vertical ? 0 : i, y = vertical ? i : 0;
+                        for (int ch = 0; ch < 3; ch++) ok &= chan(&dst, x, y, ch) == want[i] * unit;
+                        ok &= chan(&dst, x, y, 3) == (10 + i) * unit;
+                    }
+                    char what[96];
+                    snprintf(what, sizeof what, "%s, %s, %s edge",
+                             fv_pixel_type_name((fv_pixel_type)type), cases[m].name,
+                             vertical ? (side ? "bottom" : "top") : (side ? "right" : "left"));
+                    test_check(&t, ok, "a one-tap kernel reads the border's extension:", what);
+                }
+            fv_host_image_free(&src);
+            fv_host_image_free(&dst);
+        }
+    }
+    clear_file_kernel();
+}
+
+/* [1 2 1] / 4 on uint16 100 200 300 65535 (replicate): 125, 200, 16583.75 -> 16584,
+ * 49226.25 -> 49226 (round half up, as uint8); in float the exact quarters, not rounded; NaN and
+ * infinity. */
+static void test_typed_rounding(void)
+{
+    const uint8_t tri[3] = {60, 120, 60}; /* weights 16384 32768 16384 */
+    fv_image src, dst;
+    fv_host_image_alloc_as(&src, 4, 1, FV_PIXEL_U16, 4);
+    fv_host_image_alloc_as(&dst, 4, 1, FV_PIXEL_U16, 4);
+    const double in[4] = {100, 200, 300, 65535}, want[4] = {125, 200, 16584, 49226};
+    for (int x = 0; x < 4; x++)
+        for (int ch = 0; ch < 4; ch++) set_chan(&src, x, 0, ch, ch == 3 ? 65535 - x : in[x]);
+    fv_params p = typed_params(FV_PIXEL_U16, FV_BORDER_REPLICATE, 0);
+    int ok = set_file_kernel(tri, 3, 1) == FV_OK && run(&src, &dst, &p);
+    for (int x = 0; ok && x < 4; x++)
+        ok = chan(&dst, x, 0, 0) == want[x] && chan(&dst, x, 0, 2) == want[x] &&
+             chan(&dst, x, 0, 3) == 65535 - x;
+    test_check(&t, ok, "uint16 [1 2 1]/4: 125 200 16584 49226, alpha kept", NULL);
+    /* G 1 0 0 3: 0.75 -> 1, 0.25 -> 0, 0.75 -> 1, 2.25 -> 2; B 0 1 3 3: 2.5 -> 3 (half up) */
+    const double g_in[4] = {1, 0, 0, 3}, g_want[4] = {1, 0, 1, 2};
+    const double b_in[4] = {0, 1, 3, 3}, b_want[4] = {0, 1, 3, 3};
+    for (int x = 0; x < 4; x++) {
+        set_chan(&src, x, 0, 1, g_in[x]);
+        set_chan(&src, x, 0, 2, b_in[x]);
+    }
+    ok = run(&src, &dst, &p);
+    for (int x = 0; ok && x < 4; x++)
+        ok = chan(&dst, x, 0, 1) == g_want[x] && chan(&dst, x, 0, 2) == b_want[x];
+    test_check(&t, ok, "uint16 rounds half up: 0.75 -> 1, 0.25 -> 0, 2.25 -> 2, 2.5 -> 3", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+
+    fv_host_image_alloc_as(&src, 5, 1, FV_PIXEL_F32, 4);
+    fv_host_image_alloc_as(&dst, 5, 1, FV_PIXEL_F32, 4);
+    const double f[5] = {0.0, 1.0, 0.5, 0.25, -2.0}, fw[5] = {0.25, 0.625, 0.5625, -0.25, -1.4375};
+    for (int x = 0; x < 5; x++)
+        for (int ch = 0; ch < 4; ch++) set_chan(&src, x, 0, ch, f[x]);
+    p = typed_params(FV_PIXEL_F32, FV_BORDER_REPLICATE, 0);
+    ok = run(&src, &dst, &p);
+    for (int x = 0; ok && x < 5; x++)
+        ok = chan(&dst, x, 0, 0) == fw[x] && chan(&dst, x, 0, 3) == f[x];
+    test_check(&t, ok, "float32 [1 2 1]/4: not rounded, not clamped (negative values kept)", NULL);
+
+    /* NaN and infinity: a NaN spreads to every output whose non-zero taps read it; +inf likewise;
+     * +inf and -inf in one window make NaN */
+    const double g[5] = {0.5, 0.5, NAN, 0.5, 0.5};
+    for (int x = 0; x < 5; x++) {
+        set_chan(&src, x, 0, 0, g[x]);
+        set_chan(&src, x, 0, 1, x == 2 ? INFINITY : 0.5);
+        set_chan(&src, x, 0, 2, x == 1 ? INFINITY : (x == 2 ? -INFINITY : 0.5));
+    }
+    ok = run(&src, &dst, &p);
+    ok = ok && chan(&dst, 0, 0, 0) == 0.5 && isnan(chan(&dst, 1, 0, 0)) &&
+         isnan(chan(&dst, 2, 0, 0)) && isnan(chan(&dst, 3, 0, 0)) && chan(&dst, 4, 0, 0) == 0.5;
+    test_check(&t, ok, "float32: a NaN makes NaN of the outputs whose taps read it", NULL);
+    ok = chan(&dst, 0, 0, 1) == 0.5 && isinf(chan(&dst, 1, 0, 1)) && isinf(chan(&dst, 3, 0, 1)) &&
+         chan(&dst, 2, 0, 1) > 0 && chan(&dst, 4, 0, 1) == 0.5;
+    test_check(&t, ok, "float32: +inf spreads as +inf", NULL);
+    ok = isinf(chan(&dst, 0, 0, 2)) && isnan(chan(&dst, 1, 0, 2)) && isnan(chan(&dst, 2, 0, 2)) &&
+         isinf(chan(&dst, 3, 0, 2)) && chan(&dst, 3, 0, 2) < 0;
+    test_check(&t, ok, "float32: +inf beside -inf makes NaN", NULL);
+    /* a zero weight reads nothing: the one-tap kernel S(x - 2) meets the NaN only at x = 4 */
+    const uint8_t shift[5] = {0, 0, 0, 0, 200};
+    ok = set_file_kernel(shift, 5, 1) == FV_OK && run(&src, &dst, &p);
+    ok = ok && !isnan(chan(&dst, 0, 0, 0)) && !isnan(chan(&dst, 3, 0, 0)) &&
+         isnan(chan(&dst, 4, 0, 0));
+    test_check(&t, ok, "float32: a NaN under a zero weight is not read", NULL);
+    clear_file_kernel();
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
+/* ---- against scipy.ndimage.convolve ---------------------------------------------------------- */
+static void fill_typed_random(fv_image *img, uint32_t *seed)
+{
+    for (int y = 0; y < img->height; y++)
+        for (int x = 0; x < img->width; x++)
+            for (int c = 0; c < 4; c++) {
+                const uint32_t r = test_rand(seed);
+                uint8_t *row = img->data + (size_t)y * img->pitch;
+                if (img->type == FV_PIXEL_U8)
+                    row[4 * x + c] = (uint8_t)(r >> 24);
+                else if (img->type == FV_PIXEL_U16)
+                    ((uint16_t *)row)[4 * x + c] = (uint16_t)(r >> 16);
+                else
+                    ((float *)row)[4 * x + c] = (float)(r >> 8) / (float)(1 << 24);
+            }
+}
+
+/* The kernel and spectrum stages in every type: the display levels of uint8 written as 257 v
+ * (uint16) and v / 255 (float32); the same picture scaled into each type's range has the same
+ * spectrum levels (normalised by the type's maximum). */
+static void test_typed_stages(uint32_t *seed)
+{
+    const int w = 23, h = 17;
+    fv_image src[FV_PIXEL_TYPE_COUNT], dst[FV_PIXEL_TYPE_COUNT];
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+        fv_host_image_alloc_as(&src[type], w, h, (fv_pixel_type)type, 4);
+        fv_host_image_alloc_as(&dst[type], w, h, (fv_pixel_type)type, 4);
+    }
+    fill_typed_random(&src[FV_PIXEL_U8], seed);
+    for (int y = 0; y < h; y++)
+        for (int x = 0; x < w; x++)
+            for (int c = 0; c < 4; c++) {
+                const double v =
+                    src[FV_PIXEL_U8].data[(size_t)y * src[FV_PIXEL_U8].pitch + 4 * x + c];
+                set_chan(&src[FV_PIXEL_U16], x, y, c, 257 * v);
+                set_chan(&src[FV_PIXEL_F32], x, y, c, (float)(v / 255));
+            }
+    static const int stages[] = {CONV_KERNEL, CONV_SPECTRUM_IMAGE, CONV_SPECTRUM_KERNEL,
+                                 CONV_SPECTRUM_PRODUCT};
+    for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
+        int ok = 1;
+        for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+            fv_params p = conv_params(stages[k], CONV_MOTION);
+            p.value[CONV_LENGTH] = 9;
+            p.value[CONV_ANGLE] = 30;
+            p.type = (fv_pixel_type)type;
+            ok &= run(&src[type], &dst[type], &p);
+        }
+        for (int y = 0; ok && y < h; y++)
+            for (int x = 0; ok && x < w; x++)
+                for (int c = 0; ok && c < 4; c++) {
+                    const double v =
+                        dst[FV_PIXEL_U8].data[(size_t)y * dst[FV_PIXEL_U8].pitch + 4 * x + c];
+                    ok = chan(&dst[FV_PIXEL_U16], x, y, c) == 257 * v &&
+                         chan(&dst[FV_PIXEL_F32], x, y, c) == (float)(v / 255);
+                }
+        test_check(&t, ok, "uint16 and float32 stages are uint8's levels in their range:",
+                   conv_stage_names[stages[k]]);
+    }
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++) {
+        fv_host_image_free(&src[type]);
+        fv_host_image_free(&dst[type]);
+    }
+}
+
+/* Case files for tests/cpu/conv_scipy.py: every type x border on random images of awkward sizes,
+ * with a symmetric, an asymmetric and an even kernel: a header line "width height type border
+ * cval kw kh", a line of the quantised weights, then the source's and the reference's pixels. */
+static int test_scipy(int argc, char **argv, uint32_t *seed)
+{
+    const char *script = argv[0], *dir = argv[1];
+    (void)argc;
+    static const int sizes[][2] = {{1, 1}, {1, 7}, {7, 1}, {13, 11}, {31, 17}, {3, 2}};
+    static const uint8_t asym[15] = {9, 0, 3, 50, 7, 0, 0, 200, 1, 4, 30, 0, 0, 0, 80};
+    char files[8192] = "";
+    int n = 0;
+    for (int type = 0; type < FV_PIXEL_TYPE_COUNT; type++)
+        for (int border = 0; border < FV_BORDER_COUNT; border++)
+            for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++, n++) {
+                const int w = sizes[s][0], h = sizes[s][1];
+                const double cval =
+                    type == FV_PIXEL_F32 ? 0.375 : (type == FV_PIXEL_U16 ? 40000 : 200);
+                fv_params p = typed_params((fv_pixel_type)type, (fv_border)border, cval);
+                const int shape = n % 3; /* file 5x3 asymmetric, gaussian, file even 2x3 */
+                if (shape == 1) {
+                    p.value[CONV_SHAPE] = CONV_GAUSSIAN;
+                    p.value[CONV_SIGMA] = 1.2;
+                }
+                const int ok_kernel =
+                    shape == 1 || set_file_kernel(asym, shape ? 2 : 5, 3) == FV_OK;
+                fv_params q = p;
+                int ok = ok_kernel && conv_kernel_make(with_file(&q), "test", kern) == FV_OK;
+                fv_image src, dst;
+                fv_host_image_alloc_as(&src, w, h, (fv_pixel_type)type, 4);
+                fv_host_image_alloc_as(&dst, w, h, (fv_pixel_type)type, 4);
+                fill_typed_random(&src, seed);
+                ok = ok && run(&src, &dst, &p);
+                char path[1024];
+                snprintf(path, sizeof path, "%s/conv_case_%d.raw", dir, n);
+                FILE *f = fopen(path, "wb");
+                const size_t bytes = (size_t)w * h * 4 * fv_pixel_type_bytes(src.type);
+                ok = ok && f &&
+                     fprintf(f, "%d %d %s %s %.17g %d %d\n", w, h, fv_pixel_type_name(src.type),
+                             fv_border_names[border], cval, kern->width, kern->height) > 0;
+                for (int i = 0; ok && i < kern->width * kern->height; i++)
+                    ok = fprintf(f, "%d%c", kern->w[i],
+                                 i + 1 < kern->width * kern->height ? ' ' : '\n') > 0;
+                ok = ok && fwrite(src.data, 1, bytes, f) == bytes &&
+                     fwrite(dst.data, 1, bytes, f) == bytes;
+                if (f) ok = fclose(f) == 0 && ok;
+                test_check(&t, ok && test_files_add(files, sizeof files, path),
+                           "case file written:", path);
+                fv_host_image_free(&src);
+                fv_host_image_free(&dst);
+            }
+    clear_file_kernel();
+    if (t.failed) return test_finish(&t);
+    const int code = test_python(script, files);
+    if (code == 77) {
+        printf("skipped: python3 with numpy and scipy is needed\n");
+        return 77;
+    }
+    test_check(&t, code == 0, "conv_ref equals scipy.ndimage.convolve for every type and border",
+               NULL);
+    return test_finish(&t);
+}
+
 int main(int argc, char **argv)
 {
     static const test_group groups[] = {
@@ -438,10 +727,15 @@ int main(int argc, char **argv)
         TEST_GROUP(test_stages),
         TEST_GROUP(test_bad_kernel_images),
         TEST_GROUP(test_fft_sizes),
+        TEST_GROUP(test_borders_by_hand),
+        TEST_GROUP(test_typed_rounding),
+        TEST_SEEDED(test_typed_stages),
     };
+    static const test_mode modes[] = {
+        {"--scipy", 2, "SCRIPT DIR: the reference against scipy", test_scipy}};
     kern = malloc(sizeof *kern);
     if (!kern) return 1;
-    const int code = test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
+    const int code = test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 1);
     free(kern);
     return code;
 }

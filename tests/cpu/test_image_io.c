@@ -1691,7 +1691,7 @@ static void test_output_files(void)
           "a missing folder is refused", fv_last_error());
     path_of(p, "x.gif");
     check(image_save_png(p, &img) == FV_ERR_ARG &&
-              strstr(fv_last_error(), "must end in .png, .jpg or .jpeg"),
+              strstr(fv_last_error(), "must end in .png, .jpg, .jpeg, .pgm, .ppm, .pnm, .tif or .tiff"),
           "an unknown ending is refused", fv_last_error());
     check(no_temp_left(), "no temporary file left by failed writes", NULL);
 

@@ -1,10 +1,14 @@
 /* ------------------------------------------------------------------------------------------------
  * tests/cpu/test_ref.c (label cpu): the CPU references on tiny images with hand-computed answers,
  * the integer Gaussian weights, the separable reference against a brute-force 2-D sum, the host
- * iteration driver and parameter validation. Needs no GPU.
+ * iteration driver and parameter validation; the weights for several sigmas worked out in the
+ * test from their definition, exactly. With `--scipy SCRIPT DIR PHOTOS...` instead: the reference
+ * against scipy.ndimage.gaussian_filter through tests/cpu/gaussian_photos_scipy.py, on the photos and
+ * random images (exit 77, skipped, without numpy and scipy). Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian/gaussian_taps.h"
 #include "invert/invert.h"
+#include "image_io.h"
 #include "test_skeleton.h"
 
 #include <math.h>
@@ -40,6 +44,82 @@ static void gaussian_brute_2d(const fv_image *src, fv_image *dst, const fv_param
                     }
                 px(dst, x, y)[c] = (uint8_t)(sum >> 16);
             }
+}
+
+/* The weights worked out here, from their definition and not from gaussian_taps.c: the exact
+ * e_k = 256 g_k / sum(g) with g_k = exp(-k^2 / (2 sigma^2)) over -r..r, floored, the units still
+ * missing to 256 handed out by largest remainder in symmetric pairs (offsets k and -k), an odd
+ * unit and any left over to the centre. w[r + k] is offset k's weight. */
+static int weights_by_definition(double sigma, int r, int *w)
+{
+    double e[2 * FV_GAUSSIAN_MAX_RADIUS + 1], total = 0;
+    for (int k = -r; k <= r; k++) total += exp(-(double)(k * k) / (2 * sigma * sigma));
+    int sum = 0;
+    for (int k = -r; k <= r; k++) {
+        e[r + k] = 256 * exp(-(double)(k * k) / (2 * sigma * sigma)) / total;
+        w[r + k] = (int)floor(e[r + k]);
+        sum += w[r + k];
+    }
+    int missing = 256 - sum, used[FV_GAUSSIAN_MAX_RADIUS + 1] = {0};
+    if (missing % 2) w[r]++, missing--;
+    while (missing >= 2) {
+        int best = 0;
+        for (int k = 1; k <= r; k++)
+            if (!used[k] &&
+                (best == 0 || e[r + k] - floor(e[r + k]) > e[r + best] - floor(e[r + best])))
+                best = k;
+        if (best == 0) break;
+        used[best] = 1;
+        w[r + best]++;
+        w[r - best]++;
+        missing -= 2;
+    }
+    w[r] += missing;
+    return 2 * r + 1;
+}
+
+/* The weights for several sigmas, exactly: two worked by hand, the rest from the definition
+ * above. A sigma used wrongly (any sigma other than 1 gives other weights) fails here. */
+static void test_taps_exact(void)
+{
+    /* sigma 0.5, radius 2: g = 1, e^-2, e^-8; sum(g) = 1.27134; e = 201.36, 27.25, 0.07; floors
+     * 201 + 2 x 27 + 0 = 255; the missing unit is odd: the centre's */
+    static const int half[5] = {0, 27, 202, 27, 0};
+    /* sigma 0.5, radius 1 (given): g = 1, e^-2; e = 201.43, 27.28; floors 255, centre + 1 */
+    static const int half_r1[3] = {27, 202, 27};
+    fv_gaussian_taps taps;
+    fv_params p = gaussian_params(0.5, 0, 1);
+    test_check(&t,
+               fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == 2 &&
+                   memcmp(taps.w, half, sizeof half) == 0,
+               "sigma 0.5 weights are 0 27 202 27 0", NULL);
+    p = gaussian_params(0.5, 1, 1);
+    test_check(&t,
+               fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == 1 &&
+                   memcmp(taps.w, half_r1, sizeof half_r1) == 0,
+               "sigma 0.5 radius 1 weights are 27 202 27", NULL);
+    static const double cases[][2] = {/* sigma, radius (0: ceil(3 sigma)) */
+                                      {0.5, 0}, {1.0, 0}, {2.5, 0},  {7.7, 0},  {10.66, 0},
+                                      {1.3, 0}, {3.0, 5}, {8.0, 25}, {0.1, 32}, {4.0, 23},
+                                      {2.0, 5}, {1.0, 3}, {10.6, 0}, {5.0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const double sigma = cases[i][0];
+        const int radius = (int)cases[i][1];
+        const int r = radius ? radius : (int)ceil(3 * sigma - 1e-9);
+        int want[2 * FV_GAUSSIAN_MAX_RADIUS + 1];
+        weights_by_definition(sigma, r, want);
+        p = gaussian_params(sigma, radius, 1);
+        const int ok = fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == r;
+        char what[600];
+        int len = snprintf(what, sizeof what, "sigma %g radius %d: got", sigma, r);
+        for (int k = 0; ok && k <= r && len < 400; k++)
+            len += snprintf(what + len, sizeof what - (size_t)len, " %d", taps.w[r + k]);
+        len += snprintf(what + len, sizeof what - (size_t)len, ", want");
+        for (int k = 0; k <= r && len < 580; k++)
+            len += snprintf(what + len, sizeof what - (size_t)len, " %d", want[r + k]);
+        test_check(&t, ok && memcmp(taps.w, want, sizeof(int) * (size_t)(2 * r + 1)) == 0,
+                   "weights equal the definition's (offsets 0..r):", what);
+    }
 }
 
 static void test_taps(void)
@@ -345,6 +425,43 @@ static void test_invert_and_iterations(uint32_t *seed)
     fv_host_image_free(&tmp);
 }
 
+/* uint16 and float32: max - value by hand, alpha kept, NaN and infinity as IEEE 1 - v gives them */
+static void test_invert_types(void)
+{
+    fv_image src, dst;
+    fv_params p = test_params_blank();
+    p.type = FV_PIXEL_U16;
+    fv_host_image_alloc_as(&src, 2, 1, FV_PIXEL_U16, 4);
+    fv_host_image_alloc_as(&dst, 2, 1, FV_PIXEL_U16, 4);
+    const uint16_t in16[8] = {0, 1, 65535, 7, 32768, 40000, 255, 65535};
+    const uint16_t want16[8] = {65535, 65534, 0, 7, 32767, 25535, 65280, 65535};
+    memcpy(src.data, in16, sizeof in16);
+    test_check(&t, invert_ref(&src, &dst, &p) == FV_OK && memcmp(dst.data, want16, 16) == 0,
+               "uint16: 65535 - v, alpha kept", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+
+    p.type = FV_PIXEL_F32;
+    fv_host_image_alloc_as(&src, 3, 1, FV_PIXEL_F32, 4);
+    fv_host_image_alloc_as(&dst, 3, 1, FV_PIXEL_F32, 4);
+    const float in32[12] = {0.0f, 1.0f,  0.25f,  0.5f,     2.0f,      -0.5f,
+                            NAN,  0.75f, 0.125f, INFINITY, -INFINITY, NAN};
+    memcpy(src.data, in32, sizeof in32);
+    const float *o = (const float *)dst.data;
+    test_check(&t,
+               invert_ref(&src, &dst, &p) == FV_OK && o[0] == 1.0f && o[1] == 0.0f &&
+                   o[2] == 0.75f && o[3] == 0.5f,
+               "float32: 1 - v, alpha kept", NULL);
+    test_check(&t, o[4] == -1.0f && o[5] == 1.5f, "float32: values outside 0..1 are not clamped",
+               NULL);
+    test_check(&t,
+               isnan(o[6]) && o[8] == 0.875f && isinf(o[9]) && o[9] < 0 && isinf(o[10]) &&
+                   o[10] > 0 && isnan(o[11]),
+               "float32: NaN stays NaN, +inf -> -inf, -inf -> +inf, a NaN alpha kept", NULL);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
 static void test_dimensions(void)
 {
     test_check(&t, fv_check_dimensions(0, 5) == FV_ERR_SIZE, "width 0 refused", NULL);
@@ -355,15 +472,82 @@ static void test_dimensions(void)
                "1x1 and 9984x6400 accepted", NULL);
 }
 
+/* ---- against scipy ------------------------------------------------------------------------- */
+/* Writes one case for tests/cpu/gaussian_photos_scipy.py: "width height sigma radius", the source's
+ * RGBA8 bytes, the reference's. */
+static void write_scipy_case(const char *dir, int index, const fv_image *src, double sigma,
+                             int radius, char *files, size_t size)
+{
+    const int w = src->width, h = src->height;
+    fv_image dst;
+    fv_host_image_alloc(&dst, w, h);
+    const fv_params p = gaussian_params(sigma, radius, 1);
+    int ok = test_ref_runs(gaussian_ref, src, &dst, &p, "gaussian_ref");
+    char path[1024];
+    snprintf(path, sizeof path, "%s/gaussian_photo_case_%d.raw", dir, index);
+    FILE *f = fopen(path, "wb");
+    ok = ok && f && fprintf(f, "%d %d %.17g %d\n", w, h, sigma, fv_gaussian_radius(&p)) > 0;
+    for (int y = 0; ok && y < h; y++) ok = fwrite(px(src, 0, y), 4, (size_t)w, f) == (size_t)w;
+    for (int y = 0; ok && y < h; y++) ok = fwrite(px(&dst, 0, y), 4, (size_t)w, f) == (size_t)w;
+    if (f) ok = fclose(f) == 0 && ok;
+    test_check(&t, ok && test_files_add(files, size, path), "case file written:", path);
+    fv_host_image_free(&dst);
+}
+
+/* The reference against scipy.ndimage.gaussian_filter on the photos and on random images, for the
+ * sigmas of test_taps_exact (the bound is the script's). */
+static int test_scipy(int argc, char **argv, uint32_t *seed)
+{
+    const char *script = argv[0], *dir = argv[1];
+    static const double sets[][2] = {{0.5, 0},   {1.0, 0}, {2.5, 0}, {7.7, 0},
+                                     {10.66, 0}, {1.0, 1}, {8.0, 25}};
+    const int n_sets = (int)(sizeof sets / sizeof sets[0]);
+    char files[8192] = "";
+    int index = 0;
+    for (int i = 2; i < argc; i++) {
+        fv_image img;
+        if (image_load(argv[i], &img) != FV_OK) {
+            printf("FAIL: cannot load %s: %s\n", argv[i], fv_last_error());
+            t.failed++;
+            continue;
+        }
+        for (int k = 0; k < n_sets; k++)
+            write_scipy_case(dir, index++, &img, sets[k][0], (int)sets[k][1], files, sizeof files);
+        fv_host_image_free(&img);
+    }
+    static const int sizes[][2] = {{1, 1}, {1, 9}, {9, 1}, {37, 23}, {70, 3}};
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        fv_image img;
+        fv_host_image_alloc(&img, sizes[s][0], sizes[s][1]);
+        test_fill_random(&img, seed);
+        for (int k = 0; k < n_sets; k++)
+            write_scipy_case(dir, index++, &img, sets[k][0], (int)sets[k][1], files, sizeof files);
+        fv_host_image_free(&img);
+    }
+    if (t.failed) return test_finish(&t);
+    const int code = test_python(script, files);
+    if (code == 77) {
+        printf("skipped: python3 with numpy and scipy is needed\n");
+        return 77;
+    }
+    test_check(&t, code == 0, "gaussian_ref is within the bound of scipy.ndimage.gaussian_filter",
+               NULL);
+    return test_finish(&t);
+}
+
 int main(int argc, char **argv)
 {
     static const test_group groups[] = {
         TEST_GROUP(test_taps),
+        TEST_GROUP(test_taps_exact),
         TEST_GROUP(test_param_tables),
         TEST_GROUP(test_gaussian_hand_computed),
         TEST_SEEDED(test_gaussian_matches_2d_definition),
         TEST_SEEDED(test_invert_and_iterations),
+        TEST_GROUP(test_invert_types),
         TEST_GROUP(test_dimensions),
     };
-    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], NULL, 0);
+    static const test_mode modes[] = {
+        {"--scipy", 2, "SCRIPT DIR [PHOTO...]: the reference against scipy", test_scipy}};
+    return test_main(argc, argv, groups, sizeof groups / sizeof groups[0], modes, 1);
 }

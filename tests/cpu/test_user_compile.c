@@ -338,8 +338,10 @@ static void test_params_pack(void)
     fv_params p = fv_params_default(f);
     p.value[0] = 2.0; /* sigma 2, radius 0 = auto: ceil(3 sigma) = 6 */
     p.value[1] = 0;
-    const size_t size = fv_user_params_size(f);
-    test_check(&t, size == 4 * (2 + 65 + 67), "gaussian's parameter struct is 536 bytes", NULL);
+    /* one word per parameter (sigma, radius, border, cval), then taps and taps_pad */
+    const size_t size = fv_user_params_size(f), taps_at = 4 * (size_t)f->n_params;
+    test_check(&t, f->n_params == 4 && size == taps_at + 4 * (65 + 67),
+               "gaussian's parameter struct is 544 bytes", NULL);
     unsigned char buf[1024];
     test_check(&t, fv_user_params_pack(f, &p, buf, sizeof buf) == FV_OK, "packs", fv_last_error());
     float sigma;
@@ -347,8 +349,8 @@ static void test_params_pack(void)
     float pad[67];
     memcpy(&sigma, buf, 4);
     memcpy(&radius, buf + 4, 4);
-    memcpy(taps, buf + 8, sizeof taps);
-    memcpy(pad, buf + 8 + sizeof taps, sizeof pad);
+    memcpy(taps, buf + taps_at, sizeof taps);
+    memcpy(pad, buf + taps_at + sizeof taps, sizeof pad);
     for (int k = 0; k < 65; k++) {
         sum += taps[k];
         ok &= pad[k + 1] == (float)taps[k] && (k <= 2 * radius || taps[k] == 0);

@@ -32,7 +32,12 @@ static int passed, failed;
 
 static filterview_image host_image(int w, int h, int channels, size_t pad, unsigned seed)
 {
-    filterview_image img = {NULL, w, h, (size_t)w * channels + pad, channels, FILTERVIEW_HOST};
+    filterview_image img = {.width = w,
+                            .height = h,
+                            .pitch = (size_t)w * channels + pad,
+                            .channels = channels,
+                            .memory = FILTERVIEW_HOST,
+                            .dtype = FILTERVIEW_UINT8};
     img.data = malloc(img.pitch * (size_t)h);
     uint8_t *p = img.data;
     for (size_t i = 0; i < img.pitch * (size_t)h; i++) {
@@ -42,12 +47,9 @@ static filterview_image host_image(int w, int h, int channels, size_t pad, unsig
     return img;
 }
 
-static int same_pixels(const filterview_image *a, const filterview_image *b)
-{
-    filterview_diff d;
-    return filterview_compare(a, b, &d, NULL, 0) == FV_OK && d.max_abs == 0;
-}
-
+/* The largest |a - b| of any channel, counted here (host images of one size and channel count);
+ * filterview_compare must say the same, or the answer is 999 (no verdict rests on the library
+ * grading itself). */
 static int max_diff(const filterview_image *a, const filterview_image *b)
 {
     filterview_diff d;
@@ -56,7 +58,31 @@ static int max_diff(const filterview_image *a, const filterview_image *b)
         printf("compare failed: %s\n", why);
         return 999;
     }
-    return d.max_abs;
+    int worst = 0;
+    long long differing = 0;
+    for (int y = 0; y < a->height; y++)
+        for (int x = 0; x < a->width; x++) {
+            const uint8_t *pa = (const uint8_t *)a->data + (size_t)y * a->pitch,
+                          *pb = (const uint8_t *)b->data + (size_t)y * b->pitch;
+            int m = 0;
+            for (int c = 0; c < a->channels; c++) {
+                const int e = abs(pa[x * a->channels + c] - pb[x * a->channels + c]);
+                if (e > m) m = e;
+            }
+            differing += m != 0;
+            if (m > worst) worst = m;
+        }
+    if (d.max_abs != worst || d.differing != differing) {
+        printf("filterview_compare says max %d, %lld differing; the test counts %d, %lld\n",
+               d.max_abs, d.differing, worst, differing);
+        return 999;
+    }
+    return worst;
+}
+
+static int same_pixels(const filterview_image *a, const filterview_image *b)
+{
+    return max_diff(a, b) == 0;
 }
 
 /* ---- the registry ---- */
@@ -75,7 +101,8 @@ static void test_registry(void)
         int refs = 0, fastest = 0;
         for (int v = 0; v < filterview_variant_count(f); v++) {
             filterview_variant_info vi;
-            CHECK(filterview_variant_get(f, v, &vi) == FV_OK && vi.name && vi.summary, "%s #%d", f, v);
+            CHECK(filterview_variant_get(f, v, &vi) == FV_OK && vi.name && vi.summary, "%s #%d", f,
+                  v);
             refs += vi.role == FILTERVIEW_ROLE_REFERENCE && vi.on_host;
             fastest += vi.role == FILTERVIEW_ROLE_FASTEST;
         }
@@ -92,7 +119,8 @@ static void test_registry(void)
                   "%s %s: choices", f, pi.name);
         }
     }
-    CHECK(strcmp(filterview_version(), FILTERVIEW_VERSION) == 0, "version %s", filterview_version());
+    CHECK(strcmp(filterview_version(), FILTERVIEW_VERSION) == 0, "version %s",
+          filterview_version());
     CHECK(strcmp(filterview_status_name(FV_ERR_ARG), "bad argument") == 0, "status name");
 }
 
@@ -102,8 +130,8 @@ static void expect_create_error(const char *filter, const char *variant, int w, 
 {
     filterview_context *c = (filterview_context *)1;
     char error[512];
-    const fv_status st = filterview_context_create(&c, filter, variant, w, h, params, error,
-                                                   sizeof error);
+    const fv_status st =
+        filterview_context_create(&c, filter, variant, w, h, params, error, sizeof error);
     CHECK(st == want && c == NULL && strstr(error, words),
           "create(%s, %s, %dx%d, '%s'): status %d, '%s' (want %d, '%s')", filter ? filter : "NULL",
           variant ? variant : "NULL", w, h, params ? params : "NULL", st, error, want, words);
@@ -131,7 +159,8 @@ static void test_errors(void)
     expect_create_error("box", "cpu", 8, 8, "iterations=0", FV_ERR_ARG, "iterations");
     expect_create_error("box", "cpu", 0, 8, NULL, FV_ERR_SIZE, "");
     expect_create_error("box", "cpu", 8, 100000, NULL, FV_ERR_SIZE, "");
-    CHECK(filterview_context_create(NULL, "box", "cpu", 8, 8, NULL, NULL, 0) == FV_ERR_ARG, "NULL out");
+    CHECK(filterview_context_create(NULL, "box", "cpu", 8, 8, NULL, NULL, 0) == FV_ERR_ARG,
+          "NULL out");
     char why[256];
     if (!filterview_device_available(why, sizeof why)) {
         CHECK(*why != 0, "no device: a reason");
@@ -192,7 +221,9 @@ static void test_errors(void)
           "cpu with a device image: '%s'", filterview_context_error(c));
     CHECK(filterview_run(c, &a, &b, NULL) == FV_OK && !*filterview_context_error(c),
           "a good run after bad ones clears the error");
-    CHECK(strcmp(filterview_context_params(c), "radius 2") == 0, "params '%s'",
+    CHECK(strcmp(filterview_context_params(c), "radius 2") == 0 ||
+              strcmp(filterview_context_params(c), "radius 2") == 0,
+          "params '%s'",
           filterview_context_params(c));
     filterview_context_destroy(c);
     filterview_context_destroy(NULL);
@@ -200,18 +231,21 @@ static void test_errors(void)
 }
 
 /* ---- one context's layouts against one another: RGBA tight, padded, in place, RGB, gray ---- */
-static void check_layouts(const char *filter, const char *variant, const char *params, int w,
-                          int h, filterview_memory memory)
+static void check_layouts(const char *filter, const char *variant, const char *params, int w, int h,
+                          filterview_memory memory)
 {
     filterview_context *c = NULL;
     char error[512];
-    if (filterview_context_create(&c, filter, variant, w, h, params, error, sizeof error) != FV_OK) {
-        CHECK(0, "%s/%s '%s' %dx%d: %s", filter, variant ? variant : "fastest", params ? params : "", w,
-              h, error);
+    if (filterview_context_create(&c, filter, variant, w, h, params, error, sizeof error) !=
+        FV_OK) {
+        CHECK(0, "%s/%s '%s' %dx%d: %s", filter, variant ? variant : "fastest",
+              params ? params : "", w, h, error);
         return;
     }
-    filterview_image src = host_image(w, h, 4, 0, (unsigned)(w * 31 + h)), want = host_image(w, h, 4, 0, 0);
-    CHECK(filterview_run(c, &src, &want, NULL) == FV_OK, "%s: %s", filter, filterview_context_error(c));
+    filterview_image src = host_image(w, h, 4, 0, (unsigned)(w * 31 + h)),
+                     want = host_image(w, h, 4, 0, 0);
+    CHECK(filterview_run(c, &src, &want, NULL) == FV_OK, "%s: %s", filter,
+          filterview_context_error(c));
     /* the same run many times: nothing changes, nothing accumulates */
     filterview_image again = host_image(w, h, 4, 8, 9);
     int same = 1;
@@ -293,7 +327,8 @@ static void test_reference(void)
     CHECK(c && filterview_run(c, &a, &b, NULL) == FV_OK, "invert run");
     int ok = 1;
     for (int i = 0; i < 7 * 5 * 4; i++)
-        ok &= ((uint8_t *)b.data)[i] == (i % 4 == 3 ? ((uint8_t *)a.data)[i] : 255 - ((uint8_t *)a.data)[i]);
+        ok &= ((uint8_t *)b.data)[i] ==
+              (i % 4 == 3 ? ((uint8_t *)a.data)[i] : 255 - ((uint8_t *)a.data)[i]);
     CHECK(ok, "invert is 255 - x with alpha kept");
     free(a.data), free(b.data);
     filterview_context_destroy(c);
@@ -311,7 +346,8 @@ static void *stream_job_main(void *arg)
 {
     stream_job *j = arg;
     j->ok = 1;
-    for (int i = 0; i < j->runs; i++) j->ok &= filterview_run(j->ctx, &j->src, &j->dst, j->stream) == FV_OK;
+    for (int i = 0; i < j->runs; i++)
+        j->ok &= filterview_run(j->ctx, &j->src, &j->dst, j->stream) == FV_OK;
     j->ok &= cudaStreamSynchronize(j->stream) == cudaSuccess;
     return NULL;
 }
@@ -325,7 +361,8 @@ static void test_two_streams(void)
     for (int k = 0; k < 2; k++) {
         stream_job *j = &jobs[k];
         memset(j, 0, sizeof *j);
-        CHECK(filterview_context_create(&j->ctx, filters[k], NULL, w, h, params[k], NULL, 0) == FV_OK,
+        CHECK(filterview_context_create(&j->ctx, filters[k], NULL, w, h, params[k], NULL, 0) ==
+                  FV_OK,
               "%s context", filters[k]);
         want[k] = host_image(w, h, 4, 0, 0);
         CHECK(j->ctx && filterview_run(j->ctx, &host_src, &want[k], NULL) == FV_OK, "alone");
@@ -367,7 +404,8 @@ static void test_gpu(void)
         }
     }
     /* integer filters: the fastest equals the reference */
-    const char *exact[][2] = {{"box", "radius=6"}, {"median", "size=9"}, {"invert", NULL}, {"canny", NULL}};
+    const char *exact[][2] = {
+        {"box", "radius=6"}, {"median", "size=9"}, {"invert", NULL}, {"canny", NULL}};
     for (int k = 0; k < 4; k++) {
         filterview_context *gpu = NULL, *ref = NULL;
         filterview_context_create(&gpu, exact[k][0], NULL, 97, 61, exact[k][1], NULL, 0);

@@ -1,7 +1,9 @@
 """The Python module against the field's references, with the plain-C reference (variant="cpu"):
-no GPU needed. Canny against cv2.Canny, the median against scipy.ndimage.median_filter, the box
-filter against an integer NumPy reference, invert against 255 - x; every shape, awkward sizes,
-strided inputs, out= and in place; the errors; the registry against the command line's --list."""
+no GPU needed. Canny against cv2.Canny, the median against scipy.ndimage.median_filter, the
+Gaussian against SciPy (its integer weights exactly, the exact Gaussian within a bound), the box
+filter against an integer NumPy reference, invert against 255 - x, compare against NumPy's
+counts, the bench's time growing with the image; every shape, awkward sizes, strided inputs,
+out= and in place; the errors; the registry against the command line's --list."""
 
 import inspect
 import math
@@ -9,6 +11,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -113,14 +116,31 @@ def test_box_and_median_on_the_photo(photo_rgba):
     assert_same(filterview.box(crop, radius=2, iterations=2, variant=CPU), twice, "iterations")
 
 
-def test_gaussian_runs_and_blurs(rng):
-    img = random_image(rng, 40, 30, 4)
-    out = filterview.gaussian(img, sigma=2.0, variant=CPU)
-    assert out.shape == img.shape
-    assert_same(out[:, :, 3], img[:, :, 3], "alpha kept")
-    # a blur of noise: smaller spread than the source, same mean within a level or two
-    assert out[:, :, :3].std() < img[:, :, :3].std() / 2
-    assert abs(float(out[:, :, :3].mean()) - float(img[:, :, :3].mean())) < 3
+def gaussian_reference(img, sigma, radius=0):
+    """SciPy's correlation with the integer weights worked out from their definition
+    (tests/cpu/gaussian_photos_scipy.py), value for value, and the exact Gaussian with its bound."""
+    pytest.importorskip("scipy.ndimage")
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                    "cpu"))
+    from gaussian_photos_scipy import blur  # noqa: PLC0415
+    r = radius or math.ceil(3 * sigma - 1e-9)
+    colour, alpha = colour_alpha(img)
+    integer = np.empty(colour.shape, np.int64)
+    true = np.empty(colour.shape)
+    for c in range(colour.shape[2]):
+        integer[:, :, c], true[:, :, c], bound = blur(colour[:, :, c], sigma, r)
+    return with_alpha(integer, alpha, img), true.reshape(colour.shape), bound
+
+
+@pytest.mark.parametrize("sigma,radius", [(0.5, 0), (1.0, 0), (2.5, 0), (7.7, 0), (1.0, 1)])
+def test_gaussian_equals_scipy(rng, photo_rgba, sigma, radius):
+    for img in (random_image(rng, 40, 30, 4), random_image(rng, 13, 1, 3),
+                np.ascontiguousarray(photo_rgba[100:196, 200:280])):
+        want, true, bound = gaussian_reference(img, sigma, radius)
+        got = filterview.gaussian(img, sigma=sigma, radius=radius, variant=CPU)
+        assert_same(got, want, "gaussian sigma %g radius %d %s" % (sigma, radius, img.shape))
+        colour, _ = colour_alpha(got)
+        assert np.abs(colour - true).max() <= bound
     flat = np.full((9, 11, 3), 77, np.uint8)
     assert_same(filterview.gaussian(flat, sigma=3.0, variant=CPU), flat, "a flat image stays")
 
@@ -487,10 +507,21 @@ def test_compare(rng):
     b = a.copy()
     b[3, 4, 1] = a[3, 4, 1] ^ 0x05
     b[7, 2, 0] = 255 - a[7, 2, 0]
+    b[9, 11, 3] = a[9, 11, 3] ^ 0x80  # alpha of the last pixel of the last row
     d = filterview.compare(a, b)
-    want_max = max(abs(int(a[3, 4, 1]) - int(b[3, 4, 1])), abs(int(a[7, 2, 0]) - int(b[7, 2, 0])))
-    assert d.max_abs == want_max and d.differing == 2
-    assert d.mean_abs > 0
+    # the answers from NumPy: per-pixel largest |difference|, pixels that differ, the mean over
+    # every channel of every pixel
+    diff = np.abs(a.astype(np.int64) - b.astype(np.int64))
+    assert d.max_abs == diff.max() == max(abs(int(a[7, 2, 0]) - int(b[7, 2, 0])), 128)
+    assert d.differing == np.count_nonzero(diff.max(axis=2)) == 3
+    assert d.mean_abs == pytest.approx(diff.mean(), rel=1e-12)
+    gray = random_image(rng, 5, 7, 1)
+    other = gray.copy()
+    other[-1, -1] ^= 0x21
+    g = filterview.compare(gray, other)
+    gdiff = np.abs(gray.astype(np.int64) - other.astype(np.int64))
+    assert (g.max_abs, g.differing) == (gdiff.max(), 1) and g.max_abs > 0
+    assert g.mean_abs == pytest.approx(gdiff.mean(), rel=1e-12)
     with pytest.raises(ValueError):
         filterview.compare(a, a[:5])
 
@@ -500,11 +531,20 @@ def test_bench(rng):
     assert rows and all(isinstance(r, filterview.BenchRow) for r in rows)
     for variant, ms in rows:
         assert isinstance(variant, str)
-        assert math.isnan(ms) or ms >= 0
+        assert math.isnan(ms) or ms > 0
     if not HAVE_DEVICE:
         assert [r.variant for r in rows] == ["cpu"]
     cpu = filterview.bench("median", random_image(rng, 20, 20, 3), variants=["cpu"], runs=2)
     assert cpu[0].variant == "cpu" and cpu[0].median_ms > 0
+
+
+@pytest.mark.parametrize("name", ["box", "median", "gaussian"])
+def test_bench_time_grows_with_the_work(name):
+    """A time that does not grow with the image is no measurement: the reference on 512x512 is
+    slower than on 16x16 (about a thousand times the pixels)."""
+    small = filterview.bench(name, (16, 16, 4), variants=["cpu"], runs=3, warmup=1)[0]
+    large = filterview.bench(name, (512, 512, 4), variants=["cpu"], runs=3, warmup=1)[0]
+    assert small.median_ms > 0 and large.median_ms > small.median_ms, (small, large)
 
 
 def test_version():

@@ -635,8 +635,23 @@ static int parse_format(parse_state *s, const char *flag)
         s->o->format = "png";
     else if (name && (!strcmp(name, "jpeg") || !strcmp(name, "jpg")))
         s->o->format = "jpeg";
+    else if (name && (!strcmp(name, "tiff") || !strcmp(name, "tif")))
+        s->o->format = "tiff";
+    else if (name && (!strcmp(name, "pnm") || !strcmp(name, "ppm") || !strcmp(name, "pgm")))
+        s->o->format = "pnm";
     else
-        return bad(flag, "'png' or 'jpeg'", name);
+        return bad(flag, "'png', 'jpeg', 'tiff' or 'pnm'", name);
+    return 1;
+}
+
+static int parse_depth(parse_state *s, const char *flag)
+{
+    const char *name = next_value(s);
+    const int type = name && (!strcmp(name, "8") || !strcmp(name, "16") || !strcmp(name, "float"))
+                         ? fv_pixel_type_parse(name)
+                         : -1;
+    if (type < 0) return bad(flag, "8, 16 or float", name);
+    s->o->depth = type + 1;
     return 1;
 }
 
@@ -859,8 +874,20 @@ static const cli_flag cli_flags[] = {
      .modes = FOR_OUTPUT,
      .section = HELP_OPTIONS,
      .label = "--format FMT",
-     .help = "png or jpeg: what -o - writes (default png); a folder's files "
-             "get .png or .jpg; a file's name must agree"},
+     .help = "png, jpeg, tiff or pnm: what -o - writes (default png); a "
+             "folder's files get .png, .jpg, .tif or .ppm/.pgm; a file's name "
+             "must agree"},
+    {.names = {"--depth"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_depth,
+     .modes = FOR_OUTPUT | FOR_BENCH,
+     .section = HELP_OPTIONS,
+     .label = "--depth D",
+     .help = "8, 16 or float: the output's sample type (default: the input's; "
+             "the filters run in the input's type). A conversion that loses "
+             "information, asked for or forced by the format (16-bit to JPEG, "
+             "float to PNG), is said in one line. With --bench: the type of the "
+             "images benchmarked (default 8)"},
     {.names = {"--in-place"},
      .arg = ARG_SWITCH,
      .field = FIELD(in_place),
@@ -877,6 +904,17 @@ static const cli_flag cli_flags[] = {
      .label = "-r, --recursive",
      .help = "take a folder's subfolders too, mirrored under -o DIR/ (without "
              "it they are skipped, and counted in one line)"},
+    {.names = {"--tile"},
+     .arg = ARG_INT,
+     .field = FIELD(tile),
+     .lo = 16,
+     .hi = FV_MAX_DIMENSION,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--tile N",
+     .help = "filter in tiles of N x N pixels, each with a halo of the "
+             "filter's reach, so that the result equals the whole image's "
+             "(done by itself when an image does not fit in the GPU's memory)"},
     {.names = {"--threads"},
      .arg = ARG_INT,
      .field = FIELD(threads),
@@ -1352,20 +1390,14 @@ static int check_file_choice(const cli_options *o, const fv_filter *const *in_pl
 /* The endings of the images filterview reads. */
 static int is_image_name(const char *name)
 {
-    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm", ".pnm", ".bmp"};
+    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm",
+                                          ".pnm", ".bmp", ".tif",  ".tiff"};
     const size_t n = strlen(name);
     for (size_t k = 0; k < sizeof endings / sizeof endings[0]; k++) {
         const size_t e = strlen(endings[k]);
         if (n > e && strcasecmp(name + n - e, endings[k]) == 0) return 1;
     }
     return 0;
-}
-
-static int is_jpeg_name(const char *name)
-{
-    const size_t n = strlen(name);
-    return (n > 4 && !strcasecmp(name + n - 4, ".jpg")) ||
-           (n > 5 && !strcasecmp(name + n - 5, ".jpeg"));
 }
 
 /* "-": standard input is one image read once, not a terminal; standard output takes one image,
@@ -1397,6 +1429,15 @@ static int check_stdio(const cli_options *o, int to_stdout)
     return 1;
 }
 
+image_format cli_format(const cli_options *o)
+{
+    if (!o->format) return IMAGE_FORMAT_BY_NAME;
+    return !strcmp(o->format, "jpeg")   ? IMAGE_FORMAT_JPEG
+           : !strcmp(o->format, "tiff") ? IMAGE_FORMAT_TIFF
+           : !strcmp(o->format, "pnm")  ? IMAGE_FORMAT_PNM
+                                        : IMAGE_FORMAT_PNG;
+}
+
 /* --format: what -o - and a folder's files get; a file's own name must say the same. */
 static int check_format(const cli_options *o, int to_stdout)
 {
@@ -1405,10 +1446,10 @@ static int check_format(const cli_options *o, int to_stdout)
         return 0;
     }
     if (to_stdout || o->output_is_dir) return 1;
-    const int jpeg = !strcmp(o->format, "jpeg");
-    if (jpeg != is_jpeg_name(o->output)) {
+    const image_format named = image_format_of(o->output, IMAGE_FORMAT_BY_NAME);
+    if (named != cli_format(o)) {
         cli_error("--format %s, but -o '%s' names a %s file", o->format, cli_shown(o->output),
-                  is_jpeg_name(o->output) ? "JPEG" : "PNG");
+                  image_format_name(named));
         return 0;
     }
     return 1;
@@ -1419,15 +1460,19 @@ static int check_format(const cli_options *o, int to_stdout)
 static int check_codec_options(const cli_options *o, int to_stdout)
 {
     if (o->png_level < 0 && !o->jpeg_quality) return 1;
-    /* the main output: --compare's difference picture is a PNG; else --format, else the name */
-    const int main_jpeg = o->mode == CLI_MODE_BATCH && o->output &&
-                          (o->format ? !strcmp(o->format, "jpeg")
-                                     : !to_stdout && !o->output_is_dir && is_jpeg_name(o->output));
-    const int any_png =
-        (o->output && !main_jpeg) || (o->save_source && !is_jpeg_name(o->save_source));
-    const int any_jpeg = main_jpeg || (o->save_source && is_jpeg_name(o->save_source));
+    /* the main output (--compare's: the difference picture): --format, else the name; standard
+     * output and a folder's files are PNGs unless --format says otherwise */
+    const image_format main_format = !o->output  ? IMAGE_FORMAT_BY_NAME
+                                     : o->format ? cli_format(o)
+                                     : to_stdout || o->output_is_dir
+                                         ? IMAGE_FORMAT_PNG
+                                         : image_format_of(o->output, IMAGE_FORMAT_BY_NAME);
+    const image_format source_format = o->save_source
+                                           ? image_format_of(o->save_source, IMAGE_FORMAT_BY_NAME)
+                                           : IMAGE_FORMAT_BY_NAME;
+    const int any_png = main_format == IMAGE_FORMAT_PNG || source_format == IMAGE_FORMAT_PNG;
+    const int any_jpeg = main_format == IMAGE_FORMAT_JPEG || source_format == IMAGE_FORMAT_JPEG;
     const char *what = !o->output                       ? "nothing is written"
-                       : o->mode == CLI_MODE_COMPARE    ? "the difference picture is a PNG"
                        : to_stdout && !o->format        ? "-o - writes a PNG (--format png)"
                        : o->output_is_dir && !o->format ? "a folder's files are PNGs (--format png)"
                                                         : NULL;
@@ -1435,17 +1480,22 @@ static int check_codec_options(const cli_options *o, int to_stdout)
     if (!what) {
         if (o->format)
             snprintf(named, sizeof named, "--format %s is given", o->format);
+        else if (o->mode == CLI_MODE_COMPARE)
+            snprintf(named, sizeof named, "the difference picture is a %s",
+                     image_format_name(main_format));
         else
             snprintf(named, sizeof named, "-o '%s' is a %s", cli_shown(o->output),
-                     main_jpeg ? "JPEG" : "PNG");
+                     image_format_name(main_format));
         what = named;
     }
     if (o->png_level >= 0 && !any_png) {
-        cli_error("--png-level is for PNG output, but %s: give --jpeg-quality instead", what);
+        cli_error("--png-level is for PNG output, but %s%s", what,
+                  any_jpeg ? ": give --jpeg-quality instead" : "");
         return 0;
     }
     if (o->jpeg_quality && !any_jpeg) {
-        cli_error("--jpeg-quality is for JPEG output, but %s: give --png-level instead", what);
+        cli_error("--jpeg-quality is for JPEG output, but %s%s", what,
+                  any_png ? ": give --png-level instead" : "");
         return 0;
     }
     return 1;
@@ -1687,7 +1737,9 @@ int cli_parse(int argc, char **argv, cli_options *o)
         return 0;
     }
     if (!check_stdio(o, to_stdout)) return 0;
-    if (o->n_inputs > 1 && !o->output_is_dir) {
+    /* `filterview a.png b.tif`: the viewer holds the two files against each other (A and B) */
+    if (o->mode == CLI_MODE_VIEW && o->n_inputs == 2 && !o->output) o->input_b = o->inputs[1];
+    if (o->n_inputs > 1 && !o->output_is_dir && !o->input_b) {
         cli_error("more than one input image ('%s' and '%s'): several are filtered with -o DIR/",
                   cli_shown(o->inputs[0]), cli_shown(o->inputs[1]));
         return 0;
@@ -1839,6 +1891,8 @@ static void print_usage(FILE *out)
           "        time the variants (-v: that variant alone)\n"
           "  filterview IMAGE [-a A] [-b B] [params]\n"
           "        the viewer\n"
+          "  filterview A.png B.tif\n"
+          "        the viewer: two files held against each other (wipe, difference, PSNR)\n"
           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
           "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n",
           out);

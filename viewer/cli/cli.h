@@ -7,15 +7,16 @@
 #define FV_CLI_H
 
 #include "filter.h"
+#include "image_io.h"
 #include "noise.h"
 
 typedef enum cli_mode {
-    CLI_MODE_VIEW,      /* default: the viewer (or batch output with -o) */
-    CLI_MODE_BATCH,     /* -o FILE */
-    CLI_MODE_COMPARE,   /* --compare A B */
-    CLI_MODE_LIST,      /* --list */
-    CLI_MODE_BENCH,     /* --bench */
-    CLI_MODE_INFO,      /* --info */
+    CLI_MODE_VIEW,    /* default: the viewer (or batch output with -o) */
+    CLI_MODE_BATCH,   /* -o FILE */
+    CLI_MODE_COMPARE, /* --compare A B */
+    CLI_MODE_LIST,    /* --list */
+    CLI_MODE_BENCH,   /* --bench */
+    CLI_MODE_INFO,    /* --info */
     /* --help-man, --completion bash: the man page and the shell completion (cli_docs.c) */
     CLI_MODE_HELP_MAN,
     CLI_MODE_COMPLETION,
@@ -64,15 +65,20 @@ const char *cli_user_file(const char *variant_name);
 typedef struct cli_options {
     cli_mode mode;
     const char *input;       /* image path (the first of inputs) */
+    const char *input_b;     /* the viewer's second file (filterview a.png b.tif), else NULL */
     const char *output;      /* -o PNG or JPEG path, or a folder (output_is_dir) */
     const char *kernel_file; /* --kernel-file: conv's `file` kernel, a grayscale image */
     /* batch: every input given (files and folders), written into the folder -o names */
     int n_inputs;
     const char *inputs[CLI_MAX_INPUTS];
     int output_is_dir;         /* -o DIR/, or an existing folder with several inputs or a folder */
-    const char *format;        /* --format png|jpeg: -o -'s format (NULL: PNG) */
+    const char *format;        /* --format png|jpeg|tiff|pnm: -o -'s format (NULL: PNG) */
+    int depth;                 /* --depth 8|16|float: 1 + the output's fv_pixel_type; 0: the
+                                  input's type */
     int quiet;                 /* --quiet: no progress, no "wrote" lines (errors still said) */
     int threads;               /* --threads N: CPU threads of a batch (0: one per core) */
+    int tile;                  /* --tile N: filter -o's image in N x N tiles (0: whole, or tiles
+                                  where it does not fit in the GPU) */
     int recursive;             /* --recursive: a folder's subfolders too, mirrored under -o */
     int in_place;              /* --in-place: an output may replace an input (else refused) */
     int png_level;             /* --png-level 0..9 (-1: the default) */
@@ -136,6 +142,9 @@ const char *cli_shown(const char *text);
 const char *cli_escaped(const char *text);
 /* Prints "filterview: MESSAGE" as one line on stderr with control characters as \xNN: every
  * message of the program, the library's (fv_last_error()) included, goes through it. */
+/* --format as the codecs name it: IMAGE_FORMAT_BY_NAME where none was given. */
+image_format cli_format(const cli_options *o);
+
 void cli_error(const char *format, ...) __attribute__((format(printf, 1, 2)));
 void cli_print_list(int verbose);
 

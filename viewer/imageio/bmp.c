@@ -13,6 +13,9 @@
  * palette colours are opaque; a 32-bit BI_RGB file's fourth byte is its alpha unless it is 0 in
  * every pixel, which means opaque (most writers leave it 0; browsers read it the same way).
  *
+ * Natively the image is RGB, or RGBA where the file has an alpha channel (a 32-bit BI_RGB file
+ * whose fourth bytes are all 0 has none).
+ *
  * Refused, with one line naming the file:
  *   - RLE4, RLE8, JPEG, PNG (and OS/2 Huffman, RLE24) compression: rare, convert to PNG;
  *   - a pixel index past the palette: the file does not say what colour that pixel is. stb_image
@@ -208,7 +211,8 @@ static fv_status check_masks(const char *name, const bmp_header *h)
 }
 
 fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out)
+                           const image_allocator *a, codec_want want, fv_image *out,
+                           image_load_info *info)
 {
     memset(out, 0, sizeof *out);
     bmp_header h;
@@ -297,8 +301,18 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
         }
     }
     /* a 32-bit BI_RGB file whose fourth bytes are all 0 left them unused: opaque */
-    if (bpp == 32 && h.compression == BMP_RGB && alpha_seen == 0)
+    const int opaque_rgb = bpp == 32 && h.compression == BMP_RGB && alpha_seen == 0;
+    if (opaque_rgb)
         for (int y = 0; y < ht; y++)
             for (int x = 0; x < w; x++) out->data[(size_t)y * out->pitch + 4 * (size_t)x + 3] = 255;
+    /* natively, RGBA only where the file has an alpha channel that says something */
+    const int has_alpha = (bpp == 16 || bpp == 32) && ch[3].mask && !opaque_rgb;
+    if (want == CODEC_NATIVE && !has_alpha) {
+        for (size_t i = 0; i < (size_t)w * (size_t)ht; i++)
+            memmove(out->data + 3 * i, out->data + 4 * i, 3);
+        out->channels = 3;
+        out->pitch = (size_t)w * 3;
+    }
+    codec_describe(info, "BMP", FV_PIXEL_U8, has_alpha ? 4 : 3, bpp < 8 ? (int)bpp : 8);
     return FV_OK;
 }

@@ -1,19 +1,27 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/codec.h: the image codecs behind image_io.c, each working on a file already in memory.
  *
- *   PNG   in: libspng (8/16-bit, gray, gray+alpha, palette, RGB, RGBA, interlaced, tRNS)
- *         out: our own writer on zlib: rows filtered, strips deflated in parallel (as pigz does)
+ *   PNG   in: libspng (1..16-bit, gray, gray+alpha, palette, RGB, RGBA, interlaced, tRNS);
+ *             iCCP, eXIf, tEXt/zTXt/iTXt kept
+ *         out: our own writer on zlib: rows filtered, strips deflated in parallel (as pigz does);
+ *             8- or 16-bit gray, RGB, RGBA; iCCP, eXIf, tEXt/iTXt
  *   JPEG  in: libjpeg-turbo (libjpeg API: any sampling factors), EXIF orientation applied,
  *             CMYK/YCCK converted; scans and memory bounded; lossless, hierarchical and 12-bit
- *             files refused by name
- *         out: libjpeg-turbo (TurboJPEG API)
- *   PNM   in: our own reader (P2, P3, P5, P6; 8- and 16-bit)
+ *             files refused by name; ICC (APP2) and EXIF (APP1) kept
+ *         out: libjpeg-turbo (TurboJPEG API): gray or RGB; ICC and EXIF markers
+ *   PNM   in: our own reader (P2, P3, P5, P6; 8- and 16-bit, samples kept as stored natively)
+ *         out: P5 (gray) or P6 (RGB), maxval 255 or 65535 (or the input's)
  *   BMP   in: our own reader (imageio/bmp.c: OS/2 and Windows headers, palettes, bit fields;
  *         no compression, no pixel index past the palette)
+ *   TIFF  in/out: libtiff (tiff.c): 8/16-bit unsigned and 32-bit float, gray/RGB/RGBA, strips
+ *             and tiles, contiguous or separate planes, any compression libtiff decodes; the ICC
+ *             profile kept; out: deflate with a predictor or none, strips or tiles
  *
  * Every decoder checks the dimensions (codec_check_claim: the caller's limit included) and what
  * the file can hold before it allocates or decodes anything, and reports failures through fv_fail
- * with `name` (already made printable) and no bytes of the file. Checked by tests/cpu/test_image_io.c (content of every kind, truncations, lying headers).
+ * with `name` (already made printable) and no bytes of the file. Checked by
+ * tests/cpu/test_image_io.c (content of every kind, truncations, lying headers) and
+ * tests/cpu/test_image_io_typed.c (every type and channel count, files of other writers).
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_CODEC_H
 #define FV_CODEC_H
@@ -33,20 +41,47 @@ fv_status codec_check_claim(const char *name, const char *format, long width, lo
 void codec_set_limit(int max_width, int max_height);
 /* RGBA8 storage for a width x height image through the allocator (malloc when NULL). */
 fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out);
+/* The same for any type and channel count, rows packed. */
+fv_status codec_alloc_image_as(const image_allocator *a, int width, int height, fv_pixel_type type,
+                               int channels, fv_image *out);
 void codec_free_image(const image_allocator *a, fv_image *img);
+/* A malloc'd copy of n bytes (NULL with a message when out of memory). */
+uint8_t *codec_dup(const char *name, const void *data, size_t n);
+/* Fills the info's file description (NULL info: nothing). */
+void codec_describe(image_load_info *info, const char *format, fv_pixel_type type, int channels,
+                    int bits);
 
+/* What a decoder makes: the file's own type and channels, or RGBA8 (image_load). */
+typedef enum codec_want { CODEC_RGBA8, CODEC_NATIVE } codec_want;
+
+/* Each decoder fills `info` (NULL: not wanted) with what the file holds and its metadata. */
 fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out);
+                           const image_allocator *a, codec_want want, fv_image *out,
+                           image_load_info *info);
 fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
-                            const image_allocator *a, fv_image *out);
+                            const image_allocator *a, codec_want want, fv_image *out,
+                            image_load_info *info);
 fv_status codec_pnm_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out);
+                           const image_allocator *a, codec_want want, fv_image *out,
+                           image_load_info *info);
 fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out);
+                           const image_allocator *a, codec_want want, fv_image *out,
+                           image_load_info *info);
+/* Native only: image_io.c converts for image_load. */
+fv_status codec_tiff_decode(const char *name, const uint8_t *data, size_t size,
+                            const image_allocator *a, fv_image *out, image_load_info *info);
 
-/* Encoders write the whole file to fd; `name` is for messages. */
-fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int level, int threads);
-fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int quality);
+/* Encoders write the whole file to fd; `name` is for messages. Each takes the layouts it can
+ * hold (image_io.c converts first): PNG uint8/uint16 with 1, 3 or 4 channels; JPEG uint8 with 1,
+ * 3 or 4 (alpha dropped); PNM uint8/uint16 with 1 or 3; TIFF any. `meta` may be NULL. */
+fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int level, int threads,
+                           const image_metadata *meta);
+fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int quality,
+                            const image_metadata *meta);
+fv_status codec_pnm_encode(const char *name, int fd, const fv_image *img, unsigned maxval);
+fv_status codec_tiff_encode(const char *name, int fd, const fv_image *img,
+                            image_tiff_compression compression, int tile,
+                            const image_metadata *meta);
 
 /* Writes all of buf to fd (retrying short writes); on failure sets a message and fails. */
 fv_status codec_write_all(const char *name, int fd, const void *buf, size_t n);

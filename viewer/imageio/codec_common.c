@@ -6,6 +6,7 @@
 #include "codec.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -41,19 +42,87 @@ fv_status codec_check_claim(const char *name, const char *format, long width, lo
     return FV_OK;
 }
 
-fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out)
+fv_status codec_alloc_image_as(const image_allocator *a, int width, int height, fv_pixel_type type,
+                               int channels, fv_image *out)
 {
     memset(out, 0, sizeof *out);
-    if (!a) return fv_host_image_alloc(out, width, height);
+    if (!a) return fv_host_image_alloc_as(out, width, height, type, channels);
     FV_TRY(fv_check_dimensions(width, height));
-    out->data = a->alloc(a->context, (size_t)width * 4 * (size_t)height);
+    const size_t pitch = (size_t)width * (size_t)channels * fv_pixel_type_bytes(type);
+    out->data = a->alloc(a->context, pitch * (size_t)height);
     if (!out->data)
         return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", width, height);
     out->width = width;
     out->height = height;
-    out->pitch = (size_t)width * 4;
+    out->pitch = pitch;
     out->memory = FV_MEMORY_HOST;
+    out->type = type;
+    out->channels = channels;
     return FV_OK;
+}
+
+fv_status codec_alloc_image(const image_allocator *a, int width, int height, fv_image *out)
+{
+    return codec_alloc_image_as(a, width, height, FV_PIXEL_U8, 4, out);
+}
+
+uint8_t *codec_dup(const char *name, const void *data, size_t n)
+{
+    uint8_t *p = malloc(n ? n : 1);
+    if (!p) {
+        fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
+        return NULL;
+    }
+    if (n) memcpy(p, data, n);
+    return p;
+}
+
+void codec_describe(image_load_info *info, const char *format, fv_pixel_type type, int channels,
+                    int bits)
+{
+    if (!info) return;
+    info->format = format;
+    info->file_type = type;
+    info->file_channels = channels;
+    info->file_bits = bits;
+}
+
+void image_metadata_free(image_metadata *m)
+{
+    if (!m) return;
+    free(m->icc);
+    free(m->exif);
+    for (int i = 0; i < m->n_texts; i++) free(m->texts[i].text);
+    free(m->texts);
+    memset(m, 0, sizeof *m);
+}
+
+fv_status image_metadata_copy(image_metadata *dst, const image_metadata *src)
+{
+    memset(dst, 0, sizeof *dst);
+    if (!src) return FV_OK;
+    static const char name[] = "metadata";
+    dst->pnm_maxval = src->pnm_maxval;
+    memcpy(dst->icc_name, src->icc_name, sizeof dst->icc_name);
+    if (src->icc && !(dst->icc = codec_dup(name, src->icc, src->icc_size))) goto fail;
+    dst->icc_size = src->icc_size;
+    if (src->exif && !(dst->exif = codec_dup(name, src->exif, src->exif_size))) goto fail;
+    dst->exif_size = src->exif_size;
+    if (src->n_texts > 0) {
+        dst->texts = calloc((size_t)src->n_texts, sizeof *dst->texts);
+        if (!dst->texts) goto fail;
+        for (int i = 0; i < src->n_texts; i++) {
+            dst->texts[i] = src->texts[i];
+            dst->texts[i].text =
+                (char *)codec_dup(name, src->texts[i].text, src->texts[i].length + 1);
+            if (!dst->texts[i].text) goto fail;
+            dst->n_texts = i + 1;
+        }
+    }
+    return FV_OK;
+fail:
+    image_metadata_free(dst);
+    return fv_fail(FV_ERR_MEMORY, "out of host memory copying an image's metadata");
 }
 
 void codec_free_image(const image_allocator *a, fv_image *img)

@@ -1,16 +1,18 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/image_io.c: image files in and out. Input: the file is opened without blocking
  * (a FIFO or a device is refused by name), read whole, told apart by its first bytes (missing,
- * directory, empty, unknown format) and handed to its codec (codec.h).
- * Output: PNG or JPEG by the name's ending, written to a temporary name in the target's folder
- * (within NAME_MAX) and renamed (keeping the replaced file's mode and, where permitted, owner);
- * read-only targets are refused, symbolic links written through, and the temporary file is
- * removed by any signal that ends the process while it exists (SIGINT, SIGTERM, SIGHUP, SIGQUIT,
- * SIGUSR1 ...), on whichever thread it was being made; SIGPIPE and SIGXFSZ are ignored, so that
- * such writes fail.
+ * directory, empty, unknown format) and handed to its codec (codec.h), for the file's own pixel
+ * type and channels or for RGBA8 (a TIFF is read natively and converted).
+ * Output: PNG, JPEG, PNM or TIFF by the name's ending, the image first converted to what the
+ * format holds (image_convert.c) and any loss reported, written to a temporary name in the
+ * target's folder (within NAME_MAX) and renamed (keeping the replaced file's mode and, where
+ * permitted, owner); read-only targets are refused, symbolic links written through, and the
+ * temporary file is removed by any signal that ends the process while it exists (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 ...), on whichever thread it was being made; SIGPIPE and
+ * SIGXFSZ are ignored, so that such writes fail.
  * "-" is standard input (read to its end, the format told by its bytes as for a file) and standard
  * output (written as it is encoded: a pipe cannot be renamed into).
- * Checked by tests/cpu/test_image_io.c and the CLI tests.
+ * Checked by tests/cpu/test_image_io.c, tests/cpu/test_image_io_typed.c and the CLI tests.
  * ------------------------------------------------------------------------------------------------ */
 #include "image_io.h"
 
@@ -323,9 +325,38 @@ static int starts_with(const uint8_t *data, size_t size, const char *magic, size
     return size >= n && memcmp(data, magic, n) == 0;
 }
 
-fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out)
+static int is_tiff(const uint8_t *data, size_t size)
+{
+    return starts_with(data, size, "II*\0", 4) || starts_with(data, size, "MM\0*", 4) ||
+           starts_with(data, size, "II+\0", 4) || starts_with(data, size, "MM\0+", 4);
+}
+
+/* A TIFF as RGBA8 for image_load: its native image converted, and what that cut said. */
+static fv_status tiff_as_rgba8(const char *name, const uint8_t *data, size_t size,
+                               const image_allocator *a, fv_image *out, image_load_info *info)
+{
+    image_load_info own = {0}, *i = info ? info : &own;
+    fv_image native;
+    FV_TRY(codec_tiff_decode(name, data, size, NULL, &native, i));
+    image_convert_loss loss;
+    fv_status s = image_convert(&native, FV_PIXEL_U8, 4, a, out, &loss);
+    fv_host_image_free(&native);
+    if (s == FV_OK && loss.depth) {
+        i->lossy_to_8bit = 1;
+        snprintf(i->lossy_note, sizeof i->lossy_note, "'%s': %s TIFF read as 8-bit (%s)", name,
+                 i->file_type == FV_PIXEL_F32 ? "float32" : "16-bit",
+                 i->file_type == FV_PIXEL_F32 ? "clamped to 0..1 and rounded" : "rounded");
+    }
+    image_metadata_free(&own.metadata);
+    if (s != FV_OK && info) image_metadata_free(&info->metadata);
+    return s;
+}
+
+static fv_status load_any(const char *path, const image_allocator *a, codec_want want,
+                          fv_image *out, image_load_info *info)
 {
     memset(out, 0, sizeof *out);
+    if (info) memset(info, 0, sizeof *info);
     char name[IMAGE_NAME_SHOWN];
     image_printable(image_is_stdio(path) ? "standard input" : path, name, sizeof name);
     uint8_t *data = NULL;
@@ -333,14 +364,17 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
     FV_TRY(read_whole_file(path, name, &data, &size));
     fv_status s;
     if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8))
-        s = codec_png_decode(name, data, size, a, out);
+        s = codec_png_decode(name, data, size, a, want, out, info);
     else if (starts_with(data, size, "\xff\xd8\xff", 3))
-        s = codec_jpeg_decode(name, data, size, a, out);
+        s = codec_jpeg_decode(name, data, size, a, want, out, info);
     else if (size >= 3 && data[0] == 'P' && strchr("2356", data[1]) && data[1] &&
              strchr(" \t\r\n#", data[2]))
-        s = codec_pnm_decode(name, data, size, a, out);
+        s = codec_pnm_decode(name, data, size, a, want, out, info);
     else if (starts_with(data, size, "BM", 2))
-        s = codec_bmp_decode(name, data, size, a, out);
+        s = codec_bmp_decode(name, data, size, a, want, out, info);
+    else if (is_tiff(data, size))
+        s = want == CODEC_NATIVE ? codec_tiff_decode(name, data, size, a, out, info)
+                                 : tiff_as_rgba8(name, data, size, a, out, info);
     else if (starts_with(data, size, "GIF8", 4) || starts_with(data, size, "#?RADIANCE", 10) ||
              starts_with(data, size, "#?RGBE", 6) || starts_with(data, size, "8BPS", 4))
         s = fv_fail(FV_ERR_FORMAT,
@@ -353,10 +387,27 @@ fv_status image_load_with(const char *path, const image_allocator *a, fv_image *
     else
         s = fv_fail(FV_ERR_FORMAT,
                     "'%s' is not an image filterview can read (it reads PNG, JPEG, "
-                    "PNM and BMP)",
+                    "PNM, BMP and TIFF)",
                     name);
     free(data);
     return s;
+}
+
+fv_status image_load_native(const char *path, const image_allocator *a, fv_image *out,
+                            image_load_info *info)
+{
+    return load_any(path, a, CODEC_NATIVE, out, info);
+}
+
+fv_status image_load_rgba8(const char *path, const image_allocator *a, fv_image *out,
+                           image_load_info *info)
+{
+    return load_any(path, a, CODEC_RGBA8, out, info);
+}
+
+fv_status image_load_with(const char *path, const image_allocator *a, fv_image *out)
+{
+    return load_any(path, a, CODEC_RGBA8, out, NULL);
 }
 
 fv_status image_load(const char *path, fv_image *out)
@@ -387,11 +438,46 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-static int is_jpeg_name(const char *path)
+static int ends_with(const char *path, const char *ending)
 {
-    size_t n = strlen(path);
-    return (n > 4 && strcasecmp(path + n - 4, ".jpg") == 0) ||
-           (n > 5 && strcasecmp(path + n - 5, ".jpeg") == 0);
+    const size_t n = strlen(path), k = strlen(ending);
+    return n >= k && strcasecmp(path + n - k, ending) == 0;
+}
+
+/* The endings image_save writes and the format of each; the name before one may not be empty. */
+static const struct {
+    const char *ending;
+    image_format format;
+} output_endings[] = {
+    {".png", IMAGE_FORMAT_PNG},  {".jpg", IMAGE_FORMAT_JPEG},  {".jpeg", IMAGE_FORMAT_JPEG},
+    {".pgm", IMAGE_FORMAT_PNM},  {".ppm", IMAGE_FORMAT_PNM},   {".pnm", IMAGE_FORMAT_PNM},
+    {".tif", IMAGE_FORMAT_TIFF}, {".tiff", IMAGE_FORMAT_TIFF},
+};
+
+/* The format the name's ending says, IMAGE_FORMAT_BY_NAME for none (or nothing before it). */
+static image_format format_by_name(const char *path)
+{
+    const char *base = base_name(path);
+    for (size_t i = 0; i < sizeof output_endings / sizeof output_endings[0]; i++)
+        if (ends_with(base, output_endings[i].ending) &&
+            strlen(base) > strlen(output_endings[i].ending))
+            return output_endings[i].format;
+    return IMAGE_FORMAT_BY_NAME;
+}
+
+image_format image_format_of(const char *path, image_format opt_format)
+{
+    if (opt_format != IMAGE_FORMAT_BY_NAME) return opt_format;
+    const image_format f = image_is_stdio(path) ? IMAGE_FORMAT_BY_NAME : format_by_name(path);
+    return f == IMAGE_FORMAT_BY_NAME ? IMAGE_FORMAT_PNG : f;
+}
+
+const char *image_format_name(image_format f)
+{
+    return f == IMAGE_FORMAT_JPEG   ? "JPEG"
+           : f == IMAGE_FORMAT_PNM  ? "PNM"
+           : f == IMAGE_FORMAT_TIFF ? "TIFF"
+                                    : "PNG";
 }
 
 /* The folder part of path ("." when none). */
@@ -462,11 +548,10 @@ fv_status image_check_output_path(const char *path)
     if (image_is_stdio(path)) return FV_OK;
     char name[IMAGE_NAME_SHOWN];
     image_printable(path, name, sizeof name);
-    size_t n = strlen(path);
-    const char *base = base_name(path);
-    int ok_ending = (n >= 4 && strcasecmp(path + n - 4, ".png") == 0) || is_jpeg_name(path);
-    if (!ok_ending || strlen(base) <= 4 || (is_jpeg_name(path) && strcasecmp(base, ".jpeg") == 0))
-        return fv_fail(FV_ERR_ARG, "output '%s' must end in .png, .jpg or .jpeg (after a name)",
+    if (format_by_name(path) == IMAGE_FORMAT_BY_NAME)
+        return fv_fail(FV_ERR_ARG,
+                       "output '%s' must end in .png, .jpg, .jpeg, .pgm, .ppm, .pnm, .tif or "
+                       ".tiff (after a name)",
                        name);
     char target[PATH_MAX];
     FV_TRY(resolve_target(path, name, target, sizeof target));
@@ -690,7 +775,110 @@ fv_status image_temp_commit(image_temp *t, const char *path)
 
 /* ---- output ---- */
 
-fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt)
+/* What `format` holds of an image of `type` and `channels` (image_io.h's table). */
+static void format_layout(image_format format, fv_pixel_type type, int channels,
+                          fv_pixel_type *to_type, int *to_channels)
+{
+    *to_type = type;
+    *to_channels = channels;
+    if (format == IMAGE_FORMAT_TIFF) return;
+    if (format == IMAGE_FORMAT_JPEG)
+        *to_type = FV_PIXEL_U8;
+    else if (type == FV_PIXEL_F32)
+        *to_type = FV_PIXEL_U16;
+    if (format == IMAGE_FORMAT_PNM && channels == 4) *to_channels = 3;
+    /* JPEG's RGBA goes to TurboJPEG as it is (alpha dropped there) */
+}
+
+/* An alpha that says something: JPEG drops it. */
+static int has_alpha(const fv_image *img)
+{
+    if (fv_image_channels(img) != 4) return 0;
+    const size_t sb = fv_pixel_type_bytes(img->type);
+    for (int y = 0; y < img->height; y++) {
+        const uint8_t *row = img->data + (size_t)y * img->pitch;
+        for (size_t x = 0; x < (size_t)img->width; x++) {
+            const uint8_t *a = row + (4 * x + 3) * sb;
+            if (img->type == FV_PIXEL_U8    ? a[0] != 255
+                : img->type == FV_PIXEL_U16 ? (a[0] != 255 || a[1] != 255)
+                                            : memcmp(a, &(float){1.0f}, 4) != 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* The PNM maxval: the input's where the samples still fit under it and it suits the type. */
+static unsigned pnm_maxval(const fv_image *img, const image_metadata *m)
+{
+    const unsigned full = img->type == FV_PIXEL_U16 ? 65535u : 255u;
+    if (!m || !m->pnm_maxval || m->pnm_maxval >= full ||
+        (img->type == FV_PIXEL_U16) != (m->pnm_maxval > 255))
+        return full;
+    const size_t n = (size_t)img->width * (size_t)fv_image_channels(img);
+    for (int y = 0; y < img->height; y++) {
+        const uint8_t *row = img->data + (size_t)y * img->pitch;
+        for (size_t i = 0; i < n; i++) {
+            unsigned v = row[i];
+            if (img->type == FV_PIXEL_U16) {
+                uint16_t u;
+                memcpy(&u, row + 2 * i, 2);
+                v = u;
+            }
+            if (v > m->pnm_maxval) return full;
+        }
+    }
+    return m->pnm_maxval;
+}
+
+static const char *layout_name(fv_pixel_type type, int channels, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s",
+             type == FV_PIXEL_U8    ? "8-bit"
+             : type == FV_PIXEL_U16 ? "16-bit"
+                                    : "float32",
+             channels == 1   ? "gray"
+             : channels == 3 ? "RGB"
+                             : "RGBA");
+    return buf;
+}
+
+/* The one line a lossy save says. */
+static void loss_note(image_save_report *r, const char *name, const fv_image *img,
+                      const image_convert_loss *loss)
+{
+    char from[32], to[32], what[160] = "";
+    const char *sep = "";
+    if (loss->depth) {
+        snprintf(what, sizeof what, "%s",
+                 img->type == FV_PIXEL_F32 ? "values clamped to 0..1 and rounded"
+                                           : "values rounded to 8 bits");
+        sep = "; ";
+    }
+    if (loss->alpha) {
+        size_t n = strlen(what);
+        snprintf(what + n, sizeof what - n, "%salpha dropped", sep);
+    }
+    r->lossy = 1;
+    snprintf(r->note, sizeof r->note, "'%s': %s image written as %s %s (%s)", name,
+             layout_name(img->type, fv_image_channels(img), from, sizeof from),
+             layout_name(r->file_type, r->file_channels, to, sizeof to), r->format, what);
+}
+
+static fv_status encode(image_format format, const char *name, int fd, const fv_image *img,
+                        const image_save_options *o, unsigned maxval)
+{
+    switch (format) {
+    case IMAGE_FORMAT_JPEG: return codec_jpeg_encode(name, fd, img, o->jpeg_quality, o->metadata);
+    case IMAGE_FORMAT_PNM: return codec_pnm_encode(name, fd, img, maxval);
+    case IMAGE_FORMAT_TIFF:
+        return codec_tiff_encode(name, fd, img, o->tiff_compression, o->tiff_tile, o->metadata);
+    default: return codec_png_encode(name, fd, img, o->png_level, o->threads, o->metadata);
+    }
+}
+
+fv_status image_save_as(const char *path, const fv_image *img, const image_save_options *opt,
+                        image_save_report *report)
 {
     image_save_options o = opt ? *opt : IMAGE_SAVE_DEFAULTS;
     if (o.png_level < 0 || o.png_level > 9) o.png_level = IMAGE_PNG_LEVEL_DEFAULT;
@@ -699,27 +887,58 @@ fv_status image_save(const char *path, const fv_image *img, const image_save_opt
         long n = sysconf(_SC_NPROCESSORS_ONLN);
         o.threads = n < 1 ? 1 : n > 64 ? 64 : (int)n;
     }
+    image_save_report own, *r = report ? report : &own;
+    memset(r, 0, sizeof *r);
     FV_TRY(image_check_output_path(path));
-    const int jpeg =
-        o.format == IMAGE_FORMAT_JPEG || (o.format == IMAGE_FORMAT_BY_NAME && is_jpeg_name(path));
-    if (image_is_stdio(path)) {
+    const int stdio = image_is_stdio(path);
+    char name[IMAGE_NAME_SHOWN];
+    image_printable(stdio ? "standard output" : path, name, sizeof name);
+    const image_format format = image_format_of(path, o.format);
+    const int channels = fv_image_channels(img);
+    fv_pixel_type to_type;
+    int to_channels;
+    format_layout(format, img->type, channels, &to_type, &to_channels);
+    r->format = image_format_name(format);
+    r->file_type = to_type;
+    r->file_channels = format == IMAGE_FORMAT_JPEG && channels == 4 ? 3 : to_channels;
+    fv_image converted = {0};
+    const fv_image *out = img;
+    if (to_type != img->type || to_channels != channels) {
+        image_convert_loss loss;
+        FV_TRY(image_convert(img, to_type, to_channels, NULL, &converted, &loss));
+        out = &converted;
+        if (loss.depth || loss.alpha) loss_note(r, name, img, &loss);
+    }
+    if (format == IMAGE_FORMAT_JPEG && to_channels == 4 && has_alpha(out)) {
+        image_convert_loss loss = {.alpha = 1};
+        loss.depth = r->lossy; /* a depth loss already said */
+        loss_note(r, name, img, &loss);
+    }
+    if (format == IMAGE_FORMAT_PNG && to_channels == 4) r->file_channels = 4; /* or 3: opaque */
+    const unsigned maxval = format == IMAGE_FORMAT_PNM ? pnm_maxval(out, o.metadata) : 0;
+    fv_status s;
+    if (stdio) {
         /* a closed pipe (`| head`) fails the write with EPIPE, said, instead of killing us */
         image_temp_signals_init();
-        static const char name[] = "standard output";
-        return jpeg ? codec_jpeg_encode(name, STDOUT_FILENO, img, o.jpeg_quality)
-                    : codec_png_encode(name, STDOUT_FILENO, img, o.png_level, o.threads);
+        s = encode(format, name, STDOUT_FILENO, out, &o, maxval);
+    } else {
+        image_temp t;
+        s = image_temp_open(path, &t);
+        if (s == FV_OK) {
+            s = encode(format, name, t.fd, out, &o, maxval);
+            if (s != FV_OK)
+                image_temp_discard(&t);
+            else
+                s = image_temp_commit(&t, path);
+        }
     }
-    char name[IMAGE_NAME_SHOWN];
-    image_printable(path, name, sizeof name);
-    image_temp t;
-    FV_TRY(image_temp_open(path, &t));
-    fv_status s = jpeg ? codec_jpeg_encode(name, t.fd, img, o.jpeg_quality)
-                       : codec_png_encode(name, t.fd, img, o.png_level, o.threads);
-    if (s != FV_OK) {
-        image_temp_discard(&t);
-        return s;
-    }
-    return image_temp_commit(&t, path);
+    fv_host_image_free(&converted);
+    return s;
+}
+
+fv_status image_save(const char *path, const fv_image *img, const image_save_options *opt)
+{
+    return image_save_as(path, img, opt, NULL);
 }
 
 fv_status image_save_png(const char *path, const fv_image *img)

@@ -11,7 +11,10 @@
  * has no name for, such as 2x2,1x2,2x1); the settings are TurboJPEG's (accurate integer IDCT,
  * fancy upsampling), so its files decode to the same pixels. CMYK and YCCK images are decoded as
  * CMYK and converted to RGB. Warnings (a truncated scan) are errors.
- * Out: 4:2:0 at --jpeg-quality; alpha, which JPEG cannot hold, is dropped.
+ * In natively: gray files as 1 channel, every other as RGB; the ICC profile (APP2 chunks) and
+ * EXIF (APP1, its orientation set to 1 in the copy, as the pixels are turned) kept.
+ * Out: 4:2:0 at --jpeg-quality (gray: one component); alpha, which JPEG cannot hold, is dropped;
+ * EXIF and ICC markers written after JFIF's APP0.
  * Checked by tests/cpu/test_image_io.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
@@ -37,13 +40,19 @@
 #define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;    /* EXIF 1..8; 1 when absent (before the first scan) */
-    int adobe;          /* APP14 "Adobe" present (before the first scan) */
-    unsigned sof;       /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
-    int precision;      /* its bits per sample */
-    long width, height; /* what the frame header says */
-    int hierarchical;   /* a DHP marker */
-    int scans;          /* SOS markers up to EOI */
+    int orientation;     /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;           /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;        /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;       /* its bits per sample */
+    long width, height;  /* what the frame header says */
+    int hierarchical;    /* a DHP marker */
+    int scans;           /* SOS markers up to EOI */
+    const uint8_t *exif; /* APP1 "Exif\0\0"'s TIFF block, in the file (before the first scan) */
+    size_t exif_size;
+    /* APP2 "ICC_PROFILE\0" chunks: each has a 1-based sequence number out of `icc_count` */
+    const uint8_t *icc_chunk[256];
+    size_t icc_chunk_size[256];
+    int icc_count;
 } jpeg_markers;
 
 static unsigned get16(const uint8_t *p, int le)
@@ -108,7 +117,16 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
         } else if (m->scans == 0 && marker == 0xe1 && !have_exif && seg_len >= 6 &&
                    memcmp(seg, "Exif\0\0", 6) == 0) {
             m->orientation = exif_orientation(seg + 6, seg_len - 6);
+            m->exif = seg + 6;
+            m->exif_size = seg_len - 6;
             have_exif = 1;
+        } else if (m->scans == 0 && marker == 0xe2 && seg_len > 14 &&
+                   memcmp(seg, "ICC_PROFILE\0", 12) == 0 && seg[12] >= 1 && seg[13] >= seg[12]) {
+            if (!m->icc_count) m->icc_count = seg[13];
+            if (seg[13] == m->icc_count) {
+                m->icc_chunk[seg[12]] = seg + 14;
+                m->icc_chunk_size[seg[12]] = seg_len - 14;
+            }
         } else if (m->scans == 0 && marker == 0xee && seg_len >= 5 &&
                    memcmp(seg, "Adobe", 5) == 0) {
             m->adobe = 1;
@@ -151,17 +169,18 @@ static const char *jpeg_unsupported(const jpeg_markers *m, char *buf, size_t siz
     return NULL;
 }
 
-/* Applies EXIF orientation o (2..8) to img in place (5..8 swap width and height). */
+/* Applies EXIF orientation o (2..8) to img (packed rows of 1, 3 or 4 bytes a pixel) in place
+ * (5..8 swap width and height). */
 static fv_status apply_orientation(const char *name, fv_image *img, int o)
 {
     const int w = img->width, h = img->height;
-    const size_t bytes = (size_t)w * h * 4;
-    uint32_t *src = malloc(bytes);
+    const size_t px = fv_image_pixel_bytes(img), bytes = (size_t)w * h * px;
+    uint8_t *src = malloc(bytes);
     if (!src) return fv_fail(FV_ERR_MEMORY, "out of host memory turning '%s' upright", name);
     memcpy(src, img->data, bytes);
     const int swap = o >= 5;
     const int dw = swap ? h : w, dh = swap ? w : h;
-    uint32_t *dst = (uint32_t *)img->data;
+    uint8_t *dst = img->data;
     /* tiles keep both the reads and the scattered writes of a quarter turn in cache */
     for (int ty = 0; ty < h; ty += ORIENT_TILE)
         for (int tx = 0; tx < w; tx += ORIENT_TILE)
@@ -198,12 +217,12 @@ static fv_status apply_orientation(const char *name, fv_image *img, int o)
                         dy = w - 1 - x;
                         break; /* 8: a quarter turn back */
                     }
-                    dst[(size_t)dy * dw + dx] = src[(size_t)y * w + x];
+                    memcpy(dst + ((size_t)dy * dw + dx) * px, src + ((size_t)y * w + x) * px, px);
                 }
     free(src);
     img->width = dw;
     img->height = dh;
-    img->pitch = (size_t)dw * 4;
+    img->pitch = (size_t)dw * px;
     return FV_OK;
 }
 
@@ -281,9 +300,11 @@ static long jpeg_memory_limit(const struct jpeg_decompress_struct *d)
     return limit > (double)(LONG_MAX / 2) ? LONG_MAX / 2 : (long)limit;
 }
 
-/* Decodes into `out` (allocated here through `a`); the volatile locals outlive a longjmp. */
+/* Decodes into `out` (allocated here through `a`): RGBA8, or natively gray (1 channel) or RGB
+ * (3; CMYK is decoded to 4 and packed after); the volatile locals outlive a longjmp. */
 static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t size,
-                                 const image_allocator *a, fv_image *out, int *cmyk_out)
+                                 const image_allocator *a, codec_want want, fv_image *out,
+                                 int *cmyk_out, int *gray_out)
 {
     struct jpeg_decompress_struct d;
     jpeg_failure f;
@@ -323,13 +344,20 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
         s = codec_check_claim(name, "JPEG", d.image_width, d.image_height, size,
                               JPEG_MAX_PIXELS_PER_BYTE);
     const int cmyk = d.jpeg_color_space == JCS_CMYK || d.jpeg_color_space == JCS_YCCK;
-    if (s == FV_OK) s = codec_alloc_image(a, (int)d.image_width, (int)d.image_height, out);
+    const int gray = d.jpeg_color_space == JCS_GRAYSCALE && d.num_components == 1;
+    const int channels = want == CODEC_RGBA8 || cmyk ? 4 : gray ? 1 : 3;
+    if (s == FV_OK)
+        s = codec_alloc_image_as(a, (int)d.image_width, (int)d.image_height, FV_PIXEL_U8, channels,
+                                 out);
     if (s != FV_OK) {
         jpeg_destroy_decompress(&d);
         return s;
     }
     allocated = 1;
-    d.out_color_space = cmyk ? JCS_CMYK : JCS_EXT_RGBA;
+    d.out_color_space = cmyk            ? JCS_CMYK
+                        : channels == 4 ? JCS_EXT_RGBA
+                        : gray          ? JCS_GRAYSCALE
+                                        : JCS_EXT_RGB;
     d.mem->max_memory_to_use = jpeg_memory_limit(&d);
     jpeg_start_decompress(&d);
     while (d.output_scanline < d.output_height) {
@@ -339,11 +367,56 @@ static fv_status jpeg_decompress(const char *name, const uint8_t *data, size_t s
     jpeg_finish_decompress(&d);
     jpeg_destroy_decompress(&d);
     *cmyk_out = cmyk;
+    *gray_out = gray;
+    return FV_OK;
+}
+
+/* The EXIF block with its orientation set to 1 (the pixels are turned at load); NULL with a
+ * message when out of memory. */
+static uint8_t *exif_upright_copy(const char *name, const uint8_t *t, size_t n)
+{
+    uint8_t *c = codec_dup(name, t, n);
+    if (!c || n < 8) return c;
+    const int le = c[0] == 'I';
+    const uint32_t ifd = get32(c + 4, le);
+    if (ifd > n - 2) return c;
+    const unsigned count = get16(c + ifd, le);
+    for (unsigned i = 0; i < count; i++) {
+        const size_t e = (size_t)ifd + 2 + (size_t)i * 12;
+        if (e + 12 > n) break;
+        if (get16(c + e, le) == 0x0112 && get16(c + e + 2, le) == 3 && get32(c + e + 4, le) == 1) {
+            c[e + 8] = le ? 1 : 0;
+            c[e + 9] = le ? 0 : 1;
+        }
+    }
+    return c;
+}
+
+static fv_status jpeg_read_metadata(const char *name, const jpeg_markers *m, image_metadata *md)
+{
+    if (m->exif && m->exif_size >= 8 &&
+        (memcmp(m->exif, "II*\0", 4) == 0 || memcmp(m->exif, "MM\0*", 4) == 0)) {
+        if (!(md->exif = exif_upright_copy(name, m->exif, m->exif_size))) return FV_ERR_MEMORY;
+        md->exif_size = m->exif_size;
+    }
+    size_t total = 0;
+    for (int i = 1; i <= m->icc_count; i++) {
+        if (!m->icc_chunk[i]) return FV_OK; /* a chunk missing: no profile */
+        total += m->icc_chunk_size[i];
+    }
+    if (total == 0) return FV_OK;
+    if (!(md->icc = malloc(total)))
+        return fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
+    for (int i = 1; i <= m->icc_count; i++) {
+        memcpy(md->icc + md->icc_size, m->icc_chunk[i], m->icc_chunk_size[i]);
+        md->icc_size += m->icc_chunk_size[i];
+    }
     return FV_OK;
 }
 
 fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
-                            const image_allocator *a, fv_image *out)
+                            const image_allocator *a, codec_want want, fv_image *out,
+                            image_load_info *info)
 {
     memset(out, 0, sizeof *out);
     jpeg_markers m;
@@ -358,28 +431,83 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
      * of 0 (defined by a later DNL marker) is left to libjpeg */
     if (m.sof && m.height > 0)
         FV_TRY(codec_check_claim(name, "JPEG", m.width, m.height, size, JPEG_MAX_PIXELS_PER_BYTE));
-    int cmyk = 0;
-    FV_TRY(jpeg_decompress(name, data, size, a, out, &cmyk));
+    int cmyk = 0, gray = 0;
+    FV_TRY(jpeg_decompress(name, data, size, a, want, out, &cmyk, &gray));
     if (cmyk) cmyk_to_rgba(out, m.adobe);
+    if (cmyk && want == CODEC_NATIVE) { /* packed to RGB in place: each pixel moves down */
+        for (size_t i = 0; i < (size_t)out->width * (size_t)out->height; i++)
+            memmove(out->data + 3 * i, out->data + 4 * i, 3);
+        out->channels = 3;
+        out->pitch = (size_t)out->width * 3;
+    }
     fv_status s = m.orientation > 1 ? apply_orientation(name, out, m.orientation) : FV_OK;
+    if (s == FV_OK && info) {
+        codec_describe(info, "JPEG", FV_PIXEL_U8, gray ? 1 : 3, 8);
+        s = jpeg_read_metadata(name, &m, &info->metadata);
+        if (s != FV_OK) image_metadata_free(&info->metadata);
+    }
     if (s != FV_OK) codec_free_image(a, out);
     return s;
 }
 
-fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int quality)
+/* One APPn marker segment: FF En, the length, the pieces. */
+static fv_status jpeg_put_marker(const char *name, int fd, int n, const void *tag, size_t tag_len,
+                                 const uint8_t *data, size_t len)
+{
+    const size_t total = 2 + tag_len + len;
+    const uint8_t head[4] = {0xff, (uint8_t)(0xe0 + n), (uint8_t)(total >> 8), (uint8_t)total};
+    FV_TRY(codec_write_all(name, fd, head, 4));
+    FV_TRY(codec_write_all(name, fd, tag, tag_len));
+    return codec_write_all(name, fd, data, len);
+}
+
+/* EXIF (APP1; a block too large for one segment is left out) and the ICC profile (APP2, in
+ * chunks of at most JPEG_ICC_CHUNK bytes, as libjpeg's jpeg_write_icc_profile writes it). */
+#define JPEG_MARKER_MAX 65533 /* a segment's payload after its length */
+#define JPEG_ICC_CHUNK  (JPEG_MARKER_MAX - 14)
+static fv_status jpeg_write_metadata(const char *name, int fd, const image_metadata *m)
+{
+    if (m->exif && m->exif_size > 0 && m->exif_size <= JPEG_MARKER_MAX - 6)
+        FV_TRY(jpeg_put_marker(name, fd, 1, "Exif\0\0", 6, m->exif, m->exif_size));
+    if (!m->icc || m->icc_size == 0) return FV_OK;
+    const size_t chunks = (m->icc_size + JPEG_ICC_CHUNK - 1) / JPEG_ICC_CHUNK;
+    if (chunks > 255) return FV_OK; /* more than the markers can number */
+    for (size_t i = 0; i < chunks; i++) {
+        uint8_t tag[14];
+        memcpy(tag, "ICC_PROFILE\0", 12);
+        tag[12] = (uint8_t)(i + 1);
+        tag[13] = (uint8_t)chunks;
+        const size_t at = i * JPEG_ICC_CHUNK,
+                     n = m->icc_size - at < JPEG_ICC_CHUNK ? m->icc_size - at : JPEG_ICC_CHUNK;
+        FV_TRY(jpeg_put_marker(name, fd, 2, tag, 14, m->icc + at, n));
+    }
+    return FV_OK;
+}
+
+fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int quality,
+                            const image_metadata *meta)
 {
     tjhandle tj = tjInitCompress();
     if (!tj) return fv_fail(FV_ERR_MEMORY, "cannot start the JPEG encoder for '%s'", name);
+    const int channels = fv_image_channels(img);
+    const int pf = channels == 1 ? TJPF_GRAY : channels == 3 ? TJPF_RGB : TJPF_RGBA;
     unsigned char *buf = NULL;
     unsigned long len = 0;
     fv_status s = FV_OK;
-    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, TJPF_RGBA, &buf, &len,
-                    TJSAMP_420, quality, 0) != 0) {
+    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len,
+                    channels == 1 ? TJSAMP_GRAY : TJSAMP_420, quality, 0) != 0) {
         char why[256];
         image_printable(tjGetErrorStr2(tj), why, sizeof why);
         s = fv_fail(FV_ERR_IO, "cannot write '%s': JPEG encoder: %s", name, why);
     }
-    if (s == FV_OK) s = codec_write_all(name, fd, buf, len);
+    /* the metadata's markers go after SOI and TurboJPEG's JFIF APP0, which comes first */
+    size_t head = 2;
+    if (s == FV_OK && len > 6 && buf[2] == 0xff && buf[3] == 0xe0)
+        head = 4 + ((size_t)buf[4] << 8 | buf[5]);
+    if (head > len) head = len;
+    if (s == FV_OK) s = codec_write_all(name, fd, buf, head);
+    if (s == FV_OK && meta) s = jpeg_write_metadata(name, fd, meta);
+    if (s == FV_OK) s = codec_write_all(name, fd, buf + head, len - head);
     tjFree(buf);
     tjDestroy(tj);
     return s;

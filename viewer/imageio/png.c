@@ -1,14 +1,17 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/imageio/png.c: PNG in through libspng (every colour type and bit depth, interlaced, tRNS;
- * 16-bit samples keep their high byte; read to IEND with every critical chunk's CRC checked, as
- * libpng does), PNG out through our own writer on zlib.
+ * natively the file's own type and channels (image_io.h's table), or RGBA8 where 16-bit samples
+ * keep their high byte; read to IEND with every critical chunk's CRC checked, as libpng does;
+ * iCCP, eXIf and text chunks kept), PNG out through our own writer on zlib: 8- or 16-bit gray,
+ * RGB or RGBA, with the metadata's iCCP, eXIf, tEXt and iTXt before the pixels.
  *
  * The writer filters each row (SUB at fast levels, as OpenCV does; PAETH at level 4 and up) and
  * compresses the rows in one of two ways: with few threads, libdeflate in one call (the fastest
  * deflate on one core); with many, zlib on strips of rows at once, each strip ending on a byte
  * boundary (Z_SYNC_FLUSH) so that their concatenation is one zlib stream (pigz's way), the
- * Adler-32s combined. An opaque image is written as RGB (a quarter less to compress).
- * Checked by tests/cpu/test_image_io.c: libspng reads back every level, thread count and shape.
+ * Adler-32s combined. An opaque RGBA image is written as RGB (a quarter less to compress).
+ * Checked by tests/cpu/test_image_io.c (libspng reads back every level, thread count and shape)
+ * and tests/cpu/test_image_io_typed.c (every type and channel count, metadata).
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
 
@@ -31,9 +34,72 @@
  * smaller) beats zlib's strips in parallel */
 #define PNG_PARALLEL_MIN_THREADS 4
 
-fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
-                           const image_allocator *a, fv_image *out)
+/* The ancillary chunks image_metadata carries (iCCP, eXIf, tEXt/zTXt/iTXt), copied out of spng's
+ * context; a chunk spng dropped (bad CRC) or never saw is simply absent. */
+static fv_status png_read_metadata(const char *name, spng_ctx *ctx, image_metadata *m)
 {
+    struct spng_iccp iccp;
+    if (spng_get_iccp(ctx, &iccp) == 0 && iccp.profile_len > 0) {
+        if (!(m->icc = codec_dup(name, iccp.profile, iccp.profile_len))) return FV_ERR_MEMORY;
+        m->icc_size = iccp.profile_len;
+        snprintf(m->icc_name, sizeof m->icc_name, "%s", iccp.profile_name);
+    }
+    struct spng_exif exif;
+    if (spng_get_exif(ctx, &exif) == 0 && exif.length > 0) {
+        if (!(m->exif = codec_dup(name, exif.data, exif.length))) return FV_ERR_MEMORY;
+        m->exif_size = exif.length;
+    }
+    uint32_t n = 0;
+    if (spng_get_text(ctx, NULL, &n) == 0 && n > 0) {
+        struct spng_text *t = calloc(n, sizeof *t);
+        m->texts = calloc(n, sizeof *m->texts);
+        if (!t || !m->texts || spng_get_text(ctx, t, &n) != 0) {
+            free(t);
+            return fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            image_text *o = &m->texts[m->n_texts];
+            snprintf(o->keyword, sizeof o->keyword, "%s", t[i].keyword);
+            o->length = t[i].length;
+            o->utf8 = t[i].type == SPNG_ITXT;
+            if (!(o->text = (char *)codec_dup(name, t[i].text, t[i].length + 1))) {
+                free(t);
+                return FV_ERR_MEMORY;
+            }
+            o->text[o->length] = 0;
+            m->n_texts++;
+        }
+        free(t);
+    }
+    return FV_OK;
+}
+
+/* The native layout of a PNG (image_io.h's table) and the spng format that gives it: 16-bit
+ * images without alpha come in the PNG's own layout (SPNG_FMT_PNG: samples in host order). */
+static void png_native_layout(const struct spng_ihdr *h, int has_trns, fv_pixel_type *type,
+                              int *channels, int *fmt)
+{
+    const int c = h->color_type, deep = h->bit_depth == 16;
+    const int alpha =
+        c == SPNG_COLOR_TYPE_GRAYSCALE_ALPHA || c == SPNG_COLOR_TYPE_TRUECOLOR_ALPHA || has_trns;
+    *type = deep ? FV_PIXEL_U16 : FV_PIXEL_U8;
+    if (alpha) {
+        *channels = 4;
+        *fmt = deep ? SPNG_FMT_RGBA16 : SPNG_FMT_RGBA8;
+    } else if (c == SPNG_COLOR_TYPE_GRAYSCALE) {
+        *channels = 1;
+        *fmt = deep ? SPNG_FMT_PNG : SPNG_FMT_G8;
+    } else { /* RGB, palette */
+        *channels = 3;
+        *fmt = deep ? SPNG_FMT_PNG : SPNG_FMT_RGB8;
+    }
+}
+
+fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
+                           const image_allocator *a, codec_want want, fv_image *out,
+                           image_load_info *info)
+{
+    memset(out, 0, sizeof *out);
     if (size < 33)
         return fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: no complete header)",
                        name);
@@ -62,16 +128,22 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
     if (!e) e = spng_set_crc_action(ctx, SPNG_CRC_ERROR, SPNG_CRC_DISCARD);
     struct spng_ihdr ihdr;
     if (!e) e = spng_get_ihdr(ctx, &ihdr);
+    struct spng_trns trns;
+    const int has_trns = !e && spng_get_trns(ctx, &trns) == 0;
+    fv_pixel_type type = FV_PIXEL_U8;
+    int out_channels = 4, fmt = SPNG_FMT_RGBA8;
+    if (!e && want == CODEC_NATIVE) png_native_layout(&ihdr, has_trns, &type, &out_channels, &fmt);
     size_t bytes = 0;
-    if (!e) e = spng_decoded_image_size(ctx, SPNG_FMT_RGBA8, &bytes);
+    if (!e) e = spng_decoded_image_size(ctx, fmt, &bytes);
     if (e)
         s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name,
                     spng_strerror(e));
-    if (s == FV_OK) s = codec_alloc_image(a, (int)ihdr.width, (int)ihdr.height, out);
+    if (s == FV_OK)
+        s = codec_alloc_image_as(a, (int)ihdr.width, (int)ihdr.height, type, out_channels, out);
     if (s == FV_OK && bytes != out->pitch * (size_t)out->height)
         s = fv_fail(FV_ERR_FORMAT, "'%s': unexpected decoded size", name);
     if (s == FV_OK) {
-        e = spng_decode_image(ctx, out->data, bytes, SPNG_FMT_RGBA8, SPNG_DECODE_TRNS);
+        e = spng_decode_image(ctx, out->data, bytes, fmt, SPNG_DECODE_TRNS);
         /* the image ends with its zlib stream; the file with IEND: read on to it, as libpng does,
          * so that a bad checksum on the last IDAT or a file cut after the pixels is refused */
         if (!e) e = spng_decode_chunks(ctx);
@@ -81,6 +153,19 @@ fv_status codec_png_decode(const char *name, const uint8_t *data, size_t size,
         else if (e)
             s = fv_fail(FV_ERR_FORMAT, "'%s' is corrupt or truncated (PNG: %s)", name,
                         spng_strerror(e));
+    }
+    if (s == FV_OK && info) {
+        fv_pixel_type ft;
+        int fc, ff;
+        png_native_layout(&ihdr, has_trns, &ft, &fc, &ff);
+        codec_describe(info, "PNG", ft, fc, ihdr.bit_depth);
+        if (want == CODEC_RGBA8 && ihdr.bit_depth == 16) {
+            info->lossy_to_8bit = 1;
+            snprintf(info->lossy_note, sizeof info->lossy_note,
+                     "'%s': 16-bit PNG read as 8-bit (the high byte of each sample)", name);
+        }
+        s = png_read_metadata(name, ctx, &info->metadata);
+        if (s != FV_OK) image_metadata_free(&info->metadata);
     }
     spng_ctx_free(ctx);
     if (s != FV_OK) codec_free_image(a, out);
@@ -99,7 +184,8 @@ typedef struct png_strip {
 
 typedef struct png_job {
     const fv_image *img;
-    int channels; /* 3 or 4 */
+    int channels;     /* written: 1, 3 or 4 (an opaque RGBA image is written as RGB) */
+    int sample_bytes; /* 1 or 2 */
     int level;
     int filter; /* 1 = SUB, 4 = PAETH */
     png_strip *strips;
@@ -114,27 +200,36 @@ static inline uint8_t paeth(int a, int b, int c)
     return (uint8_t)(pa <= pb && pa <= pc ? a : pb <= pc ? b : c);
 }
 
-/* Row y of the image as `channels` bytes per pixel into line (width * channels bytes). */
+/* Row y of the image as PNG stores it (16-bit samples big-endian) into line. */
 static void png_raw_row(const png_job *j, int y, uint8_t *line)
 {
     const fv_image *img = j->img;
     const uint8_t *src = img->data + (size_t)y * img->pitch;
-    if (j->channels == 4) {
-        memcpy(line, src, (size_t)img->width * 4);
+    const int from = fv_image_channels(img), to = j->channels;
+    if (j->sample_bytes == 1) {
+        if (from == to) {
+            memcpy(line, src, (size_t)img->width * (size_t)to);
+            return;
+        }
+        for (int x = 0; x < img->width; x++) /* RGBA to RGB */
+            memcpy(line + 3 * (size_t)x, src + 4 * (size_t)x, 3);
         return;
     }
-    for (int x = 0; x < img->width; x++) {
-        line[3 * x] = src[4 * x];
-        line[3 * x + 1] = src[4 * x + 1];
-        line[3 * x + 2] = src[4 * x + 2];
-    }
+    for (int x = 0; x < img->width; x++)
+        for (int c = 0; c < to; c++) {
+            uint16_t v;
+            memcpy(&v, src + 2 * ((size_t)x * (size_t)from + (size_t)c), 2);
+            uint8_t *o = line + 2 * ((size_t)x * (size_t)to + (size_t)c);
+            o[0] = (uint8_t)(v >> 8);
+            o[1] = (uint8_t)v;
+        }
 }
 
 /* The filter byte and the filtered line into out (1 + n bytes); prev is the raw row above,
  * NULL for the first row (where PNG's row above is zeros). */
 static void png_filter_row(const png_job *j, const uint8_t *line, const uint8_t *prev, uint8_t *out)
 {
-    const int n = j->img->width * j->channels, bpp = j->channels;
+    const int bpp = j->channels * j->sample_bytes, n = j->img->width * bpp;
     uint8_t *f = out + 1;
     out[0] = (uint8_t)j->filter;
     if (j->filter == 0) {
@@ -151,7 +246,8 @@ static void png_filter_row(const png_job *j, const uint8_t *line, const uint8_t 
 
 static void png_deflate_strip(png_job *j, png_strip *s, int last)
 {
-    const size_t line_bytes = (size_t)j->img->width * j->channels, row_bytes = 1 + line_bytes;
+    const size_t line_bytes = (size_t)j->img->width * (size_t)(j->channels * j->sample_bytes),
+                 row_bytes = 1 + line_bytes;
     uint8_t *filtered = malloc(row_bytes * (size_t)s->rows);
     uint8_t *lines = malloc(2 * line_bytes);
     z_stream z;
@@ -247,16 +343,79 @@ static int png_is_opaque(const fv_image *img)
 {
     for (int y = 0; y < img->height; y++) {
         const uint8_t *row = img->data + (size_t)y * img->pitch;
-        for (int x = 0; x < img->width; x++)
-            if (row[4 * x + 3] != 255) return 0;
+        for (int x = 0; x < img->width; x++) {
+            if (img->type == FV_PIXEL_U16) {
+                uint16_t a;
+                memcpy(&a, row + 8 * (size_t)x + 6, 2);
+                if (a != 65535) return 0;
+            } else if (row[4 * (size_t)x + 3] != 255) {
+                return 0;
+            }
+        }
     }
     return 1;
 }
 
-fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int level, int threads)
+/* iCCP (the profile deflated), eXIf and the text chunks, all before the pixels. */
+static fv_status png_write_metadata(const char *name, int fd, const image_metadata *m)
+{
+    const uint8_t *p[6];
+    size_t len[6];
+    static const uint8_t zeros[3] = {0, 0, 0};
+    if (m->icc && m->icc_size > 0) {
+        uLongf zlen = compressBound((uLong)m->icc_size);
+        uint8_t *z = malloc(zlen);
+        if (!z || compress2(z, &zlen, m->icc, (uLong)m->icc_size, 9) != Z_OK) {
+            free(z);
+            return fv_fail(FV_ERR_MEMORY, "cannot write '%s': out of memory for its ICC profile",
+                           name);
+        }
+        const char *profile = m->icc_name[0] ? m->icc_name : "ICC profile";
+        p[0] = (const uint8_t *)profile;
+        len[0] = strnlen(profile, 79);
+        p[1] = zeros; /* the keyword's NUL, then compression method 0 */
+        len[1] = 2;
+        p[2] = z;
+        len[2] = zlen;
+        fv_status s = png_write_chunk(name, fd, "iCCP", p, len, 3);
+        free(z);
+        FV_TRY(s);
+    }
+    if (m->exif && m->exif_size > 0) {
+        p[0] = m->exif;
+        len[0] = m->exif_size;
+        FV_TRY(png_write_chunk(name, fd, "eXIf", p, len, 1));
+    }
+    for (int i = 0; i < m->n_texts; i++) {
+        const image_text *t = &m->texts[i];
+        p[0] = (const uint8_t *)t->keyword;
+        len[0] = strnlen(t->keyword, 79);
+        if (len[0] == 0) continue;
+        p[1] = zeros;
+        if (t->utf8) { /* NUL, uncompressed, method 0, no language, no translated keyword */
+            len[1] = 3;
+            p[2] = zeros;
+            len[2] = 2;
+            p[3] = (const uint8_t *)t->text;
+            len[3] = t->length;
+            FV_TRY(png_write_chunk(name, fd, "iTXt", p, len, 4));
+        } else {
+            len[1] = 1;
+            p[2] = (const uint8_t *)t->text;
+            len[2] = t->length;
+            FV_TRY(png_write_chunk(name, fd, "tEXt", p, len, 3));
+        }
+    }
+    return FV_OK;
+}
+
+fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int level, int threads,
+                           const image_metadata *meta)
 {
     png_job j = {.img = img, .level = level, .filter = level == 0 ? 0 : level <= 3 ? 1 : 4};
-    j.channels = png_is_opaque(img) ? 3 : 4;
+    const int from = fv_image_channels(img);
+    j.channels = from == 4 && png_is_opaque(img) ? 3 : from;
+    j.sample_bytes = img->type == FV_PIXEL_U16 ? 2 : 1;
     /* strips: enough for every thread to have several, none too small to compress well */
     int n = threads * PNG_STRIPS_PER_THREAD;
     if (threads < PNG_PARALLEL_MIN_THREADS) n = 1;
@@ -287,8 +446,8 @@ fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int le
         uint8_t ihdr[13];
         put_be32(ihdr, (uint32_t)img->width);
         put_be32(ihdr + 4, (uint32_t)img->height);
-        ihdr[8] = 8;
-        ihdr[9] = j.channels == 4 ? 6 : 2;
+        ihdr[8] = (uint8_t)(8 * j.sample_bytes);
+        ihdr[9] = j.channels == 4 ? 6 : j.channels == 3 ? 2 : 0;
         ihdr[10] = ihdr[11] = ihdr[12] = 0;
         const uint8_t *p[3];
         size_t len[3];
@@ -296,6 +455,7 @@ fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int le
         p[0] = ihdr;
         len[0] = 13;
         if (s == FV_OK) s = png_write_chunk(name, fd, "IHDR", p, len, 1);
+        if (s == FV_OK && meta) s = png_write_metadata(name, fd, meta);
         /* zlib header: deflate, 32 KiB window, no dictionary; level hint; check bits */
         uint8_t zhead[2] = {0x78, (uint8_t)(level <= 1   ? 0x01
                                             : level <= 5 ? 0x5e
@@ -305,7 +465,8 @@ fv_status codec_png_encode(const char *name, int fd, const fv_image *img, int le
         for (int k = 1; k < n; k++)
             adler = adler32_combine(
                 adler, j.strips[k].adler,
-                (z_off_t)((size_t)j.strips[k].rows * (1 + (size_t)img->width * j.channels)));
+                (z_off_t)((size_t)j.strips[k].rows *
+                          (1 + (size_t)img->width * (size_t)(j.channels * j.sample_bytes))));
         uint8_t ztail[4];
         put_be32(ztail, (uint32_t)adler);
         for (int k = 0; k < n && s == FV_OK; k++) {

@@ -40,7 +40,8 @@
 
 typedef struct job {
     char *in, *out;
-    fv_image src, dst;
+    fv_image src, dst; /* 4 channels of the file's type */
+    run_file file;     /* what the file was: its type, channels and metadata, for the output */
     int failed;
 } job;
 
@@ -83,7 +84,8 @@ typedef struct batch_run {
 
 static int is_image_name(const char *name)
 {
-    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm", ".pnm", ".bmp"};
+    static const char *const endings[] = {".png", ".jpg", ".jpeg", ".ppm", ".pgm",
+                                          ".pnm", ".bmp", ".tif",  ".tiff"};
     size_t n = strlen(name);
     for (size_t k = 0; k < sizeof endings / sizeof endings[0]; k++) {
         size_t e = strlen(endings[k]);
@@ -305,10 +307,22 @@ static fv_status make_folders(const char *path)
 
 /* OUTDIR/SUB/STEM.png (or .jpg) for every input; two inputs that would write one file are
  * refused. */
+/* An output's ending without --format: a TIFF stays TIFF (it may hold float32, which PNG cannot),
+ * everything else becomes PNG (8 or 16 bits, gray, RGB or RGBA: what the other inputs hold). */
+static const char *ending_for(const char *input)
+{
+    const size_t n = strlen(input);
+    if (n > 4 && !strcasecmp(input + n - 4, ".tif")) return ".tif";
+    if (n > 5 && !strcasecmp(input + n - 5, ".tiff")) return ".tiff";
+    return ".png";
+}
+
+/* ext NULL: each input's ending_for */
 static fv_status name_outputs(batch_run *b, const char *dir, const char *const *subs,
-                              const char *ext)
+                              const char *forced_ext)
 {
     for (int i = 0; i < b->n_jobs; i++) {
+        const char *ext = forced_ext ? forced_ext : ending_for(b->jobs[i].in);
         const char *base = strrchr(b->jobs[i].in, '/');
         base = base ? base + 1 : b->jobs[i].in;
         const char *dot = strrchr(base, '.');
@@ -476,6 +490,7 @@ static void progress_signals_take(int on)
 /* Called with b->lock held when job i is finished (written or failed). */
 static void job_finished(batch_run *b, int i, const char *error)
 {
+    run_file_free(&b->jobs[i].file); /* what the output needed of the input is written by now */
     b->done++;
     if (error) {
         b->failed++;
@@ -569,15 +584,19 @@ static void *host_worker(void *arg)
         pthread_mutex_unlock(&b->lock);
         if (i < 0) break;
         job *j = &b->jobs[i];
-        fv_status s = image_load(j->in, &j->src);
+        fv_params p = *b->p;
+        image_save_report report;
+        fv_status s = run_load_typed(j->in, NULL, &j->src, &j->file);
         if (s == FV_OK) s = source_with_noise(b->o, &j->src);
-        if (s == FV_OK) s = fv_host_image_alloc(&j->dst, j->src.width, j->src.height);
+        p.type = j->src.type;
         if (s == FV_OK)
-            s = fv_runner_prepare(&runner, b->f, b->v, b->p, j->src.width, j->src.height);
+            s = fv_host_image_alloc_as(&j->dst, j->src.width, j->src.height, j->src.type, 4);
+        if (s == FV_OK) s = fv_runner_prepare(&runner, b->f, b->v, &p, j->src.width, j->src.height);
         if (s == FV_OK) s = fv_runner_run(&runner, &j->src, &j->dst, 0);
         release_image(NULL, &j->src);
-        if (s == FV_OK) s = image_save(j->out, &j->dst, &b->save);
+        if (s == FV_OK) s = run_save_typed(j->out, &j->dst, &j->file, b->o, &b->save, &report);
         release_image(NULL, &j->dst);
+        run_file_free(&j->file);
         pthread_mutex_lock(&b->lock);
         job_finished(b, i, s == FV_OK ? NULL : fv_last_error());
         pthread_mutex_unlock(&b->lock);
@@ -596,8 +615,11 @@ static void *device_worker(void *arg)
         if (b->enc_head != b->enc_tail) { /* encodes first: they free buffers */
             int i = b->encode_queue[b->enc_head++ % (int)(sizeof b->encode_queue / sizeof(int))];
             pthread_mutex_unlock(&b->lock);
-            fv_status s = image_save(b->jobs[i].out, &b->jobs[i].dst, &b->save);
+            image_save_report report;
+            fv_status s = run_save_typed(b->jobs[i].out, &b->jobs[i].dst, &b->jobs[i].file, b->o,
+                                         &b->save, &report);
             release_image(&out_alloc, &b->jobs[i].dst);
+            run_file_free(&b->jobs[i].file);
             pthread_mutex_lock(&b->lock);
             b->out_tokens++;
             pthread_cond_signal(&b->out_free);
@@ -608,7 +630,8 @@ static void *device_worker(void *arg)
             int i = b->next_decode++;
             b->in_tokens--;
             pthread_mutex_unlock(&b->lock);
-            fv_status s = image_load_with(b->jobs[i].in, &b->in_alloc, &b->jobs[i].src);
+            fv_status s =
+                run_load_typed(b->jobs[i].in, &b->in_alloc, &b->jobs[i].src, &b->jobs[i].file);
             if (s == FV_OK && (s = source_with_noise(b->o, &b->jobs[i].src)) != FV_OK)
                 release_image(&b->in_alloc, &b->jobs[i].src);
             pthread_mutex_lock(&b->lock);
@@ -639,14 +662,15 @@ typedef struct gpu_slot {
     int job; /* in flight here; -1: none */
 } gpu_slot;
 
-static fv_status slot_ensure_size(batch_run *b, gpu_slot *g, int w, int h)
+static fv_status slot_ensure_size(batch_run *b, gpu_slot *g, const fv_params *p, int w, int h)
 {
-    if (g->d_src.data && g->d_src.width == w && g->d_src.height == h) return FV_OK;
+    if (g->d_src.data && g->d_src.width == w && g->d_src.height == h && g->d_src.type == p->type)
+        return FV_OK;
     fv_device_image_free(&g->d_src);
     fv_device_image_free(&g->d_dst);
-    FV_TRY(run_check_fits(b->f, b->v, b->p, w, h));
-    FV_TRY(fv_device_image_alloc(&g->d_src, w, h));
-    return fv_device_image_alloc(&g->d_dst, w, h);
+    FV_TRY(run_check_fits(b->f, b->v, p, w, h));
+    FV_TRY(fv_device_image_alloc_as(&g->d_src, w, h, p->type, 4));
+    return fv_device_image_alloc_as(&g->d_dst, w, h, p->type, 4);
 }
 
 /* Waits for the slot's image and hands it to the encoders. */
@@ -680,24 +704,29 @@ static fv_status slot_start(batch_run *b, gpu_slot *g, int i)
     job *j = &b->jobs[i];
     const image_allocator out_alloc = {pool_alloc, pool_release, &b->out_pool};
     const int w = j->src.width, h = j->src.height;
-    FV_TRY(slot_ensure_size(b, g, w, h));
-    FV_TRY(fv_runner_prepare(&g->runner, b->f, b->v, b->p, w, h));
-    j->dst.data = pool_alloc(&b->out_pool, (size_t)w * 4 * (size_t)h);
+    fv_params p = *b->p;
+    p.type = j->src.type; /* each file in its own type */
+    const size_t row = (size_t)w * 4 * fv_pixel_type_bytes(p.type);
+    FV_TRY(slot_ensure_size(b, g, &p, w, h));
+    FV_TRY(fv_runner_prepare(&g->runner, b->f, b->v, &p, w, h));
+    j->dst.data = pool_alloc(&b->out_pool, row * (size_t)h);
     if (!j->dst.data) return fv_fail(FV_ERR_MEMORY, "out of host memory for a %dx%d image", w, h);
     j->dst.width = w;
     j->dst.height = h;
-    j->dst.pitch = (size_t)w * 4;
+    j->dst.pitch = row;
+    j->dst.type = p.type;
+    j->dst.channels = 4;
     fv_status s = FV_OK;
     char name[IMAGE_NAME_SHOWN];
     image_printable(j->in, name, sizeof name);
-    if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, (size_t)w * 4,
-                          (size_t)h, cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
+    if (cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, j->src.data, j->src.pitch, row, (size_t)h,
+                          cudaMemcpyHostToDevice, g->stream) != cudaSuccess)
         s = fv_fail(FV_ERR_CUDA, "upload of '%s' failed: %s", name,
                     cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK) s = fv_runner_run(&g->runner, &g->d_src, &g->d_dst, g->stream);
     if (s == FV_OK &&
-        cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, (size_t)w * 4,
-                          (size_t)h, cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
+        cudaMemcpy2DAsync(j->dst.data, j->dst.pitch, g->d_dst.data, g->d_dst.pitch, row, (size_t)h,
+                          cudaMemcpyDeviceToHost, g->stream) != cudaSuccess)
         s = fv_fail(FV_ERR_CUDA, "download of '%s' failed: %s", name,
                     cudaGetErrorString(cudaGetLastError()));
     if (s == FV_OK && cudaEventRecord(g->done, g->stream) != cudaSuccess)
@@ -804,7 +833,12 @@ int batch_many_main(const cli_options *o)
     if (!code && !b.jobs) code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
     for (int i = 0; !code && i < n; i++) b.jobs[i].in = w.path[i];
     b.n_jobs = code ? 0 : n;
-    const char *ext = o->format && !strcmp(o->format, "jpeg") ? ".jpg" : ".png";
+    static const char *const by_format[] = {[IMAGE_FORMAT_BY_NAME] = NULL,
+                                            [IMAGE_FORMAT_PNG] = ".png",
+                                            [IMAGE_FORMAT_JPEG] = ".jpg",
+                                            [IMAGE_FORMAT_PNM] = ".pnm",
+                                            [IMAGE_FORMAT_TIFF] = ".tif"};
+    const char *ext = by_format[cli_format(o)];
     if (!code && (name_outputs(&b, o->output, (const char *const *)w.sub, ext) != FV_OK ||
                   check_originals(&b) != FV_OK)) {
         cli_error("%s", fv_last_error());

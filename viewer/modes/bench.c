@@ -101,9 +101,9 @@ static fv_status alloc_sets(bench_sets *sets, const fv_image *host, int n)
 {
     sets->n = 0;
     for (int i = 0; i < n; i++) {
-        FV_TRY(fv_device_image_alloc(&sets->src[i], host->width, host->height));
+        FV_TRY(fv_device_image_alloc_as(&sets->src[i], host->width, host->height, host->type, 4));
         sets->n = i + 1;
-        FV_TRY(fv_device_image_alloc(&sets->dst[i], host->width, host->height));
+        FV_TRY(fv_device_image_alloc_as(&sets->dst[i], host->width, host->height, host->type, 4));
         FV_TRY(fv_image_upload(&sets->src[i], host));
     }
     return FV_OK;
@@ -262,6 +262,7 @@ static fv_status bench_chart(const cli_options *o, const bench_table *t, const c
 static int sweep_params(const cli_options *o, const fv_filter *f, int k, fv_params *p)
 {
     *p = *cli_params(o, f);
+    p->type = o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8; /* --depth: the images' */
     if (!o->n_sweep) return 1;
     int index = fv_param_index(f, o->sweep_name);
     if (index < 0) return k == 0; /* a filter without it runs once, at column 0 */
@@ -295,7 +296,7 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
         if (predicted > BENCH_CPU_BUDGET_MS) return FV_ERR_ARG; /* skipped: would take too long */
         fv_image dst = {0};
         fv_runner runner = {0};
-        fv_status st = fv_host_image_alloc(&dst, w, h);
+        fv_status st = fv_host_image_alloc_as(&dst, w, h, p->type, 4);
         if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, w, h);
         double t0 = fv_now_ms();
         if (st == FV_OK) st = fv_runner_run(&runner, c->host, &dst, 0);
@@ -441,7 +442,8 @@ int bench_main(const cli_options *o)
         printf("# source: %s (%dx%d), resized to each size\n\n", cli_escaped(o->bench_image),
                photo.width, photo.height);
     else
-        printf("# source: random images (seed %u + size index)\n\n", o->seed);
+        printf("# source: random %s images (seed %u + size index)\n\n",
+               fv_pixel_type_name(o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8), o->seed);
     /* the variant column fits a user kernel's file name */
     const int variant_width =
         o->user_file && strlen(o->variant->name) > 10 ? (int)strlen(o->variant->name) : 10;
@@ -468,7 +470,8 @@ int bench_main(const cli_options *o)
     const int n_values = o->n_sweep ? o->n_sweep : 1;
     for (int si = 0; si < n_sizes && !failed; si++) {
         const int w = sizes[si][0], h = sizes[si][1];
-        size_t bytes = (size_t)w * 4 * (size_t)h;
+        const fv_pixel_type type = o->depth ? (fv_pixel_type)(o->depth - 1) : FV_PIXEL_U8;
+        size_t bytes = (size_t)w * 4 * fv_pixel_type_bytes(type) * (size_t)h;
         int n_sets = (int)((2 * (size_t)prop.l2CacheSize) / (2 * bytes)) + 1;
         if (n_sets > BENCH_MAX_SETS) n_sets = BENCH_MAX_SETS;
         fv_image host = {0}, reference = {0};
@@ -476,15 +479,23 @@ int bench_main(const cli_options *o)
         char what[64];
         snprintf(what, sizeof what, "benchmark size %dx%d", w, h);
         fv_status st = no_device ? FV_OK : fv_device_check_fits(bytes * (2 * n_sets + 2), what);
-        if (st == FV_OK) st = fv_host_image_alloc(&host, w, h);
+        if (st == FV_OK)
+            st = fv_host_image_alloc_as(&host, w, h, photo.data ? FV_PIXEL_U8 : type, 4);
         if (st == FV_OK) {
-            if (photo.data)
+            if (photo.data) {
                 resample_bilinear(&photo, &host);
-            else
+                fv_image typed = {0}; /* the photo's 8 bits widened exactly (v * 257, v / 255) */
+                if (type != FV_PIXEL_U8 &&
+                    (st = image_convert(&host, type, 4, NULL, &typed, NULL)) == FV_OK) {
+                    fv_host_image_free(&host);
+                    host = typed;
+                }
+            } else {
                 fv_image_fill_random(&host, o->seed + (unsigned)si);
-            if (!no_device) st = alloc_sets(&sets, &host, n_sets);
+            }
+            if (st == FV_OK && !no_device) st = alloc_sets(&sets, &host, n_sets);
         }
-        if (st == FV_OK && !no_device) st = fv_device_image_alloc(&reference, w, h);
+        if (st == FV_OK && !no_device) st = fv_device_image_alloc_as(&reference, w, h, type, 4);
         if (st != FV_OK) {
             cli_error("%s", fv_last_error());
             failed = 1;
@@ -541,6 +552,11 @@ int bench_main(const cli_options *o)
                         n_skipped++;
                         continue;
                     }
+                    if (st == FV_ERR_UNSUPPORTED) { /* a type, border or case it does not run */
+                        printf("| %4dx%-5d | %-8s | %-22.22s | %-*s | declines: %s\n", w, h,
+                               f->name, r.params, variant_width, v->name, fv_last_error());
+                        continue;
+                    }
                     if (st != FV_OK) {
                         cli_error("%s/%s: %s", f->name, v->name, fv_last_error());
                         failed = 1;
@@ -549,7 +565,8 @@ int bench_main(const cli_options *o)
                     if (v == base) {
                         cell.baseline_ms = r.ms;
                         if (cudaMemcpy2D(reference.data, reference.pitch, sets.dst[0].data,
-                                         sets.dst[0].pitch, (size_t)w * 4, (size_t)h,
+                                         sets.dst[0].pitch,
+                                         (size_t)w * 4 * fv_pixel_type_bytes(type), (size_t)h,
                                          cudaMemcpyDeviceToDevice) == cudaSuccess)
                             cell.reference = reference;
                         r.max_diff = 0;

@@ -23,7 +23,7 @@ fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_param
 {
     char what[96];
     snprintf(what, sizeof what, "a %dx%d image", w, h);
-    const size_t image_bytes = (size_t)w * 4 * (size_t)h;
+    const size_t image_bytes = (size_t)w * 4 * fv_pixel_type_bytes(p->type) * (size_t)h;
     return fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(f, v, p, w, h), what);
 }
 
@@ -35,8 +35,8 @@ static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv
     fv_image d_src = {0}, d_dst = {0};
     fv_runner runner = {0};
     fv_timer timer = {0};
-    fv_status st = fv_device_image_alloc(&d_src, src->width, src->height);
-    if (st == FV_OK) st = fv_device_image_alloc(&d_dst, src->width, src->height);
+    fv_status st = fv_device_image_alloc_as(&d_src, src->width, src->height, src->type, 4);
+    if (st == FV_OK) st = fv_device_image_alloc_as(&d_dst, src->width, src->height, src->type, 4);
     if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
     if (st == FV_OK) st = fv_image_upload(&d_src, src);
     if (st == FV_OK) st = fv_timer_create(&timer);
@@ -74,10 +74,190 @@ fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_
     return st;
 }
 
+/* ---- tiles ---- */
+
+/* The rows and columns [y0, y1) x [x0, x1) of img, as an image that shares its pixels. */
+static fv_image image_window(const fv_image *img, int x0, int y0, int x1, int y1)
+{
+    fv_image w = *img;
+    w.data = img->data + (size_t)y0 * img->pitch + (size_t)x0 * fv_image_pixel_bytes(img);
+    w.width = x1 - x0;
+    w.height = y1 - y0;
+    return w;
+}
+
+/* The side of the largest square tile (with its halo) whose buffers fit in free device memory:
+ * halved from the image's longer side until run_check_fits says yes. */
+static int tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h,
+                          long long reach)
+{
+    int side = w > h ? w : h;
+    while (side > 16) {
+        const int tw = (int)(side + 2 * reach < w ? side + 2 * reach : w);
+        const int th = (int)(side + 2 * reach < h ? side + 2 * reach : h);
+        if (run_check_fits(f, v, p, tw, th) == FV_OK) return side;
+        side /= 2;
+    }
+    return 16;
+}
+
+typedef struct tile_device {
+    fv_image src, dst;
+    fv_runner runner;
+    fv_timer timer;
+} tile_device;
+
+static fv_status tile_run(tile_device *d, const fv_filter *f, const fv_variant *v,
+                          const fv_params *p, const fv_image *in, fv_image *out, double *ms)
+{
+    FV_TRY(fv_runner_prepare(&d->runner, f, v, p, in->width, in->height));
+    if (fv_variant_is_host(v)) {
+        const double t0 = fv_now_ms();
+        FV_TRY(fv_runner_run(&d->runner, in, out, 0));
+        *ms += fv_now_ms() - t0;
+        return FV_OK;
+    }
+    fv_image dsrc = d->src, ddst = d->dst; /* made for the largest tile: a corner of them */
+    dsrc.width = ddst.width = in->width;
+    dsrc.height = ddst.height = in->height;
+    FV_TRY(fv_image_upload(&dsrc, in));
+    fv_timer_start(&d->timer, 0);
+    FV_TRY(fv_runner_run(&d->runner, &dsrc, &ddst, 0));
+    fv_timer_stop(&d->timer, 0);
+    if (fv_timer_wait(&d->timer) != cudaSuccess)
+        return fv_fail(FV_ERR_CUDA, "filter %s/%s failed: %s", f->name, v->name,
+                       cudaGetErrorString(cudaGetLastError()));
+    double t = 0;
+    fv_timer_elapsed_ms(&d->timer, &t);
+    *ms += t;
+    return fv_image_download(out, &ddst);
+}
+
+fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                            fv_image *dst, const fv_params *p, int tile, FILE *progress, double *ms)
+{
+    const long long reach = fv_filter_reach(f, p);
+    if (reach < 0)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "%s with these parameters reads the whole image (no bounded reach): it "
+                       "cannot run in tiles",
+                       f->name);
+    if (fv_params_border(f, p) == FV_BORDER_WRAP)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "border wrap reads the opposite edge: %s cannot run in tiles with it",
+                       f->name);
+    const int w = src->width, h = src->height;
+    if (!fv_variant_is_host(v)) FV_TRY(fv_device_check());
+    if (tile <= 0) tile = tile_that_fits(f, v, p, w, h, reach);
+    const int cols = (w + tile - 1) / tile, rows = (h + tile - 1) / tile;
+    /* the largest tile with its halo, clipped to the image */
+    const int most_w = (int)(tile + 2 * reach < w ? tile + 2 * reach : w);
+    const int most_h = (int)(tile + 2 * reach < h ? tile + 2 * reach : h);
+    tile_device d = {0};
+    fv_image out = {0};
+    fv_status st = fv_host_image_alloc_as(&out, most_w, most_h, p->type, 4);
+    if (st == FV_OK && !fv_variant_is_host(v)) {
+        st = run_check_fits(f, v, p, most_w, most_h);
+        if (st == FV_OK) st = fv_device_image_alloc_as(&d.src, most_w, most_h, p->type, 4);
+        if (st == FV_OK) st = fv_device_image_alloc_as(&d.dst, most_w, most_h, p->type, 4);
+        if (st == FV_OK) st = fv_timer_create(&d.timer);
+    }
+    *ms = 0;
+    const size_t px = fv_image_pixel_bytes(src);
+    for (int ty = 0; ty < rows && st == FV_OK; ty++)
+        for (int tx = 0; tx < cols && st == FV_OK; tx++) {
+            const int x0 = tx * tile, y0 = ty * tile;
+            const int x1 = x0 + tile < w ? x0 + tile : w, y1 = y0 + tile < h ? y0 + tile : h;
+            const int hx0 = (int)(x0 - reach > 0 ? x0 - reach : 0);
+            const int hy0 = (int)(y0 - reach > 0 ? y0 - reach : 0);
+            const int hx1 = (int)(x1 + reach < w ? x1 + reach : w);
+            const int hy1 = (int)(y1 + reach < h ? y1 + reach : h);
+            const fv_image in = image_window(src, hx0, hy0, hx1, hy1);
+            fv_image result = out;
+            result.width = in.width;
+            result.height = in.height;
+            st = tile_run(&d, f, v, p, &in, &result, ms);
+            for (int y = y0; st == FV_OK && y < y1; y++) /* the tile without its halo */
+                memcpy(dst->data + (size_t)y * dst->pitch + (size_t)x0 * px,
+                       result.data + (size_t)(y - hy0) * result.pitch + (size_t)(x0 - hx0) * px,
+                       (size_t)(x1 - x0) * px);
+            if (progress)
+                fprintf(progress, "\r  tile %d of %d (%d x %d pixels, halo %lld)   ",
+                        ty * cols + tx + 1, rows * cols, tile, tile, reach);
+        }
+    if (progress) fprintf(progress, "\r%70s\r", "");
+    fv_timer_destroy(&d.timer);
+    fv_runner_release(&d.runner);
+    fv_device_image_free(&d.src);
+    fv_device_image_free(&d.dst);
+    fv_host_image_free(&out);
+    return st;
+}
+
 /* --noise: drawn on the host (the same bytes the GPU would draw), before anything runs */
 fv_status source_with_noise(const cli_options *o, fv_image *src)
 {
+    if (fv_noise_is_on(&o->noise) && src->type != FV_PIXEL_U8)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "--noise draws 8-bit noise; this image is %s (convert it to 8 bits first)",
+                       fv_pixel_type_name(src->type));
     return fv_noise_apply_host(src, &o->noise); /* nothing to do where the noise is off */
+}
+
+const char *run_layout_name(fv_pixel_type type, int channels, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s %s", fv_pixel_type_name(type),
+             channels == 1   ? "gray"
+             : channels == 3 ? "RGB"
+                             : "RGBA");
+    return buf;
+}
+
+fv_status run_load_typed(const char *path, const image_allocator *a, fv_image *four, run_file *file)
+{
+    memset(file, 0, sizeof *file);
+    fv_image native = {0};
+    FV_TRY(image_load_native(path, NULL, &native, &file->info));
+    file->type = native.type;
+    file->channels = fv_image_channels(&native);
+    fv_status st = image_convert(&native, native.type, 4, a, four, NULL); /* widening: lossless */
+    fv_host_image_free(&native);
+    if (st != FV_OK) run_file_free(file);
+    return st;
+}
+
+fv_status run_save_typed(const char *path, const fv_image *four, const run_file *file,
+                         const cli_options *o, const image_save_options *opt,
+                         image_save_report *report)
+{
+    const fv_pixel_type type = o->depth ? (fv_pixel_type)(o->depth - 1) : file->type;
+    fv_image out = {0};
+    image_convert_loss loss = {0};
+    FV_TRY(image_convert(four, type, file->channels, NULL, &out, &loss));
+    image_save_options with_metadata = *opt;
+    with_metadata.metadata = &file->info.metadata;
+    memset(report, 0, sizeof *report);
+    fv_status st = image_save_as(path, &out, &with_metadata, report);
+    fv_host_image_free(&out);
+    FV_TRY(st);
+    if (!o->quiet && loss.depth && !report->lossy) {
+        char from[48], to[48], shown[IMAGE_NAME_SHOWN];
+        image_printable(path, shown, sizeof shown);
+        fprintf(stderr, "filterview: '%s': --depth %s: %s values rounded to %s\n", shown,
+                o->depth == 1   ? "8"
+                : o->depth == 2 ? "16"
+                                : "float",
+                run_layout_name(four->type, file->channels, from, sizeof from),
+                run_layout_name(type, file->channels, to, sizeof to));
+    }
+    if (!o->quiet && report->lossy) fprintf(stderr, "filterview: %s\n", report->note);
+    return FV_OK;
+}
+
+void run_file_free(run_file *file)
+{
+    image_metadata_free(&file->info.metadata);
+    memset(file, 0, sizeof *file);
 }
 
 fv_status run_device_check(const char *advice)
@@ -103,9 +283,7 @@ image_save_options run_save_options(const cli_options *o)
     return (image_save_options){.png_level = o->png_level,
                                 .jpeg_quality = o->jpeg_quality,
                                 .threads = o->threads, /* 0: every core */
-                                .format = !o->format                   ? IMAGE_FORMAT_BY_NAME
-                                          : !strcmp(o->format, "jpeg") ? IMAGE_FORMAT_JPEG
-                                                                       : IMAGE_FORMAT_PNG};
+                                .format = cli_format(o)};
 }
 
 int run_fail_line(void)

@@ -9,11 +9,44 @@
 #include "cli.h"
 #include "image_io.h"
 
+#include <stdio.h>
+
 /* Runs variant v of f over host image src into host image dst (same size). GPU variants go
  * through device memory; *ms receives the filter's time (CUDA events, or the host clock). The
  * parameters are checked by the runner's prepare. */
 fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
                               fv_image *dst, const fv_params *p, double *ms);
+
+/* A file as the filters take it, and what it was: run_load_typed reads it natively and widens it
+ * to 4 channels of its own type (gray g,g,g,opaque); run_save_typed writes a 4-channel result
+ * back with the file's channel count and type (or --depth's), carrying its metadata, and says a
+ * lossy conversion in one line on stderr (unless quiet). */
+typedef struct run_file {
+    fv_pixel_type type; /* the file's, and the filters' */
+    int channels;       /* the file's: 1, 3 or 4 */
+    image_load_info info;
+} run_file;
+
+fv_status run_load_typed(const char *path, const image_allocator *a, fv_image *four,
+                         run_file *file);
+fv_status run_save_typed(const char *path, const fv_image *four, const run_file *file,
+                         const cli_options *o, const image_save_options *opt,
+                         image_save_report *report);
+void run_file_free(run_file *file);
+/* "uint16 gray", "uint8 RGB", "float32 RGBA" */
+const char *run_layout_name(fv_pixel_type type, int channels, char *buf, size_t size);
+
+/* Runs v over src into dst (host images, 4 channels of p->type, the same size) in tiles of
+ * `tile` x `tile` pixels (0: the largest square that fits in the GPU's free memory), each read
+ * with a halo of the filter's reach (fv_filter_reach) and clipped to the image, so that every
+ * output pixel equals the whole image's run: at the image's edges the tile's edge is the
+ * image's, and the border does what it does there. Refused where the reach is unbounded (Canny's
+ * full hysteresis) or the border wraps (it reads the opposite edge). A GPU variant keeps one set
+ * of device buffers; `progress` (NULL: none) gets "tile k of n" on a terminal. *ms: the filters'
+ * time summed. */
+fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                            fv_image *dst, const fv_params *p, int tile, FILE *progress,
+                            double *ms);
 
 /* --noise on a loaded source (host): every batch path applies it before filtering */
 fv_status source_with_noise(const cli_options *o, fv_image *src);

@@ -2,6 +2,7 @@
  * viewer/window/app.h: the viewer's one state object and the pieces that work on it.
  *
  *   view.c      the window's size, zoom, centre, pane rectangles (plain geometry)
+ *   display.c   any pixel type on screen: exposure, offset, automatic range; PSNR of two files
  *   pipeline.c  the compute side: source upload, panes A and B run through the registry straight
  *               into CUDA-GL pixel buffers (or a staging copy, or the CPU), diff statistics,
  *               kernel timings, the all-variants bar chart; the GL storage they are written into
@@ -52,6 +53,7 @@ typedef enum fv_compute_mode {
 
 #define PANE_ORIGINAL   (-1)
 #define PANE_USER       (-2) /* asked / variant: the pane's own kernel (user=FILE) */
+#define PANE_FILE_B     (-3) /* two files compared: pane B shows the second file */
 #define ITER_MAX_VIEWER 1000 /* the viewer's cap on iterations */
 
 /* Where a frame's host time goes (--bench-frames). Without a->profile each stage is the time its
@@ -80,6 +82,10 @@ typedef struct user_job {
     double started_ms;
 } user_job;
 
+/* Whether a pane runs something (a variant or its own kernel), rather than show a file or the
+ * original in place of a variant the registry refused for this image. */
+#define PANE_COMPUTES(pn) (((pn)->variant >= 0 || (pn)->variant == PANE_USER) && !(pn)->refused)
+
 typedef struct pane {
     int filter;  /* index into fv_filters (pane B: unless linked to A) */
     int asked;   /* what the user asked for: PANE_ORIGINAL, PANE_USER or an index into the
@@ -87,7 +93,10 @@ typedef struct pane {
     int variant; /* what runs: `asked`, or where that cannot run here (a GPU variant without a
                     GPU) the same filter's reference (pipeline_settle_variants); PANE_USER only
                     with a good build that is not turned off, else PANE_ORIGINAL */
-    char replaced[192];  /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."); "" */
+    char replaced[320];  /* why variant is not asked ("no NVIDIA GPU: B fast -> cpu ..."), or
+                            why the registry refused it for this image; "" */
+    int refused;         /* the registry refused the variant for this image (its type): the
+                            pane shows the original, `replaced` says why */
     fv_runner runner;    /* the variant's iteration buffer and state, made when the
                                             image, variant or a parameter changes: never per frame */
     char resources[320]; /* its kernels' registers, shared memory, occupancy */
@@ -128,7 +137,8 @@ typedef struct hud_vertex {
 /* image.frag's uniforms, looked up once */
 typedef struct image_uniforms {
     GLint pane_a, pane_b, pane_a_buffer, pane_b_buffer, a_in_buffer, b_in_buffer, image_size,
-        smooth_sampling, mode, divider_x, gain, image_rect, window_size;
+        smooth_sampling, mode, divider_x, gain, image_rect, window_size, display_scale,
+        display_bias, colormap;
 } image_uniforms;
 
 typedef struct renderer {
@@ -146,11 +156,66 @@ typedef struct renderer {
     char *text_quads;       /* stb_easy_font output, reused */
 } renderer;
 
+/* How 16-bit and float images reach the screen (tev's exposure and offset): a channel value v
+ * in the image's units is shown as 2^exposure * (v - lo) / (hi - lo) + offset, lo and hi the
+ * image's 0.1 and 99.9 percentiles (found once at load), then through the false-colour map if
+ * one is picked. uint8 images start at lo 0, hi 255: shown as they always were. */
+typedef enum display_colormap {
+    COLORMAP_NONE,
+    COLORMAP_VIRIDIS,
+    COLORMAP_TURBO,
+    COLORMAP_COUNT
+} display_colormap;
+
+typedef struct display_map {
+    double lo, hi;             /* the automatic range, in the image's units */
+    float exposure;            /* stops (x/X) */
+    float offset;              /* added after scaling, in display units 0..1 (y/Y) */
+    display_colormap colormap; /* m */
+} display_map;
+
+/* The display transform as the shader takes it: shown = stored * scale + bias, where stored is
+ * what GL samples (uint8 and uint16 normalised to 0..1, float32 as it is). */
+void display_scale_bias(const display_map *d, fv_pixel_type type, float *scale, float *bias);
+/* The image value shown at display level t (0: black, 1: white, or the map's ends). */
+double display_value_at(const display_map *d, double t);
+/* "viridis", "turbo", NULL for none */
+const char *display_colormap_name(display_colormap c);
+#define DISPLAY_LOW_PERCENTILE  0.1
+#define DISPLAY_HIGH_PERCENTILE 99.9
+/* The automatic range of n images of one type (4 channels; R, G and B counted, NaN and
+ * infinities left out): 0 .. 255 for uint8, else the percentiles above. */
+fv_status display_auto_range(const fv_image *const *images, int n, double *lo, double *hi);
+/* Pixel (x, y) of a 4-channel host image in its units; 0 outside it. */
+int display_pixel(const fv_image *img, int x, int y, double value[4]);
+/* The mean squared error of b against a over R, G and B (same size and type), and the PSNR in dB
+ * against the type's peak (255, 65535, 1.0 for float32); infinity when they are equal. */
+fv_status display_psnr(const fv_image *a, const fv_image *b, double *mse, double *psnr);
+
+/* The reference's value under the probe, made for one pixel and one state of the panes */
+typedef struct probe_cache {
+    int made, valid, x, y, pane;
+    unsigned long long generation;
+    double value[4];
+} probe_cache;
+
 typedef struct app {
     /* the image */
     const char *path; /* NULL: random image */
     int random_w, random_h;
     unsigned seed;
+    fv_pixel_type type;  /* of the image as loaded, kept: every pane runs it */
+    int file_channels;   /* the file's own: 1 (gray, shown packed as g, g, g, opaque),
+                                      3 or 4; 4 for a random image */
+    char load_note[256]; /* what the load lost or changed ("" none), in the HUD */
+    display_map display;
+    /* two files compared (filterview a.png b.tif): pane A shows path, pane B path_b */
+    const char *path_b;        /* NULL: one image, the panes show variants */
+    fv_image host_b, device_b; /* the second file at the first's type, 4 channels */
+    int file_b_channels;
+    double psnr, mse; /* of B against A over R, G, B, in dB and the image's units squared */
+    unsigned long long prepare_generation; /* pipeline_prepare's count: the panes changed */
+    probe_cache probe_ref;
     fv_image host_clean;           /* the image as loaded */
     fv_image host_src, device_src; /* what every pane sees: host_clean with the noise */
     fv_noise noise;                /* noise on the source (n/N, --noise) */
@@ -270,7 +335,13 @@ void describe_pane_params(app *a, int p, char *buf, size_t size);
 void pipeline_time_all_variants(app *a); /* fills a->chart */
 void pipeline_resize_textures(app *a);   /* the panes' and the original's textures, at image size */
 fv_status pane_download(app *a, int p, fv_image *host);
-int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4]);
+/* Pane p's pixel (x, y) in the image's units, 4 channels; 0 outside the image. */
+int pipeline_probe_pixel(app *a, int p, int x, int y, double value[4]);
+/* The source's pixel (x, y) in the image's units (the original, as the panes see it). */
+int pipeline_probe_source(const app *a, int x, int y, double value[4]);
+/* The reference's pixel (x, y) for the first pane that runs a filter, in the image's units; 0
+ * where there is none (see pipeline.c). Made when the pixel or the panes change. */
+int pipeline_probe_reference(app *a, int x, int y, double value[4]);
 double pane_gbps(const app *a, int p);
 
 /* ---- user_panes.c ---- */
@@ -311,6 +382,12 @@ fv_status render_screenshot(app *a, const char *path);
 #define KEY_REPLAY_FLAG  (1 << 29)
 #define KEY_WAIT_COMPILE (KEY_REPLAY_FLAG | 1)
 #define KEY_SWAP_SOURCE  (KEY_REPLAY_FLAG | 2)
+/* --keys "<@X,Y>": the mouse pointer moved to window pixel (X, Y), replayed in order */
+#define KEY_POINTER_FLAG   (1 << 28)
+#define KEY_POINTER_MAX    16383
+#define KEY_POINTER(x, y)  (KEY_POINTER_FLAG | ((x) << 14) | (y))
+#define KEY_POINTER_X(key) (((key) >> 14) & 0x3fff)
+#define KEY_POINTER_Y(key) ((key)&0x3fff)
 void app_key(app *a, int key);
 void app_mouse_button(app *a, int button, int pressed, int x, int y);
 void app_mouse_motion(app *a, int x, int y);

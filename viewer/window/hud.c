@@ -66,11 +66,13 @@ static void fill_pane(app *a, int p, hud_pane *hp)
     const fv_filter *f = pane_filter(a, p);
     hp->filter = f;
     hp->params = pane_params(a, p);
-    hp->original = pn->variant == PANE_ORIGINAL;
+    hp->original = !PANE_COMPUTES(pn);
     pane_label(a, p, hp->label, sizeof hp->label);
     hp->timing[0] = 0;
     const fv_variant *v = pane_variant(a, p);
-    hp->summary = hp->original ? "the image as loaded" : v->summary;
+    hp->summary = pn->variant == PANE_FILE_B ? "the second file, held against the first"
+                  : hp->original             ? "the image as loaded"
+                                             : v->summary;
     hp->resources = hp->original ? "" : pn->resources;
     snprintf(hp->replaced, sizeof hp->replaced, "%s", pn->replaced);
     hp->user_error = pn->user_error;
@@ -86,6 +88,77 @@ static void fill_pane(app *a, int p, hud_pane *hp)
                  gbps, 100.0 * gbps / a->copy_gbps);
 }
 
+static const char *channels_word(int channels)
+{
+    return channels == 1 ? "gray" : (channels == 3 ? "RGB" : "RGBA");
+}
+
+/* One value in the image's units: integers as such, float32 with 5 significant digits. */
+static int value_text(char *buf, size_t size, fv_pixel_type type, double v)
+{
+    return type == FV_PIXEL_F32 ? snprintf(buf, size, " %.5g", v) : snprintf(buf, size, " %.0f", v);
+}
+
+/* " 51234" for a gray file, " 51234 40012 39877" for RGB, four values for RGBA */
+static int pixel_text(char *buf, size_t size, fv_pixel_type type, int channels, const double v[4])
+{
+    int len = 0;
+    const int shown = channels == 1 ? 1 : channels;
+    for (int c = 0; c < shown && len < (int)size; c++)
+        len += value_text(buf + len, size - (size_t)len, type, v[c]);
+    return len;
+}
+
+/* The pixel under the cursor in each pane (and, where a pane runs a filter, the reference's and
+ * the source's), in the image's units: "x 120 y 45  A 51234  B 51234  ref 51234  source 39877" */
+static void fill_probe(app *a, hud_model *m)
+{
+    m->probe[0] = 0;
+    if (!a->show_hud || a->zoom < 1.0f) return; /* below 1:1 a screen pixel is several */
+    float ix, iy;
+    view_window_to_image(a, a->mouse_x, a->mouse_y, &ix, &iy);
+    const int px = (int)floorf(ix), py = (int)floorf(iy);
+    double va[4], vb[4], vs[4];
+    if (!pipeline_probe_pixel(a, 0, px, py, va) || !pipeline_probe_pixel(a, 1, px, py, vb)) return;
+    const int channels =
+        a->path_b && a->file_b_channels > a->file_channels ? a->file_b_channels : a->file_channels;
+    const size_t size = sizeof m->probe;
+    int len = snprintf(m->probe, size, "x %d y %d  A", px, py);
+    len += pixel_text(m->probe + len, size - (size_t)len, a->type, channels, va);
+    len += snprintf(m->probe + len, size - (size_t)len, "  B");
+    len += pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vb);
+    const int computes = PANE_COMPUTES(&a->panes[0]) || PANE_COMPUTES(&a->panes[1]);
+    if (computes && pipeline_probe_reference(a, px, py, vs) && len < (int)size) {
+        len += snprintf(m->probe + len, size - (size_t)len, "  ref");
+        len += pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vs);
+    }
+    if (computes && pipeline_probe_source(a, px, py, vs) && len < (int)size) {
+        len += snprintf(m->probe + len, size - (size_t)len, "  source");
+        pixel_text(m->probe + len, size - (size_t)len, a->type, channels, vs);
+    }
+}
+
+/* How the image is shown: said for 16-bit and float images, and for 8-bit ones once changed */
+static void fill_display(app *a, hud_model *m)
+{
+    const display_map *d = &a->display;
+    m->display[0] = 0;
+    m->colormap = d->colormap;
+    m->diff_integer = a->type != FV_PIXEL_F32;
+    /* the difference heat map reaches its top at |A-B| = range / (2^exposure * gain) */
+    m->diff_top = (d->hi - d->lo) / (exp2(d->exposure) * a->diff_gain);
+    for (int i = 0; i < 3; i++) m->colormap_value[i] = display_value_at(d, i / 2.0);
+    if (a->type == FV_PIXEL_U8 && d->exposure == 0 && d->offset == 0 && !d->colormap) return;
+    char lo[32], hi[32];
+    value_text(lo, sizeof lo, a->type, d->lo);
+    value_text(hi, sizeof hi, a->type, d->hi);
+    snprintf(m->display, sizeof m->display,
+             "display [x/X y/Y 0 m]: range%s ..%s (%s), exposure %+.1f, offset %+.3f%s%s", lo, hi,
+             a->type == FV_PIXEL_U8 ? "8-bit" : "auto: 0.1-99.9 %", d->exposure, d->offset,
+             d->colormap ? ", false colour " : "",
+             d->colormap ? display_colormap_name(d->colormap) : "");
+}
+
 static void fill_model(app *a, hud_model *m)
 {
     static const char *const compare_names[] = {"single (A)", "wipe (drag the divider)",
@@ -95,9 +168,22 @@ static void fill_model(app *a, hud_model *m)
     m->win_h = a->win_h;
     const char *base = a->path ? strrchr(a->path, '/') : NULL;
     base = base ? base + 1 : (a->path ? a->path : "random image");
-    snprintf(m->title, sizeof m->title, "%s  %dx%d  zoom %.0f%%%s  frame %.2f ms%s", base,
-             a->host_src.width, a->host_src.height, a->zoom * 100.0f, a->fit ? " (fit)" : "",
-             a->frame_ms, a->animate ? "  animating [space]" : "");
+    char files[160];
+    if (a->path_b) /* two files: A's and B's (B's channels where they differ) */
+        snprintf(files, sizeof files, "A %s  B %s%s%s", base, pane_name(a, 1),
+                 a->file_b_channels != a->file_channels ? " " : "",
+                 a->file_b_channels != a->file_channels ? channels_word(a->file_b_channels) : "");
+    else
+        snprintf(files, sizeof files, "%s", base);
+    snprintf(m->title, sizeof m->title, "%s  %s %s %dx%d  zoom %.0f%%%s  frame %.2f ms%s", files,
+             fv_pixel_type_name(a->type), channels_word(a->file_channels), a->host_src.width,
+             a->host_src.height, a->zoom * 100.0f, a->fit ? " (fit)" : "", a->frame_ms,
+             a->animate ? "  animating [space]" : "");
+    snprintf(m->load_note, sizeof m->load_note, "%s%s", a->load_note,
+             a->file_channels == 1
+                 ? (a->load_note[0] ? "; gray file: shown as g, g, g"
+                                    : "gray file: the filters see g, g, g, opaque")
+                 : "");
     snprintf(m->compute_note, sizeof m->compute_note, "%s", a->compute_note);
     m->compute_bad = a->compute != FV_COMPUTE_INTEROP;
     for (int p = 0; p < 2; p++) fill_pane(a, p, &m->pane[p]);
@@ -121,20 +207,23 @@ static void fill_model(app *a, hud_model *m)
     snprintf(m->compare, sizeof m->compare, "compare [c]: %s%s%s", compare_names[a->compare],
              a->show_original ? " (original [o])" : "", speed);
     m->diff[0] = 0;
-    m->diff_zero = a->diff_valid && a->diff.max_abs == 0;
-    if (a->diff_valid)
-        snprintf(m->diff, sizeof m->diff, "|A-B| (%s): max %d  mean %.4f  %lld of %lld px differ",
+    m->diff_zero = a->diff_valid && a->diff.max_abs_value == 0;
+    char psnr[64] = "";
+    if (a->path_b && isfinite(a->psnr))
+        snprintf(psnr, sizeof psnr, "  PSNR %.2f dB", a->psnr);
+    else if (a->path_b)
+        snprintf(psnr, sizeof psnr, "  PSNR inf (equal)");
+    if (a->diff_valid && a->type == FV_PIXEL_F32) /* in the image's units */
+        snprintf(
+            m->diff, sizeof m->diff, "|A-B| (%s): max %.5g  mean %.5g  %lld of %lld px differ%s",
+            a->compute == FV_COMPUTE_CPU ? "CPU" : "GPU", a->diff.max_abs_value, a->diff.mean_abs,
+            a->diff.n_differing, (long long)a->host_src.width * a->host_src.height, psnr);
+    else if (a->diff_valid)
+        snprintf(m->diff, sizeof m->diff, "|A-B| (%s): max %d  mean %.4f  %lld of %lld px differ%s",
                  a->compute == FV_COMPUTE_CPU ? "CPU" : "GPU", a->diff.max_abs, a->diff.mean_abs,
-                 a->diff.n_differing, (long long)a->host_src.width * a->host_src.height);
-    m->probe[0] = 0;
-    float ix, iy;
-    view_window_to_image(a, a->mouse_x, a->mouse_y, &ix, &iy);
-    uint8_t pxa[4], pxb[4];
-    const int px = (int)floorf(ix), py = (int)floorf(iy);
-    if (a->zoom > 1.0f && pipeline_probe_pixel(a, 0, px, py, pxa) &&
-        pipeline_probe_pixel(a, 1, px, py, pxb))
-        snprintf(m->probe, sizeof m->probe, "(%d, %d)  A %d %d %d %d   B %d %d %d %d", px, py,
-                 pxa[0], pxa[1], pxa[2], pxa[3], pxb[0], pxb[1], pxb[2], pxb[3]);
+                 a->diff.n_differing, (long long)a->host_src.width * a->host_src.height, psnr);
+    fill_probe(a, m);
+    fill_display(a, m);
     m->error = a->error;
     m->message = a->message;
     m->compare_mode = (hud_compare)a->compare;

@@ -65,6 +65,41 @@ void hud_heat(float t, uint8_t rgba[4])
     rgba[3] = 255;
 }
 
+void hud_colormap(int colormap, float t, uint8_t rgba[4])
+{
+    static const double viridis[7][3] = {
+        {0.2777273272234177, 0.005407344544966578, 0.3340998053353061},
+        {0.1050930431085774, 1.404613529898575, 1.384590162594685},
+        {-0.3308618287255563, 0.214847559468213, 0.09509516302823659},
+        {-4.634230498983486, -5.799100973351585, -19.33244095627987},
+        {6.228269936347081, 14.17993336680509, 56.69055260068105},
+        {4.776384997670288, -13.74514537774601, -65.35303263337234},
+        {-5.435455855934631, 4.645852612178535, 26.3124352495832}};
+    static const double turbo[6][3] = {
+        {0.13572138, 0.09140261, 0.10667330},      {4.61539260, 2.19418839, 12.64194608},
+        {-42.66032258, 4.84296658, -60.58204836},  {132.13108234, -14.18503333, 110.36276771},
+        {-152.94239396, 4.27729857, -89.90310912}, {59.28637943, 2.82956604, 27.34824973}};
+    t = t < 0 ? 0 : (t > 1 ? 1 : t);
+    for (int c = 0; c < 3; c++) {
+        double v = 0; /* Horner, highest power first */
+        if (colormap == 1)
+            for (int k = 6; k >= 0; k--) v = v * t + viridis[k][c];
+        else
+            for (int k = 5; k >= 0; k--) v = v * t + turbo[k][c];
+        rgba[c] = (uint8_t)(fmin(1.0, fmax(0.0, v)) * 255 + 0.5);
+    }
+    rgba[3] = 255;
+}
+
+/* A value for a colour key's tick: whole numbers as such, others with 4 significant digits. */
+static void tick_text(char *buf, size_t size, double v, int integer)
+{
+    if (integer)
+        snprintf(buf, size, "%.0f", v);
+    else
+        snprintf(buf, size, "%.4g", v);
+}
+
 /* ---- the parameter line ---- */
 static int param_index(const fv_filter *f, const char *name)
 {
@@ -338,17 +373,26 @@ static void add(line *lines, int *n, const char *text, const uint8_t *rgba, int 
 }
 
 /* what the legend panel says and shows, for one kind of false colour */
-static float legend(hud_layout *L, const char *name, const char *who, float gain, float right,
-                    float bottom, float max_w)
+static float legend(hud_layout *L, const hud_model *m, const char *name, const char *who,
+                    float right, float bottom, float max_w)
 {
+    const float gain = m->gain;
     const int s = L->scale;
     const float pad = PAD_PX * s, lh = LINE_PX * s;
     char title[96], ticks[3][24];
-    int ramp = 0; /* 1: heat map; 2: gray ramp; 0: swatches */
+    int ramp = 0; /* 1: heat map; 2: gray ramp; 3: false colour; 0: swatches */
     const char *swatch_names[4] = {0};
     uint8_t swatch[4][4] = {{0}};
     int n_swatches = 0;
-    if (!strcmp(name, "difference")) {
+    if (!strcmp(name, "difference") && m->diff_top > 0) { /* in the image's units */
+        snprintf(title, sizeof title, "|A-B| at gain x%g [g]: colour = largest channel error",
+                 gain);
+        snprintf(ticks[0], sizeof ticks[0], "0");
+        tick_text(ticks[1], sizeof ticks[1], m->diff_top / 2, m->diff_integer);
+        tick_text(ticks[2], sizeof ticks[2] - 1, m->diff_top, m->diff_integer);
+        strcat(ticks[2], "+");
+        ramp = 1;
+    } else if (!strcmp(name, "difference")) {
         const int top = (int)floorf(255.0f / gain + 0.5f);
         snprintf(title, sizeof title, "|A-B| at gain x%g [g]: colour = largest channel error",
                  gain);
@@ -356,6 +400,12 @@ static float legend(hud_layout *L, const char *name, const char *who, float gain
         snprintf(ticks[1], sizeof ticks[1], "%d", (top + 1) / 2);
         snprintf(ticks[2], sizeof ticks[2], "%d%s", top, top < 255 ? "+" : "");
         ramp = 1;
+    } else if (!strcmp(name, "colormap")) {
+        snprintf(title, sizeof title, "false colour %s [m]: luma in the image's units",
+                 m->colormap == 1 ? "viridis" : "turbo");
+        for (int i = 0; i < 3; i++)
+            tick_text(ticks[i], sizeof ticks[i], m->colormap_value[i], m->diff_integer);
+        ramp = 3;
     } else if (!strcmp(name, "canny_direction")) {
         snprintf(title, sizeof title, "%sgradient direction (brightness: magnitude)", who);
         static const uint8_t c[4][4] = {
@@ -436,6 +486,8 @@ static float legend(hud_layout *L, const char *name, const char *who, float gain
             const float t = (i + 0.5f) / LEGEND_RAMP;
             if (ramp == 1)
                 hud_heat(t, c);
+            else if (ramp == 3)
+                hud_colormap(m->colormap, t, c);
             else
                 c[0] = c[1] = c[2] = (uint8_t)(t * 255), c[3] = 255;
             box(L, x0 + pad + i * seg, ry, seg + 0.5f, (GLYPH_PX - 1) * s, c);
@@ -704,8 +756,10 @@ static void main_panel(hud_layout *L, const hud_model *m, float max_h)
         add(lines, &n, m->noise, ACCENT, 0, 2, 1);
         add(lines, &n, m->compare, WHITE, 0, 2, 1);
         add(lines, &n, m->diff, m->diff_zero ? GOOD : ACCENT, 0, 2, 1);
+        add(lines, &n, m->display, WHITE, 0, 2, 1);
         add(lines, &n, m->probe, DIM, 0, 1, 2);
     }
+    add(lines, &n, m->load_note, ACCENT, 0, 2, 1);
     if (m->error && m->error[0]) {
         snprintf(err, sizeof err, "error: %s", m->error);
         add(lines, &n, err, BAD, 0, 4, 0);
@@ -737,7 +791,7 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
         if (h > 0) chart_top = bottom - h - edge;
     }
     /* the legends: the difference heat map, or each shown pane's false colour */
-    const char *names[2] = {0}, *who[2] = {"", ""};
+    const char *names[3] = {0}, *who[3] = {"", "", ""};
     int n_legends = 0;
     if (!m->show_original) {
         if (m->compare_mode == HUD_DIFFERENCE)
@@ -755,6 +809,8 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
                 who[n_legends++] = p ? "B: " : "A: ";
             }
         if (n_legends == 1) who[0] = "";
+        /* the false-colour map of 16-bit and float display, in every mode but the difference */
+        if (m->colormap && m->compare_mode != HUD_DIFFERENCE) names[n_legends++] = "colormap";
     }
     for (int i = 0; i < n_legends; i++) {
         float max_w = m->win_w - 2 * edge, right = m->win_w - edge;
@@ -765,7 +821,7 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
             lb = chart_top;
         else if (chart_w > 0)
             max_w = side;
-        const float h = legend(L, names[i], who[i], m->gain, right, lb, max_w);
+        const float h = legend(L, m, names[i], who[i], right, lb, max_w);
         if (h > 0) legend_bottom = lb - h - edge;
     }
     float top_of_bottom = chart_top < legend_bottom ? chart_top : legend_bottom;

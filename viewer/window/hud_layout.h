@@ -41,8 +41,9 @@ typedef struct hud_pane {
     char timing[96];         /* "0.0340 ms  412 GB/s  81% of copy", or "" */
     const char *summary;     /* the variant's one line */
     const char *resources;   /* its kernels' registers, shared memory, occupancy; "" none */
-    char replaced[192];      /* "no NVIDIA GPU: B fast -> cpu (...)": the variant asked for cannot
-                              run here and another runs in its place; "" when not */
+    char replaced[320];      /* "no NVIDIA GPU: B fast -> cpu (...)": the variant asked for cannot
+                              run here and another runs in its place, or the registry refused it
+                              for this image; "" when not */
     const char *user_error;  /* the pane's kernel file: "A my_blur.cu: my_blur.cu:12: error: ..."
                                 (a compile error or a fault, said in every mode); "" or NULL */
     const char *user_status; /* "A: compiling my_blur.cu ..."; "" or NULL */
@@ -53,7 +54,7 @@ typedef enum hud_compare { HUD_SINGLE, HUD_WIPE, HUD_SIDE_BY_SIDE, HUD_DIFFERENC
 typedef struct hud_model {
     hud_mode mode;
     int win_w, win_h;
-    char title[192];        /* file, size, zoom, frame time */
+    char title[384];        /* file, type, size, zoom, frame time */
     char compute_note[320]; /* how results reach the screen (app.h's, whole) */
     int compute_bad;        /* not the fast path: said in the error colour */
     hud_pane pane[2];
@@ -61,11 +62,19 @@ typedef struct hud_model {
     int n_filters;       /* the filter keys 1 .. n_filters (at most 9) */
     char noise[160];     /* "" when off */
     char compare[160];   /* "compare [c]: wipe ..." */
-    char diff[160];      /* "|A-B| ...", "" when not known */
+    char diff[200];      /* "|A-B| ...", "" when not known */
     int diff_zero;       /* the panes agree: said in the good colour */
-    char probe[96];      /* the pixel under the cursor, "" none */
-    const char *error;   /* "" none */
-    const char *message; /* "" none */
+    char probe[200];     /* the pixel under the cursor, "" none */
+    char display[200];   /* how 16-bit and float images are shown ("" for plain 8-bit) */
+    char load_note[320]; /* what the load changed or lost, "" none */
+    /* the difference heat map's full scale (its colour key's right end) in the image's units;
+       0: 255 / gain, as for 8-bit images; diff_integer: ticks are whole numbers */
+    double diff_top;
+    int diff_integer;
+    int colormap;             /* 0 none, 1 viridis, 2 turbo (hud_colormap) */
+    double colormap_value[3]; /* the image values at its left end, middle and right end */
+    const char *error;        /* "" none */
+    const char *message;      /* "" none */
     hud_compare compare_mode;
     int show_original;
     float divider; /* wipe: fraction of the window width */
@@ -118,6 +127,8 @@ const char *hud_legend_name(const fv_filter *f, const fv_params *params);
 
 /* The difference heat map's colour of t in 0..1: the same formula as shaders/image.frag's heat. */
 void hud_heat(float t, uint8_t rgba[4]);
+/* The false-colour map `colormap` (1 viridis, 2 turbo) at t in 0..1: image.frag's polynomials. */
+void hud_colormap(int colormap, float t, uint8_t rgba[4]);
 
 /* Lays m out for m->win_w x m->win_h; allocates nothing (out is the caller's, reused). */
 void hud_layout_build(const hud_model *m, hud_layout *out);

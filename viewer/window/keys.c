@@ -101,9 +101,16 @@ static void change_noise(app *a, int steps)
                     percent ? "" : " (off)");
 }
 
+/* Two files compared: the panes show the files, and the keys that pick what runs say so. */
+static int showing_files(app *a)
+{
+    if (a->path_b) app_set_message(a, "two files compared: the panes show the files");
+    return a->path_b != NULL;
+}
+
 static void select_filter(app *a, int index)
 {
-    if (index < 0 || index >= fv_n_filters) return;
+    if (index < 0 || index >= fv_n_filters || showing_files(a)) return;
     const int p = a->edit_pane;
     /* whether each pane showed its filter's reference, before the filter changes */
     int was_reference[2];
@@ -139,6 +146,7 @@ static void next_filter(app *a, int arg)
  * run here is asked for all the same, and the HUD says what runs instead */
 static void cycle_variant(app *a, int code)
 {
+    if (showing_files(a)) return;
     const int p = code / 2, step = code % 2 ? -1 : 1;
     const int n_variants = pane_filter(a, p)->n_variants;
     const int n = n_variants + 1 + pane_has_user(a, p); /* + original, + the user's */
@@ -242,6 +250,46 @@ static void cycle_gain(app *a, int arg)
     a->diff_gain = a->diff_gain >= 64 ? 1 : a->diff_gain * 4;
 }
 
+/* The display of 16-bit and float images (any image, in fact: 8-bit ones start at 0 .. 255):
+ * exposure in half stops, offset in 1/32 of the display range, tev's keys in spirit */
+#define EXPOSURE_STEP 0.5f
+#define OFFSET_STEP   (1.0f / 32)
+#define EXPOSURE_MAX  16.0f
+
+static void display_said(app *a)
+{
+    app_set_message(a, "display: exposure %+.1f stops, offset %+.3f%s%s", a->display.exposure,
+                    a->display.offset, a->display.colormap ? ", false colour " : "",
+                    a->display.colormap ? display_colormap_name(a->display.colormap) : "");
+}
+
+static void change_exposure(app *a, int direction)
+{
+    const float e = a->display.exposure + direction * EXPOSURE_STEP;
+    a->display.exposure = fminf(EXPOSURE_MAX, fmaxf(-EXPOSURE_MAX, e));
+    display_said(a);
+}
+
+static void change_offset(app *a, int direction)
+{
+    a->display.offset = fminf(1.0f, fmaxf(-1.0f, a->display.offset + direction * OFFSET_STEP));
+    display_said(a);
+}
+
+static void cycle_colormap(app *a, int arg)
+{
+    (void)arg;
+    a->display.colormap = (display_colormap)((a->display.colormap + 1) % COLORMAP_COUNT);
+    display_said(a);
+}
+
+static void reset_display(app *a, int arg)
+{
+    (void)arg;
+    a->display.exposure = a->display.offset = 0;
+    display_said(a);
+}
+
 static void fit(app *a, int arg)
 {
     (void)arg;
@@ -292,7 +340,8 @@ void app_save_panes(app *a)
     const char *dot = strrchr(base, '.');
     int stem = dot ? (int)(dot - base) : (int)strlen(base);
     fv_image out;
-    if (fv_host_image_alloc(&out, a->host_src.width, a->host_src.height) != FV_OK) {
+    if (fv_host_image_alloc_as(&out, a->host_src.width, a->host_src.height, a->host_src.type, 4) !=
+        FV_OK) {
         report(a, FV_ERR_MEMORY);
         a->save_failed = 1;
         return;
@@ -303,8 +352,10 @@ void app_save_panes(app *a)
         char *path = paths[p], params[192];
         const fv_filter *f = pane_filter(a, p);
         fv_params_file_tag(f, pane_params(a, p), params, sizeof params); /* "sigma1.25-radius4" */
-        snprintf(path, sizeof paths[p], "%.*s.%s-%s-%s-it%d.png", stem, base, f->name,
-                 pane_name(a, p), params, pane_params(a, p)->iterations);
+        /* the pane's type kept: 8 and 16 bits as PNG, float32 as TIFF */
+        snprintf(path, sizeof paths[p], "%.*s.%s-%s-%s-it%d.%s", stem, base, f->name,
+                 pane_name(a, p), params, pane_params(a, p)->iterations,
+                 out.type == FV_PIXEL_F32 ? "tif" : "png");
         if (p == 1 && !strcmp(paths[0], paths[1])) {
             /* the same filter, variant and parameters (without a GPU both panes run the
              * reference): the same picture, written once rather than B over A */
@@ -314,7 +365,7 @@ void app_save_panes(app *a)
             break;
         }
         fv_status st = pane_download(a, p, &out);
-        if (st == FV_OK) st = image_save_png(path, &out);
+        if (st == FV_OK) st = image_save(path, &out, NULL);
         report(a, st);
         if (st != FV_OK) a->save_failed = 1;
         if (st == FV_OK) {
@@ -416,6 +467,16 @@ static const key_binding bindings[] = {
     {{'c'}, "c", "compare mode: single, wipe, side by side, difference", cycle_compare, 0},
     {{'g'}, "g", "difference gain x1, x4, x16, x64", cycle_gain, 0},
     {{'o'}, "o", "show the original in both panes (toggle)", toggle_original, 0},
+    {{'x'},
+     "x / X",
+     "exposure up / down by half a stop (16-bit and float: over the image's 0.1-99.9 % range)",
+     change_exposure,
+     1},
+    {{'X'}, NULL, NULL, change_exposure, -1},
+    {{'y'}, "y / Y", "display offset up / down by 1/32 of the range", change_offset, 1},
+    {{'Y'}, NULL, NULL, change_offset, -1},
+    {{'0'}, "0", "exposure and offset back to 0 (the automatic range)", reset_display, 0},
+    {{'m'}, "m", "false colour: off, viridis, turbo (with its colour key)", cycle_colormap, 0},
     {{'n'},
      "n / N",
      "salt-and-pepper noise on the source up / down by 5 % (0 .. 50 %)",

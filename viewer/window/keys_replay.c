@@ -1,6 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/window/keys_replay.c: the --keys text into key codes for the replay: plain characters, <Name>
- * for the keys that have no character, <WxH> for a window resize, and two actions for tests of a
+ * for the keys that have no character, <WxH> for a window resize, <@X,Y> for the mouse pointer
+ * moved to window pixel (X, Y) (the pixel probe), and two actions for tests of a
  * user kernel's live editing: <swap-source> (FILTERVIEW_SWAP_SOURCE's file saved over the pane's
  * kernel file) and <wait-compile> (the compile it starts, waited for). Plain C with no GL calls, so
  * that the fuzz harness (tests/fuzz/fuzz_keys.c) drives it alone.
@@ -43,6 +44,14 @@ static int side_at(const char **p, long *v)
     return 1;
 }
 
+/* "<@X,Y>" at c, digits only: its length, or 0 where c holds something else */
+static size_t pointer_at(const char *c, long *x, long *y)
+{
+    const char *p = c + 2;
+    if (c[1] != '@' || !side_at(&p, x) || *p++ != ',' || !side_at(&p, y) || *p != '>') return 0;
+    return (size_t)(p - c) + 1;
+}
+
 /* "<WxH>" at c, digits only: its length, or 0 where c holds something else */
 static size_t resize_at(const char *c, long *w, long *h)
 {
@@ -66,6 +75,14 @@ int keys_parse(const char *text, int *out, int max)
             }
             key = KEY_RESIZE((int)w, (int)h);
             c += used - 1;
+        } else if (*c == '<' && (used = pointer_at(c, &w, &h)) > 0) {
+            if (w > KEY_POINTER_MAX || h > KEY_POINTER_MAX) {
+                fv_fail(FV_ERR_ARG, "--keys: a pointer position from 0,0 to %d,%d, not %.*s",
+                        KEY_POINTER_MAX, KEY_POINTER_MAX, (int)(used - 3), c + 2);
+                return -1;
+            }
+            key = KEY_POINTER((int)w, (int)h);
+            c += used - 1;
         } else if (*c == '<') {
             const char *end = strchr(c, '>');
             key = -1;
@@ -77,7 +94,7 @@ int keys_parse(const char *text, int *out, int max)
                 fv_fail(FV_ERR_ARG,
                         "--keys: unknown key name at '%.40s' (known: <F1> <Tab> <Esc> "
                         "<PgUp> <PgDn> <Left> <Right> <Up> <Down> <Space> <lt> <wait-compile> "
-                        "<swap-source>, or a window size <WxH>)",
+                        "<swap-source>, a window size <WxH> or a pointer position <@X,Y>)",
                         c);
                 return -1;
             }

@@ -80,12 +80,19 @@ const fv_variant *pane_variant(const app *a, int p)
 {
     const pane *pn = &a->panes[p];
     if (pn->variant == PANE_USER) return pn->user ? fv_user_variant_get(pn->user) : NULL;
-    return pn->variant == PANE_ORIGINAL ? NULL : &pane_filter(a, p)->variants[pn->variant];
+    return pn->variant < 0 ? NULL : &pane_filter(a, p)->variants[pn->variant];
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
 }
 
 const char *pane_name(const app *a, int p)
 {
     const fv_variant *v = pane_variant(a, p);
+    if (a->path_b) return base_name(p ? a->path_b : a->path); /* two files: each pane's file */
     return v ? v->name : "original";
 }
 
@@ -96,7 +103,7 @@ void pane_label(const app *a, int p, char *buf, size_t size)
         snprintf(buf, size, "original (%s is off)", pane_user_name(a, p));
     else if (pn->variant == PANE_ORIGINAL && fv_noise_is_on(&a->noise))
         snprintf(buf, size, "%s + noise", pane_name(a, p));
-    else if (pane_filter(a, 0) == pane_filter(a, 1) || pn->variant == PANE_ORIGINAL)
+    else if (pane_filter(a, 0) == pane_filter(a, 1) || !PANE_COMPUTES(pn))
         snprintf(buf, size, "%s", pane_name(a, p));
     else
         snprintf(buf, size, "%s:%s", pane_filter(a, p)->name, pane_name(a, p));
@@ -117,6 +124,11 @@ void pipeline_settle_variants(app *a)
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
         const fv_filter *f = pane_filter(a, p);
+        if (a->path_b) { /* two files compared: A shows the first, B the second, nothing runs */
+            pn->asked = pn->variant = p ? PANE_FILE_B : PANE_ORIGINAL;
+            pn->replaced[0] = 0;
+            continue;
+        }
         if (pn->asked >= f->n_variants || (pn->asked == PANE_USER && !pane_has_user(a, p)))
             pn->asked = PANE_ORIGINAL;
         char was[sizeof pn->replaced];
@@ -162,29 +174,106 @@ double pane_gbps(const app *a, int p)
            params->iterations / (pn->kernel_ms * 1e6);
 }
 
-/* dst = src, row by row (same size; pitches may differ) */
+/* dst = src, row by row (same size and type; pitches may differ) */
 static void copy_host_image(fv_image *dst, const fv_image *src)
 {
     for (int y = 0; y < src->height; y++)
         memcpy(dst->data + (size_t)y * dst->pitch, src->data + (size_t)y * src->pitch,
-               (size_t)src->width * 4);
+               (size_t)src->width * fv_image_pixel_bytes(src));
+}
+
+/* The noise is drawn on 8-bit pixels: on another type it is refused, with the reason; two
+ * files are compared as they are. */
+static fv_status noise_fits(const app *a, const fv_noise *noise)
+{
+    if (!fv_noise_is_on(noise)) return FV_OK;
+    if (a->path_b)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "noise on the source is for one image and its filters, not two files");
+    if (a->type == FV_PIXEL_U8) return FV_OK;
+    return fv_fail(FV_ERR_UNSUPPORTED,
+                   "noise on the source is drawn on 8-bit images; this one is %s",
+                   fv_pixel_type_name(a->type));
 }
 
 /* host_src = host_clean with the noise drawn on the host (a copy where the noise is off) */
 static fv_status source_on_host(app *a)
 {
     copy_host_image(&a->host_src, &a->host_clean);
+    FV_TRY(noise_fits(a, &a->noise));
     return fv_noise_apply_host(&a->host_src, &a->noise);
+}
+
+/* `path` with its own type, at `type` (the first file's: -1 for its own) and 4 channels (gray
+ * packed as g, g, g, opaque), its own channel count in *channels and what was lost in note. */
+static fv_status load_typed(const char *path, int type, fv_image *out, int *channels, char *note,
+                            size_t note_size)
+{
+    fv_image native = {0};
+    image_load_info info = {0};
+    FV_TRY(image_load_native(path, NULL, &native, &info));
+    image_metadata_free(&info.metadata);
+    *channels = fv_image_channels(&native);
+    image_convert_loss loss = {0};
+    const fv_pixel_type to = type < 0 ? native.type : (fv_pixel_type)type;
+    const fv_status st = image_convert(&native, to, 4, NULL, out, &loss);
+    if (st == FV_OK && loss.depth && note_size)
+        snprintf(note, note_size, "'%s' (%s) shown as %s: values rounded", base_name(path),
+                 fv_pixel_type_name(native.type), fv_pixel_type_name(to));
+    fv_host_image_free(&native);
+    return st;
+}
+
+/* Two files: the second at the first's size, both at the wider of their types. */
+static fv_status load_second(app *a, fv_image *first)
+{
+    fv_image b = {0};
+    int channels = 0;
+    FV_TRY(load_typed(a->path_b, -1, &b, &channels, NULL, 0));
+    if (b.width != first->width || b.height != first->height) {
+        fv_fail(FV_ERR_SIZE,
+                "'%s' is %dx%d and '%s' is %dx%d: two files are compared at the same size",
+                base_name(a->path), first->width, first->height, base_name(a->path_b), b.width,
+                b.height);
+        fv_host_image_free(&b);
+        return FV_ERR_SIZE;
+    }
+    /* uint8 < uint16 < float32: the narrower one is widened, exactly (image_convert) */
+    fv_image *narrow = b.type < first->type ? &b : (first->type < b.type ? first : NULL);
+    const fv_pixel_type wide = b.type > first->type ? b.type : first->type;
+    if (narrow) {
+        fv_image widened = {0};
+        const fv_status st = image_convert(narrow, wide, 4, NULL, &widened, NULL);
+        if (st != FV_OK) {
+            fv_host_image_free(&b);
+            return st;
+        }
+        fv_host_image_free(narrow);
+        *narrow = widened;
+    }
+    fv_host_image_free(&a->host_b);
+    a->host_b = b;
+    a->file_b_channels = channels;
+    return display_psnr(first, &a->host_b, &a->mse, &a->psnr);
 }
 
 fv_status app_load_image(app *a)
 {
     fv_image img = {0};
+    a->load_note[0] = 0;
     if (a->path) {
-        FV_TRY(image_load(a->path, &img));
+        FV_TRY(load_typed(a->path, -1, &img, &a->file_channels, a->load_note, sizeof a->load_note));
     } else {
         FV_TRY(fv_host_image_alloc(&img, a->random_w, a->random_h));
         fv_image_fill_random(&img, a->seed);
+        a->file_channels = 4;
+    }
+    if (a->path_b) {
+        const fv_status st = load_second(a, &img);
+        if (st != FV_OK) {
+            fv_host_image_free(&img);
+            return st;
+        }
     }
     if (a->gl.max_texture_size > 0 &&
         (img.width > a->gl.max_texture_size || img.height > a->gl.max_texture_size)) {
@@ -195,22 +284,41 @@ fv_status app_load_image(app *a)
                        "(%dx%d): use the batch mode (-o) for it",
                        img.width, img.height, max, max);
     }
+    const int type_changed = a->host_src.data && a->host_src.type != img.type;
     fv_host_image_free(&a->host_clean);
     a->host_clean = img;
     a->allocations++;
+    a->type = img.type;
+    /* every pane runs the image's type: the registry refuses a variant that does not, at
+     * prepare, with its reason (shown in the HUD) */
+    for (int q = 0; q < 2; q++)
+        for (int f = 0; f < fv_n_filters; f++) a->params[q][f].type = img.type;
+    const fv_image *ranged[2] = {&a->host_clean, &a->host_b};
+    FV_TRY(display_auto_range(ranged, a->path_b ? 2 : 1, &a->display.lo, &a->display.hi));
     /* what the panes see: a copy with the noise (on the host here: the device buffers follow) */
-    if (a->host_src.width != img.width || a->host_src.height != img.height) {
+    if (a->host_src.width != img.width || a->host_src.height != img.height || type_changed) {
         fv_host_image_free(&a->host_src);
-        FV_TRY(fv_host_image_alloc(&a->host_src, img.width, img.height));
+        FV_TRY(fv_host_image_alloc_as(&a->host_src, img.width, img.height, img.type, 4));
     }
     return source_on_host(a);
 }
 
-static void make_texture(GLuint *tex, int w, int h, const void *pixels)
+/* The GL texture format of a type: uint8 and uint16 normalised (the shader reads 0..1), float32
+ * as it is. */
+static void gl_formats(fv_pixel_type type, GLenum *internal, GLenum *data)
 {
+    *internal = type == FV_PIXEL_U16 ? GL_RGBA16 : (type == FV_PIXEL_F32 ? GL_RGBA32F : GL_RGBA8);
+    *data = type == FV_PIXEL_U16 ? GL_UNSIGNED_SHORT
+                                 : (type == FV_PIXEL_F32 ? GL_FLOAT : GL_UNSIGNED_BYTE);
+}
+
+static void make_texture(GLuint *tex, fv_pixel_type type, int w, int h, const void *pixels)
+{
+    GLenum internal, data;
+    gl_formats(type, &internal, &data);
     if (!*tex) glGenTextures(1, tex);
     glBindTexture(GL_TEXTURE_2D, *tex);
-    glTexImage2D(GL_TEXTURE_2D, 0, GL_RGBA8, w, h, 0, GL_RGBA, GL_UNSIGNED_BYTE, pixels);
+    glTexImage2D(GL_TEXTURE_2D, 0, (GLint)internal, w, h, 0, GL_RGBA, data, pixels);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
     glTexParameteri(GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
@@ -223,10 +331,16 @@ void pipeline_resize_textures(app *a)
     const fv_image *src = &a->host_src;
     a->allocations++; /* new storage for all three */
     glPixelStorei(GL_UNPACK_ALIGNMENT, 4);
-    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(src->pitch / 4));
-    make_texture(&a->gl.source_texture, src->width, src->height, src->data);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(src->pitch / fv_image_pixel_bytes(src)));
+    make_texture(&a->gl.source_texture, src->type, src->width, src->height, src->data);
     glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
-    for (int p = 0; p < 2; p++) make_texture(&a->panes[p].texture, src->width, src->height, NULL);
+    for (int p = 0; p < 2; p++)
+        make_texture(&a->panes[p].texture, src->type, src->width, src->height, NULL);
+    if (!a->path_b) return;
+    const fv_image *b = &a->host_b; /* two files: pane B's texture holds the second, once */
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, (GLint)(b->pitch / fv_image_pixel_bytes(b)));
+    make_texture(&a->panes[1].texture, b->type, b->width, b->height, b->data);
+    glPixelStorei(GL_UNPACK_ROW_LENGTH, 0);
 }
 
 /* New noise on the source: the clean image goes up once and the noise is drawn on the GPU, then
@@ -236,6 +350,7 @@ fv_status pipeline_set_noise(app *a, const fv_noise *noise)
 {
     fv_noise_q check;
     FV_TRY(fv_noise_prepare(noise, &check));
+    FV_TRY(noise_fits(a, noise));
     a->noise = *noise;
     if (!a->host_src.data) return FV_OK;
     if (a->compute == FV_COMPUTE_CPU || !a->device_src.data) {
@@ -277,6 +392,7 @@ static void release_buffers(app *a)
         fv_runner_release(&pn->runner);
     }
     fv_device_image_free(&a->device_src);
+    fv_device_image_free(&a->device_b);
     if (a->diff_work) cudaFree(a->diff_work);
     a->diff_work = NULL;
     if (a->diff_host_totals) cudaFreeHost(a->diff_host_totals);
@@ -316,7 +432,10 @@ static cudaError_t register_panes(app *a)
 static fv_status alloc_buffers(app *a)
 {
     const int w = a->host_src.width, h = a->host_src.height;
-    const size_t bytes = (size_t)w * 4 * (size_t)h;
+    const fv_pixel_type type = a->host_src.type;
+    const size_t bytes = (size_t)w * fv_image_pixel_bytes(&a->host_src) * (size_t)h;
+    GLenum internal, data;
+    gl_formats(type, &internal, &data);
     if (a->interop == FV_INTEROP_BUFFER && (double)w * h > (double)a->gl.max_buffer_texels) {
         fprintf(stderr,
                 "filterview: %dx%d is more than this OpenGL's buffer texture limit (%d texels): "
@@ -329,7 +448,7 @@ static fv_status alloc_buffers(app *a)
     a->allocations++;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        FV_TRY(fv_host_image_alloc(&pn->host_out, w, h));
+        FV_TRY(fv_host_image_alloc_as(&pn->host_out, w, h, type, 4));
         glGenBuffers(1, &pn->pbo);
         glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
         /* buffer path: written by CUDA, read by the shader, never by the host */
@@ -339,7 +458,7 @@ static fv_status alloc_buffers(app *a)
         if (a->interop != FV_INTEROP_BUFFER) continue;
         glGenTextures(1, &pn->buffer_texture); /* the shader reads the pixel buffer in place */
         glBindTexture(GL_TEXTURE_BUFFER, pn->buffer_texture);
-        glTexBuffer(GL_TEXTURE_BUFFER, GL_RGBA8, pn->pbo);
+        glTexBuffer(GL_TEXTURE_BUFFER, internal, pn->pbo);
         glBindTexture(GL_TEXTURE_BUFFER, 0);
     }
     if (glGetError() != GL_NO_ERROR)
@@ -347,14 +466,18 @@ static fv_status alloc_buffers(app *a)
     if (a->compute == FV_COMPUTE_CPU) return FV_OK;
     char what[64];
     snprintf(what, sizeof what, "a %dx%d image in the viewer", w, h);
-    FV_TRY(fv_device_check_fits(bytes * 5, what));
-    FV_TRY(fv_device_image_alloc(&a->device_src, w, h));
+    FV_TRY(fv_device_check_fits(bytes * (a->path_b ? 6 : 5), what));
+    FV_TRY(fv_device_image_alloc_as(&a->device_src, w, h, type, 4));
     FV_TRY(fv_image_upload(&a->device_src, &a->host_src));
+    if (a->path_b) { /* two files: the second goes up once, for the GPU's diff */
+        FV_TRY(fv_device_image_alloc_as(&a->device_b, w, h, type, 4));
+        FV_TRY(fv_image_upload(&a->device_b, &a->host_b));
+    }
     if (cudaMalloc(&a->diff_work, fv_diff_work_bytes()) != cudaSuccess ||
         cudaMallocHost(&a->diff_host_totals, fv_diff_work_bytes()) != cudaSuccess)
         return fv_fail(FV_ERR_MEMORY, "cannot allocate the diff buffers");
     for (int p = 0; p < 2; p++) /* staging target, chart runs, the texture path's kernel output */
-        FV_TRY(fv_device_image_alloc(&a->panes[p].device_out, w, h));
+        FV_TRY(fv_device_image_alloc_as(&a->panes[p].device_out, w, h, type, 4));
     if (a->compute != FV_COMPUTE_INTEROP) return FV_OK;
     if (a->force_staging) {
         a->compute = FV_COMPUTE_STAGING;
@@ -437,6 +560,7 @@ void pipeline_release(app *a)
     watchdog_end(a);
     fv_host_image_free(&a->host_src);
     fv_host_image_free(&a->host_clean);
+    fv_host_image_free(&a->host_b);
 }
 
 /* ---- user kernels in this process (no kernel host): the time limit, faults ---- */
@@ -669,8 +793,10 @@ fv_status pipeline_fault_said(app *a)
 fv_status pipeline_reload(app *a)
 {
     int w = a->host_src.width, h = a->host_src.height;
+    const fv_pixel_type type = a->host_src.type;
     FV_TRY(app_load_image(a));
-    if (a->host_src.width != w || a->host_src.height != h || a->interop == FV_INTEROP_TEXTURE) {
+    if (a->host_src.width != w || a->host_src.height != h || a->host_src.type != type ||
+        a->interop == FV_INTEROP_TEXTURE || a->path_b) {
         /* new texture storage invalidates registrations: unregister, re-create, register */
         release_buffers(a);
         pipeline_resize_textures(a);
@@ -686,13 +812,15 @@ fv_status pipeline_reload(app *a)
     return FV_OK;
 }
 
-static fv_image packed_view(void *ptr, int w, int h)
+static fv_image packed_view(void *ptr, int w, int h, fv_pixel_type type)
 {
     fv_image v = {.data = (uint8_t *)ptr,
                   .width = w,
                   .height = h,
-                  .pitch = (size_t)w * 4,
-                  .memory = FV_MEMORY_DEVICE};
+                  .pitch = (size_t)w * 4 * fv_pixel_type_bytes(type),
+                  .memory = FV_MEMORY_DEVICE,
+                  .type = type,
+                  .channels = 4};
     return v;
 }
 
@@ -763,15 +891,30 @@ static int prepare_hosted(app *a, int p)
 
 fv_status pipeline_prepare(app *a)
 {
+    a->prepare_generation++; /* what the probe's reference value was made for changed */
+    char was[2][sizeof a->panes[0].replaced];
+    for (int p = 0; p < 2; p++) {
+        memcpy(was[p], a->panes[p].replaced, sizeof was[p]);
+        a->panes[p].refused = 0;
+    }
     pipeline_settle_variants(a);
     if (!a->host_src.data) return FV_OK;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL) continue;
+        if (!PANE_COMPUTES(pn)) continue;
         const fv_filter *f = pane_filter(a, p);
         const fv_variant *v = pane_variant(a, p);
         const int user = pn->variant == PANE_USER,
                   remake = !pn->runner.prepared || pn->runner.variant != v;
+        if (user && !(fv_variant_types(v) & FV_TYPE_BIT(a->type))) {
+            /* said here for the kernel host too, which is told no pixel type */
+            char why[160];
+            snprintf(why, sizeof why, "your kernels run uint8 images, not %s",
+                     fv_pixel_type_name(a->type));
+            user_kernel_off(a, p, why);
+            pipeline_settle_variants(a);
+            continue;
+        }
         if (user && a->kernel_host && prepare_hosted(a, p)) continue;
         /* the user's FV_LAUNCH runs on the GPU when its state is made: watched like a frame */
         if (user) watchdog_begin(a, 1 << p, 1, "'s FV_LAUNCH");
@@ -792,6 +935,18 @@ fv_status pipeline_prepare(app *a)
             }
             user_kernel_off(a, p, why);
             pipeline_settle_variants(a);
+            continue;
+        }
+        if (st == FV_ERR_UNSUPPORTED) {
+            /* the variant does not run this image (its type, a peer's case): the registry's
+             * reason in the HUD, said once on stderr, and the pane shows the original */
+            fv_runner_release(&pn->runner);
+            pn->refused = 1;
+            pn->kernel_ms = 0;
+            pn->unprepared[0] = 0;
+            snprintf(pn->replaced, sizeof pn->replaced, "%c: %s (shown: the original)", 'A' + p,
+                     fv_last_error());
+            if (strcmp(was[p], pn->replaced)) fprintf(stderr, "filterview: %s\n", pn->replaced);
             continue;
         }
         if (st != FV_OK) { /* kept for pipeline_compute, which then runs nothing */
@@ -820,7 +975,7 @@ static fv_status run_pane(app *a, int p, fv_image *out)
         pn->kernel_ms = fv_now_ms() - t0;
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
-                         (size_t)out->width * 4, (size_t)out->height,
+                         (size_t)out->width * fv_image_pixel_bytes(out), (size_t)out->height,
                          cudaMemcpyHostToDevice) != cudaSuccess)
             return fv_fail(FV_ERR_CUDA, "upload of the cpu pane failed");
         return FV_OK;
@@ -873,7 +1028,7 @@ int pipeline_collect(app *a, int wait)
     a->diff_valid = 1;
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL || fv_variant_is_host(pane_variant(a, p)) ||
+        if (!PANE_COMPUTES(pn) || fv_variant_is_host(pane_variant(a, p)) ||
             (pn->variant == PANE_USER && pn->hosted))
             continue; /* host clock, or the kernel host's answer: already set */
         fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
@@ -891,7 +1046,7 @@ static fv_status pane_target(app *a, int p, fv_image *out)
     size_t size = 0;
     if (cudaGraphicsResourceGetMappedPointer(&ptr, &size, pn->resource) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "cudaGraphicsResourceGetMappedPointer failed");
-    *out = packed_view(ptr, a->host_src.width, a->host_src.height);
+    *out = packed_view(ptr, a->host_src.width, a->host_src.height, a->host_src.type);
     return FV_OK;
 }
 
@@ -899,7 +1054,8 @@ static fv_status copy_into_texture(pane *pn, const fv_image *from)
 {
     cudaArray_t array = NULL;
     if (cudaGraphicsSubResourceGetMappedArray(&array, pn->texture_resource, 0, 0) != cudaSuccess ||
-        cudaMemcpy2DToArrayAsync(array, 0, 0, from->data, from->pitch, (size_t)from->width * 4,
+        cudaMemcpy2DToArrayAsync(array, 0, 0, from->data, from->pitch,
+                                 (size_t)from->width * fv_image_pixel_bytes(from),
                                  (size_t)from->height, cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
         return fv_fail(FV_ERR_CUDA, "copy into the texture failed: %s",
                        cudaGetErrorString(cudaGetLastError()));
@@ -956,18 +1112,23 @@ static fv_status compute_panes(app *a, fv_image outs[2])
 {
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL) {
+        if (pn->variant == PANE_ORIGINAL || pn->refused) {
             outs[p] = a->compute == FV_COMPUTE_CPU ? a->host_src : a->device_src;
+            pn->kernel_ms = 0;
+            continue;
+        }
+        if (pn->variant == PANE_FILE_B) { /* two files: the second, loaded once */
+            outs[p] = a->compute == FV_COMPUTE_CPU ? a->host_b : a->device_b;
             pn->kernel_ms = 0;
             continue;
         }
         FV_TRY(pane_target(a, p, &outs[p]));
         if (pn->variant == PANE_USER) { /* run already (user_panes_first): GL's copy of it */
             if (outs[p].data != pn->device_out.data &&
-                cudaMemcpy2DAsync(outs[p].data, outs[p].pitch, pn->device_out.data,
-                                  pn->device_out.pitch, (size_t)outs[p].width * 4,
-                                  (size_t)outs[p].height, cudaMemcpyDeviceToDevice,
-                                  0) != cudaSuccess)
+                cudaMemcpy2DAsync(
+                    outs[p].data, outs[p].pitch, pn->device_out.data, pn->device_out.pitch,
+                    (size_t)outs[p].width * fv_image_pixel_bytes(&outs[p]), (size_t)outs[p].height,
+                    cudaMemcpyDeviceToDevice, 0) != cudaSuccess)
                 return fv_fail(FV_ERR_CUDA, "copy of pane %c's result failed: %s", 'A' + p,
                                cudaGetErrorString(cudaGetLastError()));
         } else {
@@ -993,15 +1154,17 @@ static fv_status compute_panes(app *a, fv_image outs[2])
 static fv_status upload_to_gl(app *a)
 {
     const int w = a->host_src.width, h = a->host_src.height;
+    GLenum internal, data;
+    gl_formats(a->host_src.type, &internal, &data);
     for (int p = 0; p < 2; p++) {
         pane *pn = &a->panes[p];
-        if (pn->variant == PANE_ORIGINAL) continue;
+        if (!PANE_COMPUTES(pn)) continue;
         if (a->compute == FV_COMPUTE_STAGING && !fv_variant_is_host(pane_variant(a, p)))
             FV_TRY(fv_image_download(&pn->host_out, &pn->device_out));
         glBindTexture(GL_TEXTURE_2D, pn->texture);
         if (a->compute == FV_COMPUTE_INTEROP) { /* --interop pbo */
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE, NULL);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, data, NULL);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         } else if (pn->buffer_texture) {
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, pn->pbo);
@@ -1009,8 +1172,7 @@ static fv_status upload_to_gl(app *a)
                             pn->host_out.data);
             glBindBuffer(GL_PIXEL_UNPACK_BUFFER, 0);
         } else {
-            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, GL_UNSIGNED_BYTE,
-                            pn->host_out.data);
+            glTexSubImage2D(GL_TEXTURE_2D, 0, 0, 0, w, h, GL_RGBA, data, pn->host_out.data);
         }
     }
     glBindTexture(GL_TEXTURE_2D, 0);
@@ -1023,7 +1185,7 @@ fv_status pipeline_compute(app *a)
     /* the runners were prepared (and the parameters checked) when they last changed: a pane
      * whose runner is not ready for what it shows says why, and nothing runs */
     for (int p = 0; p < 2; p++)
-        if (a->panes[p].variant != PANE_ORIGINAL && a->panes[p].unprepared[0])
+        if (PANE_COMPUTES(&a->panes[p]) && a->panes[p].unprepared[0])
             return fv_fail(FV_ERR_ARG, "%s", a->panes[p].unprepared);
     /* the previous frame's results first: the CPU stays at most one frame ahead of the GPU */
     if (a->results_pending) pipeline_collect(a, 1);
@@ -1034,7 +1196,7 @@ fv_status pipeline_compute(app *a)
     struct cudaGraphicsResource *mapped[2];
     int n_mapped = 0;
     for (int p = 0; p < 2; p++)
-        if (a->panes[p].variant != PANE_ORIGINAL && a->compute == FV_COMPUTE_INTEROP)
+        if (PANE_COMPUTES(&a->panes[p]) && a->compute == FV_COMPUTE_INTEROP)
             mapped[n_mapped++] = a->interop == FV_INTEROP_TEXTURE ? a->panes[p].texture_resource
                                                                   : a->panes[p].resource;
     /* the last frame's GL work that reads these buffers is submitted before CUDA waits for it:
@@ -1176,15 +1338,15 @@ fv_status pane_download(app *a, int p, fv_image *host)
 {
     const pane *pn = &a->panes[p];
     const fv_image *from = NULL;
-    if (pn->variant == PANE_ORIGINAL)
+    if (pn->variant == PANE_ORIGINAL || pn->refused)
         from = &a->host_src;
+    else if (pn->variant == PANE_FILE_B)
+        from = &a->host_b;
     else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(pane_variant(a, p)))
         from = &pn->host_out;
     if (!from && a->interop == FV_INTEROP_TEXTURE) return fv_image_download(host, &pn->device_out);
     if (from) {
-        for (int y = 0; y < host->height; y++)
-            memcpy(host->data + (size_t)y * host->pitch, from->data + (size_t)y * from->pitch,
-                   (size_t)host->width * 4);
+        copy_host_image(host, from);
         return FV_OK;
     }
     glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo);
@@ -1194,22 +1356,115 @@ fv_status pane_download(app *a, int p, fv_image *host)
                                        : fv_fail(FV_ERR_GL, "reading pane %c back failed", 'A' + p);
 }
 
-int pipeline_probe_pixel(app *a, int p, int x, int y, uint8_t rgba[4])
+/* The reference's pixel (x, y) for the first pane that runs a filter: the reference run on the
+ * pixel's neighbourhood alone, as far as the filter reaches in its iterations (the halo of
+ * fv_filter_reach: its result at the centre is the whole image's), cut at the image's edges
+ * so that every border but wrap reads what it reads on the whole image. Made when the pointer
+ * moves to another pixel or the panes change, never for a still frame; none where the filter
+ * has no bounded reach (Canny's full hysteresis) or reaches too far for a quick answer. */
+#define PROBE_REACH_MAX 64
+
+typedef struct probe_pass {
+    const fv_filter *f;
+    const fv_params *params;
+} probe_pass;
+
+static fv_status probe_ref_pass(void *context, const fv_image *in, fv_image *out)
+{
+    const probe_pass *c = context;
+    return c->f->ref(in, out, c->params);
+}
+
+static int probe_reference(app *a, int p, int x, int y, double value[4])
+{
+    const fv_filter *f = pane_filter(a, p);
+    const fv_params *params = pane_params(a, p);
+    const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    if (!ref || !(fv_variant_types(ref) & FV_TYPE_BIT(a->type)) ||
+        !(fv_variant_borders(ref) & FV_BORDER_BIT(fv_params_border(f, params))) ||
+        fv_params_border(f, params) == FV_BORDER_WRAP || fv_params_check(f, params) != FV_OK)
+        return 0;
+    const long long reach = fv_filter_reach(f, params);
+    if (reach < 0 || reach > PROBE_REACH_MAX) return 0;
+    const fv_image *src = &a->host_src;
+    const int r = (int)reach, x0 = x - r < 0 ? 0 : x - r, y0 = y - r < 0 ? 0 : y - r;
+    const int x1 = x + r >= src->width ? src->width - 1 : x + r;
+    const int y1 = y + r >= src->height ? src->height - 1 : y + r;
+    const int w = x1 - x0 + 1, h = y1 - y0 + 1;
+    fv_image in = {0}, out = {0}, ping = {0};
+    fv_status st = fv_host_image_alloc_as(&in, w, h, src->type, 4);
+    if (st == FV_OK) st = fv_host_image_alloc_as(&out, w, h, src->type, 4);
+    if (st == FV_OK && params->iterations > 1)
+        st = fv_host_image_alloc_as(&ping, w, h, src->type, 4);
+    if (st == FV_OK) {
+        const size_t bytes = fv_image_pixel_bytes(src);
+        for (int row = 0; row < h; row++)
+            memcpy(in.data + (size_t)row * in.pitch,
+                   src->data + (size_t)(y0 + row) * src->pitch + (size_t)x0 * bytes,
+                   (size_t)w * bytes);
+        probe_pass pass = {f, params};
+        st = fv_iterate(probe_ref_pass, &pass, &in, &out, ping.data ? &ping : NULL,
+                        params->iterations);
+    }
+    const int ok = st == FV_OK && display_pixel(&out, x - x0, y - y0, value);
+    fv_host_image_free(&in);
+    fv_host_image_free(&out);
+    fv_host_image_free(&ping);
+    return ok;
+}
+
+int pipeline_probe_reference(app *a, int x, int y, double value[4])
+{
+    const int p = PANE_COMPUTES(&a->panes[0]) ? 0 : (PANE_COMPUTES(&a->panes[1]) ? 1 : -1);
+    probe_cache *c = &a->probe_ref;
+    if (p < 0 || x < 0 || y < 0 || x >= a->host_src.width || y >= a->host_src.height) return 0;
+    if (!c->made || c->x != x || c->y != y || c->pane != p ||
+        c->generation != a->prepare_generation) {
+        c->made = 1;
+        c->x = x;
+        c->y = y;
+        c->pane = p;
+        c->generation = a->prepare_generation;
+        c->valid = probe_reference(a, p, x, y, c->value);
+    }
+    memcpy(value, c->value, sizeof c->value);
+    return c->valid;
+}
+
+int pipeline_probe_source(const app *a, int x, int y, double value[4])
+{
+    return display_pixel(&a->host_src, x, y, value);
+}
+
+/* Pane p's pixel (x, y) in the image's units: from the host where the pane's result is there,
+ * else one pixel read back from the GPU (only while the cursor moves over the image). */
+int pipeline_probe_pixel(app *a, int p, int x, int y, double value[4])
 {
     if (x < 0 || y < 0 || x >= a->host_src.width || y >= a->host_src.height) return 0;
     const pane *pn = &a->panes[p];
-    const size_t offset = ((size_t)y * a->host_src.width + x) * 4;
-    if (pn->variant == PANE_ORIGINAL) {
-        memcpy(rgba, a->host_src.data + (size_t)y * a->host_src.pitch + 4 * (size_t)x, 4);
-    } else if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(pane_variant(a, p))) {
-        memcpy(rgba, pn->host_out.data + offset, 4);
-    } else if (a->interop == FV_INTEROP_TEXTURE) { /* 4 bytes, only while the cursor moves */
-        cudaMemcpy(rgba, pn->device_out.data + (size_t)y * pn->device_out.pitch + 4 * (size_t)x, 4,
-                   cudaMemcpyDeviceToHost);
+    if (pn->variant == PANE_ORIGINAL || pn->refused)
+        return display_pixel(&a->host_src, x, y, value);
+    if (pn->variant == PANE_FILE_B) return display_pixel(&a->host_b, x, y, value);
+    if (a->compute != FV_COMPUTE_INTEROP || fv_variant_is_host(pane_variant(a, p)))
+        return display_pixel(&pn->host_out, x, y, value);
+    const size_t bytes = fv_image_pixel_bytes(&a->host_src);
+    uint8_t raw[16]; /* one pixel of any type */
+    fv_image one = {.data = raw,
+                    .width = 1,
+                    .height = 1,
+                    .pitch = bytes,
+                    .type = a->host_src.type,
+                    .channels = 4,
+                    .memory = FV_MEMORY_HOST};
+    if (a->interop == FV_INTEROP_TEXTURE) {
+        cudaMemcpy(raw, pn->device_out.data + (size_t)y * pn->device_out.pitch + bytes * (size_t)x,
+                   bytes, cudaMemcpyDeviceToHost);
     } else {
-        glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo); /* 4 bytes, only while the cursor moves */
-        glGetBufferSubData(GL_COPY_READ_BUFFER, (GLintptr)offset, 4, rgba);
+        glBindBuffer(GL_COPY_READ_BUFFER, pn->pbo);
+        glGetBufferSubData(GL_COPY_READ_BUFFER,
+                           (GLintptr)(((size_t)y * a->host_src.width + x) * bytes),
+                           (GLsizeiptr)bytes, raw);
         glBindBuffer(GL_COPY_READ_BUFFER, 0);
     }
-    return 1;
+    return display_pixel(&one, 0, 0, value);
 }

@@ -136,6 +136,9 @@ fv_status render_init(app *a)
     LOOK_UP(gain);
     LOOK_UP(image_rect);
     LOOK_UP(window_size);
+    LOOK_UP(display_scale);
+    LOOK_UP(display_bias);
+    LOOK_UP(colormap);
 #undef LOOK_UP
     r->hud_window_size = glGetUniformLocation(r->hud_program, "window_size");
     static const float corners[] = {0, 0, 1, 0, 0, 1, 1, 1};
@@ -228,7 +231,9 @@ static void pane_source(const app *a, int p, GLuint *texture_2d, GLuint *buffer_
 {
     const pane *pn = &a->panes[p];
     *texture_2d = *buffer_texture = 0;
-    if (a->show_original || pn->variant == PANE_ORIGINAL)
+    if (pn->variant == PANE_FILE_B) /* two files: the second, in B's texture since the load */
+        *texture_2d = a->show_original ? a->gl.source_texture : pn->texture;
+    else if (a->show_original || pn->variant == PANE_ORIGINAL || pn->refused)
         *texture_2d = a->gl.source_texture;
     else if (pn->buffer_texture)
         *buffer_texture = pn->buffer_texture;
@@ -268,6 +273,11 @@ static void draw_image(const app *a, const float vp[4], int mode, int pa, int pb
     glUniform1i(u->mode, mode);
     glUniform1f(u->divider_x, a->divider * a->win_w);
     glUniform1f(u->gain, a->diff_gain);
+    float scale, bias;
+    display_scale_bias(&a->display, a->host_src.type, &scale, &bias);
+    glUniform1f(u->display_scale, scale);
+    glUniform1f(u->display_bias, bias);
+    glUniform1i(u->colormap, (int)a->display.colormap);
     glUniform4fv(u->image_rect, 1, rect);
     glUniform2f(u->window_size, (float)a->win_w, (float)a->win_h);
     glBindVertexArray(r->quad_vao);

@@ -246,6 +246,18 @@ static void print_summary(app *a)
                a->noise.sigma, a->noise.seed);
     printf("compare %s, |A-B| max %d mean %.4f differing %lld, %s\n", modes[a->compare],
            a->diff.max_abs, a->diff.mean_abs, a->diff.n_differing, a->compute_note);
+    printf("viewer: image %s, %d channel%s in the file, %dx%d; display range %.6g .. %.6g, "
+           "exposure %+.1f, offset %+.3f%s%s\n",
+           fv_pixel_type_name(a->type), a->file_channels, a->file_channels > 1 ? "s" : "",
+           a->host_src.width, a->host_src.height, a->display.lo, a->display.hi, a->display.exposure,
+           a->display.offset, a->display.colormap ? ", false colour " : "",
+           a->display.colormap ? display_colormap_name(a->display.colormap) : "");
+    if (a->path_b) /* two files: the error measure, as ImageMagick's compare prints it */
+        printf("viewer: files %s and %s: PSNR %.4f dB, MSE %.6g, |A-B| max %.6g\n",
+               cli_escaped(a->path), cli_escaped(a->path_b), a->psnr, a->mse,
+               a->diff.max_abs_value);
+    if (a->gl.hud_model && a->gl.hud_model->probe[0])
+        printf("viewer: probe %s\n", a->gl.hud_model->probe);
     if (a->frames_allocated_no_change)
         printf("viewer: frames that allocated: %lld of %lld (%lld without a change)\n",
                a->frames_allocated, a->frames, a->frames_allocated_no_change);
@@ -307,6 +319,8 @@ static int replay_step(viewer *v)
             replay_resize(v, KEY_RESIZE_W(key), KEY_RESIZE_H(key));
         } else if (key == KEY_WAIT_COMPILE) {
             user_panes_wait(a);
+        } else if (key & KEY_POINTER_FLAG && !(key & KEY_REPLAY_FLAG)) {
+            app_mouse_motion(a, KEY_POINTER_X(key), KEY_POINTER_Y(key));
         } else if (key == KEY_SWAP_SOURCE) {
             if (user_panes_swap_source(a) != FV_OK) { /* a test that cannot do what it says */
                 cli_error("%s", fv_last_error());
@@ -570,6 +584,7 @@ static void app_defaults(app *a, const cli_options *o)
     a->divider = 0.5f;
     a->dirty = 1;
     a->path = o->input;
+    a->path_b = o->input_b;
     a->random_w = o->random_w;
     a->random_h = o->random_h;
     a->seed = o->seed;
