@@ -23,7 +23,7 @@ install(FILES ${CMAKE_BINARY_DIR}/filterviewConfig.cmake
 export(EXPORT filterviewTargets NAMESPACE filterview:: FILE ${CMAKE_BINARY_DIR}/filterviewTargets.cmake)
 
 # pkg-config: the static library's own needs in Libs.private
-set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcufft -lnvrtc -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm")
+set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm")
 if(FV_HAVE_NPP)
   set(FV_PC_PRIVATE "${FV_PC_PRIVATE} -lnppif -lnppidei -lnppc")
 endif()

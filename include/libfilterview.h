@@ -10,8 +10,10 @@
  * one parameter set (the parameters are checked there, and everything the variant needs on the
  * GPU is allocated there); each run then allocates nothing. Images live on the host or on the
  * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) channels of uint8, uint16 or float32;
- * a run on the device goes on the caller's CUDA stream. Errors are fv_status codes with a one-line message kept in
- * the context (or written to the caller's buffer when there is no context yet).
+ * a run on the device goes on the caller's CUDA stream. Errors are fv_status codes with a
+ * one-line message kept in the context (or written to the caller's buffer when there is no
+ * context yet); the caller's names and values are quoted in it printable (a control byte or
+ * invalid UTF-8 as \xNN).
  *
  * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
  * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
@@ -147,11 +149,13 @@ typedef struct filterview_image {
 /* ---- contexts ---- */
 typedef struct filterview_context filterview_context;
 
-/* Makes a context for `filter` run by `variant` (NULL: the fastest; "cpu": the reference on the
- * host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
+/* Makes a context for `filter` run by `variant` (NULL: the fastest, or the reference where
+ * there is no CUDA device; "cpu": the reference on the host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
  * commas ("radius=64", "low=50 high=150 stage=edges", "iterations=3"), NULL or "" for the
- * defaults. Every value is checked against its range here, once. On failure *out is NULL and
- * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'". */
+ * defaults; a parameter given twice is refused. Every value is checked against its range here, once. On failure *out is NULL and
+ * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'".
+ * On success it holds "" or a notice of what was done instead of what was asked: "no CUDA
+ * device (...): box/cpu, the reference, runs instead of fast". */
 fv_status filterview_context_create(filterview_context **out, const char *filter,
                                     const char *variant, int width, int height, const char *params,
                                     char *error, size_t error_size);
@@ -198,8 +202,8 @@ typedef struct filterview_diff {
     double max_abs_value; /* largest |a - b| exactly (infinite where a NaN meets a number) */
 } filterview_diff;
 
-/* Host images of the same size, channel count and dtype. max_abs and mean_abs are in the
- * images' units (float32: max_abs rounded up; max_abs_value exact). NaN equals NaN. */
+/* Host images of the same size (at least 1x1), channel count and dtype. max_abs and mean_abs
+ * are in the images' units (float32: max_abs rounded up; max_abs_value exact). NaN equals NaN. */
 fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
                              filterview_diff *out, char *error, size_t error_size);
 

@@ -152,8 +152,13 @@ typedef struct fv_param_desc {
     int n_choices;
     const char *auto_means; /* non-NULL: 0 is also allowed and means this ("ceil(3 sigma)") */
     const char *follows;    /* the parameter whose change resets this one to 0 (auto) */
-    int quiet_default;      /* left out of descriptions and file names while at its default (the
-                               border rows: most runs never change them) */
+    /* "shape=gaussian", "shape=disk|box": the parameter matters only while that choice of
+     * another is made, and descriptions ("wrote ...", the HUD, bench rows) leave it out
+     * otherwise; NULL: it always matters */
+    const char *in_play_when;
+    /* left out of descriptions and file names while at its default (the border rows: most runs
+     * never change them) */
+    int quiet_default;
 } fv_param_desc;
 
 #define FV_MAX_PARAMS     12
@@ -297,7 +302,8 @@ double fv_traffic_read_write(const fv_params *p, int width, int height);
      .quiet_default = 1},                                                                          \
     {                                                                                              \
         .name = "cval", .help = "the constant border's value, in the image's units",               \
-        .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0, .quiet_default = 1  \
+        .type = FV_PARAM_REAL, .min = -1e30, .max = 1e30, .step = 1, .def = 0,                     \
+        .in_play_when = "border=constant", .quiet_default = 1                                      \
     }
 
 extern const fv_filter *const fv_filters[];
@@ -338,7 +344,10 @@ void fv_param_set(const fv_filter *f, fv_params *p, int index, double value);
 int fv_param_step(const fv_filter *f, fv_params *p, int index, int steps);
 /* "1.25", "7", "l2", "auto" */
 void fv_param_format(const fv_filter *f, int index, double value, char *buf, size_t size);
-/* "sigma 1.25, radius 4" with derived values filled in ("no parameters" for none) */
+/* Whether parameter `index` matters with these values (its in_play_when choice is made). */
+int fv_param_in_play(const fv_filter *f, const fv_params *p, int index);
+/* "sigma 1.25, radius 4" with derived values filled in ("no parameters" for none); the
+ * parameters out of play (fv_param_in_play) are left out */
 void fv_params_describe(const fv_filter *f, const fv_params *p, char *buf, size_t size);
 /* "sigma1.25-radius4": the same for file names */
 void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_t size);

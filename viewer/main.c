@@ -85,6 +85,7 @@ int main(int argc, char **argv)
         fv_host_image_free(&kernel_image);
         return o.mode == CLI_MODE_COMPARE ? (run_fail_line(), 2) : run_fail_line();
     }
+    if (o.mode == CLI_MODE_BATCH) run_default_variant(&o); /* no -v and no GPU: the reference */
     int code = run(&o);
     int last_errno = errno; /* an earlier failed write's reason, if nothing has overwritten it */
     run_user_kernels_release();

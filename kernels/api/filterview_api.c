@@ -10,9 +10,11 @@
 #include "libfilterview.h"
 
 #include "api_pack.h"
+#include "device.h"
 #include "filter.h"
 
 #include <ctype.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,11 +45,43 @@ struct filterview_context {
     cudaEvent_t last_run;
     char params_text[256];
     char error[512];
+    char notice[512]; /* what create did that the caller did not ask for ("" for nothing) */
 };
 
+/* The length of the valid UTF-8 sequence at s (printable: no C1 control), 0 when there is none. */
+static size_t utf8_length(const unsigned char *s)
+{
+    if (s[0] < 0xc2 || s[0] > 0xf4) return 0;
+    const size_t n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+    for (size_t i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80) return 0;
+    if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] > 0x9f) || /* overlong, surrogate */
+        (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] > 0x8f) ||
+        (s[0] == 0xc2 && s[1] < 0xa0)) /* C1 controls */
+        return 0;
+    return n;
+}
+
+/* Messages quote the caller's names and values: a control byte or invalid UTF-8 in them is
+ * written \xNN, so that a message is always one printable line. */
 static void copy_message(char *buf, size_t size, const char *message)
 {
-    if (buf && size) snprintf(buf, size, "%s", message);
+    if (!buf || !size) return;
+    size_t used = 0;
+    for (const unsigned char *m = (const unsigned char *)message; *m && used + 1 < size;) {
+        const size_t n = *m >= 0x20 && *m < 0x7f ? 1 : utf8_length(m);
+        if (n && used + n < size) {
+            memcpy(buf + used, m, n);
+            used += n;
+            m += n;
+        } else if (!n && used + 4 < size) {
+            snprintf(buf + used, size - used, "\\x%02x", *m++);
+            used += 4;
+        } else {
+            break;
+        }
+    }
+    buf[used] = 0;
 }
 
 /* Appends `name` to the list in buf ("a, b, c"), quietly stopping when buf is full. */
@@ -175,6 +209,7 @@ static fv_status params_from_text(const fv_filter *f, const char *text, fv_param
         *eq = 0;
         const char *value = eq + 1;
         if (strcmp(tok, "iterations") == 0) {
+            if (iterations) return fv_fail(FV_ERR_ARG, "parameters: 'iterations' given twice");
             iterations = value;
             continue;
         }
@@ -273,6 +308,17 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
     FV_TRY(params_from_text(f, params, &p));
     p.type = type;
     c->type = type;
+    /* no variant named and no device: the reference, said, as the program does; a variant
+     * named is what the caller wants, and fails below without a device */
+    const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    const char *no_device =
+        !variant && !fv_variant_is_host(c->variant) && ref ? fv_device_unavailable_reason() : NULL;
+    if (no_device) {
+        snprintf(c->notice, sizeof c->notice,
+                 "no CUDA device (%s): %s/%s, the reference, runs instead of %s", no_device,
+                 f->name, ref->name, c->variant->name);
+        c->variant = ref;
+    }
     const int on_host = fv_variant_is_host(c->variant);
     if (!on_host && fv_device_check() != FV_OK) {
         char why[512]; /* fv_fail writes where fv_last_error() points: copied first */
@@ -336,6 +382,7 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
         filterview_context_destroy(c);
         return st;
     }
+    copy_message(error, error_size, c->notice);
     *out = c;
     return FV_OK;
 }
@@ -343,6 +390,17 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
 static size_t pixel_bytes(const filterview_image *img)
 {
     return (size_t)img->channels * fv_pixel_type_bytes((fv_pixel_type)img->dtype);
+}
+
+/* Whether the image's bytes, pitch * (height - 1) + its last row from data, fit in the address
+ * space: a pitch that overflows would wrap every row offset computed from it. Width, height,
+ * channels and dtype are checked before. */
+static int span_fits(const filterview_image *img)
+{
+    const size_t row = (size_t)img->width * pixel_bytes(img);
+    if (img->height > 1 && img->pitch > (SIZE_MAX - row) / (size_t)(img->height - 1)) return 0;
+    const size_t bytes = img->pitch * (size_t)(img->height - 1) + row;
+    return (uintptr_t)img->data <= UINTPTR_MAX - bytes;
 }
 
 /* The image as the runner sees it: RGBA rows on 4-byte boundaries */
@@ -393,6 +451,10 @@ static fv_status check_image(const filterview_context *c, const filterview_image
     if (img->pitch < (size_t)img->width * pixel_bytes(img))
         return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes is less than a row (%zu)", which,
                        img->pitch, (size_t)img->width * pixel_bytes(img));
+    if (!span_fits(img))
+        return fv_fail(FV_ERR_ARG,
+                       "%s: a pitch of %zu bytes over %d rows is past the end of memory", which,
+                       img->pitch, img->height);
     if (img->memory != FILTERVIEW_HOST && img->memory != FILTERVIEW_DEVICE)
         return fv_fail(FV_ERR_ARG, "%s: memory is neither FILTERVIEW_HOST nor FILTERVIEW_DEVICE",
                        which);
@@ -608,19 +670,20 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
                              filterview_diff *out, char *error, size_t error_size)
 {
     copy_message(error, error_size, "");
-    const char *why = !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
-                      : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST
-                          ? "host images only"
-                      : a->width != b->width || a->height != b->height ? "sizes differ"
-                      : a->width < 1 || a->height < 1                  ? "an image is empty"
-                      : a->channels != b->channels                     ? "channel counts differ"
-                      : a->channels < 1 || a->channels > 4             ? "1 to 4 channels"
-                      : a->dtype != b->dtype                           ? "dtypes differ"
-                      : (unsigned)a->dtype >= FV_PIXEL_TYPE_COUNT      ? "an unknown dtype"
-                      : a->pitch < (size_t)a->width * pixel_bytes(a) ||
-                              b->pitch < (size_t)b->width * pixel_bytes(b)
-                          ? "a pitch is less than a row"
-                          : NULL;
+    const char *why =
+        !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
+        : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST ? "host images only"
+        : a->width != b->width || a->height != b->height               ? "sizes differ"
+        : a->width < 1 || a->height < 1      ? "an image has no pixels (width and height from 1)"
+        : a->channels != b->channels         ? "channel counts differ"
+        : a->channels < 1 || a->channels > 4 ? "1 to 4 channels"
+        : a->dtype != b->dtype               ? "dtypes differ"
+        : (unsigned)a->dtype >= FV_PIXEL_TYPE_COUNT ? "an unknown dtype"
+        : a->pitch < (size_t)a->width * pixel_bytes(a) ||
+                b->pitch < (size_t)b->width * pixel_bytes(b)
+            ? "a pitch is less than a row"
+        : !span_fits(a) || !span_fits(b) ? "a pitch times the rows is past the end of memory"
+                                         : NULL;
     if (why) {
         copy_message(error, error_size, why);
         return FV_ERR_ARG;

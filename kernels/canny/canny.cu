@@ -1058,7 +1058,8 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
      .max = FV_CANNY_MAX_THRESHOLD_ANY,
      .step = 5,
      .def = 0,
-     .auto_means = "50/255 of the type's range: 50, 12850, 0.196"},
+     .auto_means = "50/255 of the type's range: 50, 12850, 0.196",
+     .in_play_when = "thresholds=manual"},
     {.name = "high",
      .help = "strong threshold on the gradient magnitude, in the image's units (uint8 up "
              "to 2040): above it, an edge for sure",
@@ -1067,7 +1068,8 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
      .max = FV_CANNY_MAX_THRESHOLD_ANY,
      .step = 5,
      .def = 0,
-     .auto_means = "150/255 of the type's range: 150, 38550, 0.588"},
+     .auto_means = "150/255 of the type's range: 150, 38550, 0.588",
+     .in_play_when = "thresholds=manual"},
     {.name = "thresholds",
      .help = "manual (low, high) or auto: min + 1 % and min + 20 % of the kept magnitudes' range",
      .type = FV_PARAM_CHOICE,
@@ -1087,7 +1089,8 @@ static const fv_param_desc canny_params[CANNY_N_PARAMS] = {
      .max = FV_CANNY_MAX_SWEEPS,
      .step = 1,
      .def = 0,
-     .auto_means = "until done"},
+     .auto_means = "until done",
+     .in_play_when = "hysteresis=full"},
     FV_PARAM_BORDER_ROWS,
 };
 

@@ -236,6 +236,28 @@ fv_params fv_params_resolved(const fv_filter *f, const fv_params *p)
 
 /* "NAME<between>VALUE" for each parameter (derived values filled in), joined by `separator`;
  * `none` for a filter without parameters */
+int fv_param_in_play(const fv_filter *f, const fv_params *p, int index)
+{
+    const char *when = f->params[index].in_play_when;
+    if (!when) return 1;
+    const char *eq = strchr(when, '=');
+    char name[64];
+    if (!eq || (size_t)(eq - when) >= sizeof name) return 1;
+    snprintf(name, sizeof name, "%.*s", (int)(eq - when), when);
+    const int k = fv_param_index(f, name);
+    if (k < 0 || f->params[k].type != FV_PARAM_CHOICE) return 1;
+    const int c = (int)p->value[k];
+    if (c < 0 || c >= f->params[k].n_choices) return 1;
+    const char *chosen = f->params[k].choices[c];
+    const size_t n = strlen(chosen);
+    for (const char *alt = eq + 1; *alt;) { /* "disk|box" */
+        const size_t len = strcspn(alt, "|");
+        if (len == n && !strncmp(alt, chosen, n)) return 1;
+        alt += len + (alt[len] == '|');
+    }
+    return 0;
+}
+
 static void params_join(const fv_filter *f, const fv_params *p, const char *between,
                         const char *separator, const char *none, char *buf, size_t size)
 {
@@ -245,6 +267,7 @@ static void params_join(const fv_filter *f, const fv_params *p, const char *betw
     int shown = 0;
     for (int i = 0; i < f->n_params && n < size; i++) {
         if (f->params[i].type == FV_PARAM_IMAGE) continue; /* a file's name is the program's */
+        if (!fv_param_in_play(f, p, i)) continue;          /* "length" of a Gaussian kernel */
         if (f->params[i].quiet_default && r.value[i] == f->params[i].def) continue;
         char v[32];
         fv_param_format(f, i, r.value[i], v, sizeof v);

@@ -9,7 +9,9 @@
  * fv_pass1 + fv_pass2 must be there, and a mangled fv_pass is a wrong signature, its line found
  * in the source. Compiled code is cached under a 128-bit hash of source, options, contract
  * header, architecture and NVRTC version, written to a temporary file and renamed so that
- * readers never see half a file. No global state: safe on any thread.
+ * readers never see half a file. The source and every file it #includes are opened only when
+ * they are regular files: a FIFO would block NVRTC's open() for ever. No global state: safe on
+ * any thread.
  * Checked by tests/cpu/test_user_compile.c.
  * ------------------------------------------------------------------------------------------------ */
 #define _GNU_SOURCE /* mkstemp, fstat's st_mtim */
@@ -19,6 +21,7 @@
 #include <nvrtc.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,21 +77,31 @@ static void hash_string(hash128 *h, const char *s)
 }
 
 /* ---- NVRTC's log ---- */
+/* Whether "(123): " starts at line[i]. */
+static int is_line_mark(const char *line, size_t len, size_t i)
+{
+    if (i + 1 >= len || line[i] != '(' || line[i + 1] < '0' || line[i + 1] > '9') return 0;
+    size_t j = i + 1;
+    while (j < len && line[j] >= '0' && line[j] <= '9') j++;
+    return j + 2 < len && line[j] == ')' && line[j + 1] == ':' && line[j + 2] == ' ';
+}
+
 /* Parses "name(123): error: text" (also "catastrophic error", "warning #177-D"). Returns 1 with
- * file, line, kind ("error"/"warning") and text. */
-static int log_line_parse(const char *line, size_t len, char *file, size_t file_size, int *lineno,
-                          char *kind, size_t kind_size, const char **text, size_t *text_len)
+ * file, line, kind ("error"/"warning") and text. The names NVRTC was given (the user's path,
+ * the contract header; NULL-terminated) are matched whole first, since a file may be called
+ * "a(12): b.cu"; another name (an #included file) ends at the first "(123): ". */
+static int log_line_parse(const char *line, size_t len, const char *const *known, char *file,
+                          size_t file_size, int *lineno, char *kind, size_t kind_size,
+                          const char **text, size_t *text_len)
 {
     const char *open = NULL;
-    for (size_t i = 0; i + 3 < len; i++)
-        if (line[i] == '(' && line[i + 1] >= '0' && line[i + 1] <= '9') {
-            size_t j = i + 1;
-            while (j < len && line[j] >= '0' && line[j] <= '9') j++;
-            if (j + 2 < len && line[j] == ')' && line[j + 1] == ':' && line[j + 2] == ' ') {
-                open = line + i;
-                break;
-            }
-        }
+    for (int k = 0; known && known[k] && !open; k++) {
+        const size_t n = strlen(known[k]);
+        if (n < len && memcmp(line, known[k], n) == 0 && is_line_mark(line, len, n))
+            open = line + n;
+    }
+    for (size_t i = 0; !open && i + 3 < len; i++)
+        if (is_line_mark(line, len, i)) open = line + i;
     if (!open) return 0;
     snprintf(file, file_size, "%.*s", (int)(open - line), line);
     *lineno = atoi(open + 1);
@@ -109,7 +122,7 @@ static int log_line_parse(const char *line, size_t len, char *file, size_t file_
 
 /* The first error of the log into d (1), and every diagnostic as "file:line: kind: text" lines
  * into a malloc'd *translated (NULL when out of memory). */
-static int log_digest(const char *log, fv_user_diag *d, char **translated)
+static int log_digest(const char *log, const char *const *known, fv_user_diag *d, char **translated)
 {
     size_t cap = strlen(log) + 64, used = 0;
     char *out = malloc(cap);
@@ -122,7 +135,7 @@ static int log_digest(const char *log, fv_user_diag *d, char **translated)
         int lineno = 0;
         const char *text = NULL;
         size_t text_len = 0;
-        if (log_line_parse(line, len, file, sizeof file, &lineno, kind, sizeof kind, &text,
+        if (log_line_parse(line, len, known, file, sizeof file, &lineno, kind, sizeof kind, &text,
                            &text_len)) {
             if (out) {
                 const int n = snprintf(out + used, cap - used, "%s:%d: %s: %.*s\n", file, lineno,
@@ -315,8 +328,10 @@ static int entries_check(const fv_user_build *b, const char *src, const entry_na
 static fv_status arch_choose(const fv_user_options *o, char *arch, size_t size, int *is_ptx)
 {
     int n = 0, list[64];
-    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0 || n > 64 ||
-        nvrtcGetSupportedArchs(list) != NVRTC_SUCCESS)
+    const nvrtcResult r = nvrtcGetNumSupportedArchs(&n);
+    if (r != NVRTC_SUCCESS) /* also: the library could not be loaded, and why */
+        return fv_fail(FV_ERR_UNSUPPORTED, "NVRTC: %s", nvrtcGetErrorString(r));
+    if (n <= 0 || n > 64 || nvrtcGetSupportedArchs(list) != NVRTC_SUCCESS)
         return fv_fail(FV_ERR_UNSUPPORTED, "NVRTC lists no GPU architecture it can compile for");
     *is_ptx = 0;
     if (o && o->arch) {
@@ -397,25 +412,178 @@ static int cache_path(const fv_user_options *o, const fv_user_build *b, char *pa
            (int)size;
 }
 
-static unsigned char *read_all(const char *path, size_t max, size_t *size, struct stat *st)
+/* What a path that is no regular file is, for the message. */
+static const char *file_kind(mode_t mode)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
+    return S_ISDIR(mode)    ? "a directory"
+           : S_ISFIFO(mode) ? "a FIFO"
+           : S_ISCHR(mode)  ? "a character device"
+           : S_ISBLK(mode)  ? "a block device"
+           : S_ISSOCK(mode) ? "a socket"
+                            : "of an unknown kind";
+}
+
+/* The whole of a regular file of at most max bytes, NUL-terminated; NULL with *why set. Opened
+ * without blocking: open() of a FIFO waits for a writer for ever, and a device may never end. */
+static unsigned char *read_all(const char *path, size_t max, size_t *size, struct stat *st,
+                               char *why, size_t why_size)
+{
+    const int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     struct stat s;
+    if (fd < 0) {
+        const int e = errno;
+        if (e == ENXIO && stat(path, &s) == 0) /* a socket */
+            snprintf(why, why_size, "not a regular file (%s)", file_kind(s.st_mode));
+        else
+            snprintf(why, why_size, "%s", strerror(e));
+        return NULL;
+    }
     unsigned char *data = NULL;
-    if (fstat(fileno(f), &s) == 0 && S_ISREG(s.st_mode) && (size_t)s.st_size <= max) {
-        data = malloc((size_t)s.st_size + 1);
-        if (data && fread(data, 1, (size_t)s.st_size, f) == (size_t)s.st_size) {
+    if (fstat(fd, &s) != 0)
+        snprintf(why, why_size, "%s", strerror(errno));
+    else if (!S_ISREG(s.st_mode))
+        snprintf(why, why_size, "not a regular file (%s)", file_kind(s.st_mode));
+    else if ((size_t)s.st_size > max)
+        snprintf(why, why_size, "larger than %zu MiB", max >> 20);
+    else if (!(data = malloc((size_t)s.st_size + 1)))
+        snprintf(why, why_size, "out of memory");
+    else {
+        const int flags = fcntl(fd, F_GETFL);
+        if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+        size_t done = 0;
+        while (done < (size_t)s.st_size) {
+            const ssize_t r = read(fd, data + done, (size_t)s.st_size - done);
+            if (r <= 0) break;
+            done += (size_t)r;
+        }
+        if (done != (size_t)s.st_size) {
+            snprintf(why, why_size, "%s", done ? "it changed while it was read" : strerror(errno));
+            free(data);
+            data = NULL;
+        } else {
             data[s.st_size] = 0;
             *size = (size_t)s.st_size;
             if (st) *st = s;
-        } else {
-            free(data);
-            data = NULL;
         }
     }
-    fclose(f);
+    close(fd);
     return data;
+}
+
+/* ---- #include: found before NVRTC opens it ---- */
+/* NVRTC opens each #include it was not handed in memory from the including file's folder, the
+ * main file's folder and the -I folders. Its open() of a FIFO there would wait for a writer for
+ * ever (and a device may never end), with no way to stop it from outside; so every #include
+ * that names a file is looked up first in the same order, anything found that is neither a
+ * regular file nor a folder is refused with the line that includes it, and the regular ones
+ * are read in turn. An #include by macro is left to NVRTC. */
+#define MAX_INCLUDE_DIRS  16
+#define MAX_INCLUDE_FILES 64
+
+typedef struct include_scan {
+    const char *dirs[MAX_INCLUDE_DIRS]; /* the main file's folder, then the -I folders */
+    int n_dirs;
+    struct {
+        dev_t dev;
+        ino_t ino;
+    } seen[MAX_INCLUDE_FILES];
+    int n_seen;
+} include_scan;
+
+static void dir_of(const char *path, char *dir, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, size, ".");
+    else if (slash == path)
+        snprintf(dir, size, "/");
+    else
+        snprintf(dir, size, "%.*s", (int)(slash - path), path);
+}
+
+/* The -I folders of NVRTC's options: "-Idir", "-I dir", "--include-path=dir", "--include-path dir" */
+static void include_dirs_add(include_scan *s, const char *const *opts, int n_opts)
+{
+    for (int i = 0; i < n_opts && s->n_dirs < MAX_INCLUDE_DIRS; i++) {
+        const char *o = opts[i], *dir = NULL;
+        if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0)
+            dir = i + 1 < n_opts ? opts[++i] : NULL;
+        else if (strncmp(o, "-I", 2) == 0)
+            dir = o + 2;
+        else if (strncmp(o, "--include-path=", 15) == 0)
+            dir = o + 15;
+        if (dir && *dir) s->dirs[s->n_dirs++] = dir;
+    }
+}
+
+static int includes_check(include_scan *s, const char *file, const char *src, fv_user_diag *d);
+
+/* One #include NAME of `file` at `line`: 1 when it is fine (or not found: NVRTC says so). */
+static int include_check(include_scan *s, const char *file, int line, const char *name, int quoted,
+                         fv_user_diag *d)
+{
+    if (strcmp(name, FV_USER_HEADER_NAME) == 0) return 1; /* handed to NVRTC in memory */
+    char here[1024], path[2048];
+    dir_of(file, here, sizeof here);
+    const int absolute = name[0] == '/';
+    const int n = absolute ? 1 : s->n_dirs + quoted;
+    for (int i = 0; i < n; i++) {
+        const char *dir = absolute ? "" : quoted && i == 0 ? here : s->dirs[i - quoted];
+        if (snprintf(path, sizeof path, "%s%s%s", dir, absolute ? "" : "/", name) >=
+            (int)sizeof path)
+            continue;
+        struct stat st;
+        if (stat(path, &st) != 0 || S_ISDIR(st.st_mode)) continue;
+        if (!S_ISREG(st.st_mode)) {
+            char text[200];
+            snprintf(text, sizeof text, "#include %c%.80s%c: not a regular file (%s)",
+                     quoted ? '"' : '<', name, quoted ? '"' : '>', file_kind(st.st_mode));
+            diag_set(d, file, line, "%s", text, NULL);
+            return 0;
+        }
+        for (int k = 0; k < s->n_seen; k++)
+            if (s->seen[k].dev == st.st_dev && s->seen[k].ino == st.st_ino) return 1;
+        if (s->n_seen == MAX_INCLUDE_FILES) return 1; /* so many: NVRTC reads the rest */
+        s->seen[s->n_seen].dev = st.st_dev;
+        s->seen[s->n_seen++].ino = st.st_ino;
+        size_t size = 0;
+        char why[160];
+        char *text = (char *)read_all(path, MAX_SOURCE_BYTES, &size, NULL, why, sizeof why);
+        if (!text) return 1; /* unreadable: NVRTC's own error says so */
+        const int ok = includes_check(s, path, text, d);
+        free(text);
+        return ok;
+    }
+    return 1;
+}
+
+/* Every `#include "name"` and `#include <name>` of src (the file `file`), each checked. */
+static int includes_check(include_scan *s, const char *file, const char *src, fv_user_diag *d)
+{
+    int line = 1;
+    for (const char *c = src; *c; line++) {
+        const char *end = strchr(c, '\n');
+        const size_t len = end ? (size_t)(end - c) : strlen(c);
+        const char *p = c, *stop = c + len;
+        while (p < stop && (*p == ' ' || *p == '\t')) p++;
+        if (p < stop && *p == '#') {
+            p++;
+            while (p < stop && (*p == ' ' || *p == '\t')) p++;
+            if ((size_t)(stop - p) > 7 && memcmp(p, "include", 7) == 0) {
+                p += 7;
+                while (p < stop && (*p == ' ' || *p == '\t')) p++;
+                const char close = p < stop && *p == '"' ? '"' : p < stop && *p == '<' ? '>' : 0;
+                const char *q = close ? memchr(p + 1, close, (size_t)(stop - p - 1)) : NULL;
+                if (q && q > p + 1 && q - p < 1024) {
+                    char name[1024];
+                    snprintf(name, sizeof name, "%.*s", (int)(q - p - 1), p + 1);
+                    if (!include_check(s, file, line, name, close == '"', d)) return 0;
+                }
+            }
+        }
+        c = end ? end + 1 : c + len;
+    }
+    return 1;
 }
 
 /* Best effort: a cache that cannot be written costs a compile next time, nothing else. */
@@ -472,7 +640,8 @@ static fv_status nvrtc_compile(fv_user_build *b, const char *src, const char *he
     memset(&first, 0, sizeof first);
     snprintf(first.file, sizeof first.file, "%s", b->path);
     char *translated = NULL;
-    const int has_error = log ? log_digest(log, &first, &translated) : 0;
+    const char *known[] = {b->path, FV_USER_HEADER_NAME, NULL};
+    const int has_error = log ? log_digest(log, known, &first, &translated) : 0;
     free(log);
     b->log = translated ? translated : calloc(1, 1);
     if (compiled != NVRTC_SUCCESS) {
@@ -502,10 +671,10 @@ static fv_status compile_into(fv_user_build *b, const fv_filter *f, const fv_use
 {
     struct stat st;
     size_t src_size = 0;
-    char *src = (char *)read_all(b->path, MAX_SOURCE_BYTES, &src_size, &st);
+    char why[160];
+    char *src = (char *)read_all(b->path, MAX_SOURCE_BYTES, &src_size, &st, why, sizeof why);
     if (!src) {
-        diag_set(d, b->path, 0, "cannot read the file: %s",
-                 errno ? strerror(errno) : "not a regular file of at most 4 MiB", NULL);
+        diag_set(d, b->path, 0, "cannot read the file: %s", why, NULL);
         return diag_fail(d, FV_ERR_IO);
     }
     b->mtime = st.st_mtim;
@@ -556,7 +725,8 @@ static fv_status compile_into(fv_user_build *b, const fv_filter *f, const fv_use
     char path[1024];
     if (!(o && o->no_cache) && cache_path(o, b, path, sizeof path)) {
         size_t size = 0;
-        unsigned char *code = read_all(path, 256u << 20, &size, NULL);
+        char why[160];
+        unsigned char *code = read_all(path, 256u << 20, &size, NULL, why, sizeof why);
         if (code && size > 0) {
             b->code = code;
             b->code_size = b->is_ptx ? size + 1 : size; /* PTX: with its NUL */
@@ -567,6 +737,16 @@ static fv_status compile_into(fv_user_build *b, const fv_filter *f, const fv_use
         }
     }
     if (!b->from_cache) {
+        include_scan scan = {.n_dirs = 1};
+        char main_dir[1024];
+        dir_of(b->path, main_dir, sizeof main_dir);
+        scan.dirs[0] = main_dir;
+        include_dirs_add(&scan, opts, n_opts);
+        if (!includes_check(&scan, b->path, src, d)) {
+            free(src);
+            free(header);
+            return diag_fail(d, FV_ERR_IO);
+        }
         const double t0 = fv_now_ms();
         st_ = nvrtc_compile(b, src, header, opts, n_opts, d);
         b->compile_ms = fv_now_ms() - t0;

@@ -11,8 +11,8 @@ per filter is generated from the library's registry when the module is imported:
 Images are uint8 arrays of H x W (gray), H x W x 3 (RGB) or H x W x 4 (RGBA; alpha is kept).
 NumPy arrays live on the host; CuPy arrays, PyTorch CUDA tensors and any object with
 ``__cuda_array_interface__`` are read and written on the device without a copy, on the caller's
-CUDA stream. ``variant=None`` runs the fastest variant (it needs an NVIDIA GPU); ``variant="cpu"``
-runs the plain-C reference on host images anywhere.
+CUDA stream. ``variant=None`` runs the fastest variant (without an NVIDIA GPU: the reference, with
+a RuntimeWarning); ``variant="cpu"`` runs the plain-C reference on host images anywhere.
 
 Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, one function per filter
 (``filterview.box`` ...) and :func:`apply` (any filter by name), :class:`Context` (a filter set up
@@ -34,6 +34,7 @@ import math
 import numbers
 import statistics
 import threading
+import warnings
 import time
 from collections import OrderedDict
 from typing import Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
@@ -399,6 +400,8 @@ class Context:
             raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
                          info.name)
         self._ptr = ptr.value
+        if err.value:  # a notice: no device, so the reference runs instead of the fastest
+            warnings.warn("%s: %s" % (info.name, _text(err.value)), RuntimeWarning, stacklevel=3)
         resolved = info.variant(self.variant)
         if resolved is not None:
             self._on_host = resolved.on_host

@@ -322,9 +322,18 @@ def _from_cai_contiguous(x, kind, shape, stream, device, dtype="uint8") -> Opera
     return Operand(x, kind, cai["data"][0], shape, row, _lib.DEVICE, stream, device, dtype=dtype)
 
 
+def _refuse_masked(x: Any, what: str) -> None:
+    """A numpy.ma masked array is an ndarray whose mask the filters would never see: refused,
+    with the two ways to say what the masked pixels are."""
+    if isinstance(x, np.ma.MaskedArray):
+        raise TypeError("%s is a numpy.ma masked array, whose mask the filters would ignore; "
+                        "pass %s.filled(value) or %s.data" % (what, what, what))
+
+
 def operand(x: Any, what: str = "image") -> Operand:
     """The operand for an input image; copies it (on the host, or on the device on its stream)
     when its rows' pixels do not lie side by side."""
+    _refuse_masked(x, what)
     if isinstance(x, np.ndarray):
         return _from_numpy(x, what)
     if _is_torch(x):  # (before hasattr: a tensor that requires grad raises RuntimeError there)
@@ -355,6 +364,7 @@ def output(out: Any, like: Operand) -> Tuple[Operand, Any]:
     """The operand for a caller's `out`: (operand to write, None), or (a temporary, out) when
     out's layout cannot be written directly (it is copied into out after the run)."""
     what = "out"
+    _refuse_masked(out, what)
     if isinstance(out, np.ndarray) or (_is_torch(out) and not out.is_cuda):
         a = out if isinstance(out, np.ndarray) else out.detach().numpy()
         if a.dtype.name != like.dtype or not a.dtype.isnative:

@@ -3,8 +3,10 @@
 # run (a FIFO, a file size limit, a closed pipe), each through tests/cli/cli_expect.sh where one
 # run is checked. Every run has a time limit, so that a hang fails instead of blocking CI.
 #   fifo         a FIFO as input, as --kernel-file and inside a folder batch: refused at once, by name
+#   user_fifo    a FIFO as a user kernel (-v user=FILE) and #included by one: refused at once
 #   kernel_bomb  a 32 KB PNG of 16384x16384 as --kernel-file: refused from its header, in a second
 #   file_limit   output past `ulimit -f`: exit 1 with one line, no output and no temporary file
+#   interrupted  folder batches on 8 threads ended by SIGINT/SIGTERM mid-run leave no temporary file
 #   stderr_closed  a folder batch whose stderr is a closed pipe leaves no temporary file and
 #                  writes every good image
 fv=$1; fx=$2; out=$3; what=$4
@@ -26,6 +28,14 @@ fifo)
   [ "$code" = 1 ] || fail "folder with a FIFO: exit status $code, expected 1"
   grep -q "f.png': not a regular file (a FIFO) (skipped)$" "$out/err" || fail "folder: the FIFO is not reported"
   [ -f "$out/batch/g.png" ] || fail "folder: the good image was not written"
+  ;;
+user_fifo)
+  mkfifo "$out/k.cu" "$out/inc.h" || fail "mkfifo"
+  printf '#include "filterview.h"\n#include "inc.h"\n' >"$out/main.cu"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 1 "k.cu: cannot read the file: not a regular file \(a FIFO\)$" \
+    "$fv" "$fx/good.png" -v user="$out/k.cu" -o "$out/x.png" || fail "FIFO as a user kernel"
+  timeout 20 sh "$here/cli_expect.sh" --absent "$out/x.png" 1 "main.cu:2: #include \"inc.h\": not a regular file \(a FIFO\)$" \
+    "$fv" "$fx/good.png" -v user="$out/main.cu" -o "$out/x.png" || fail "FIFO #included by a user kernel"
   ;;
 kernel_bomb)
   # 1-bit gray, every row zero: 32 MiB of filtered rows deflate to about 32 KB
@@ -49,6 +59,33 @@ file_limit)
     "cannot write '.*o.png': File too large \(past the file size limit, ulimit -f\)$" \
     "$fv" "$fx/good.png" -v cpu -o "$out/o.png") || fail "write past the limit"
   ls -a "$out" | grep -q '\.tmp-' && fail "a temporary file was left"
+  ;;
+interrupted)
+  # many outputs on many threads: most of the time some thread is creating one
+  mkdir -p "$out/in" || fail "mkdir"
+  python3 -c "
+import os, struct, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+w, h = 160, 120
+rows = b''.join(b'\\0' + os.urandom(3 * w) for _ in range(h))
+png = b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
+png += chunk(b'IDAT', zlib.compress(rows, 1)) + chunk(b'IEND', b'')
+for i in range(300): open('$out/in/a%d.png' % i, 'wb').write(png)
+" || fail "cannot write the PNGs"
+  for run in $(seq 1 10); do
+    rm -rf "$out/o" && mkdir -p "$out/o" || fail "mkdir"
+    sig=TERM; [ $((run % 2)) = 0 ] && sig=INT
+    "$fv" "$out/in" -f median -v cpu --threads 8 -o "$out/o/" >/dev/null 2>&1 </dev/null &
+    pid=$!
+    waited=0
+    until [ "$(ls "$out/o" | wc -l)" -ge $((run * 15)) ] || [ $waited -ge 400 ]; do
+      sleep 0.01; waited=$((waited + 1))
+    done
+    kill -$sig $pid 2>/dev/null
+    wait $pid
+    left=$(ls -a "$out/o" | grep '\.tmp-')
+    [ -z "$left" ] || fail "run $run (SIG$sig at $(ls "$out/o" | wc -l) of 300 files) left $left"
+  done
   ;;
 stderr_closed)
   # large good images, then bad ones: their errors are printed while outputs are being written

@@ -68,10 +68,11 @@ expect_not()
 }
 
 # the registry as --list prints it: filters at the margin, then "  --param" and "  variant" rows
+# (two spaces; a wrapped text continues further in)
 list=$("$program" --list) || { echo "FAIL: $program --list"; exit 1; }
 filters=$(awk '/^[a-z]/ { print $1 }' <<<"$list")
-variants_of() { awk -v f="$1" '/^[a-z]/ { on = $1 == f; next } on && $1 !~ /^--/ { print $1 }' <<<"$list"; }
-params_of() { awk -v f="$1" '/^[a-z]/ { on = $1 == f; next } on && $1 ~ /^--/ && $1 != "--iters" { print substr($1, 3) "=" }' <<<"$list"; }
+variants_of() { awk -v f="$1" '/^[a-z]/ { on = $1 == f; next } on && /^  [^ ]/ && $1 !~ /^--/ { print $1 }' <<<"$list"; }
+params_of() { awk -v f="$1" '/^[a-z]/ { on = $1 == f; next } on && /^  [^ ]/ && $1 ~ /^--/ && $1 != "--iters" { print substr($1, 3) "=" }' <<<"$list"; }
 [[ $filters == *box* && $filters == *canny* ]] || { echo "FAIL: --list shows no box or canny"; exit 1; }
 
 # shellcheck disable=SC2046 # one word per name

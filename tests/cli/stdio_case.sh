@@ -5,7 +5,8 @@
 # bytes); -o - writes the PNG a file would hold (--format jpeg: a JPEG) with the "wrote" line on
 # stderr; the two chained by a pipe; an empty standard input, a folder batch with "-", "-" given
 # twice, and standard output on a terminal (script(1) gives it one, where installed) are refused
-# with one line each.
+# with one line each; so is an endless stream, after its first bytes (no known format) or after
+# the most bytes the image its header declares can take.
 # -------------------------------------------------------------------------------------------------
 fv=$1; fx=$2; out=$3
 fail() { echo "FAIL: $*"; exit 1; }
@@ -48,4 +49,34 @@ if command -v script >/dev/null 2>&1; then
   grep -q "standard input, which is a terminal" "$out/tty.log" && grep -q "exit 2" "$out/tty.log" ||
     fail "- on a terminal: $(cat "$out/tty.log")"
 fi
+# a stream that goes on: refused by its first bytes (no known format) or once it is longer than
+# the image its header declares can be, not read to 2 GiB (the feeder counts what was taken)
+cat >"$out/feed.py" <<'PY'
+import os, struct, sys, zlib
+def chunk(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+prefix = {'junk': b'', 'png': b'\x89PNG\r\n\x1a\n' + chunk(b'IHDR', struct.pack('>IIBBBBB', 4, 4, 8, 2, 0, 0, 0)),
+          'ppm': b'P6\n# a comment\n4 4\n255\n', 'bmp': b'BM' + bytes(12) + struct.pack('<IiiHH', 40, 4, -4, 1, 24),
+          'jpeg': b'\xff\xd8\xff\xe0\x00\x04\x00\x00\xff\xc0\x00\x11\x08\x00\x04\x00\x04\x03' + bytes(9)}[sys.argv[1]]
+total, block = 0, bytes(range(256)) * 256
+try:
+    sys.stdout.buffer.write(prefix)
+    while total < (3 << 30):
+        sys.stdout.buffer.write(block)
+        total += len(block)
+except BrokenPipeError:
+    pass
+open(sys.argv[2], 'w').write('%d\n' % (total >> 20))
+os._exit(0)
+PY
+for kind in junk png ppm bmp jpeg; do
+  python3 "$out/feed.py" $kind "$out/taken" | "$fv" - -v cpu -o "$out/x.png" >"$out/log" 2>&1; code=$?
+  [ $code = 1 ] && [ "$(wc -l <"$out/log")" = 1 ] || fail "an endless $kind stream: exit $code, $(cat "$out/log")"
+  if [ $kind = junk ]; then
+    grep -q "'standard input' is not an image filterview can read" "$out/log" || fail "junk: $(cat "$out/log")"
+  else
+    grep -Eq "standard input goes on past [0-9]+ MiB: more than a 4x4 (PNG|PNM|BMP|JPEG) can take" "$out/log" ||
+      fail "an endless $kind stream: $(cat "$out/log")"
+  fi
+  [ "$(cat "$out/taken")" -le 64 ] || fail "an endless $kind stream: $(cat "$out/taken") MiB read"
+done
 echo "standard input and output: all checks passed"

@@ -331,17 +331,62 @@ static void check_legends(const fv_filter *f)
     test_check(&t, shown > 0, "legends fit:", detail);
 }
 
+/* The help overlay (the last box) over the main panel: a run it covers must be its own (the
+ * title, a key's label or a piece of its help), never the HUD's drawn through it; and where
+ * the window has the room below the panel, the HUD's last row (the keys' hint) stays in sight. */
+static int help_covers_nothing(float hint_bottom)
+{
+    const hud_box *o = &L.boxes[L.n_boxes - 1];
+    /* the layout's rule: below the panel, a margin from it and from the window's edge */
+    const float margin = 6.0f * L.scale;
+    const int room_below =
+        hint_bottom > 0 && ceilf(hint_bottom + margin) + o->h <= L.win_h - margin;
+    int hint_seen = 0;
+    for (int i = 0; i < L.n_runs; i++) {
+        const hud_run *r = &L.runs[i];
+        const char *text = L.pool + r->offset;
+        const float w = (float)hud_text_width(text, r->length) * L.scale;
+        const int inside = r->x < o->x + o->w && r->x + w > o->x && r->y < o->y + o->h &&
+                           r->y + 12.0f * L.scale > o->y;
+        int own = !strncmp(text, "filterview ", 11);
+        for (int k = 0; k < help_rows.n && !own; k++)
+            own = !strcmp(text, help_rows.label[k]) || strstr(help_rows.help[k], text);
+        if (!strncmp(text, "h: help", 7)) hint_seen = !inside;
+        if (inside && !own) {
+            char detail[256];
+            snprintf(detail, sizeof detail, "%dx%d: '%s' under the help at (%g, %g) %gx%g", L.win_w,
+                     L.win_h, text, o->x, o->y, o->w, o->h);
+            test_check(&t, 0, "the help overlay covers no HUD row:", detail);
+            return 0;
+        }
+    }
+    if (room_below && !hint_seen) {
+        char detail[160];
+        snprintf(detail, sizeof detail, "%dx%d (the row ends at %g, the help is at %g, %g high)",
+                 L.win_w, L.win_h, hint_bottom, o->y, o->h);
+        test_check(&t, 0, "the HUD's last row stays in sight beside the help:", detail);
+        return 0;
+    }
+    return 1;
+}
+
 static void check_help_and_small(void)
 {
     const fv_filter *f = fv_filters[0];
     fv_params p = fv_params_default(f);
     for (int si = 0; si < N_SIZES; si++) {
         base_model(&model, f, &p, &p, SIZES[si][0], SIZES[si][1]);
-        model.show_help = 1;
         model.compare_mode = HUD_DIFFERENCE;
+        hud_layout_build(&model, &L); /* without the help: where the HUD's last row is */
+        float hint_bottom = 0;
+        for (int i = 0; i < L.n_runs; i++)
+            if (!strncmp(L.pool + L.runs[i].offset, "h: help", 7))
+                hint_bottom = L.runs[i].y + 12.0f * L.scale;
+        model.show_help = 1;
         hud_layout_build(&model, &L);
         checked_layouts++;
         if (!glyphs_inside("help overlay")) return;
+        if (!help_covers_nothing(hint_bottom)) return;
         /* the title with the version, and at 640x480 and up every key row */
         int version = 0, rows = 0;
         for (int i = 0; i < L.n_runs; i++) {

@@ -173,6 +173,13 @@ static void test_errors(void)
         "}\n",
         4, "no entry point");
     expect_error("empty.cu", "box", "#include \"filterview.h\"\n", 1, "no entry point");
+    /* a file name that looks like NVRTC's "(line): " is still the file, not line 12 of "odd" */
+    expect_error(
+        "odd(12): x.cu", "gaussian",
+        "#include \"filterview.h\"\n"
+        "__global__ void fv_pass(const fv_image src, const fv_image dst, const fv_params p)\n"
+        "{ int x = 1 }\n",
+        3, "error: expected a \";\"");
     expect_error("signature.cu", "gaussian",
                  "#include \"filterview.h\"\n"
                  "// fv_pass(float) in a comment is not the definition\n"
@@ -357,6 +364,46 @@ static void test_params_pack(void)
 }
 
 /* the compile path on two threads at once: no shared state */
+/* A FIFO found by NVRTC's include search would block its open() for ever: one in an -I folder
+ * is refused with the including line, and a regular header beside it still compiles. alarm()
+ * turns a hang into a failure. */
+static void test_include_fifo(void)
+{
+    char dir[512], fifo[600], opt[600], path[512];
+    temp_path(dir, sizeof dir, "inc");
+    snprintf(fifo, sizeof fifo, "%s/blocks.h", dir);
+    snprintf(opt, sizeof opt, "-I%s", dir);
+    if (mkdir(dir, 0755) != 0 || mkfifo(fifo, 0600) != 0) {
+        test_check(&t, 0, "mkfifo in", dir);
+        return;
+    }
+    const char *extra[] = {opt, NULL};
+    const fv_user_options o = {.no_cache = 1, .extra = extra};
+    static const char src[] =
+        "#include \"filterview.h\"\n"
+        "#include <blocks.h>\n"
+        "__global__ void fv_pass(const fv_image src, const fv_image dst, const fv_params p) {}\n";
+    fv_user_build *b = NULL;
+    fv_user_diag d;
+    alarm(60);
+    fv_status st =
+        compile_text(fv_filter_find("box"), "inc_fifo.cu", src, &o, &b, &d, path, sizeof path);
+    test_check(&t,
+               st != FV_OK && d.line == 2 &&
+                   strstr(fv_last_error(), "#include <blocks.h>: not a regular file (a FIFO)"),
+               "a FIFO in an -I folder is refused by its #include line:", fv_last_error());
+    fv_user_build_free(b);
+    b = NULL;
+    unlink(fifo);
+    char header[600];
+    snprintf(header, sizeof header, "%s/blocks.h", dir);
+    write_file(header, "#define FV_TEST_HEADER 1\n");
+    st = compile_text(fv_filter_find("box"), "inc_fifo.cu", src, &o, &b, &d, path, sizeof path);
+    alarm(0);
+    test_check(&t, st == FV_OK, "a regular header in the -I folder compiles:", fv_last_error());
+    fv_user_build_free(b);
+}
+
 static void *compile_thread(void *arg)
 {
     char path[512];
@@ -400,6 +447,7 @@ int main(int argc, char **argv)
     test_mtime();
     test_params_pack();
     test_threads();
+    test_include_fifo();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", temp_dir);
     if (system(cmd) != 0) printf("note: could not remove %s\n", temp_dir);

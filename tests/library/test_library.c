@@ -147,6 +147,14 @@ static void test_errors(void)
     expect_create_error("box", "cpu", 8, 8, "radius", FV_ERR_ARG, "expected name=value");
     expect_create_error("box", "cpu", 8, 8, "size=3", FV_ERR_ARG, "box has no parameter 'size'");
     expect_create_error("box", "cpu", 8, 8, "radius=2 radius=3", FV_ERR_ARG, "given twice");
+    expect_create_error("box", "cpu", 8, 8, "iterations=2 iterations=3", FV_ERR_ARG,
+                        "'iterations' given twice");
+    /* the caller's bytes are quoted printable: a control byte or invalid UTF-8 as \xNN */
+    expect_create_error("bo\x1b[2Jx\xff", "cpu", 8, 8, NULL, FV_ERR_ARG,
+                        "no filter 'bo\\x1b[2Jx\\xff'");
+    expect_create_error("box", "cpu", 8, 8, "radius=7\x01", FV_ERR_ARG, "7\\x01");
+    expect_create_error("box", "c\xc3\xa9\x07", 8, 8, NULL, FV_ERR_ARG,
+                        "no variant 'c\xc3\xa9\\x07'");
     expect_create_error("median", "cpu", 8, 8, "size=4", FV_ERR_ARG, "size");
     expect_create_error("box", "cpu", 8, 8, "iterations=0", FV_ERR_ARG, "iterations");
     expect_create_error("box", "cpu", 0, 8, NULL, FV_ERR_SIZE, "");
@@ -156,7 +164,16 @@ static void test_errors(void)
     char why[256];
     if (!filterview_device_available(why, sizeof why)) {
         CHECK(*why != 0, "no device: a reason");
-        expect_create_error("box", NULL, 8, 8, NULL, FV_ERR_NO_DEVICE, "variant cpu runs");
+        /* a GPU variant named fails; none named: the reference, with a notice */
+        expect_create_error("box", "fast", 8, 8, NULL, FV_ERR_NO_DEVICE, "variant cpu runs");
+        filterview_context *ref = NULL;
+        char notice[512];
+        CHECK(filterview_context_create(&ref, "box", NULL, 8, 8, NULL, notice, sizeof notice) ==
+                      FV_OK &&
+                  ref && strcmp(filterview_context_variant(ref), "cpu") == 0 &&
+                  strstr(notice, "box/cpu, the reference, runs instead of"),
+              "no device, no variant named: the reference, said ('%s')", notice);
+        filterview_context_destroy(ref);
     }
 
     filterview_context *c = NULL;
@@ -173,6 +190,27 @@ static void test_errors(void)
     filterview_image bad = a;
     bad.pitch = 10;
     CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG, "pitch");
+    bad = a;
+    bad.pitch = SIZE_MAX / 4; /* times 8 rows: wraps around the address space */
+    CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "past the end of memory"),
+          "a pitch that overflows: '%s'", filterview_context_error(c));
+    filterview_diff diff;
+    char error[256];
+    CHECK(filterview_compare(&bad, &bad, &diff, error, sizeof error) == FV_ERR_ARG &&
+              strstr(error, "past the end of memory"),
+          "compare, a pitch that overflows: '%s'", error);
+    for (int k = 0; k < 3; k++) {
+        filterview_image empty = a;
+        empty.width = k == 0 ? 0 : k == 1 ? -3 : 16;
+        empty.height = k == 2 ? -1 : 9;
+        CHECK(filterview_compare(&empty, &empty, &diff, error, sizeof error) == FV_ERR_ARG &&
+                  strstr(error, "no pixels"),
+              "compare of a %dx%d image: '%s'", empty.width, empty.height, error);
+    }
+    CHECK(filterview_compare(&a, &a, &diff, error, sizeof error) == FV_OK && diff.max_abs == 0 &&
+              diff.mean_abs == 0 && diff.differing == 0,
+          "compare of an image with itself");
     bad = a;
     bad.channels = 2;
     CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG, "2 channels");

@@ -247,6 +247,18 @@ def test_bad_images():
         filterview.box(np.zeros((0, 8, 4), np.uint8), variant=CPU)
 
 
+def test_masked_arrays_are_refused():
+    masked = np.ma.masked_array(np.zeros((8, 8, 4), np.uint8), mask=False)
+    masked[2, 3] = np.ma.masked
+    with pytest.raises(TypeError, match=r"image is a numpy\.ma masked array.*filled"):
+        filterview.box(masked, variant=CPU)
+    with pytest.raises(TypeError, match=r"out is a numpy\.ma masked array"):
+        filterview.box(np.zeros((8, 8, 4), np.uint8), variant=CPU, out=masked)
+    with pytest.raises(TypeError, match=r"a is a numpy\.ma masked array"):
+        filterview.compare(masked, masked.data)
+    assert filterview.box(masked.filled(0), variant=CPU).shape == (8, 8, 4)
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 def test_out_of_range_names_the_range():
@@ -297,7 +309,20 @@ def test_library_messages_pass_through():
 
 
 @pytest.mark.skipif(HAVE_DEVICE, reason="a CUDA device is available")
-@pytest.mark.parametrize("variant", [None, "naive"])
+def test_default_variant_without_device_is_the_reference(rng):
+    """No variant named: the reference runs, said once (a RuntimeWarning), as the program does."""
+    filterview.clear_cache()
+    img = random_image(rng, 9, 11, 4)
+    with pytest.warns(RuntimeWarning, match=r"no CUDA device .*box/cpu, the reference, runs"):
+        got = filterview.box(img, radius=2)
+    assert np.array_equal(got, filterview.box(img, radius=2, variant=CPU))
+    with pytest.warns(RuntimeWarning, match="the reference"):
+        ctx = filterview.Context("box", 11, 9, radius=2)
+    assert ctx.variant == "cpu"
+
+
+@pytest.mark.skipif(HAVE_DEVICE, reason="a CUDA device is available")
+@pytest.mark.parametrize("variant", ["naive", "fast"])
 def test_gpu_variant_without_device_is_a_runtime_error(variant):
     img = np.zeros((8, 8, 4), np.uint8)
     with pytest.raises(RuntimeError, match=r"variant[ =]\"?cpu\"? runs the reference") as e:

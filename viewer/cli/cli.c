@@ -65,12 +65,20 @@ int cli_is_stdio(const char *path)
     return image_is_stdio(path);
 }
 
+/* The file behind a path, "-" being standard input or output: a file only when the shell
+ * redirected a regular one there (a pipe or a terminal is no original). */
+static int file_id(const char *path, int stdio_fd, struct stat *st)
+{
+    if (!cli_is_stdio(path)) return stat(path, st) == 0;
+    return fstat(stdio_fd, st) == 0 && S_ISREG(st->st_mode);
+}
+
 int cli_same_file(const char *output, const char *input)
 {
     struct stat a, b;
-    if (!output || !input || cli_is_stdio(output) || cli_is_stdio(input)) return 0;
-    return stat(output, &a) == 0 && stat(input, &b) == 0 && a.st_dev == b.st_dev &&
-           a.st_ino == b.st_ino;
+    if (!output || !input) return 0;
+    return file_id(output, STDOUT_FILENO, &a) && file_id(input, STDIN_FILENO, &b) &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
 static int bad(const char *flag, const char *what, const char *got)
@@ -80,6 +88,83 @@ static int bad(const char *flag, const char *what, const char *got)
     else
         cli_error("%s: expected %s, got nothing (the value is missing)", flag, what);
     return 0;
+}
+
+/* ---- "did you mean": the nearest name to a typo ---- */
+
+/* Edits (insert, delete, change, swap two neighbours) between a and b, up to 9. */
+static int edit_distance(const char *a, const char *b)
+{
+    const size_t n = strlen(a), m = strlen(b);
+    if (n > 40 || m > 40) return 9;
+    int d[42][42];
+    for (size_t i = 0; i <= n; i++) d[i][0] = (int)i;
+    for (size_t j = 0; j <= m; j++) d[0][j] = (int)j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            const int change = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            int best = d[i - 1][j] + 1 < d[i][j - 1] + 1 ? d[i - 1][j] + 1 : d[i][j - 1] + 1;
+            if (change < best) best = change;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < best)
+                best = d[i - 2][j - 2] + 1;
+            d[i][j] = best;
+        }
+    return d[n][m];
+}
+
+/* The candidate nearest to `typo` when it is near enough to be meant (one edit in a short name,
+ * two in a longer one), else NULL. */
+static const char *nearest(const char *typo, const char *const *candidates, int n)
+{
+    const char *best = NULL;
+    int best_d = strlen(typo) <= 4 ? 1 : 2;
+    for (int i = 0; i < n; i++) {
+        if (!candidates[i]) continue;
+        const int d = edit_distance(typo, candidates[i]);
+        if (d <= best_d && (!best || d < best_d)) {
+            best = candidates[i];
+            best_d = d;
+        }
+    }
+    return best;
+}
+
+/* " (did you mean 'NAME'? see --list)" or " (see --list)" for a message's end */
+static const char *did_you_mean(const char *typo, const char *const *candidates, int n,
+                                const char *see)
+{
+    static _Thread_local char text[160];
+    const char *near = nearest(typo, candidates, n);
+    if (near)
+        snprintf(text, sizeof text, " (did you mean '%s'? see %s)", near, see);
+    else
+        snprintf(text, sizeof text, " (see %s)", see);
+    return text;
+}
+
+static const char *filter_suggestion(const char *typo)
+{
+    const char *names[FV_MAX_FILTERS];
+    for (int i = 0; i < fv_n_filters; i++) names[i] = fv_filters[i]->name;
+    return did_you_mean(typo, names, fv_n_filters, "--list");
+}
+
+static const char *variant_suggestion(const fv_filter *f, const char *typo)
+{
+    const char *names[32] = {0};
+    for (int i = 0; i < f->n_variants && i < 32; i++) names[i] = f->variants[i].name;
+    return did_you_mean(typo, names, f->n_variants < 32 ? f->n_variants : 32, "--list");
+}
+
+static const char *param_suggestion(const char *typo)
+{
+    const char *names[FV_MAX_FILTERS * FV_MAX_PARAMS];
+    int n = 0;
+    for (int i = 0; i < fv_n_filters; i++)
+        for (int k = 0; k < fv_filters[i]->n_params; k++)
+            names[n++] = fv_filters[i]->params[k].name;
+    return did_you_mean(typo, names, n, "--list");
 }
 
 /* Plain decimal: digits with an optional sign, nothing else (strtol alone would also take leading
@@ -248,7 +333,8 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
         snprintf(filter_name, sizeof filter_name, "%.*s", (int)(colon - text), text);
         if (!fits || !(f = fv_filter_find(filter_name))) {
             if (fits)
-                cli_error("%s: unknown filter '%s' (see --list)", flag, cli_shown(filter_name));
+                cli_error("%s: unknown filter '%s'%s", flag, cli_shown(filter_name),
+                          filter_suggestion(filter_name));
             else
                 cli_error("%s: unknown filter in '%s' (see --list)", flag, cli_shown(text));
             return 0;
@@ -265,8 +351,8 @@ static int parse_pane_spec(const char *flag, const char *text, const fv_filter *
     }
     const fv_variant *v = fv_variant_find(f, name);
     if (!v) {
-        cli_error("%s: filter '%s' has no variant '%s' (see --list)", flag, f->name,
-                  cli_shown(name));
+        cli_error("%s: filter '%s' has no variant '%s'%s", flag, f->name, cli_shown(name),
+                  variant_suggestion(f, name));
         return 0;
     }
     out->filter = f;
@@ -417,9 +503,8 @@ typedef enum flag_arg {
 } flag_arg;
 
 enum {
-    FLAG_ONCE = 1, /* a second one is a mistake ("given twice"), not an override */
-    FLAG_STOP = 2, /* --help, --help-keys: the mode, and nothing else is read */
-    FLAG_MODE = 4  /* selects `mode` (one mode flag per command line) */
+    FLAG_STOP = 1, /* --help, --help-keys: the mode, and nothing else is read */
+    FLAG_MODE = 2  /* selects `mode` (one mode flag per command line) */
 };
 
 typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
@@ -430,6 +515,7 @@ typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 #define FOR_BENCH     MODE_BIT(CLI_MODE_BENCH)
 #define FOR_LIST      MODE_BIT(CLI_MODE_LIST)
 #define FOR_OUTPUT    (FOR_BATCH | MODE_BIT(CLI_MODE_COMPARE)) /* where -o writes an image */
+#define FOR_RESULTS   (FOR_OUTPUT | FOR_BENCH)                 /* where results are printed */
 #define FOR_SOURCE    (FOR_VIEWER | FOR_OUTPUT)                /* where a source is filtered */
 #define FOR_FILTERING (FOR_SOURCE | FOR_BENCH)                 /* where a filter runs */
 #define FIELD(name)   offsetof(cli_options, name)
@@ -465,8 +551,10 @@ struct parse_state {
     param_setting settings[CLI_MAX_SETTINGS];
     int n_settings, iterations, mode_given;
     const char *iters_flag, *iters_text; /* --iters as given (NULL: not given) */
-    const char *given_as[64]; /* per row of cli_flags: its first spelling given (mode check) */
-    int given_at[64];         /* and where in argv */
+    const char *given_as[64];   /* per row of cli_flags: its first spelling given (mode check) */
+    int given_at[64];           /* and where in argv */
+    int seen[64];               /* per row: given already (a second value is refused) */
+    const char *seen_value[64]; /* per row: the value it was given first */
     /* --NAME=VALUE: the value, taken by the flag's first next_value instead of the next word */
     const char *inline_value;
     int inline_taken;
@@ -503,10 +591,19 @@ static const char *split_name(parse_state *s, const char *arg, const char *eq)
     return s->names[s->n_names++];
 }
 
+/* A flag given a second value: refused, never a silent override of the first. */
+static int given_twice(const char *flag, const char *first, const char *second)
+{
+    cli_error("%s given twice ('%s' and %s%s%s): give it once", flag, first ? cli_shown(first) : "",
+              second ? "'" : "", second ? cli_shown(second) : "nothing", second ? "'" : "");
+    return 0;
+}
+
 static int parse_pane(parse_state *s, const char *flag)
 {
     const char *spec = next_value(s);
     if (!spec) return bad(flag, "FILTER:VARIANT, a variant or 'original'", NULL);
+    if (s->pane_text[flag[1] - 'a']) return given_twice(flag, s->pane_text[flag[1] - 'a'], spec);
     s->pane_text[flag[1] - 'a'] = spec;
     return 1;
 }
@@ -680,13 +777,17 @@ static int parse_param(parse_state *s, const char *flag)
         set->flag = set->flag_storage;
         set->text = eq + 1;
         if (!any_filter_has_param(set->name)) {
-            cli_error("-p: no filter has a parameter '%s' (see --list)", set->name);
+            cli_error("-p: no filter has a parameter '%s'%s", set->name,
+                      param_suggestion(set->name));
             return 0;
         }
     } else {
         set->name = flag + 2;
         set->text = value; /* NULL: missing, said once the filters in play are known */
     }
+    for (int k = 0; k < s->n_settings; k++)
+        if (!strcmp(s->settings[k].name, set->name))
+            return given_twice(set->flag, s->settings[k].text, set->text);
     s->n_settings++;
     return 1;
 }
@@ -757,7 +858,7 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(output),
      .expects = "an output .png path",
-     .flags = FLAG_ONCE | FLAG_MODE,
+     .flags = FLAG_MODE,
      .mode = CLI_MODE_BATCH,
      .section = HELP_OPTIONS,
      .label = "-o, --output FILE",
@@ -827,11 +928,12 @@ static const cli_flag cli_flags[] = {
     {.names = {"-q", "--quiet"},
      .arg = ARG_SWITCH,
      .field = FIELD(quiet),
-     .modes = FOR_OUTPUT,
+     .modes = FOR_RESULTS,
      .section = HELP_OPTIONS,
      .label = "-q, --quiet",
      .help = "no progress bar and no \"wrote\" or summary lines (errors are still "
-             "said); --compare's answer is then its exit status alone"},
+             "said); --compare's answer is then its exit status alone, --bench's its "
+             "table"},
     {.names = {"--png-level"},
      .arg = ARG_INT,
      .field = FIELD(png_level),
@@ -873,7 +975,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(save_source),
      .expects = "an output image path",
-     .flags = FLAG_ONCE,
      .modes = FOR_BATCH,
      .section = HELP_OPTIONS,
      .label = "--save-source FILE",
@@ -882,7 +983,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(kernel_file),
      .expects = "an image file (conv's shape file)",
-     .flags = FLAG_ONCE,
      .modes = FOR_FILTERING,
      .section = HELP_OPTIONS,
      .label = "--kernel-file FILE",
@@ -915,7 +1015,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(bench_image),
      .expects = "an image file for the bench",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--image FILE",
@@ -925,7 +1024,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(csv),
      .expects = "a CSV output path",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--csv FILE",
@@ -934,7 +1032,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(chart),
      .expects = "a .png path for the chart",
-     .flags = FLAG_ONCE,
      .modes = FOR_BENCH,
      .section = HELP_OPTIONS,
      .label = "--chart FILE",
@@ -984,7 +1081,7 @@ static const cli_flag cli_flags[] = {
      .mode = CLI_MODE_COMPLETION,
      .section = HELP_OPTIONS,
      .label = "--completion SHELL",
-     .help = "a completion script for SHELL (bash): options, filters,\n"
+     .help = "a completion script for SHELL (bash): options, filters, "
              "variants, parameters and their choices"},
     {.section = HELP_VIEWER,
      .label = "(no -o)",
@@ -1040,7 +1137,6 @@ static const cli_flag cli_flags[] = {
      .arg = ARG_TEXT,
      .field = FIELD(screenshot),
      .expects = "a .png path",
-     .flags = FLAG_ONCE,
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--screenshot FILE",
@@ -1088,8 +1184,8 @@ _Static_assert(sizeof cli_flags / sizeof cli_flags[0] <=
 
 /* The order in which flags given for another mode are reported, one line for the first found:
  * every distinct `modes` of the table is here. */
-static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,  FOR_LIST,     FOR_BATCH,
-                                       FOR_OUTPUT, FOR_SOURCE, FOR_FILTERING};
+static const unsigned scope_order[] = {FOR_VIEWER, FOR_BENCH,   FOR_LIST,   FOR_BATCH,
+                                       FOR_OUTPUT, FOR_RESULTS, FOR_SOURCE, FOR_FILTERING};
 
 static const char *const mode_names[] = {
     [CLI_MODE_VIEW] = "the viewer",    [CLI_MODE_BATCH] = "-o",
@@ -1149,11 +1245,14 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
         o->mode = f->mode;
         return 2;
     }
-    if ((f->flags & FLAG_ONCE) && *(const char **)field) {
-        const char *second = peek_value(s);
-        cli_error("%s given twice ('%s' and %s%s%s)", a, cli_shown(*(const char **)field),
-                  second ? "'" : "", second ? cli_shown(second) : "nothing", second ? "'" : "");
-        return 0;
+    /* every flag that takes a value takes one: a second is refused, never a silent override
+     * (a switch given twice says the same thing twice; -a and -b, one row, check their own) */
+    const int takes_value = f->arg != ARG_NONE && f->arg != ARG_SWITCH && f->parse != parse_pane &&
+                            f->parse != parse_param;
+    if (takes_value && s->seen[row]) return given_twice(a, s->seen_value[row], peek_value(s));
+    if (takes_value) {
+        s->seen[row] = 1;
+        s->seen_value[row] = peek_value(s);
     }
     switch (f->arg) {
     case ARG_NONE: break;
@@ -1267,6 +1366,27 @@ static int check_image_file(const cli_options *o, const char *flag, const fv_fil
     return 0;
 }
 
+/* The reverse: a choice `file` made (conv's --shape file) with no --kernel-file, which would
+ * run the filter's built-in default instead of the file the user meant. */
+static int check_file_choice(const cli_options *o, const fv_filter *const *in_play, int n_in_play)
+{
+    for (int k = 0; k < n_in_play; k++) {
+        const fv_filter *f = in_play[k];
+        if (!takes_image(f)) continue;
+        for (int i = 0; i < f->n_params; i++) {
+            const fv_param_desc *d = &f->params[i];
+            const int chosen = (int)cli_params(o, f)->value[i];
+            if (d->type == FV_PARAM_CHOICE && chosen >= 0 && chosen < d->n_choices &&
+                !strcmp(d->choices[chosen], "file")) {
+                cli_error("--%s file is %s's kernel from a file: give it with --kernel-file FILE",
+                          d->name, f->name);
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
 /* The endings of the images filterview reads. */
 static int is_image_name(const char *name)
 {
@@ -1335,6 +1455,52 @@ static int check_format(const cli_options *o, int to_stdout)
     return 1;
 }
 
+/* --png-level and --jpeg-quality say how to write a PNG or a JPEG: one given where nothing of
+ * its kind is written would be silently ignored. */
+static int check_codec_options(const cli_options *o, int to_stdout)
+{
+    if (o->png_level < 0 && !o->jpeg_quality) return 1;
+    /* the main output (--compare's: the difference picture): --format, else the name; standard
+     * output and a folder's files are PNGs unless --format says otherwise */
+    const image_format main_format = !o->output  ? IMAGE_FORMAT_BY_NAME
+                                     : o->format ? cli_format(o)
+                                     : to_stdout || o->output_is_dir
+                                         ? IMAGE_FORMAT_PNG
+                                         : image_format_of(o->output, IMAGE_FORMAT_BY_NAME);
+    const image_format source_format = o->save_source
+                                           ? image_format_of(o->save_source, IMAGE_FORMAT_BY_NAME)
+                                           : IMAGE_FORMAT_BY_NAME;
+    const int any_png = main_format == IMAGE_FORMAT_PNG || source_format == IMAGE_FORMAT_PNG;
+    const int any_jpeg = main_format == IMAGE_FORMAT_JPEG || source_format == IMAGE_FORMAT_JPEG;
+    const char *what = !o->output                       ? "nothing is written"
+                       : to_stdout && !o->format        ? "-o - writes a PNG (--format png)"
+                       : o->output_is_dir && !o->format ? "a folder's files are PNGs (--format png)"
+                                                        : NULL;
+    char named[600];
+    if (!what) {
+        if (o->format)
+            snprintf(named, sizeof named, "--format %s is given", o->format);
+        else if (o->mode == CLI_MODE_COMPARE)
+            snprintf(named, sizeof named, "the difference picture is a %s",
+                     image_format_name(main_format));
+        else
+            snprintf(named, sizeof named, "-o '%s' is a %s", cli_shown(o->output),
+                     image_format_name(main_format));
+        what = named;
+    }
+    if (o->png_level >= 0 && !any_png) {
+        cli_error("--png-level is for PNG output, but %s%s", what,
+                  any_jpeg ? ": give --jpeg-quality instead" : "");
+        return 0;
+    }
+    if (o->jpeg_quality && !any_jpeg) {
+        cli_error("--jpeg-quality is for JPEG output, but %s%s", what,
+                  any_png ? ": give --png-level instead" : "");
+        return 0;
+    }
+    return 1;
+}
+
 /* Never lose an original: an output that is an input (the same file, through links too) is
  * refused unless --in-place says so; two outputs never name one file. */
 static int check_originals(const cli_options *o)
@@ -1347,24 +1513,45 @@ static int check_originals(const cli_options *o)
                {"--chart", o->chart},
                {"--csv", o->csv}};
     const int n_out = (int)(sizeof out / sizeof out[0]);
+    const char *in[CLI_MAX_INPUTS + 2];
+    int n_in = 0;
+    for (int i = 0; i < o->n_inputs; i++) in[n_in++] = o->inputs[i];
+    if (o->kernel_file) in[n_in++] = o->kernel_file;
+    if (o->bench_image) in[n_in++] = o->bench_image;
     for (int k = 0; k < n_out; k++) {
-        if (!out[k].path || cli_is_stdio(out[k].path)) continue;
+        if (!out[k].path) continue;
+        if (cli_is_stdio(out[k].path)) {
+            /* `> a.png` has already truncated it, `>> a.png` would append to it: --in-place
+             * cannot help, only another redirection */
+            for (int i = 0; i < n_in; i++)
+                if (cli_same_file(out[k].path, in[i])) {
+                    if (cli_is_stdio(in[i]))
+                        cli_error("%s -: standard output and standard input are the same file: "
+                                  "redirect the output to another file",
+                                  out[k].flag);
+                    else
+                        cli_error("%s -: standard output is redirected to the input '%s': "
+                                  "redirect it to another file",
+                                  out[k].flag, cli_shown(in[i]));
+                    return 0;
+                }
+            continue;
+        }
         for (int j = k + 1; j < n_out; j++)
-            if (out[j].path &&
+            if (out[j].path && !cli_is_stdio(out[j].path) &&
                 (!strcmp(out[k].path, out[j].path) || cli_same_file(out[k].path, out[j].path))) {
                 cli_error("%s and %s both write '%s': give each its own file", out[k].flag,
                           out[j].flag, cli_shown(out[j].path));
                 return 0;
             }
         if (o->in_place) continue;
-        const char *in[CLI_MAX_INPUTS + 2];
-        int n_in = 0;
-        for (int i = 0; i < o->n_inputs; i++) in[n_in++] = o->inputs[i];
-        if (o->kernel_file) in[n_in++] = o->kernel_file;
-        if (o->bench_image) in[n_in++] = o->bench_image;
         for (int i = 0; i < n_in; i++)
             if (cli_same_file(out[k].path, in[i])) {
-                if (!strcmp(out[k].path, in[i]))
+                if (cli_is_stdio(in[i]))
+                    cli_error("%s: '%s' is the file redirected to standard input ('-'): give "
+                              "another name, or --in-place to replace it",
+                              out[k].flag, cli_shown(out[k].path));
+                else if (!strcmp(out[k].path, in[i]))
                     cli_error("%s: '%s' is also the input: give another name, or --in-place "
                               "to replace it",
                               out[k].flag, cli_shown(in[i]));
@@ -1376,6 +1563,23 @@ static int check_originals(const cli_options *o)
             }
     }
     return 1;
+}
+
+/* The nearest flag (every spelling) or --PARAMETER to an unknown option. */
+static const char *option_suggestion(const char *typo)
+{
+    static _Thread_local char params[FV_MAX_FILTERS * FV_MAX_PARAMS][CLI_NAME_ROOM];
+    const char *names[3 * 64 + FV_MAX_FILTERS * FV_MAX_PARAMS];
+    int n = 0;
+    for (int r = 0; r < N_FLAGS; r++)
+        for (int k = 0; k < 3 && cli_flags[r].names[k]; k++) names[n++] = cli_flags[r].names[k];
+    int p = 0;
+    for (int i = 0; i < fv_n_filters; i++)
+        for (int k = 0; k < fv_filters[i]->n_params; k++, p++) {
+            snprintf(params[p], sizeof params[p], "--%s", fv_filters[i]->params[k].name);
+            names[n++] = params[p];
+        }
+    return did_you_mean(typo, names, n, "--help");
 }
 
 int cli_parse(int argc, char **argv, cli_options *o)
@@ -1398,6 +1602,13 @@ int cli_parse(int argc, char **argv, cli_options *o)
         for (int r = 0; r < N_FLAGS; r++)
             for (int k = 0; k < 3 && (cli_flags[r].flags & FLAG_STOP) && cli_flags[r].names[k]; k++)
                 if (!strcmp(argv[i], cli_flags[r].names[k])) {
+                    /* the man page is written for packaging, into a file: anything else on
+                     * its line is a mistake to say, not to drop */
+                    if (cli_flags[r].mode == CLI_MODE_HELP_MAN && argc > 2) {
+                        cli_error("--help-man writes the man page and takes nothing else, got '%s'",
+                                  cli_shown(argv[i == 1 ? 2 : 1]));
+                        return 0;
+                    }
                     o->mode = cli_flags[r].mode;
                     return 1;
                 }
@@ -1432,7 +1643,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
                  any_filter_has_param(a + 2))
             r = parse_param(&s, a);
         else
-            cli_error("unknown option '%s' (see --help)", cli_shown(argv[s.i]));
+            cli_error("unknown option '%s'%s", cli_shown(argv[s.i]), option_suggestion(a));
         if (r == 2) return 1;
         if (r == 1 && s.inline_value && !s.inline_taken) { /* -p=, a flag that took none */
             cli_error("%s takes no value, got '%s'", a, cli_shown(argv[s.i]));
@@ -1441,7 +1652,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
         if (r == 0) return 0;
     }
     if (s.filter_name && !(o->filter = fv_filter_find(s.filter_name))) {
-        cli_error("unknown filter '%s' (see --list)", cli_shown(s.filter_name));
+        cli_error("unknown filter '%s'%s", cli_shown(s.filter_name),
+                  filter_suggestion(s.filter_name));
         return 0;
     }
     o->user_file = cli_user_file(s.variant_name);
@@ -1451,8 +1663,8 @@ int cli_parse(int argc, char **argv, cli_options *o)
     o->variant =
         o->user_file ? NULL : fv_variant_find(o->filter, s.variant_name ? s.variant_name : "fast");
     if (!o->variant && s.variant_name && !o->user_file) {
-        cli_error("filter '%s' has no variant '%s' (see --list)", o->filter->name,
-                  cli_shown(s.variant_name));
+        cli_error("filter '%s' has no variant '%s'%s", o->filter->name, cli_shown(s.variant_name),
+                  variant_suggestion(o->filter, s.variant_name));
         return 0;
     }
     if (!o->variant) o->variant = &o->filter->variants[0];
@@ -1482,9 +1694,17 @@ int cli_parse(int argc, char **argv, cli_options *o)
         cli_error("give an image or --random WxH, not both");
         return 0;
     }
+    if (argc == 1) { /* nothing at all: what the program takes, in short */
+        cli_print_usage();
+        return 0;
+    }
     int needs_input = o->mode == CLI_MODE_BATCH || o->mode == CLI_MODE_COMPARE;
     if (needs_input && !o->input) {
         cli_error("no input image given (see --help)");
+        return 0;
+    }
+    if (o->mode == CLI_MODE_VIEW && !o->input && !o->random_w) {
+        cli_error("no image given: the viewer shows IMAGE, or --random WxH (see --help)");
         return 0;
     }
     /* -o DIR/ (or an existing folder for several inputs, or for a folder) takes many files */
@@ -1526,6 +1746,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     }
     if (!check_modes(&s)) return 0;
     if (o->kernel_file && !check_image_file(o, "--kernel-file", in_play, n_in_play)) return 0;
+    if (!o->kernel_file && !check_file_choice(o, in_play, n_in_play)) return 0;
     if (o->save_source && o->output_is_dir) {
         cli_error("--save-source is for one input image, not a folder of them");
         return 0;
@@ -1536,8 +1757,12 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->screenshot && !check_output_arg("--screenshot", o->screenshot)) return 0;
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
     if (o->format && !check_format(o, to_stdout)) return 0;
+    if (!check_codec_options(o, to_stdout)) return 0;
     return check_originals(o);
 }
+
+#define LIST_WIDTH 100 /* --list: a wide terminal, the summaries whole */
+static void print_wrapped_to(const char *lead, int indent, const char *text, int width);
 
 void cli_print_list(int verbose)
 {
@@ -1547,20 +1772,28 @@ void cli_print_list(int verbose)
            "docs/your-own-kernel.md)\n\n");
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
-        printf("%-10s %s\n", f->name, f->summary);
+        char name[64];
+        snprintf(name, sizeof name, "%-10s ", f->name);
+        print_wrapped_to(name, 11, f->summary, LIST_WIDTH);
         for (int k = 0; k < f->n_params; k++) {
             if (f->params[k].type == FV_PARAM_IMAGE) continue; /* a file: among the options */
             char range[200], flag[40];
             fv_param_range_text(f, k, range, sizeof range);
+            char lead[64], text[512];
             snprintf(flag, sizeof flag, "--%s", f->params[k].name);
-            printf("  %-12s %s (%s)\n", flag, f->params[k].help, range);
+            snprintf(lead, sizeof lead, "  %-12s ", flag);
+            snprintf(text, sizeof text, "%s (%s)", f->params[k].help, range);
+            print_wrapped_to(lead, 15, text, LIST_WIDTH);
         }
         if (f->max_iterations > 1)
             printf("  %-12s passes, 1..%d (default 1)\n", "--iters", f->max_iterations);
         for (int v = 0; v < f->n_variants; v++) {
             const fv_variant *var = &f->variants[v];
-            printf("  %-10s %s%s\n", var->name, var->summary,
-                   strcmp(var->name, fv_filter_baseline(f)->name) == 0 ? " [baseline]" : "");
+            char lead[64], text[1024];
+            snprintf(lead, sizeof lead, "  %-10s ", var->name);
+            snprintf(text, sizeof text, "%s%s", var->summary,
+                     strcmp(var->name, fv_filter_baseline(f)->name) == 0 ? " [baseline]" : "");
+            print_wrapped_to(lead, 13, text, LIST_WIDTH);
             if (!verbose) continue;
             char res[512];
             fv_params p = fv_params_default(f);
@@ -1568,7 +1801,7 @@ void cli_print_list(int verbose)
                 fv_variant_resources_text(var, &p, res, sizeof res);
             else
                 snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
-            printf("  %-10s   %s\n", "", res);
+            print_wrapped_to("", 15, res, LIST_WIDTH);
             if (have_device && !fv_variant_is_host(var)) {
                 size_t bytes = fv_runner_device_bytes(f, var, &p, 9984, 6400);
                 printf("  %-10s   device memory at 9984x6400 beyond source and result: %.1f MiB\n",
@@ -1590,7 +1823,7 @@ static int columns(const char *p, size_t n)
 
 /* `lead` (a label, padded to `indent` columns), then `text` wrapped at word boundaries within
  * HELP_WIDTH, continued lines indented by `indent`; a lead wider than that gets a line alone. */
-static void print_wrapped(const char *lead, int indent, const char *text)
+static void print_wrapped_to(const char *lead, int indent, const char *text, int width)
 {
     int col = columns(lead, strlen(lead));
     printf("%s", lead);
@@ -1602,11 +1835,11 @@ static void print_wrapped(const char *lead, int indent, const char *text)
     col = indent;
     int first = 1;
     for (const char *p = text; *p;) {
-        while (*p == ' ') p++;
+        while (*p == ' ' || *p == '\n' || *p == '\t') p++; /* the table's texts wrap here alone */
         if (!*p) break;
-        size_t n = strcspn(p, " ");
+        size_t n = strcspn(p, " \n\t");
         const int w = columns(p, n);
-        if (!first && col + 1 + w > HELP_WIDTH) {
+        if (!first && col + 1 + w > width) {
             printf("\n%*s", indent, "");
             col = indent;
             first = 1;
@@ -1617,6 +1850,11 @@ static void print_wrapped(const char *lead, int indent, const char *text)
         p += n;
     }
     printf("\n");
+}
+
+static void print_wrapped(const char *lead, int indent, const char *text)
+{
+    print_wrapped_to(lead, indent, text, HELP_WIDTH);
 }
 
 /* One row of the table as --help shows it: the label, then its help, wrapped. */
@@ -1639,27 +1877,38 @@ void cli_print_version(void)
     printf("filterview %s\n", FV_VERSION);
 }
 
+static void print_usage(FILE *out)
+{
+    fputs("usage:\n"
+          "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png\n"
+          "        filter to a PNG (or .jpg); IMAGE or OUT '-': standard input or output\n"
+          "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
+          "        filter many, each to OUTDIR/NAME.png\n"
+          "  filterview IMAGE [-f FILTER] --compare A B [params] [-o DIFF.png]\n"
+          "        compare two variants: exit 0 identical, 1 different, 2 error\n"
+          "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...]\n"
+          "             [--csv FILE] [--image FILE] [--chart FILE]\n"
+          "        time the variants (-v: that variant alone)\n"
+          "  filterview IMAGE [-a A] [-b B] [params]\n"
+          "        the viewer\n"
+          "  filterview A.png B.tif\n"
+          "        the viewer: two files held against each other (wipe, difference, PSNR)\n"
+          "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
+          "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n",
+          out);
+}
+
+void cli_print_usage(void)
+{
+    print_usage(stderr);
+    fputs("See filterview --help for every option, or man filterview.\n", stderr);
+}
+
 void cli_print_help(void)
 {
-    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n"
-           "\n"
-           "usage:\n"
-           "  filterview IMAGE [-f FILTER] [-v VARIANT] [params] -o OUT.png\n"
-           "        filter to a PNG (or .jpg); IMAGE or OUT '-': standard input or output\n"
-           "  filterview IMAGES|FOLDERS... [-f FILTER] [-v VARIANT] [params] -o OUTDIR/\n"
-           "        filter many, each to OUTDIR/NAME.png\n"
-           "  filterview IMAGE [-f FILTER] --compare A B [params] [-o DIFF.png]\n"
-           "        compare two variants: exit 0 identical, 1 different, 2 error\n"
-           "  filterview --bench [-f FILTER [-v VARIANT]] [params] [--sizes WxH,...]\n"
-           "             [--csv FILE] [--image FILE] [--chart FILE]\n"
-           "        time the variants (-v: that variant alone)\n"
-           "  filterview IMAGE [-a A] [-b B] [params]\n"
-           "        the viewer\n"
-           "  filterview A.png B.tif\n"
-           "        the viewer: two files held against each other (wipe, difference, PSNR)\n"
-           "  filterview IMAGE --headless [--keys SEQ] [--frames N] [--screenshot FILE]\n"
-           "  filterview --list [--verbose] | --info | --help | --help-keys | --version\n"
-           "\n"
+    printf("filterview: GPU image filters, live in a window, in batch, or in a benchmark.\n\n");
+    print_usage(stdout);
+    printf("\n"
            "Every --NAME VALUE may be written --NAME=VALUE.\n"
            "\n"
            "options:\n");

@@ -125,10 +125,13 @@ const fv_params *cli_params(const cli_options *o, const fv_filter *f);
 /* Parses argv into o. On a bad command line prints one line to stderr and returns 0. */
 int cli_parse(int argc, char **argv, cli_options *o);
 void cli_print_help(void);
+/* The usage lines alone, on standard error (no arguments at all). */
+void cli_print_usage(void);
 void cli_print_version(void);
 
 /* Whether `output` is the same file as `input` (device and inode, through links): both must
- * exist; standard input and output are never the same file as anything. */
+ * exist; "-" is the regular file the shell redirected to standard output (output) or standard
+ * input (input), and never the same as anything when it is a pipe or a terminal. */
 int cli_same_file(const char *output, const char *input);
 
 /* `text` (a file name, a flag's value) as a message quotes it: control characters and invalid

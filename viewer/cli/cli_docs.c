@@ -254,7 +254,8 @@ void cli_print_man(FILE *out, const char *const *key_labels, const char *const *
           ".PP\n"
           "The GPU variants need an NVIDIA GPU and its driver; the \\fBcpu\\fR variant runs "
           "anywhere (\\fB\\-v cpu\\fR).\n"
-          ".SH OPTIONS\n",
+          ".SH OPTIONS\n"
+          "An option that takes a value takes it once: given twice, it is refused (exit 2).\n",
           out);
     man_flags(out, 1);
     man_filters(out);
@@ -273,7 +274,8 @@ void cli_print_man(FILE *out, const char *const *key_labels, const char *const *
           ".TP\n.B 0\nsuccess\n"
           ".TP\n.B 1\na run\\-time error: a file that cannot be read or written, no CUDA device "
           "for a GPU variant, not enough memory\n"
-          ".TP\n.B 2\na bad command line: an unknown option, a value out of range\n"
+          ".TP\n.B 2\na bad command line: an unknown option, a value out of range, an option "
+          "given twice\n"
           ".PP\nAn error is one line on standard error.\n"
           ".SH ENVIRONMENT\n"
           ".TP\n.B DISPLAY\n"

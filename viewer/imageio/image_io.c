@@ -8,8 +8,8 @@
  * target's folder (within NAME_MAX) and renamed (keeping the replaced file's mode and, where
  * permitted, owner); read-only targets are refused, symbolic links written through, and the
  * temporary file is removed by any signal that ends the process while it exists (SIGINT,
- * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 ...); SIGPIPE and SIGXFSZ are ignored, so that such writes
- * fail.
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1 ...), on whichever thread it was being made; SIGPIPE and
+ * SIGXFSZ are ignored, so that such writes fail.
  * "-" is standard input (read to its end, the format told by its bytes as for a file) and standard
  * output (written as it is encoded: a pipe cannot be renamed into).
  * Checked by tests/cpu/test_image_io.c, tests/cpu/test_image_io_typed.c and the CLI tests.
@@ -82,44 +82,201 @@ int image_is_stdio(const char *path)
     return path && strcmp(path, IMAGE_STDIO) == 0;
 }
 
-/* Standard input, read to its end: a pipe does not tell its size, so the buffer grows (doubling,
- * up to what any readable image may need). */
+/* ---- standard input: its format first, then no more than that format can need ---- */
+
+#define STDIN_SNIFF_BYTES    16                 /* every magic fits */
+#define STDIN_METADATA_BYTES ((size_t)16 << 20) /* ICC profiles, EXIF, text chunks */
+#define STDIN_HEADER_MAX     ((size_t)64 << 10) /* a PNM header (comments included) */
+#define STDIN_JPEG_FRAME_MAX ((size_t)32 << 20) /* a JPEG's frame header comes within it */
+
+typedef enum stdin_format {
+    STDIN_UNKNOWN,
+    STDIN_PNG,
+    STDIN_JPEG,
+    STDIN_PNM,
+    STDIN_BMP
+} stdin_format;
+
+static stdin_format sniff(const uint8_t *p, size_t n)
+{
+    if (n >= 8 && memcmp(p, "\x89PNG\r\n\x1a\n", 8) == 0) return STDIN_PNG;
+    if (n >= 3 && memcmp(p, "\xff\xd8\xff", 3) == 0) return STDIN_JPEG;
+    if (n >= 3 && p[0] == 'P' && p[1] && strchr("2356", p[1]) && p[2] && strchr(" \t\r\n#", p[2]))
+        return STDIN_PNM;
+    if (n >= 2 && p[0] == 'B' && p[1] == 'M') return STDIN_BMP;
+    return STDIN_UNKNOWN;
+}
+
+static size_t sat_mul(size_t a, size_t b)
+{
+    return a && b > SIZE_MAX / a ? SIZE_MAX : a * b;
+}
+
+static size_t sat_add(size_t a, size_t b)
+{
+    return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+}
+
+static uint32_t be32(const uint8_t *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+/* What the first n bytes tell of the whole: STDIN_MORE while they do not tell yet, STDIN_STOP
+ * when the header is already wrong (the decoder, given what there is, says how), else the most
+ * bytes an image of the size its header declares can take: its raw pixels twice (compression
+ * that does not pay, PNG's chunks, BMP's run lengths, a JPEG of noise) and its metadata. */
+#define STDIN_MORE 0
+#define STDIN_STOP 1
+static size_t stdin_bound(stdin_format format, const uint8_t *p, size_t n, char *what, size_t size)
+{
+    uint64_t w = 0, h = 0, samples = 0, bytes_per_sample = 1;
+    size_t before = 0; /* bytes before the pixels that are not metadata (a JPEG's frame header) */
+    switch (format) {
+    case STDIN_PNG: {
+        if (n < 26) return STDIN_MORE;
+        static const int channels[7] = {1, 0, 3, 1, 2, 0, 4};
+        if (memcmp(p + 12, "IHDR", 4) != 0 || p[25] > 6 || !channels[p[25]]) return STDIN_STOP;
+        w = be32(p + 16), h = be32(p + 20), samples = (uint64_t)channels[p[25]];
+        bytes_per_sample = p[24] > 8 ? 2 : 1;
+        break;
+    }
+    case STDIN_BMP: {
+        if (n < 30) return STDIN_MORE;
+        const uint32_t header = le32(p + 14);
+        const int core = header == 12; /* OS/2: 16-bit sides */
+        w = core ? (uint64_t)(p[18] | p[19] << 8) : (uint64_t)llabs((int32_t)le32(p + 18));
+        h = core ? (uint64_t)(p[20] | p[21] << 8) : (uint64_t)llabs((int32_t)le32(p + 22));
+        samples = 4; /* 32 bits a pixel at most */
+        break;
+    }
+    case STDIN_PNM: {
+        /* "P6 <w> <h> <maxval>": three numbers after the magic, comments from '#' to the end */
+        uint64_t v[3] = {0, 0, 0};
+        size_t i = 2;
+        for (int k = 0; k < 3; k++) {
+            for (;;) {
+                while (i < n && strchr(" \t\r\n", p[i])) i++;
+                if (i < n && p[i] == '#')
+                    while (i < n && p[i] != '\n') i++;
+                else
+                    break;
+            }
+            if (i == n) return n >= STDIN_HEADER_MAX ? STDIN_STOP : STDIN_MORE;
+            if (p[i] < '0' || p[i] > '9') return STDIN_STOP;
+            while (i < n && p[i] >= '0' && p[i] <= '9' && v[k] <= FV_MAX_DIMENSION * 2ull)
+                v[k] = v[k] * 10 + (uint64_t)(p[i++] - '0');
+            if (i == n) return n >= STDIN_HEADER_MAX ? STDIN_STOP : STDIN_MORE;
+            if (p[i] >= '0' && p[i] <= '9') return STDIN_STOP; /* a number past any size */
+        }
+        w = v[0], h = v[1];
+        samples = p[1] == '3' || p[1] == '6' ? 3 : 1;
+        /* plain (ASCII) samples: up to "65535" and a separator each */
+        bytes_per_sample = p[1] == '2' || p[1] == '3' ? 6 : v[2] > 255 ? 2 : 1;
+        before = i;
+        break;
+    }
+    case STDIN_JPEG: {
+        /* segments from the start to the frame header (SOFn), which holds the size */
+        size_t i = 2;
+        for (;;) {
+            if (i + 4 > n) return n >= STDIN_JPEG_FRAME_MAX ? STDIN_STOP : STDIN_MORE;
+            if (p[i] != 0xff) return STDIN_STOP;
+            const uint8_t m = p[i + 1];
+            if (m == 0xff) { /* fill byte */
+                i++;
+                continue;
+            }
+            if (m == 0x01 || (m >= 0xd0 && m <= 0xd7)) { /* no length */
+                i += 2;
+                continue;
+            }
+            if (m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+                if (i + 10 > n) return STDIN_MORE;
+                h = (uint64_t)(p[i + 5] << 8 | p[i + 6]), w = (uint64_t)(p[i + 7] << 8 | p[i + 8]);
+                samples = p[i + 9];
+                before = i;
+                break;
+            }
+            i += 2 + (size_t)(p[i + 2] << 8 | p[i + 3]);
+        }
+        if (h == 0) h = FV_MAX_DIMENSION; /* the height may come later (DNL) */
+        break;
+    }
+    case STDIN_UNKNOWN: return STDIN_STOP;
+    }
+    if (w == 0 || h == 0 || w > FV_MAX_DIMENSION || h > FV_MAX_DIMENSION || samples == 0)
+        return STDIN_STOP; /* the decoder names what is wrong with the header */
+    static const char *const names[] = {"", "PNG", "JPEG", "PNM", "BMP"};
+    snprintf(what, size, "a %llux%llu %s", (unsigned long long)w, (unsigned long long)h,
+             names[format]);
+    const size_t raw = sat_mul(sat_mul((size_t)w, (size_t)h), (size_t)(samples * bytes_per_sample));
+    size_t bound = sat_add(sat_add(sat_mul(raw, 2), (size_t)h * 4), before);
+    bound = sat_add(bound, STDIN_METADATA_BYTES);
+    return bound > MAX_FILE_BYTES ? MAX_FILE_BYTES : bound < 2 ? 2 : bound;
+}
+
+/* Standard input: a pipe does not tell its size. Its first bytes tell the format (anything else
+ * is refused before more is read), the header the size, and so the most bytes such an image can
+ * take: reading stops there, instead of at 2 GiB, when the stream goes on. */
 static fv_status read_stdin(uint8_t **data, size_t *size)
 {
     static const char name[] = "standard input";
-    size_t cap = 1 << 16, got = 0;
+    size_t cap = 1 << 16, got = 0, limit = STDIN_MORE;
+    stdin_format format = STDIN_UNKNOWN;
+    char what[96] = "";
     uint8_t *buf = malloc(cap);
     if (!buf) return fv_fail(FV_ERR_MEMORY, "out of host memory reading %s", name);
-    for (;;) {
+    fv_status s = FV_OK;
+    for (int eof = 0; !eof;) {
         if (got == cap) {
-            if (cap >= MAX_FILE_BYTES) {
-                free(buf);
-                return fv_fail(FV_ERR_SIZE,
-                               "%s holds more than %zu MiB: larger than any image "
-                               "filterview reads",
-                               name, MAX_FILE_BYTES >> 20);
-            }
-            uint8_t *grown = realloc(buf, cap * 2);
+            const size_t want = limit > STDIN_STOP && cap * 2 > limit + 1 ? limit + 1 : cap * 2;
+            uint8_t *grown = realloc(buf, want);
             if (!grown) {
-                free(buf);
-                return fv_fail(FV_ERR_MEMORY, "out of host memory reading %s", name);
+                s = fv_fail(FV_ERR_MEMORY, "out of host memory reading %s", name);
+                break;
             }
             buf = grown;
-            cap *= 2;
+            cap = want;
         }
         ssize_t n = read(STDIN_FILENO, buf + got, cap - got);
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) {
-            int e = errno;
-            free(buf);
-            return fv_fail(FV_ERR_IO, "cannot read %s: %s", name, strerror(e));
+            s = fv_fail(FV_ERR_IO, "cannot read %s: %s", name, strerror(errno));
+            break;
         }
-        if (n == 0) break;
+        eof = n == 0;
         got += (size_t)n;
+        if (got < STDIN_SNIFF_BYTES && !eof) continue;
+        if (format == STDIN_UNKNOWN && got && (format = sniff(buf, got)) == STDIN_UNKNOWN) {
+            /* told by its first bytes, as a file is: image_load says what it is */
+            break;
+        }
+        if (limit == STDIN_MORE && format != STDIN_UNKNOWN)
+            limit = stdin_bound(format, buf, got, what, sizeof what);
+        if (limit == STDIN_STOP) break; /* a bad header: the decoder says what is wrong */
+        if (limit > STDIN_STOP && got > limit) {
+            s = fv_fail(FV_ERR_SIZE, "%s goes on past %zu MiB: more than %s can take", name,
+                        limit >> 20, what);
+            break;
+        }
+        if (limit == STDIN_MORE && got >= MAX_FILE_BYTES) {
+            s = fv_fail(FV_ERR_SIZE,
+                        "%s holds more than %zu MiB: larger than any image "
+                        "filterview reads",
+                        name, MAX_FILE_BYTES >> 20);
+            break;
+        }
     }
-    if (got == 0) {
+    if (s == FV_OK && got == 0) s = fv_fail(FV_ERR_FORMAT, "%s is empty", name);
+    if (s != FV_OK) {
         free(buf);
-        return fv_fail(FV_ERR_FORMAT, "%s is empty", name);
+        return s;
     }
     *data = buf;
     *size = got;
@@ -407,7 +564,6 @@ fv_status image_check_output_path(const char *path)
 
 static char temp_paths[TEMP_SLOTS][PATH_MAX];
 static volatile sig_atomic_t temp_live[TEMP_SLOTS];
-static pthread_mutex_t temp_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_once_t temp_once = PTHREAD_ONCE_INIT;
 /* Signals whose default action ends the process without a fault: each removes the temporary
  * files, then ends the process as it would have (the default action, re-raised). Faults (SIGSEGV,
@@ -428,10 +584,23 @@ static const int temp_signals[] = {
 };
 static const int temp_ignored[] = {SIGPIPE, SIGXFSZ};
 
+/* Creating a temporary file and registering it are two steps, and a signal may come on another
+ * thread between them, or while the handler runs: other threads go on creating files until the
+ * process ends. So a creation counts itself in temp_creating (with the signals blocked on its own
+ * thread), and the handler first sets temp_dying, waits for the creations in flight to be
+ * registered, then removes every registered file; a creation that starts after temp_dying is
+ * refused. Both flags are sequentially consistent: either the handler sees the creation, or the
+ * creation sees temp_dying. */
+static volatile sig_atomic_t temp_creating, temp_dying;
+
 static void temp_signal_handler(int sig)
 {
+    __atomic_store_n(&temp_dying, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&temp_creating, __ATOMIC_SEQ_CST) > 0) {
+        /* another thread is between open() and registering: a few instructions */
+    }
     for (int i = 0; i < TEMP_SLOTS; i++)
-        if (temp_live[i]) unlink(temp_paths[i]);
+        if (__atomic_load_n(&temp_live[i], __ATOMIC_SEQ_CST) == 1) unlink(temp_paths[i]);
     /* delivered with its default action once this handler returns and unblocks it */
     signal(sig, SIG_DFL);
     raise(sig);
@@ -467,29 +636,51 @@ void image_temp_signals_init(void)
 }
 
 /* Registers `path` with the handler; the slot, or -1 when the table is full (still written,
- * just not cleaned up on a signal). */
+ * just not cleaned up on a signal). A slot is claimed (2) without a lock, so that a handler
+ * waiting for this creation on another thread can never wait on a lock its own thread holds;
+ * the handler removes live (1) slots only. */
 static int temp_register(const char *path)
 {
-    image_temp_signals_init();
-    pthread_mutex_lock(&temp_lock);
-    int slot = -1;
-    for (int i = 0; i < TEMP_SLOTS && slot < 0; i++)
-        if (!temp_live[i]) slot = i;
-    if (slot >= 0) {
-        snprintf(temp_paths[slot], PATH_MAX, "%s", path);
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        temp_live[slot] = 1;
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        sig_atomic_t expected = 0;
+        if (__atomic_compare_exchange_n(&temp_live[i], &expected, 2, 0, __ATOMIC_SEQ_CST,
+                                        __ATOMIC_SEQ_CST)) {
+            snprintf(temp_paths[i], PATH_MAX, "%s", path);
+            __atomic_store_n(&temp_live[i], 1, __ATOMIC_SEQ_CST);
+            return i;
+        }
     }
-    pthread_mutex_unlock(&temp_lock);
-    return slot;
+    return -1;
 }
 
 static void temp_unregister(int slot)
 {
-    if (slot < 0) return;
-    pthread_mutex_lock(&temp_lock);
-    temp_live[slot] = 0;
-    pthread_mutex_unlock(&temp_lock);
+    if (slot >= 0) __atomic_store_n(&temp_live[slot], 0, __ATOMIC_SEQ_CST);
+}
+
+/* The signals of the handler blocked on this thread (so that it never waits for itself), and
+ * this creation counted; 0 when a signal is already ending the process. */
+static int temp_creation_begin(sigset_t *old)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    for (size_t i = 0; i < sizeof temp_signals / sizeof temp_signals[0]; i++)
+        sigaddset(&set, temp_signals[i]);
+#ifdef SIGRTMIN
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++) sigaddset(&set, sig);
+#endif
+    pthread_sigmask(SIG_BLOCK, &set, old);
+    __atomic_add_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&temp_dying, __ATOMIC_SEQ_CST)) return 1;
+    __atomic_sub_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    pthread_sigmask(SIG_SETMASK, old, NULL);
+    return 0;
+}
+
+static void temp_creation_end(const sigset_t *old)
+{
+    __atomic_sub_fetch(&temp_creating, 1, __ATOMIC_SEQ_CST);
+    pthread_sigmask(SIG_SETMASK, old, NULL); /* a signal that came meanwhile is delivered now */
 }
 
 fv_status image_temp_open(const char *path, image_temp *t)
@@ -524,14 +715,18 @@ fv_status image_temp_open(const char *path, image_temp *t)
                            strchr(t->target, '/') ? "/" : "", keep, base, suffix_form, tag);
         if (len < 0 || (size_t)len >= sizeof t->path)
             return fv_fail(FV_ERR_IO, "cannot write '%s': the name is too long", name);
-        /* registered once it is ours: the handler must never remove a file somebody else made */
+        /* registered once it is ours (the handler must never remove a file somebody else made),
+         * before any signal handler can look */
+        image_temp_signals_init();
+        sigset_t old;
+        if (!temp_creation_begin(&old))
+            return fv_fail(FV_ERR_IO, "cannot write '%s': the program is being ended", name);
         t->fd = open(t->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (t->fd >= 0) {
-            t->slot = temp_register(t->path);
-            break;
-        }
-        if (errno != EEXIST)
-            return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(errno));
+        const int e = errno;
+        if (t->fd >= 0) t->slot = temp_register(t->path);
+        temp_creation_end(&old);
+        if (t->fd >= 0) break;
+        if (e != EEXIST) return fv_fail(FV_ERR_IO, "cannot write '%s': %s", name, strerror(e));
     }
     if (t->fd < 0) return fv_fail(FV_ERR_IO, "cannot write '%s': no free temporary name", name);
     if (existing) {

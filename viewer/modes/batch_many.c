@@ -11,7 +11,9 @@
  * in one line and skipped; outputs are written atomically (image_save). On a terminal a
  * progress bar shows files done, images/s and the time left, erased when a signal ends the run.
  * Subfolders are skipped whatever their name (counted in one line), or with --recursive taken and
- * mirrored under the output folder, which is made as needed (mkdir -p). An output that is an
+ * mirrored under the output folder, which is made as needed (mkdir -p); a subfolder that cannot
+ * be read (no permission, a path too long) or mirrored is skipped with a line, the others are
+ * filtered, and the exit status says 1. An output that is an
  * input is refused before anything runs, unless --in-place lets a file replace its own input.
  * Tested by the CLI batch, folders and originals cases.
  * ------------------------------------------------------------------------------------------------ */
@@ -71,6 +73,7 @@ typedef struct batch_run {
     int gpu_queue[4 * MAX_WORKERS + 16], gpu_head, gpu_tail;
     int encode_queue[4 * MAX_WORKERS + 16], enc_head, enc_tail;
     int done, failed;
+    int unwritable; /* images left out before the run: their output folder cannot be made */
     double t0, last_draw;
     int tty;
     pinned_pool in_pool, out_pool;
@@ -128,6 +131,7 @@ typedef struct walk {
     int recursive;
     int skipped;         /* subfolders not taken (without --recursive; with it, links) */
     char *first_skipped; /* the first of them, for the message */
+    int unreadable;      /* subfolders that could not be read, each said in a line */
 } walk;
 
 static fv_status walk_add(walk *w, char *path, char *sub)
@@ -165,7 +169,12 @@ static fv_status walk_folder(walk *w, const char *dir, const char *sub)
     if (!d) {
         char name[IMAGE_NAME_SHOWN];
         image_printable(dir, name, sizeof name);
-        return fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
+        if (!sub[0])
+            return fv_fail(FV_ERR_IO, "cannot read folder '%s': %s", name, strerror(errno));
+        /* one subfolder found on the way: the others are still filtered */
+        cli_error("cannot read folder '%s': %s (skipped)", name, strerror(errno));
+        w->unreadable++;
+        return FV_OK;
     }
     const int first = w->n;
     char **subdirs = NULL;
@@ -841,17 +850,28 @@ int batch_many_main(const cli_options *o)
                                : (w.skipped == 1 ? "subfolder" : "subfolders"),
                   cli_shown(w.first_skipped), w.skipped == 1 ? "" : " and others",
                   o->recursive ? "links are not followed" : "--recursive takes them");
-    /* -o DIR/ and the subfolders that mirror the inputs' are made as needed (mkdir -p) */
+    /* -o DIR/ and the subfolders that mirror the inputs' are made as needed (mkdir -p); the
+     * images of a subfolder that cannot be made are left out, said once, and the rest run */
     if (!code && make_folders(o->output) != FV_OK) code = run_fail_line();
-    for (int i = 0; !code && i < n; i++)
+    int kept = 0, made = 1;
+    for (int i = 0; !code && i < n; i++) {
         if (w.sub[i][0] && (i == 0 || strcmp(w.sub[i], w.sub[i - 1]) != 0)) {
             char *folder = join(o->output, w.sub[i]);
             if (!folder)
                 code = (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
-            else if (make_folders(folder) != FV_OK)
-                code = run_fail_line();
+            else if ((made = make_folders(folder) == FV_OK) == 0)
+                cli_error("%s (its images skipped)", fv_last_error());
             free(folder);
-        }
+        } else if (!w.sub[i][0])
+            made = 1;
+        if (!made) {
+            free(b.jobs[i].out);
+            b.unwritable++;
+        } else
+            b.jobs[kept++] = b.jobs[i];
+    }
+    if (!code) b.n_jobs = n = kept;
+    if (!code && n == 0) code = 1; /* every image's folder refused, each said */
     if (!code && access(o->output, W_OK) != 0) {
         char dir_text[IMAGE_NAME_SHOWN];
         image_printable(o->output, dir_text, sizeof dir_text);
@@ -904,17 +924,21 @@ int batch_many_main(const cli_options *o)
         if (!code && !o->quiet) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
+            const int threads = started ? started : 1;
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "threads",
-                   b.n_jobs - b.failed, b.n_jobs, b.f->name, b.v->name, params,
+                   "%s",
+                   b.n_jobs - b.failed, b.n_jobs + b.unwritable, b.f->name, b.v->name, params,
                    cli_escaped(o->output), seconds,
                    seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
-                   b.host ? "on the CPU" : "on the GPU", started ? started : 1);
-            if (b.failed) printf("; %d failed", b.failed);
+                   b.host ? "on the CPU" : "on the GPU", threads,
+                   threads == 1 ? "thread" : "threads");
+            if (b.failed + b.unwritable) printf("; %d failed", b.failed + b.unwritable);
+            if (w.unreadable)
+                printf("; %d %s not read", w.unreadable, w.unreadable == 1 ? "folder" : "folders");
             printf("\n");
             if (fflush(stdout) != 0 || ferror(stdout)) code = 1;
         }
-        if (!code && b.failed) code = 1;
+        if (!code && (b.failed || b.unwritable || w.unreadable)) code = 1;
         pool_destroy(&b.in_pool);
         pool_destroy(&b.out_pool);
         pthread_mutex_destroy(&b.lock);

@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BENCH_WARMUP        3
 #define BENCH_MAX_SETS      16
@@ -418,9 +419,15 @@ int bench_main(const cli_options *o)
         fv_host_image_free(&photo);
         return 1;
     }
+    /* the progress line is for a terminal: redirected, it would fill a log with \r lines */
+    const int progress = !o->quiet && isatty(STDERR_FILENO);
+    char skipped[512] = ""; /* the cells the CPU reference was not run on, over its budget */
+    int n_skipped = 0, n_listed = 0;
     if (no_device) {
-        cli_error("CPU references only: the GPU variants need an NVIDIA GPU and its driver (%s)",
-                  no_device);
+        if (!o->quiet)
+            cli_error("CPU references only: the GPU variants need an NVIDIA GPU and its driver "
+                      "(%s)",
+                      no_device);
         printf("# filterview benchmark: CPU references on %s, one timed run per cell, seed %u\n",
                prop.name, o->seed);
         printf("# device-to-device copy: - (no CUDA device)\n");
@@ -532,11 +539,19 @@ int bench_main(const cli_options *o)
                     r.variant = v;
                     r.sweep_index = k;
                     fv_params_describe(f, &p, r.params, sizeof r.params);
-                    fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1, n_sizes,
-                            w, h, f->name, v->name, r.params);
+                    if (progress)
+                        fprintf(stderr, "\r  [%d/%d] %dx%d %s/%s %s ...            ", si + 1,
+                                n_sizes, w, h, f->name, v->name, r.params);
                     st = bench_variant(&cell, v, &r);
-                    fprintf(stderr, "\r%100s\r", "");
-                    if (st == FV_ERR_ARG && fv_variant_is_host(v)) continue; /* CPU over budget */
+                    if (progress) fprintf(stderr, "\r%100s\r", "");
+                    if (st == FV_ERR_ARG && fv_variant_is_host(v)) { /* CPU over budget: said */
+                        const size_t len = strlen(skipped);
+                        if (len + 100 < sizeof skipped && ++n_listed)
+                            snprintf(skipped + len, sizeof skipped - len, "%s%dx%d %s/%s (%s)",
+                                     n_skipped ? ", " : "", w, h, f->name, v->name, r.params);
+                        n_skipped++;
+                        continue;
+                    }
                     if (st == FV_ERR_UNSUPPORTED) { /* a type, border or case it does not run */
                         printf("| %4dx%-5d | %-8s | %-22.22s | %-*s | declines: %s\n", w, h,
                                f->name, r.params, variant_width, v->name, fv_last_error());
@@ -577,6 +592,9 @@ int bench_main(const cli_options *o)
     }
     if (diff_work) cudaFree(diff_work);
     fv_host_image_free(&photo);
+    if (n_skipped)
+        printf("\n# skipped over the %.0f s budget of a CPU cell: %s%s\n",
+               BENCH_CPU_BUDGET_MS / 1000, skipped, n_skipped > n_listed ? " and more" : "");
     int notes = 0;
     for (int i = 0; i < table.n; i++) {
         const bench_row *r = &table.rows[i];
@@ -600,12 +618,12 @@ int bench_main(const cli_options *o)
             remove(o->csv);
             failed = 1;
         } else {
-            printf("# wrote %s\n", cli_escaped(o->csv));
+            if (!o->quiet) printf("# wrote %s\n", cli_escaped(o->csv));
         }
     }
     if (o->chart && !failed) {
         if (bench_chart(o, &table, prop.name, copy_gbps, sizes, n_sizes) == FV_OK) {
-            printf("# wrote %s\n", cli_escaped(o->chart));
+            if (!o->quiet) printf("# wrote %s\n", cli_escaped(o->chart));
         } else {
             cli_error("--chart: %s", fv_last_error());
             failed = 1;

@@ -265,6 +265,18 @@ fv_status run_device_check(const char *advice)
     return why ? fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s (%s)", why, advice) : FV_OK;
 }
 
+void run_default_variant(cli_options *o)
+{
+    if (o->variant_given || o->user_file || fv_variant_is_host(o->variant)) return;
+    const char *why = fv_device_unavailable_reason();
+    const fv_variant *ref = fv_filter_variant_of_role(o->filter, FV_ROLE_REFERENCE);
+    if (!why || !ref) return;
+    if (!o->quiet)
+        cli_error("no CUDA device (%s): %s/%s, the reference, runs instead of %s", why,
+                  o->filter->name, ref->name, o->variant->name);
+    o->variant = ref;
+}
+
 image_save_options run_save_options(const cli_options *o)
 {
     return (image_save_options){.png_level = o->png_level,

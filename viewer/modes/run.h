@@ -67,6 +67,11 @@ fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_param
  * without a device, which only the mode knows. */
 fv_status run_device_check(const char *advice);
 
+/* Without a CUDA device, a run that named no variant (no -v) takes the filter's reference
+ * instead of the default GPU variant, as the viewer does, and says so in one line (unless -q).
+ * A variant named with -v is left alone: it still fails, saying why. */
+void run_default_variant(cli_options *o);
+
 /* How -o's images are written: --png-level, --jpeg-quality, --format, --threads. */
 image_save_options run_save_options(const cli_options *o);
 

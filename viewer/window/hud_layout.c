@@ -616,7 +616,30 @@ static float compare_labels(hud_layout *L, const hud_model *m)
     return lh + MARGIN_PX * s;
 }
 
-static void help_overlay(hud_layout *L, const hud_model *m)
+/* Runs [0, before) that the box (x, y, w, h) covers are taken out: under an opaque panel they
+ * would only be drawn through its text (every box is drawn under all text). */
+static void uncover(hud_layout *L, int before, float x, float y, float w, float h)
+{
+    const int s = L->scale;
+    int kept = 0;
+    for (int i = 0; i < L->n_runs; i++) {
+        const hud_run *r = &L->runs[i];
+        const float rw = (float)hud_text_width(L->pool + r->offset, r->length) * s;
+        const int covered =
+            i < before && r->x < x + w && r->x + rw > x && r->y < y + h && r->y + LINE_PX * s > y;
+        if (covered) {
+            if (L->picked_run == i) L->picked_run = -1;
+            continue;
+        }
+        if (L->picked_run == i) L->picked_run = kept;
+        L->runs[kept++] = *r;
+    }
+    L->n_runs = kept;
+}
+
+/* The keys, over the image: below the HUD's main panel where the window has the room (so that
+ * its last rows, the message and the keys' hint, stay in sight), else centred over it. */
+static void help_overlay(hud_layout *L, const hud_model *m, float panel_bottom)
 {
     const int s = L->scale;
     const key_help *k = m->help;
@@ -664,7 +687,10 @@ static void help_overlay(hud_layout *L, const hud_model *m)
     w += 2 * pad;
     const float h = (nr + tr) * lh + 2 * pad;
     const float x = floorf(fmaxf(edge, (m->win_w - w) / 2)),
-                y = floorf(fmaxf(edge, (m->win_h - h) / 2));
+                centred = floorf(fmaxf(edge, (m->win_h - h) / 2)),
+                below = ceilf(panel_bottom + edge);
+    const float y = centred < below && below + h <= m->win_h - edge ? below : centred;
+    uncover(L, L->n_runs, x, y, w, h);
     box(L, x, y, w, h, OPAQUE_PANEL);
     for (int i = 0; i < tr; i++)
         run(L, x + pad + trows[i].indent * s, y + pad + i * lh, trows[i].text, trows[i].length,
@@ -800,6 +826,10 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
     }
     float top_of_bottom = chart_top < legend_bottom ? chart_top : legend_bottom;
     if (bottom < top_of_bottom) top_of_bottom = bottom;
+    const int panel_first = L->n_runs;
     main_panel(L, m, top_of_bottom - 2 * edge);
-    if (m->show_help && m->help) help_overlay(L, m);
+    float panel_bottom = edge;
+    for (int i = panel_first; i < L->n_runs; i++)
+        panel_bottom = fmaxf(panel_bottom, L->runs[i].y + LINE_PX * s);
+    if (m->show_help && m->help) help_overlay(L, m, panel_bottom);
 }

@@ -347,13 +347,23 @@ void app_save_panes(app *a)
         return;
     }
     a->message[0] = 0;
+    char paths[2][512];
     for (int p = 0; p < 2; p++) {
-        char path[512], params[192];
+        char *path = paths[p], params[192];
         const fv_filter *f = pane_filter(a, p);
         fv_params_file_tag(f, pane_params(a, p), params, sizeof params); /* "sigma1.25-radius4" */
         /* the pane's type kept: 8 and 16 bits as PNG, float32 as TIFF */
-        snprintf(path, sizeof path, "%.*s.%s-%s-%s-it%d.%s", stem, base, f->name, pane_name(a, p),
-                 params, pane_params(a, p)->iterations, out.type == FV_PIXEL_F32 ? "tif" : "png");
+        snprintf(path, sizeof paths[p], "%.*s.%s-%s-%s-it%d.%s", stem, base, f->name,
+                 pane_name(a, p), params, pane_params(a, p)->iterations,
+                 out.type == FV_PIXEL_F32 ? "tif" : "png");
+        if (p == 1 && !strcmp(paths[0], paths[1])) {
+            /* the same filter, variant and parameters (without a GPU both panes run the
+             * reference): the same picture, written once rather than B over A */
+            size_t len = strlen(a->message);
+            snprintf(a->message + len, sizeof a->message - len, ", B is the same picture");
+            printf("pane B runs what pane A runs: saved once, to %s\n", cli_escaped(path));
+            break;
+        }
         fv_status st = pane_download(a, p, &out);
         if (st == FV_OK) st = image_save(path, &out, NULL);
         report(a, st);

@@ -625,7 +625,7 @@ int viewer_main(cli_options *o)
     app_defaults(a, o);
     if (!o->input && !o->random_w) {
         free(v);
-        cli_print_help();
+        cli_error("no image given: the viewer shows IMAGE, or --random WxH (see --help)");
         return 2;
     }
     if (o->keys && (v->r.n_keys = keys_parse(o->keys, v->r.keys, MAX_REPLAY_KEYS)) < 0) {
