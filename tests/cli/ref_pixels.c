@@ -334,6 +334,9 @@ static int check(int argc, char **argv)
                d.p.iterations, text);
         fv_host_image_free(&want);
     }
+    fv_host_image_free(&src);
+    fv_host_image_free(&got);
+    fv_host_image_free(&s.kernel);
     return 0;
 }
 
@@ -351,6 +354,8 @@ static int diff(const char *path_a, const char *path_b)
     const comparison c = compare(&a, &b, 1);
     printf("max abs difference %d, %lld of %lld pixels differ\n", c.max_abs, c.differing,
            (long long)a.width * a.height);
+    fv_host_image_free(&a);
+    fv_host_image_free(&b);
     return 0;
 }
 

@@ -133,6 +133,8 @@ static int psnr(const char *a_path, const char *b_path)
             }
     const double mse = sum / (3.0 * a.width * a.height);
     printf("PSNR %.4f dB\n", 10 * log10(65535.0 * 65535.0 / mse));
+    fv_host_image_free(&a);
+    fv_host_image_free(&b);
     return 0;
 }
 
