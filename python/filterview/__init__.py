@@ -622,6 +622,14 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
     text = _params_text(info, kwargs, iterations, who)
     _check_variant(info, variant)
     src = _arrays.operand(image)
+    return _with_cached_context(info, variant, text, src, stream,
+                                lambda ctx, handle: ctx._run(src, out, handle))
+
+
+def _with_cached_context(info: FilterInfo, variant: Optional[str], text: str,
+                         src: _arrays.Operand, stream: Stream, run: Any) -> Any:
+    """run(context, stream handle) with a context from the cache for src's size, dtype, device
+    and stream (made there when none is free), given back afterwards."""
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
@@ -634,7 +642,7 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
             _cache.created += 1
     try:
         with _device_scope(src):
-            return ctx._run(src, out, handle)
+            return run(ctx, handle)
     finally:
         _cache.give(key, ctx)
 
@@ -694,22 +702,8 @@ def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iter
         return images
     text = _params_text(info, params, iterations, "apply_batch")
     _check_variant(info, variant)
-    src = first[0]
-    handle = _arrays.stream_handle(stream)
-    if handle is None and src.on_device:
-        handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, text, src.device, handle)
-    ctx = _cache.take(key)
-    if ctx is None:
-        with _device_scope(src):
-            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype)
-        with _cache._lock:
-            _cache.created += 1
-    try:
-        with _device_scope(src):
-            return ctx.run_batch(images, out, stream)
-    finally:
-        _cache.give(key, ctx)
+    return _with_cached_context(info, variant, text, first[0], stream,
+                                lambda ctx, handle: ctx.run_batch(images, out, stream))
 
 
 # ---- one generated function per filter ---------------------------------------------------------
