@@ -53,12 +53,6 @@ FV_BORDER_FN int fv_border_wrap(int i, int n)
     return fv_border_mod(i, n);
 }
 
-/* -1: outside, read the constant. */
-FV_BORDER_FN int fv_border_constant(int i, int n)
-{
-    return i < 0 || i >= n ? -1 : i;
-}
-
 /* The index that position i of n reads under `mode`, or -1 for the constant. */
 FV_BORDER_FN int fv_border_index(int i, int n, fv_border mode)
 {

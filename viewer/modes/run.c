@@ -27,77 +27,9 @@ fv_status run_check_fits(const fv_filter *f, const fv_variant *v, const fv_param
     return fv_device_check_fits(image_bytes * 2 + fv_runner_device_bytes(f, v, p, w, h), what);
 }
 
-static fv_status run_on_device(const fv_filter *f, const fv_variant *v, const fv_image *src,
-                               fv_image *dst, const fv_params *p, double *ms)
-{
-    FV_TRY(fv_device_check());
-    FV_TRY(run_check_fits(f, v, p, src->width, src->height));
-    fv_image d_src = {0}, d_dst = {0};
-    fv_runner runner = {0};
-    fv_timer timer = {0};
-    fv_status st = fv_device_image_alloc_as(&d_src, src->width, src->height, src->type, 4);
-    if (st == FV_OK) st = fv_device_image_alloc_as(&d_dst, src->width, src->height, src->type, 4);
-    if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
-    if (st == FV_OK) st = fv_image_upload(&d_src, src);
-    if (st == FV_OK) st = fv_timer_create(&timer);
-    if (st == FV_OK) {
-        fv_timer_start(&timer, 0);
-        st = fv_runner_run(&runner, &d_src, &d_dst, 0);
-        fv_timer_stop(&timer, 0);
-    }
-    if (st == FV_OK && fv_timer_wait(&timer) != cudaSuccess)
-        st = fv_fail(FV_ERR_CUDA, "filter %s/%s failed: %s", f->name, v->name,
-                     cudaGetErrorString(cudaGetLastError()));
-    if (st == FV_OK) {
-        double t = 0;
-        fv_timer_elapsed_ms(&timer, &t);
-        *ms = t;
-        st = fv_image_download(dst, &d_dst);
-    }
-    fv_timer_destroy(&timer);
-    fv_runner_release(&runner);
-    fv_device_image_free(&d_src);
-    fv_device_image_free(&d_dst);
-    return st;
-}
+/* ---- one variant over a host image, whole or a tile at a time ---- */
 
-fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
-                              fv_image *dst, const fv_params *p, double *ms)
-{
-    if (!fv_variant_is_host(v)) return run_on_device(f, v, src, dst, p, ms);
-    fv_runner runner = {0};
-    fv_status st = fv_runner_prepare(&runner, f, v, p, src->width, src->height);
-    double t0 = fv_now_ms();
-    if (st == FV_OK) st = fv_runner_run(&runner, src, dst, 0);
-    *ms = fv_now_ms() - t0;
-    fv_runner_release(&runner);
-    return st;
-}
-
-/* ---- tiles ---- */
-
-/* The rows and columns [y0, y1) x [x0, x1) of img, as an image that shares its pixels. */
-static fv_image image_window(const fv_image *img, int x0, int y0, int x1, int y1)
-{
-    fv_image w = *img;
-    w.data = img->data + (size_t)y0 * img->pitch + (size_t)x0 * fv_image_pixel_bytes(img);
-    w.width = x1 - x0;
-    w.height = y1 - y0;
-    return w;
-}
-
-int run_tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h)
-{
-    const long long reach = fv_filter_reach(f, p);
-    if (reach < 0) return 0;
-    for (int side = w > h ? w : h; side >= 16; side /= 2) {
-        const int tw = (int)(side + 2 * reach < w ? side + 2 * reach : w);
-        const int th = (int)(side + 2 * reach < h ? side + 2 * reach : h);
-        if (run_check_fits(f, v, p, tw, th) == FV_OK) return side;
-    }
-    return 0;
-}
-
+/* What a run on the device keeps: buffers for the largest image or tile, the runner, a timer. */
 typedef struct tile_device {
     fv_image src, dst;
     fv_runner runner;
@@ -130,6 +62,62 @@ static fv_status tile_run(tile_device *d, const fv_filter *f, const fv_variant *
     return fv_image_download(out, &ddst);
 }
 
+/* d's device buffers (for a GPU variant) for images up to w x h, after the device and memory
+ * checks a mode makes before anything is allocated */
+static fv_status tile_device_make(tile_device *d, const fv_filter *f, const fv_variant *v,
+                                  const fv_params *p, int w, int h)
+{
+    if (fv_variant_is_host(v)) return FV_OK;
+    FV_TRY(fv_device_check());
+    FV_TRY(run_check_fits(f, v, p, w, h));
+    FV_TRY(fv_device_image_alloc_as(&d->src, w, h, p->type, 4));
+    FV_TRY(fv_device_image_alloc_as(&d->dst, w, h, p->type, 4));
+    return fv_timer_create(&d->timer);
+}
+
+static void tile_device_free(tile_device *d)
+{
+    fv_timer_destroy(&d->timer);
+    fv_runner_release(&d->runner);
+    fv_device_image_free(&d->src);
+    fv_device_image_free(&d->dst);
+}
+
+fv_status run_variant_to_host(const fv_filter *f, const fv_variant *v, const fv_image *src,
+                              fv_image *dst, const fv_params *p, double *ms)
+{
+    tile_device d = {0}; /* the whole image as one tile */
+    *ms = 0;
+    fv_status st = tile_device_make(&d, f, v, p, src->width, src->height);
+    if (st == FV_OK) st = tile_run(&d, f, v, p, src, dst, ms);
+    tile_device_free(&d);
+    return st;
+}
+
+/* ---- tiles ---- */
+
+/* The rows and columns [y0, y1) x [x0, x1) of img, as an image that shares its pixels. */
+static fv_image image_window(const fv_image *img, int x0, int y0, int x1, int y1)
+{
+    fv_image w = *img;
+    w.data = img->data + (size_t)y0 * img->pitch + (size_t)x0 * fv_image_pixel_bytes(img);
+    w.width = x1 - x0;
+    w.height = y1 - y0;
+    return w;
+}
+
+int run_tile_that_fits(const fv_filter *f, const fv_variant *v, const fv_params *p, int w, int h)
+{
+    const long long reach = fv_filter_reach(f, p);
+    if (reach < 0) return 0;
+    for (int side = w > h ? w : h; side >= 16; side /= 2) {
+        const int tw = (int)(side + 2 * reach < w ? side + 2 * reach : w);
+        const int th = (int)(side + 2 * reach < h ? side + 2 * reach : h);
+        if (run_check_fits(f, v, p, tw, th) == FV_OK) return side;
+    }
+    return 0;
+}
+
 fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_image *src,
                             fv_image *dst, const fv_params *p, int tile, FILE *progress, double *ms)
 {
@@ -155,12 +143,7 @@ fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_im
     tile_device d = {0};
     fv_image out = {0};
     fv_status st = fv_host_image_alloc_as(&out, most_w, most_h, p->type, 4);
-    if (st == FV_OK && !fv_variant_is_host(v)) {
-        st = run_check_fits(f, v, p, most_w, most_h);
-        if (st == FV_OK) st = fv_device_image_alloc_as(&d.src, most_w, most_h, p->type, 4);
-        if (st == FV_OK) st = fv_device_image_alloc_as(&d.dst, most_w, most_h, p->type, 4);
-        if (st == FV_OK) st = fv_timer_create(&d.timer);
-    }
+    if (st == FV_OK) st = tile_device_make(&d, f, v, p, most_w, most_h);
     *ms = 0;
     const size_t px = fv_image_pixel_bytes(src);
     for (int ty = 0; ty < rows && st == FV_OK; ty++)
@@ -185,10 +168,7 @@ fv_status run_variant_tiled(const fv_filter *f, const fv_variant *v, const fv_im
                         ty * cols + tx + 1, rows * cols, tile, tile, reach);
         }
     if (progress) fprintf(progress, "\r%70s\r", "");
-    fv_timer_destroy(&d.timer);
-    fv_runner_release(&d.runner);
-    fv_device_image_free(&d.src);
-    fv_device_image_free(&d.dst);
+    tile_device_free(&d);
     fv_host_image_free(&out);
     return st;
 }
