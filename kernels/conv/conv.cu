@@ -20,7 +20,7 @@
  * uint8 (< 2^24) and uint16 (< 2^32) and round as the reference: tolerance 0; float32 sums in
  * float, within 2e-4 of the double reference. The FFT variants compute in float32 for every
  * type: at most 1 level where an exact sum lies within the float error of a rounding boundary,
- * float32 within 1e-4 (conv_fft_tolerance; docs/design/conv.md). The kernel stage is exact
+ * float32 within 2e-4 (conv_fft_tolerance; docs/design/conv.md). The kernel stage is exact
  * integers; the spectrum stages are computed in double by every variant (one shared path,
  * conv_fft.cu) and by the reference, and agree to the level. All checked by
  * tests/gpu/test_filters.c against conv_ref. Rows need only 4-byte alignment.
@@ -549,8 +549,8 @@ static int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_
 /* ---- the descriptor -------------------------------------------------------------------------- */
 /* The float FFT's error is a small fraction of a level of uint8 or uint16 (docs/perf/conv.md), so
  * only exact sums within it of a rounding boundary (x.5) can come out 1 level off; float32 images
- * (values 0..1) within 1e-4, every pixel a little off (so no share bound). */
-static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 1e-4};
+ * (values 0..1) within 2e-4, every pixel a little off (so no share bound). */
+static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 2e-4};
 
 static const fv_variant conv_variants[] = {
     {.name = "direct",

@@ -82,6 +82,10 @@ static int cases(const fv_filter *f)
         if (!strcmp(d->name, "border")) {
             v = FV_BORDER_WRAP; /* reflect repeats the edge pixel: at a reach of 1 it reads as
                                    replicate does, and the case could not tell them apart */
+        } else if (!strcmp(d->name, "cval")) {
+            v = fmin(d->max, 128); /* far from the default 0: a blur of a constant border one
+                                      level away moves the output less than a float variant's
+                                      tolerance, and the case could not tell them apart */
         } else if (d->type == FV_PARAM_CHOICE) {
             v = fmod(def.value[i] + 1, d->n_choices);
         } else {

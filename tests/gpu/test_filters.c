@@ -53,7 +53,7 @@ static const size_case sizes[] = {
     {3, 130, 0}, {121, 67, 0}, {2100, 3, 0}, {257, 129, 1}, {997, 991, 1}, {1920, 1080, 1},
 };
 
-#define MAX_CASES         48
+#define MAX_CASES         64
 #define SMALL_CASE_PIXELS 4096 /* FV_TEST_QUICK=2: 1x1 .. 31x17, 130x3 and 3x130 (several blocks) */
 
 /* The defaults with an entry's "NAME=VALUE NAME=VALUE ..." set (a check fails for an entry that
