@@ -14,45 +14,15 @@ reference's RGBA rows of that type (uint8, uint16 or float32). For each it check
   integers may move a 2-D sum of values in 0..1, see docs/design/gaussian.md).
 - alpha kept.
 Exit 0 when all match, 1 on a mismatch, 77 when numpy or scipy is missing (skipped)."""
-import math
 import sys
 
 try:
     import numpy as np
     from scipy import ndimage
+    from scipy_rules import DTYPES, MODES, gaussian_sum, gaussian_taps
 except ImportError as e:
     print(f"skipped: {e}")
     sys.exit(77)
-
-MODES = {"replicate": "nearest", "reflect": "reflect", "mirror": "mirror",
-         "constant": "constant", "wrap": "grid-wrap"}
-DTYPES = {"uint8": np.uint8, "uint16": np.uint16, "float32": np.float32}
-
-
-def taps(sigma, radius):
-    """kernels/gaussian/gaussian_taps.c: sum 256, symmetric, largest remainders."""
-    g = [math.exp(-k * k / (2.0 * sigma * sigma)) for k in range(radius + 1)]
-    total = g[0] + 2.0 * sum(g[1:])
-    e = [256.0 * v / total for v in g]
-    w = [math.floor(v) for v in e]
-    rem = [v - f for v, f in zip(e, w)]
-    missing = 256 - (w[0] + 2 * sum(w[1:]))
-    if missing % 2:
-        w[0] += 1
-        missing -= 1
-    while missing >= 2:
-        best = 0
-        for k in range(1, radius + 1):
-            if rem[k] >= 0.0 and (best == 0 or rem[k] > rem[best]):
-                best = k
-        if best == 0:
-            w[0] += missing
-            break
-        w[best] += 1
-        rem[best] = -1.0
-        missing -= 2
-    return np.array(w[:0:-1] + w, dtype=np.float64)
-
 
 if len(sys.argv) < 2:  # no case compared is no evidence
     print("FAIL: no case files given")
@@ -70,13 +40,12 @@ for path in sys.argv[1:]:
         src = np.frombuffer(f.read(n * np.dtype(dtype).itemsize), dtype).reshape(h, w, 4)
         ref = np.frombuffer(f.read(n * np.dtype(dtype).itemsize), dtype).reshape(h, w, 4)
     mode = MODES[border]
-    wt = taps(sigma, radius) / 256.0
+    wt = gaussian_taps(sigma, radius) / 256.0
     name = f"{w}x{h} {type_name} sigma {sigma:g} radius {radius} {border}"
     ok = True
     for c in range(3):
         x = src[:, :, c].astype(np.float64)
-        s = ndimage.correlate1d(x, wt, axis=0, mode=mode, cval=cval)
-        s = ndimage.correlate1d(s, wt, axis=1, mode=mode, cval=cval)
+        s = gaussian_sum(x, sigma, radius, mode, cval)
         got = ref[:, :, c].astype(np.float64)
         if dtype == np.float32:
             err = np.max(np.abs(got - s))
