@@ -11,6 +11,7 @@
 #include "npp/npp_common.h"
 
 #include <nppi_filtering_functions.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 extern "C" const fv_tolerance canny_npp_tolerance = {.max_abs = 255, .max_share = 1.0};
@@ -29,6 +30,27 @@ void canny_npp_state_destroy(const fv_variant *v, void *state)
     cudaFree(s->base.gray);
     cudaFree(s->base.blur);
     free(s);
+}
+
+int canny_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                       size_t why_size)
+{
+    (void)v;
+    (void)width;
+    (void)height;
+    const int stage = (int)p->value[CANNY_STAGE];
+    const char *no = NULL;
+    if (stage != CANNY_GRAY && stage != CANNY_EDGES)
+        no = "NPP makes the edge map only (stage edges, or gray: its input)";
+    else if (stage == CANNY_EDGES && p->value[CANNY_HYSTERESIS] != 0)
+        no = "NPP's hysteresis is full (hysteresis full)";
+    else if (stage == CANNY_EDGES && p->value[CANNY_SWEEPS] != 0)
+        no = "NPP's hysteresis is not capped (sweeps 0)";
+    else if (stage == CANNY_EDGES && p->value[CANNY_THRESHOLDS] != 0)
+        no = "NPP takes manual thresholds (thresholds manual)";
+    if (!no) return 1;
+    snprintf(why, why_size, "%s", no);
+    return 0;
 }
 
 size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)

@@ -17,6 +17,10 @@ size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width,
 fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
                                  int height);
 void canny_npp_state_destroy(const fv_variant *v, void *state);
+/* NPP makes an edge map with full hysteresis from manual thresholds: the other stages, one-pass or
+ * capped hysteresis and automatic thresholds are declined, rather than shown as edges */
+int canny_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                       size_t why_size);
 fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                         void *state, cudaStream_t stream);
 /* No blur and NPP's own gradient: its edges are not ours, so R, G and B are not bounded (255,
@@ -34,7 +38,8 @@ extern const fv_tolerance canny_npp_tolerance;
      .state_bytes = canny_npp_state_bytes,                                                         \
      .state_create = canny_npp_state_create,                                                       \
      .state_destroy = canny_npp_state_destroy,                                                     \
-     .tolerance = &canny_npp_tolerance},
+     .tolerance = &canny_npp_tolerance,                                                            \
+     .supports = canny_npp_supports},
 #else
 #define FV_VARIANT_NPP_CANNY
 #endif
