@@ -60,7 +60,9 @@ CPU_ENGINES = ("scipy", "filterview-cpu")
 def _ndimage_call(nd, name, block):
     if name == "median":
         return nd.median_filter(block, size=7, mode="nearest")
-    return nd.gaussian_filter(block, sigma=3.0, mode="nearest", truncate=3.0)
+    # the same taps' reach as ours (sigma 3: radius 8), so that the halo is the same for both
+    radius = filterview.reach("gaussian", sigma=3.0)
+    return nd.gaussian_filter(block, sigma=3.0, mode="nearest", truncate=radius / 3.0)
 
 
 def filter_block(block, engine, name):
