@@ -1,30 +1,31 @@
 #!/bin/sh
 # -------------------------------------------------------------------------------------------------
-# tests/library/consumer_case.sh CMAKE BUILD_DIR WORKDIR SOURCE_DIR PYTHON: libfilterview as another
+# tests/library/consumer_case.sh CMAKE BUILD_DIR WORKDIR SOURCE_DIR PYTHON LIBDIR: libfilterview as another
 # program uses it. `cmake --install` into a temporary prefix; then tests/library/consumer (a
 # project of its own) configured with find_package(filterview), built against the shared and the
 # static library, and run; the same source built with pkg-config's flags and run; and the Python
-# module imported from the install.
+# module imported from the install. LIBDIR: the libraries' folder under the prefix
+# (CMAKE_INSTALL_LIBDIR: lib, or Debian's lib/x86_64-linux-gnu).
 # -------------------------------------------------------------------------------------------------
 set -u
-cmake=$1 build=$2 work=$3 src=$4 python=${5:-python3}
+cmake=$1 build=$2 work=$3 src=$4 python=${5:-python3} libdir=${6:-lib}
 prefix=$work/prefix
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; fail "cmake --install failed"; }
-for f in include/libfilterview.h lib/libfilterview.so lib/libfilterview.a lib/pkgconfig/filterview.pc \
-    lib/cmake/filterview/filterviewConfig.cmake lib/cmake/filterview/filterviewConfigVersion.cmake; do
+for f in include/libfilterview.h $libdir/libfilterview.so $libdir/libfilterview.a $libdir/pkgconfig/filterview.pc \
+    $libdir/cmake/filterview/filterviewConfig.cmake $libdir/cmake/filterview/filterviewConfigVersion.cmake; do
     [ -e "$prefix/$f" ] || fail "$f was not installed"
     echo "installed: $f"
 done
-soname=$(objdump -p "$prefix/lib/libfilterview.so" | awk '/SONAME/ { print $2 }')
+soname=$(objdump -p "$prefix/$libdir/libfilterview.so" | awk '/SONAME/ { print $2 }')
 [ "$soname" = "libfilterview.so.0" ] || fail "soname '$soname', not libfilterview.so.0"
 # only the API is exported
-others=$(nm -D --defined-only "$prefix/lib/libfilterview.so" | awk '$2 ~ /[TDBR]/ { print $3 }' |
+others=$(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | awk '$2 ~ /[TDBR]/ { print $3 }' |
     grep -v '^filterview_' | grep -v '^FILTERVIEW_0$' || true)
 [ -z "$others" ] || fail "exports more than the API: $(echo $others | head -c 300)"
-echo "soname $soname; exports: $(nm -D --defined-only "$prefix/lib/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
+echo "soname $soname; exports: $(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
 
 # CMake: find_package(filterview)
 cp -r "$src/tests/library/consumer" "$work/consumer" || fail "cannot copy the consumer"
@@ -41,9 +42,9 @@ done
 
 # pkg-config
 if command -v pkg-config >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
-    flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs filterview) ||
+    flags=$(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs filterview) ||
         fail "pkg-config knows no filterview"
-    cc "$work/consumer/consumer.c" $flags -Wl,-rpath,"$prefix/lib" -o "$work/consumer_pc" ||
+    cc "$work/consumer/consumer.c" $flags -Wl,-rpath,"$prefix/$libdir" -o "$work/consumer_pc" ||
         fail "cc with pkg-config's flags ($flags) failed"
     "$work/consumer_pc" >"$work/pc.txt" 2>&1 || { cat "$work/pc.txt"; fail "consumer_pc failed"; }
     echo "pkg-config ($flags): $(cat "$work/pc.txt")"
