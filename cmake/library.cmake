@@ -15,6 +15,23 @@ endif()
 install(TARGETS filterview_shared filterview_static EXPORT filterviewTargets
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT development
         ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
+# The loader finds a library in /usr or /usr/local once its cache knows it: ldconfig, run here for
+# `sudo cmake --install` (dpkg's trigger does it for the package, hence not under DESTDIR). Another
+# prefix is not searched: the module finds the library by its path (_libpath.py), a program by
+# its run path; the line says so.
+install(CODE "
+  set(fv_libdir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}\")
+  if(NOT \"\$ENV{DESTDIR}\" STREQUAL \"\")
+  elseif(CMAKE_INSTALL_PREFIX MATCHES \"^/usr(/local)?/?$\")
+    execute_process(COMMAND ldconfig RESULT_VARIABLE fv_failed OUTPUT_QUIET ERROR_QUIET)
+    if(fv_failed)
+      message(STATUS \"libfilterview: run `sudo ldconfig` for the loader to find it in \${fv_libdir}\")
+    endif()
+  else()
+    message(STATUS \"libfilterview: \${fv_libdir} is not on the loader's path: link programs with \"
+                   \"-Wl,-rpath,\${fv_libdir}, or run them with LD_LIBRARY_PATH=\${fv_libdir}\")
+  endif()
+" COMPONENT library)
 install(FILES include/libfilterview.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
 install(EXPORT filterviewTargets NAMESPACE filterview:: DESTINATION ${FV_CMAKE_DIR}
         COMPONENT development)

@@ -4,7 +4,8 @@
 # program uses it. `cmake --install` into a temporary prefix; then tests/library/consumer (a
 # project of its own) configured with find_package(filterview), built against the shared and the
 # static library, and run; the same source built with pkg-config's flags and run; and the Python
-# module imported from the install. LIBDIR: the libraries' folder under the prefix
+# module imported from the install; then the module installed alone and removed by
+# cmake_uninstall.cmake, whole. LIBDIR: the libraries' folder under the prefix
 # (CMAKE_INSTALL_LIBDIR: lib, or Debian's lib/x86_64-linux-gnu).
 # -------------------------------------------------------------------------------------------------
 set -u
@@ -61,4 +62,22 @@ out = filterview.box(img, radius=1, variant='cpu')
 assert out.shape == img.shape and out[4, 5, 0] == 28, out[3:6, 4:7, 0]
 print('python from the install:', filterview.__file__, 'box ok')") || fail "the installed Python module failed"
 fi
+
+# uninstall: the module installed alone (its own manifest, install_manifest_python.txt), imported
+# so that Python writes byte code beside it, then cmake_uninstall.cmake: nothing of it may stay (an
+# empty folder filterview/ would still import, as a namespace package)
+pyprefix=$work/python-prefix
+"$cmake" --install "$build" --prefix "$pyprefix" --component python >"$work/install-python.log" 2>&1 ||
+    { cat "$work/install-python.log"; fail "cmake --install --component python failed"; }
+pydir=$(ls -d "$pyprefix"/lib/python3*/dist-packages)
+if "$python" -c "import numpy" 2>/dev/null; then
+    (cd "$work" && env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$pydir" FILTERVIEW_LIBRARY="$prefix/$libdir/libfilterview.so.0" \
+        "$python" -c "import filterview, filterview.dask") || fail "the module installed alone does not import"
+    ls "$pydir/filterview/__pycache__"/*.pyc >/dev/null 2>&1 || fail "no byte code was written (the case tests nothing)"
+fi
+"$cmake" -DMANIFEST="$build/install_manifest_python.txt" -P "$build/cmake_uninstall.cmake" >"$work/uninstall.log" 2>&1 ||
+    { cat "$work/uninstall.log"; fail "cmake_uninstall.cmake failed"; }
+left=$(find "$pyprefix" -path "*filterview*")
+[ -z "$left" ] || fail "uninstall left: $left"
+echo "uninstall: the module's files, byte code and folder removed"
 echo "PASS"
