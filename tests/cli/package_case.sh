@@ -70,6 +70,9 @@ for p in $packages; do
     fail "dpkg-deb -c $p"
 done
 holds() { grep -qx "$2" "$work/$1.files" || fail "$1 lacks /$2"; }
+grep -q "^$libdir/libfilterview" "$work/libfilterview0.files" ||
+  fail "the library is not in /$libdir but in /$(sed -n 's|/libfilterview.*||p' "$work/libfilterview0.files" | head -n 1):" \
+    "the build's CMAKE_INSTALL_LIBDIR is not lib/$multiarch (cmake -U CMAKE_INSTALL_LIBDIR $build)"
 for f in usr/bin/filterview usr/share/man/man1/filterview.1.gz usr/share/bash-completion/completions/filterview \
          usr/share/doc/filterview/README.md usr/share/doc/filterview/copyright usr/share/doc/filterview/docs/usage.md \
          usr/share/doc/filterview/examples/kernels/gaussian_naive.cu usr/share/filterview/astronaut.png; do
