@@ -86,7 +86,7 @@ if(Python3_FOUND)
 endif()
 set(FV_PYTHON_DIR "" CACHE STRING "where cmake --install puts the Python module (default: see above)")
 # _libpath.py is written for the prefix being installed to, then installed like the others, so
-# that install_manifest.txt lists it (cmake/uninstall.cmake removes the module whole); the copy
+# that install_manifest.txt lists it (cmake/uninstall.cmake.in removes the module whole); the copy
 # in the build tree goes, so that `sudo cmake --install` leaves no file there a user cannot replace.
 file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/python-install)
 install(CODE "
