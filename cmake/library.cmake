@@ -2,7 +2,10 @@
 # static libraries, include/libfilterview.h, a CMake package (find_package(filterview) gives
 # filterview::filterview, the shared library, and filterview::filterview_static) and a pkg-config
 # file (pkg-config --cflags --libs filterview); and the Python module `filterview` (python/),
-# which also works from the build tree: PYTHONPATH=build/python.
+# which also works from the build tree: PYTHONPATH=build/python. Components (the Debian packages
+# of cmake/package.cmake): `library` the shared library's file and soname link (libfilterview0),
+# `development` the rest for building against it (libfilterview-dev), `python` the module
+# (python3-filterview).
 include(CMakePackageConfigHelpers)
 set(FV_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/filterview)
 
@@ -10,15 +13,35 @@ if(NOT CUDAToolkit_LIBRARY_DIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
   set_target_properties(filterview_shared PROPERTIES INSTALL_RPATH ${CUDAToolkit_LIBRARY_DIR})
 endif()
 install(TARGETS filterview_shared filterview_static EXPORT filterviewTargets
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(FILES include/libfilterview.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-install(EXPORT filterviewTargets NAMESPACE filterview:: DESTINATION ${FV_CMAKE_DIR})
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT library NAMELINK_COMPONENT development
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT development)
+# The loader finds a library in /usr or /usr/local once its cache knows it: ldconfig, run here for
+# `sudo cmake --install` (dpkg's trigger does it for the package, hence not under DESTDIR). Another
+# prefix is not searched: the module finds the library by its path (_libpath.py), a program by
+# its run path; the line says so.
+install(CODE "
+  set(fv_libdir \"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}\")
+  if(NOT \"\$ENV{DESTDIR}\" STREQUAL \"\")
+  elseif(CMAKE_INSTALL_PREFIX MATCHES \"^/usr(/local)?/?$\")
+    execute_process(COMMAND ldconfig RESULT_VARIABLE fv_failed OUTPUT_QUIET ERROR_QUIET)
+    if(fv_failed)
+      message(STATUS \"libfilterview: run `sudo ldconfig` for the loader to find it in \${fv_libdir}\")
+    endif()
+  else()
+    message(STATUS \"libfilterview: \${fv_libdir} is not on the loader's path: link programs with \"
+                   \"-Wl,-rpath,\${fv_libdir}, or run them with LD_LIBRARY_PATH=\${fv_libdir}\")
+  endif()
+" COMPONENT library)
+install(FILES include/libfilterview.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
+install(EXPORT filterviewTargets NAMESPACE filterview:: DESTINATION ${FV_CMAKE_DIR}
+        COMPONENT development)
 configure_package_config_file(cmake/filterviewConfig.cmake.in
   ${CMAKE_BINARY_DIR}/filterviewConfig.cmake INSTALL_DESTINATION ${FV_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/filterviewConfigVersion.cmake
   VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/filterviewConfig.cmake
-              ${CMAKE_BINARY_DIR}/filterviewConfigVersion.cmake DESTINATION ${FV_CMAKE_DIR})
+              ${CMAKE_BINARY_DIR}/filterviewConfigVersion.cmake DESTINATION ${FV_CMAKE_DIR}
+        COMPONENT development)
 # the build tree is a package too: -Dfilterview_DIR=build
 export(EXPORT filterviewTargets NAMESPACE filterview:: FILE ${CMAKE_BINARY_DIR}/filterviewTargets.cmake)
 
@@ -31,7 +54,8 @@ endif()
 file(RELATIVE_PATH FV_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" FV_PC_UP "${FV_PC_UP}")
 configure_file(cmake/filterview.pc.in ${CMAKE_BINARY_DIR}/filterview.pc @ONLY)
-install(FILES ${CMAKE_BINARY_DIR}/filterview.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+install(FILES ${CMAKE_BINARY_DIR}/filterview.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+        COMPONENT development)
 
 # ---- the Python module: python/filterview, copied into build/python with the library's path ----
 # Debian's python3 by default: its packages (python3-numpy, ...) are what the module uses; another
@@ -61,6 +85,10 @@ if(Python3_FOUND)
   set(FV_PYTHON_VERSION_DIR lib/python${Python3_VERSION_MAJOR}.${Python3_VERSION_MINOR}/dist-packages)
 endif()
 set(FV_PYTHON_DIR "" CACHE STRING "where cmake --install puts the Python module (default: see above)")
+# _libpath.py is written for the prefix being installed to, then installed like the others, so
+# that install_manifest.txt lists it (cmake/uninstall.cmake.in removes the module whole); the copy
+# in the build tree goes, so that `sudo cmake --install` leaves no file there a user cannot replace.
+file(MAKE_DIRECTORY ${CMAKE_BINARY_DIR}/python-install)
 install(CODE "
   set(fv_py_dir \"${FV_PYTHON_DIR}\")
   if(NOT fv_py_dir)
@@ -70,6 +98,9 @@ install(CODE "
     endif()
   endif()
   file(INSTALL ${FV_PYTHON_SOURCES} DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${fv_py_dir}/filterview\")
-  file(WRITE \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/\${fv_py_dir}/filterview/_libpath.py\"
+  file(WRITE \"${CMAKE_BINARY_DIR}/python-install/_libpath.py\"
     \"# written by cmake --install: the libfilterview this copy of the module loads\\nLIBRARY = \\\"\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}/libfilterview.so.${PROJECT_VERSION_MAJOR}\\\"\\n\")
-")
+  file(INSTALL \"${CMAKE_BINARY_DIR}/python-install/_libpath.py\"
+       DESTINATION \"\${CMAKE_INSTALL_PREFIX}/\${fv_py_dir}/filterview\")
+  file(REMOVE \"${CMAKE_BINARY_DIR}/python-install/_libpath.py\")
+" COMPONENT python)

@@ -59,6 +59,11 @@ done
 while IFS= read -r key; do
     grep -qF -- "$key" man.txt || fail "the man page's KEYS lack '$key'"
 done <keys.txt
+# EXIT STATUS names every status the program ends with, a signal's too
+sed -n '/^EXIT STATUS/,/^ENVIRONMENT/p' man.txt >exit.txt
+listed=$(awk '/^ +[0-9][0-9+N]* / { print $1 }' exit.txt | tr '\n' ' ')
+[ "$listed" = "0 1 2 128+N " ] || fail "the man page's EXIT STATUS lists '$listed', not 0 1 2 128+N"
+grep -q "130 for Ctrl-C" exit.txt || fail "the man page's EXIT STATUS does not say that Ctrl-C gives 130"
 # options copy as typed: a minus, not a typographic hyphen
 grep -q -- "--help-man" man.txt || fail "options do not render as ASCII"
 echo "man page: groff -ww clean, man -l renders it, every option, filter, variant and key in it"

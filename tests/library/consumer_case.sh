@@ -1,30 +1,32 @@
 #!/bin/sh
 # -------------------------------------------------------------------------------------------------
-# tests/library/consumer_case.sh CMAKE BUILD_DIR WORKDIR SOURCE_DIR PYTHON: libfilterview as another
+# tests/library/consumer_case.sh CMAKE BUILD_DIR WORKDIR SOURCE_DIR PYTHON LIBDIR: libfilterview as another
 # program uses it. `cmake --install` into a temporary prefix; then tests/library/consumer (a
 # project of its own) configured with find_package(filterview), built against the shared and the
 # static library, and run; the same source built with pkg-config's flags and run; and the Python
-# module imported from the install.
+# module imported from the install; then the module installed alone and removed by
+# cmake_uninstall.cmake, whole. LIBDIR: the libraries' folder under the prefix
+# (CMAKE_INSTALL_LIBDIR: lib, or Debian's lib/x86_64-linux-gnu).
 # -------------------------------------------------------------------------------------------------
 set -u
-cmake=$1 build=$2 work=$3 src=$4 python=${5:-python3}
+cmake=$1 build=$2 work=$3 src=$4 python=${5:-python3} libdir=${6:-lib}
 prefix=$work/prefix
 fail() { echo "FAIL: $*"; exit 1; }
 rm -rf "$work" && mkdir -p "$work" || fail "cannot make $work"
 "$cmake" --install "$build" --prefix "$prefix" >"$work/install.log" 2>&1 ||
     { cat "$work/install.log"; fail "cmake --install failed"; }
-for f in include/libfilterview.h lib/libfilterview.so lib/libfilterview.a lib/pkgconfig/filterview.pc \
-    lib/cmake/filterview/filterviewConfig.cmake lib/cmake/filterview/filterviewConfigVersion.cmake; do
+for f in include/libfilterview.h $libdir/libfilterview.so $libdir/libfilterview.a $libdir/pkgconfig/filterview.pc \
+    $libdir/cmake/filterview/filterviewConfig.cmake $libdir/cmake/filterview/filterviewConfigVersion.cmake; do
     [ -e "$prefix/$f" ] || fail "$f was not installed"
     echo "installed: $f"
 done
-soname=$(objdump -p "$prefix/lib/libfilterview.so" | awk '/SONAME/ { print $2 }')
+soname=$(objdump -p "$prefix/$libdir/libfilterview.so" | awk '/SONAME/ { print $2 }')
 [ "$soname" = "libfilterview.so.0" ] || fail "soname '$soname', not libfilterview.so.0"
 # only the API is exported
-others=$(nm -D --defined-only "$prefix/lib/libfilterview.so" | awk '$2 ~ /[TDBR]/ { print $3 }' |
+others=$(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | awk '$2 ~ /[TDBR]/ { print $3 }' |
     grep -v '^filterview_' | grep -v '^FILTERVIEW_0$' || true)
 [ -z "$others" ] || fail "exports more than the API: $(echo $others | head -c 300)"
-echo "soname $soname; exports: $(nm -D --defined-only "$prefix/lib/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
+echo "soname $soname; exports: $(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
 
 # CMake: find_package(filterview)
 cp -r "$src/tests/library/consumer" "$work/consumer" || fail "cannot copy the consumer"
@@ -41,9 +43,9 @@ done
 
 # pkg-config
 if command -v pkg-config >/dev/null 2>&1 && command -v cc >/dev/null 2>&1; then
-    flags=$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs filterview) ||
+    flags=$(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --cflags --libs filterview) ||
         fail "pkg-config knows no filterview"
-    cc "$work/consumer/consumer.c" $flags -Wl,-rpath,"$prefix/lib" -o "$work/consumer_pc" ||
+    cc "$work/consumer/consumer.c" $flags -Wl,-rpath,"$prefix/$libdir" -o "$work/consumer_pc" ||
         fail "cc with pkg-config's flags ($flags) failed"
     "$work/consumer_pc" >"$work/pc.txt" 2>&1 || { cat "$work/pc.txt"; fail "consumer_pc failed"; }
     echo "pkg-config ($flags): $(cat "$work/pc.txt")"
@@ -60,4 +62,22 @@ out = filterview.box(img, radius=1, variant='cpu')
 assert out.shape == img.shape and out[4, 5, 0] == 28, out[3:6, 4:7, 0]
 print('python from the install:', filterview.__file__, 'box ok')") || fail "the installed Python module failed"
 fi
+
+# uninstall: the module installed alone (its own manifest, install_manifest_python.txt), imported
+# so that Python writes byte code beside it, then cmake_uninstall.cmake: nothing of it may stay (an
+# empty folder filterview/ would still import, as a namespace package)
+pyprefix=$work/python-prefix
+"$cmake" --install "$build" --prefix "$pyprefix" --component python >"$work/install-python.log" 2>&1 ||
+    { cat "$work/install-python.log"; fail "cmake --install --component python failed"; }
+pydir=$(ls -d "$pyprefix"/lib/python3*/dist-packages)
+if "$python" -c "import numpy" 2>/dev/null; then
+    (cd "$work" && env -u PYTHONDONTWRITEBYTECODE PYTHONPATH="$pydir" FILTERVIEW_LIBRARY="$prefix/$libdir/libfilterview.so.0" \
+        "$python" -c "import filterview, filterview.dask") || fail "the module installed alone does not import"
+    ls "$pydir/filterview/__pycache__"/*.pyc >/dev/null 2>&1 || fail "no byte code was written (the case tests nothing)"
+fi
+"$cmake" -DMANIFEST="$build/install_manifest_python.txt" -P "$build/cmake_uninstall.cmake" >"$work/uninstall.log" 2>&1 ||
+    { cat "$work/uninstall.log"; fail "cmake_uninstall.cmake failed"; }
+left=$(find "$pyprefix" -path "*filterview*")
+[ -z "$left" ] || fail "uninstall left: $left"
+echo "uninstall: the module's files, byte code and folder removed"
 echo "PASS"

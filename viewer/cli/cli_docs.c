@@ -270,12 +270,19 @@ void cli_print_man(FILE *out, const char *const *key_labels, const char *const *
         fputc('\n', out);
         roff_line(out, key_helps[k]);
     }
+    /* every status the program ends with: main.c's, compare.c's, and a signal's (image_io.c
+     * removes the files being written, then lets the signal end the process) */
     fputs(".SH EXIT STATUS\n"
-          ".TP\n.B 0\nsuccess\n"
+          ".TP\n.B 0\nsuccess; with \\-\\-compare, the two outputs are identical\n"
           ".TP\n.B 1\na run\\-time error: a file that cannot be read or written, no CUDA device "
-          "for a GPU variant, not enough memory\n"
-          ".TP\n.B 2\na bad command line: an unknown option, a value out of range, an option "
-          "given twice\n"
+          "for a GPU variant, not enough memory, a file of a folder batch that failed (the "
+          "others are written); with \\-\\-compare, the two outputs differ\n"
+          ".TP\n.B 2\na bad command line, found before anything runs: an unknown option, a "
+          "value out of range, an option given twice, an output that is one of the inputs; "
+          "with \\-\\-compare, any error\n"
+          ".TP\n.B 128+N\nended by signal N, as the shell reports it: 130 for Ctrl\\-C "
+          "(SIGINT), 143 for SIGTERM; the files being written are removed first, so no partial "
+          "output is left\n"
           ".PP\nAn error is one line on standard error.\n"
           ".SH ENVIRONMENT\n"
           ".TP\n.B DISPLAY\n"
