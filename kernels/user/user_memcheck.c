@@ -71,12 +71,13 @@ static const char *next_line(const char **at, char *line, size_t size)
 }
 
 /* A report's header line ("Invalid __global__ write of size 4 bytes") starts one space in; its
- * details ("    at ...", "    by thread ...") further; the banner and the summary are not errors */
+ * details ("    at ...", "    by thread ...") further; the banner, the summary and the
+ * sanitizer's own trouble ("Target application doesn't exist", "Error: ...") are no finding */
 static int is_error_header(const char *line)
 {
     if (line[0] != ' ' || line[1] == ' ' || line[1] == 0) return 0;
-    static const char *const not_errors[] = {"COMPUTE-SANITIZER", "CUDA-MEMCHECK", "ERROR SUMMARY",
-                                             "Target application", "LEAK SUMMARY"};
+    static const char *const not_errors[] = {"COMPUTE-SANITIZER",  "CUDA-MEMCHECK", "ERROR SUMMARY",
+                                             "Target application", "LEAK SUMMARY",  "Error:"};
     for (size_t i = 0; i < sizeof not_errors / sizeof not_errors[0]; i++)
         if (!strncmp(line + 1, not_errors[i], strlen(not_errors[i]))) return 0;
     return 1;

@@ -104,6 +104,8 @@ int main(int argc, char **argv)
            "(8,0,0))");
     expect(dir, "clean.txt", "k.cu", "");
     expect(dir, "killed.txt", "k.cu", ""); /* stopped past the time limit: nothing to report */
+    /* the sanitizer's own trouble is no finding in the kernel */
+    expect(dir, "target_missing.txt", "k.cu", "");
 
     /* the older wording ("Address ... is out of bounds"), a path with spaces, the program's own
      * output between memcheck's lines, and an error of another kind in memcheck's own words */
@@ -131,6 +133,10 @@ int main(int argc, char **argv)
             !strcmp(got, "k.cu:7: Warp Illegal Instruction (thread (0,0,0) in block (0,0,0))"),
         "another kind of error:", got);
     test_check(&t, !fv_memcheck_finding("", "k.cu", got, sizeof got), "empty report", NULL);
+    test_check(&t,
+               !fv_memcheck_finding("========= Error: No attachable process found.\n", "k.cu", got,
+                                    sizeof got),
+               "the sanitizer's own error is no finding:", got);
     test_find(argv[2]);
     return test_finish(&t);
 }
