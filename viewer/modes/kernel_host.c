@@ -418,6 +418,18 @@ void kernel_host_release_all(kernel_host *h)
     (void)ask(h, &q, NULL, 0, NULL, 0, PREPARE_SLACK_S, 0, 1, &r);
 }
 
+int kernel_check_wanted(void)
+{
+    const char *check = getenv(KERNEL_CHECK_ENV);
+    if (!check || !*check || !strcmp(check, "1")) return 1;
+    if (!strcmp(check, "0")) return 0;
+    fv_fail(FV_ERR_ARG,
+            "%s: 1 (a new user kernel runs once under memcheck before it goes live, the default) "
+            "or 0 (it goes live unchecked), not '%s'",
+            KERNEL_CHECK_ENV, check);
+    return -1;
+}
+
 /* The sanitizer's own words in its report: its first line that is neither the banner nor the
  * summary, into out; `otherwise` where there is none. */
 static void report_words(const char *report, const char *otherwise, char *out, size_t size)

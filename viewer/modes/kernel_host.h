@@ -31,6 +31,7 @@
 
 #define KERNEL_TIMEOUT_ENV "FILTERVIEW_KERNEL_TIMEOUT" /* seconds a user kernel may run */
 #define KERNEL_HOST_ENV    "FILTERVIEW_KERNEL_HOST"    /* "0": they run inside the viewer */
+#define KERNEL_CHECK_ENV   "FILTERVIEW_MEMCHECK"       /* "0": new kernels go live unchecked */
 #define KERNEL_HOST_ARG    "--kernel-host" /* argv[1] of the helper; argv[2]: its socket's fd */
 
 enum {
@@ -72,8 +73,15 @@ kernel_host_outcome kernel_host_time(kernel_host *h, int slot, int runs, double 
 void kernel_host_release_all(kernel_host *h);
 
 /* The checked run's image: at most this many pixels a side (a crop of the viewer's image), so that
- * the run under memcheck, many times slower than a plain one, costs little. */
+ * the run under memcheck, many times slower than a plain one, costs little; the crop is at most
+ * KERNEL_CHECK_HEIGHT high, so that even a square image is checked on a rectangle (a kernel that
+ * takes its width for its height shows there). */
 #define KERNEL_CHECK_MAX_SIDE 512
+#define KERNEL_CHECK_HEIGHT   384
+
+/* Whether new user kernels are checked (KERNEL_CHECK_ENV): 1 (unset, or "1"), 0 ("0"), or -1 for
+ * any other value, with the message in fv_last_error(). */
+int kernel_check_wanted(void);
 
 /* Runs build b once with parameters p on `image` (host, RGBA8, at most KERNEL_CHECK_MAX_SIDE a
  * side) in a helper of its own started under compute-sanitizer's memcheck, with its own copies of

@@ -272,6 +272,7 @@ typedef struct app {
     kernel_host *kernel_host;  /* the user kernels' own process; NULL: they run in this one */
     int kernel_host_said;      /* its first answer was announced on stdout */
     int memcheck_absent_said;  /* no memcheck to check new kernels with: said once */
+    int memcheck_off;          /* FILTERVIEW_MEMCHECK=0: new kernels go live unchecked */
     int kernels_in_process;    /* FILTERVIEW_KERNEL_HOST=0: no kernel host */
     int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
     int fault_panes;           /* bit p: pane p's user kernel faulted; the program ends */

@@ -50,8 +50,8 @@ static int source_changed(const pane *pn)
     return !pn->user_missing || stat(pn->user_file, &st) == 0;
 }
 
-/* What pane p's next build is checked with: where kernels run on a GPU and memcheck was not
- * found missing, on the uint8 RGBA images user kernels run (others turn it off anyway), the
+/* What pane p's next build is checked with: where kernels run on a GPU, memcheck was not found
+ * missing nor turned off (FILTERVIEW_MEMCHECK=0), on the uint8 RGBA images user kernels run (others turn it off anyway), the
  * pane's parameters and a crop of the image, copied so that the worker reads nothing the frame
  * loop may change. */
 static void check_fill(app *a, int p, user_job *j)
@@ -61,11 +61,11 @@ static void check_fill(app *a, int p, user_job *j)
     j->check_outcome = HOST_DONE;
     j->check_ms = 0;
     const fv_image *src = &a->host_src;
-    if (a->memcheck_absent_said || fv_device_unavailable_reason() || !src->data ||
-        src->type != FV_PIXEL_U8 || fv_image_channels(src) != 4)
+    if (a->memcheck_off || a->memcheck_absent_said || fv_device_unavailable_reason() ||
+        !src->data || src->type != FV_PIXEL_U8 || fv_image_channels(src) != 4)
         return;
     const int w = src->width < KERNEL_CHECK_MAX_SIDE ? src->width : KERNEL_CHECK_MAX_SIDE,
-              h = src->height < KERNEL_CHECK_MAX_SIDE ? src->height : KERNEL_CHECK_MAX_SIDE;
+              h = src->height < KERNEL_CHECK_HEIGHT ? src->height : KERNEL_CHECK_HEIGHT;
     if (fv_host_image_alloc(&j->check_image, w, h) != FV_OK) return; /* then unchecked */
     for (int y = 0; y < h; y++)
         memcpy(j->check_image.data + (size_t)y * j->check_image.pitch,
