@@ -264,6 +264,11 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
                     "process), and was stopped: the GPU may be busy or recovering from a fault; "
                     "save the file again to retry",
                     limit_s, KERNEL_TIMEOUT_ENV, limit_s - shown_limit_s);
+        else if (h->sanitized)
+            fv_fail(FV_ERR_CUDA,
+                    "it ran for more than %g s under memcheck (%d times the time limit, %s), and "
+                    "was stopped: look for a loop that never ends",
+                    shown_limit_s, KERNEL_CHECK_SLOWDOWN, KERNEL_TIMEOUT_ENV);
         else
             fv_fail(FV_ERR_CUDA,
                     "it ran for more than %g s, the time limit (%s), and was stopped: look for a "
@@ -480,12 +485,14 @@ static kernel_host_outcome check_dialogue(kernel_host *h, const fv_user_build *b
         memcpy(packed + pixels + (size_t)y * row, image->data + (size_t)y * image->pitch, row);
     host_reply r;
     /* first answer: set up (the sanitizer and the helper started, the code loaded, FV_LAUNCH
-     * run); then the run itself, under the user's time limit */
+     * run); then the run itself, under the user's time limit made for memcheck's pace */
     kernel_host_outcome o = ask(h, q, b->code, b->code_size, packed, pixels + bytes,
                                 limit_s + CHECK_START_S, limit_s, 1, &r);
     free(packed);
     free(q);
-    if (o == HOST_DONE) o = ask(h, NULL, NULL, 0, NULL, 0, limit_s + RUN_SLACK_S, limit_s, 0, &r);
+    const double run_limit_s = limit_s * KERNEL_CHECK_SLOWDOWN;
+    if (o == HOST_DONE)
+        o = ask(h, NULL, NULL, 0, NULL, 0, run_limit_s + RUN_SLACK_S, run_limit_s, 0, &r);
     return o;
 }
 
@@ -540,7 +547,7 @@ kernel_host_outcome kernel_host_check(const fv_user_build *b, const fv_params *p
     } else if (o == HOST_UNAVAILABLE) { /* the sanitizer could not run the helper */
         fv_fail(FV_ERR_UNSUPPORTED, "memcheck could not run your kernel: %s", words);
     } else if (o == HOST_STOPPED) { /* past the time limit, or a fault memcheck did not see */
-        fv_fail(FV_ERR_CUDA, "%s: %s (under memcheck)", b->path, why);
+        fv_fail(FV_ERR_CUDA, "%s: %s", b->path, why);
     } else {
         fv_fail(FV_ERR_CUDA, "%s", why);
     }

@@ -73,11 +73,15 @@ kernel_host_outcome kernel_host_time(kernel_host *h, int slot, int runs, double 
 void kernel_host_release_all(kernel_host *h);
 
 /* The checked run's image: at most this many pixels a side (a crop of the viewer's image), so that
- * the run under memcheck, many times slower than a plain one, costs little; the crop is at most
- * KERNEL_CHECK_HEIGHT high, so that even a square image is checked on a rectangle (a kernel that
- * takes its width for its height shows there). */
-#define KERNEL_CHECK_MAX_SIDE 512
-#define KERNEL_CHECK_HEIGHT   384
+ * the run under memcheck, many times slower than a plain one, costs little, and so does a faulty
+ * kernel's, where memcheck records every thread's bad access (about 0.13 ms each, measured on an
+ * H200); the crop is at most KERNEL_CHECK_HEIGHT high, so that even a square image is checked on
+ * a rectangle (a kernel that takes its width for its height shows there). */
+#define KERNEL_CHECK_MAX_SIDE 256
+#define KERNEL_CHECK_HEIGHT   192
+/* Under memcheck a kernel runs many times slower: the checked run has this many times the user's
+ * time limit. */
+#define KERNEL_CHECK_SLOWDOWN 10
 
 /* Whether new user kernels are checked (KERNEL_CHECK_ENV): 1 (unset, or "1"), 0 ("0"), or -1 for
  * any other value, with the message in fv_last_error(). */
@@ -85,7 +89,8 @@ int kernel_check_wanted(void);
 
 /* Runs build b once with parameters p on `image` (host, RGBA8, at most KERNEL_CHECK_MAX_SIDE a
  * side) in a helper of its own started under compute-sanitizer's memcheck, with its own copies of
- * the images (no CUDA IPC), and waits for it: up to limit_s for the run, more for the start.
+ * the images (no CUDA IPC), and waits for it: up to KERNEL_CHECK_SLOWDOWN times limit_s for the
+ * run, more for the start.
  * HOST_DONE: memcheck found nothing; HOST_STOPPED: it found an error, or the run passed the time
  * limit, or faulted: fv_last_error() says so in the user's terms ("kernel.cu:12: writes 4 bytes
  * out of bounds (thread (3,0,0) in block (7,2,0)), found by memcheck"); HOST_REFUSED: the kernel

@@ -276,9 +276,9 @@ int run_fail_line(void)
 /* ---- user kernels ---- */
 
 #define RUN_MAX_USER_KERNELS 3 /* -v, and --compare's two sides */
-/* The checked run's time limit: the command line has no FILTERVIEW_KERNEL_TIMEOUT of its own, and
- * its kernel runs in this process, where a kernel that never ends would hang the program */
-#define RUN_CHECK_LIMIT_S 10.0
+/* The checked run's time limit (KERNEL_CHECK_SLOWDOWN times it under memcheck): the command line
+ * has no FILTERVIEW_KERNEL_TIMEOUT of its own, so the viewer's default */
+#define RUN_CHECK_LIMIT_S 3.0
 #define RUN_CHECK_SEED    1 /* the checked run's random image: the same every time */
 static fv_user_variant *user_kernels[RUN_MAX_USER_KERNELS];
 static int n_user_kernels;
