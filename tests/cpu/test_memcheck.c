@@ -98,6 +98,9 @@ int main(int argc, char **argv)
     expect(dir, "shared_write_out_of_bounds.txt", "k.cu",
            "k.cu:8: writes 4 bytes of shared memory out of bounds (thread (8,0,0) in block "
            "(8,0,0))");
+    /* an extern "C" kernel loaded from a cubin (cudaLibraryLoadData), as a user kernel is */
+    expect(dir, "loaded_cubin_out_of_bounds.txt", "k.cu",
+           "k.cu:6: writes 4 bytes out of bounds (thread (0,2,0) in block (8,0,0))");
     /* built without line information: the kernel's file and function instead */
     expect(dir, "no_line_info.txt", "/home/me/blur.cu",
            "/home/me/blur.cu: in fv_pass: writes 4 bytes out of bounds (thread (0,2,0) in block "
