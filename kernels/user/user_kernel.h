@@ -104,6 +104,21 @@ const fv_user_build *fv_user_variant_build(const fv_user_variant *u);
 fv_user_variant *fv_user_variant_of(const fv_variant *v);
 void fv_user_variant_free(fv_user_variant *u);
 
+/* ---- the checked run: compute-sanitizer's memcheck (user_memcheck.c) ---- */
+/* compute-sanitizer's exit status when memcheck found an error (its --error-exitcode) */
+#define FV_MEMCHECK_ERROR_EXIT 86
+
+/* The compute-sanitizer of the CUDA toolkit: on PATH, in $CUDA_HOME/bin or in
+ * /usr/local/cuda/bin. FV_OK with its path in buf; FV_ERR_UNSUPPORTED (fv_last_error() says where
+ * it looked) when there is none. */
+fv_status fv_memcheck_find(char *buf, size_t size);
+
+/* memcheck's first error in `report` (compute-sanitizer's output as printed) as one line in the
+ * user's terms, into out: "kernel.cu:12: writes 4 bytes out of bounds (thread (3,0,0) in block
+ * (7,2,0))". `file` names the kernel where the report has no line information. 1: an error was
+ * found; 0: the report has none (a clean run, or one cut short). */
+int fv_memcheck_finding(const char *report, const char *file, char *out, size_t size);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,8 +5,11 @@
  * at the next one (a run of a slot never prepared, slots out of range, an unknown request and
  * filter, a prepare of a real compiled kernel with and without an image parameter, which opens
  * no image without a device or with a handle of nobody's, then a run that is still understood).
- * A request it cannot read is answered and ends it; a wrong magic and another parent's pid end
- * it at once. The GPU side (runs, faults, the time limit) is tested by the viewer's GPU tests.
+ * A check (the run under memcheck, on images of its own that follow the request) reads its image
+ * and answers, and one of an image too large to read is answered and ends it. A request it cannot
+ * read is answered and ends it; a wrong magic and another parent's pid end it at once, while
+ * parent 0 (a sanitizer's child) is anyone's. The GPU side (runs, faults, the time limit, the
+ * checked run under compute-sanitizer) is tested by the viewer's GPU tests.
  * Usage: test_kernel_host FILTERVIEW EXAMPLES_DIR
  * ------------------------------------------------------------------------------------------------ */
 #include "kernel_host_wire.h"
@@ -197,6 +200,18 @@ int main(int argc, char **argv)
     q.image_width[k] = q.image_height[k] = 5;
     expect(&h, "a prepare with an image parameter reads its pixels", &q, payload, with_image,
            HOST_UNAVAILABLE, "CUDA IPC is not available here");
+    /* a check: the code, then its image (no device here: it cannot be set up, and says so) */
+    q.op = OP_CHECK;
+    q.slot = 0;
+    snprintf(q.filter, sizeof q.filter, "gaussian");
+    q.value[k] = 0;
+    q.image_width[k] = q.image_height[k] = 0;
+    const size_t image_bytes = 16 * 16 * 4;
+    unsigned char *checked = malloc(b->code_size + image_bytes);
+    memcpy(checked, b->code, b->code_size);
+    memset(checked + b->code_size, 9, image_bytes);
+    expect(&h, "a check reads its image and answers", &q, checked, b->code_size + image_bytes,
+           HOST_REFUSED, "");
     q = request(OP_RUN, 1);
     expect(&h, "after all of these, the next request is still understood", &q, NULL, 0,
            HOST_REFUSED, "slot 1 is not prepared");
@@ -205,6 +220,21 @@ int main(int argc, char **argv)
     expect(&h, "a prepare it cannot read is answered", &q, NULL, 0, HOST_REFUSED,
            "a request it cannot read");
     test_check(&t, helper_exit(&h) == 0, "then it ends", "(exit status not 0)");
+
+    h = start_helper((long)getpid());
+    q = request(OP_CHECK, 0);
+    q.code_size = b->code_size;
+    q.width = KERNEL_CHECK_MAX_SIDE + 1;
+    q.height = 1;
+    expect(&h, "a check of an image larger than it takes is answered", &q, b->code, b->code_size,
+           HOST_REFUSED, "a check it cannot read");
+    test_check(&t, helper_exit(&h) == 0, "then it ends", "(exit status not 0)");
+
+    h = start_helper(0); /* under compute-sanitizer its parent is the sanitizer */
+    q = request(OP_RUN, 0);
+    expect(&h, "parent 0: it answers whoever its parent is", &q, NULL, 0, HOST_REFUSED,
+           "slot 0 is not prepared");
+    test_check(&t, helper_close(&h) == 0, "and ends at its socket's end of file", "");
 
     h = start_helper((long)getpid());
     q = request(OP_RUN, 0);
@@ -223,6 +253,7 @@ int main(int argc, char **argv)
                "");
 
     free(payload);
+    free(checked);
     fv_user_build_free(b);
     return test_finish(&t);
 }

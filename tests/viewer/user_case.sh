@@ -1,7 +1,7 @@
 #!/bin/sh
 # tests/viewer/user_case.sh: one replayed viewer run with the user's own kernel (user=FILE), live.
-#   user_case.sh [--gpu|--nogpu] FILTERVIEW CHECK DIR START SWAP CODE REGEX ABSENT ONCE --
-#                VIEWER ARGS... [--check MODE REF_A [REF_B]]
+#   user_case.sh [--gpu|--nogpu] [--memcheck MC_REGEX MC_ONCE] FILTERVIEW CHECK DIR START SWAP
+#                CODE REGEX ABSENT ONCE -- VIEWER ARGS... [--check MODE REF_A [REF_B]]
 # DIR is made afresh: kernel.cu (a copy of START: the file the viewer watches), the compile cache
 # (XDG_CACHE_HOME) and shot.png. @KERNEL@ in a viewer argument is DIR/kernel.cu. SWAP ("-": none)
 # is the file that --keys <swap-source> saves over it (FILTERVIEW_SWAP_SOURCE). Passes when the
@@ -9,11 +9,28 @@
 # ABSENT ("-": no such test), has exactly one line matching ONCE ("-": no such test), reports no
 # OpenGL error, and (with --check) `CHECK MODE DIR/shot.png REF_A REF_B` passes.
 # --gpu: exit 77 (skipped) without a usable CUDA device; --nogpu: exit 77 with one.
+# --memcheck: where compute-sanitizer is found as the viewer looks for it (PATH, $CUDA_HOME/bin,
+# /usr/local/cuda/bin), a new kernel runs under memcheck before it goes live, and the output must
+# match MC_REGEX and MC_ONCE in place of REGEX and ONCE.
 gpu=0
 [ "$1" = "--gpu" ] && { gpu=1; shift; }
 [ "$1" = "--nogpu" ] && { gpu=2; shift; }
+mc_regex="" mc_once=""
+[ "$1" = "--memcheck" ] && { mc_regex="$2"; mc_once="$3"; shift 3; }
 fv="$1" check="$2" dir="$3" start="$4" swap="$5" code="$6" regex="$7" absent="$8" once="$9"
 shift 9
+if [ -n "$mc_regex" ]; then
+  sanitizer=$(command -v compute-sanitizer)
+  for d in "${CUDA_HOME:+$CUDA_HOME/bin}" /usr/local/cuda/bin; do
+    [ -z "$sanitizer" ] && [ -n "$d" ] && [ -x "$d/compute-sanitizer" ] && sanitizer="$d/compute-sanitizer"
+  done
+  if [ -n "$sanitizer" ]; then
+    echo "checks: $sanitizer is here: memcheck checks the kernel before it goes live"
+    regex="$mc_regex" once="$mc_once"
+  else
+    echo "checks: no compute-sanitizer here: the kernel goes live unchecked"
+  fi
+fi
 [ "$1" = "--" ] && shift
 if [ "$gpu" = 1 ] && ! "$fv" --info >/dev/null 2>&1; then echo "skipped: no CUDA device"; exit 77; fi
 if [ "$gpu" = 2 ] && "$fv" --info >/dev/null 2>&1; then echo "skipped: a CUDA device is here"; exit 77; fi

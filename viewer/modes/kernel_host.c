@@ -8,12 +8,16 @@
  * socket's end of file. Every write is MSG_NOSIGNAL: a side that is gone is an error, not a
  * SIGPIPE. The viewer's side never waits longer than the time limit it is given: past it the
  * helper is killed, and a helper that could not be reaped at once is reaped at the next start.
+ * The checked run (kernel_host_check) is the same helper started by compute-sanitizer, which it
+ * inherits the socket through; its report goes to an unlinked temporary file, read back once the
+ * sanitizer has exited.
  * ------------------------------------------------------------------------------------------------ */
 #define _GNU_SOURCE /* strsignal */
 #include "kernel_host.h"
 #include "kernel_host_wire.h"
 
 #include "cli.h"
+#include "cuda_check.h"
 #include "device.h"
 #include "timing.h"
 
@@ -37,6 +41,12 @@ extern char **environ;
 #define TIME_SLACK_S    10.0
 #define REAP_WAIT_MS    200
 #define EXIT_GRACE_MS   5000 /* at the viewer's end: the helper's own exit (a sanitizer's report) */
+/* compute-sanitizer's start, then the helper's (the sanitizer instruments the code as it loads):
+ * a loaded GPU machine is slow at it */
+#define CHECK_START_S    60.0
+#define CHECK_REPORT_MAX (64 << 10) /* the report's first bytes hold its first error */
+#define STRINGIFY_(x)    #x
+#define STRINGIFY(x)     STRINGIFY_(x)
 
 /* ---- both sides ---------------------------------------------------------------------------- */
 static int send_all(int fd, const void *data, size_t size)
@@ -84,12 +94,17 @@ struct kernel_host {
     pid_t unreaped;  /* a killed helper not yet reaped; 0: none */
     int unavailable; /* 1: no helper here; why in `why` */
     char why[1100];
+    int sanitized;   /* started under compute-sanitizer: it is given time to write its report */
+    int last_status; /* the last helper's wait status; -1: killed, or not reaped */
 };
 
 kernel_host *kernel_host_create(void)
 {
     kernel_host *h = calloc(1, sizeof *h);
-    if (h) h->fd = -1;
+    if (h) {
+        h->fd = -1;
+        h->last_status = -1;
+    }
     return h;
 }
 
@@ -131,7 +146,14 @@ static void end_helper(kernel_host *h, double grace_ms, char *how, size_t size)
             snprintf(how, size, "killed");
     }
     if (got == 0) h->unreaped = h->pid; /* a dying GPU context can take its time */
+    h->last_status = got > 0 ? status : -1;
     h->pid = 0;
+}
+
+/* How long a helper that is ending by itself gets: a sanitized one writes its report first. */
+static double exit_grace(const kernel_host *h, double usual_ms)
+{
+    return h->sanitized ? EXIT_GRACE_MS : usual_ms;
 }
 
 void kernel_host_destroy(kernel_host *h)
@@ -144,34 +166,58 @@ void kernel_host_destroy(kernel_host *h)
 
 static kernel_host_outcome unavailable(kernel_host *h, const char *fmt, const char *detail)
 {
-    end_helper(h, 0, NULL, 0);
+    end_helper(h, exit_grace(h, 0), NULL, 0);
     h->unavailable = 1;
     snprintf(h->why, sizeof h->why, fmt, detail);
     fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
     return HOST_UNAVAILABLE;
 }
 
-static kernel_host_outcome start(kernel_host *h)
+/* Starts the helper: this program again, or (sanitizer not NULL) this program under that
+ * compute-sanitizer's memcheck, its output and the helper's into report_fd. */
+static kernel_host_outcome spawn_helper(kernel_host *h, const char *sanitizer, int report_fd)
 {
-    if (h->unavailable) {
-        fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
-        return HOST_UNAVAILABLE;
-    }
-    if (h->pid) return HOST_DONE;
-    reap(h);
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
         return unavailable(h, "no socket pair for the kernels' process: %s", strerror(errno));
     (void)fcntl(sv[0], F_SETFD, FD_CLOEXEC); /* the helper inherits its own end only */
-    char fd_text[16], parent_text[24];
+    char fd_text[16], parent_text[24], exe[4096], timeout_text[16];
     snprintf(fd_text, sizeof fd_text, "%d", sv[1]);
-    snprintf(parent_text, sizeof parent_text, "%ld", (long)getpid());
+    snprintf(parent_text, sizeof parent_text, "%ld", sanitizer ? 0L : (long)getpid());
+    snprintf(timeout_text, sizeof timeout_text, "%d", (int)CHECK_START_S);
     char *argv[] = {"filterview", KERNEL_HOST_ARG, fd_text, parent_text, NULL};
+    /* the sanitizer starts the program by its path: its own /proc/self/exe would be itself */
+    const ssize_t n = sanitizer ? readlink("/proc/self/exe", exe, sizeof exe - 1) : 0;
+    if (n < 0 || (size_t)n >= sizeof exe - 1) {
+        close(sv[0]);
+        close(sv[1]);
+        return unavailable(h, "cannot name this program for %s", sanitizer);
+    }
+    exe[n] = 0;
+    char *checked[] = {(char *)sanitizer,
+                       "--tool",
+                       "memcheck",
+                       "--error-exitcode",
+                       STRINGIFY(FV_MEMCHECK_ERROR_EXIT),
+                       "--print-limit",
+                       "1",
+                       "--launch-timeout",
+                       timeout_text,
+                       exe,
+                       KERNEL_HOST_ARG,
+                       fd_text,
+                       parent_text,
+                       NULL};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    if (report_fd >= 0) {
+        posix_spawn_file_actions_adddup2(&actions, report_fd, 1);
+        posix_spawn_file_actions_adddup2(&actions, report_fd, 2);
+    }
     pid_t pid = 0;
-    const int err = posix_spawn(&pid, "/proc/self/exe", &actions, NULL, argv, environ);
+    const int err = sanitizer ? posix_spawn(&pid, sanitizer, &actions, NULL, checked, environ)
+                              : posix_spawn(&pid, "/proc/self/exe", &actions, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&actions);
     close(sv[1]);
     if (err != 0) {
@@ -183,15 +229,27 @@ static kernel_host_outcome start(kernel_host *h)
     return HOST_DONE;
 }
 
-/* Sends a request (and `extra` bytes after it) and waits for the reply until limit_s; past it,
+static kernel_host_outcome start(kernel_host *h)
+{
+    if (h->unavailable) {
+        fv_fail(FV_ERR_UNSUPPORTED, "%s", h->why);
+        return HOST_UNAVAILABLE;
+    }
+    if (h->pid) return HOST_DONE;
+    reap(h);
+    return spawn_helper(h, NULL, -1);
+}
+
+/* Sends a request (and `extra` bytes after it; q NULL: nothing, the reply to an earlier request
+ * is awaited) and waits for the reply until limit_s; past it,
  * the helper is killed and the reason names the user's time limit, `shown_limit_s` (a set-up,
- * `setting_up`, has PREPARE_SLACK_S more, and no loop of the kernel's to blame). */
+ * `setting_up`, has more time to start its process, and no loop of the kernel's to blame). */
 static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void *extra,
                                size_t extra_size, const void *extra2, size_t extra2_size,
                                double limit_s, double shown_limit_s, int setting_up, host_reply *r)
 {
     const double deadline = fv_now_ms() + limit_s * 1000;
-    int got = send_all(h->fd, q, sizeof *q);
+    int got = q ? send_all(h->fd, q, sizeof *q) : 0;
     if (got == 0 && extra_size) got = send_all(h->fd, extra, extra_size);
     if (got == 0 && extra2_size) got = send_all(h->fd, extra2, extra2_size);
     if (got == 0) got = recv_all(h->fd, r, sizeof *r, deadline);
@@ -205,7 +263,12 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
                     "it was not set up within %g s (the time limit, %s, and %g s to start its "
                     "process), and was stopped: the GPU may be busy or recovering from a fault; "
                     "save the file again to retry",
-                    shown_limit_s + PREPARE_SLACK_S, KERNEL_TIMEOUT_ENV, PREPARE_SLACK_S);
+                    limit_s, KERNEL_TIMEOUT_ENV, limit_s - shown_limit_s);
+        else if (h->sanitized)
+            fv_fail(FV_ERR_CUDA,
+                    "it ran for more than %g s under memcheck (%d times the time limit, %s), and "
+                    "was stopped: look for a loop that never ends",
+                    shown_limit_s, KERNEL_CHECK_SLOWDOWN, KERNEL_TIMEOUT_ENV);
         else
             fv_fail(FV_ERR_CUDA,
                     "it ran for more than %g s, the time limit (%s), and was stopped: look for a "
@@ -215,7 +278,7 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
     }
     if (got != 0) {
         char how[160];
-        end_helper(h, REAP_WAIT_MS, how, sizeof how);
+        end_helper(h, exit_grace(h, REAP_WAIT_MS), how, sizeof how);
         if (!h->answered)
             return unavailable(h, "the kernels' process ended before it answered (%s)", how);
         fv_fail(FV_ERR_CUDA, "its process ended (%s)", how);
@@ -224,7 +287,8 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
     h->answered = 1;
     r->message[sizeof r->message - 1] = 0;
     r->resources[sizeof r->resources - 1] = 0;
-    if (r->outcome == HOST_STOPPED) end_helper(h, REAP_WAIT_MS, NULL, 0); /* it exits itself */
+    if (r->outcome == HOST_STOPPED) /* it exits itself */
+        end_helper(h, exit_grace(h, REAP_WAIT_MS), NULL, 0);
     if (r->outcome == HOST_UNAVAILABLE) return unavailable(h, "%s", r->message);
     if (r->outcome != HOST_DONE)
         fv_fail(r->status ? (fv_status)r->status : FV_ERR_CUDA, "%s", r->message);
@@ -234,6 +298,39 @@ static kernel_host_outcome ask(kernel_host *h, const host_request *q, const void
 static void copy_text(char *to, size_t size, const char *from)
 {
     snprintf(to, size, "%s", from ? from : "");
+}
+
+/* The request's build and parameters, and the image parameters' pixels packed as they follow it
+ * (*packed, malloc'd, *pixels bytes, `more` bytes spare after them). 0, or -1 out of memory. */
+static int request_fill(host_request *q, const fv_user_build *b, const fv_params *p, size_t more,
+                        unsigned char **packed, size_t *pixels)
+{
+    copy_text(q->filter, sizeof q->filter, b->filter->name);
+    copy_text(q->name, sizeof q->name, b->name);
+    copy_text(q->path, sizeof q->path, b->path);
+    copy_text(q->arch, sizeof q->arch, b->arch);
+    q->is_ptx = b->is_ptx;
+    q->two_pass = b->two_pass;
+    q->has_launch = b->has_launch;
+    q->code_size = b->code_size;
+    memcpy(q->value, p->value, sizeof q->value);
+    q->iterations = p->iterations;
+    *pixels = 0;
+    for (int i = 0; i < FV_MAX_PARAMS; i++) {
+        const fv_image *im = p->image[i];
+        if (!im || im->width > MAX_IMAGE_SIDE || im->height > MAX_IMAGE_SIDE) continue;
+        q->image_width[i] = im->width;
+        q->image_height[i] = im->height;
+        *pixels += (size_t)im->width * im->height * 4;
+    }
+    *packed = *pixels + more ? malloc(*pixels + more) : NULL;
+    if (*pixels + more && !*packed) return -1;
+    size_t at = 0;
+    for (int i = 0; i < FV_MAX_PARAMS; i++)
+        for (int y = 0; y < q->image_height[i]; y++, at += (size_t)q->image_width[i] * 4)
+            memcpy(*packed + at, p->image[i]->data + (size_t)y * p->image[i]->pitch,
+                   (size_t)q->image_width[i] * 4);
+    return 0;
 }
 
 kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_build *b,
@@ -258,16 +355,6 @@ kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_
     q->magic = HOST_MAGIC;
     q->op = OP_PREPARE;
     q->slot = slot;
-    copy_text(q->filter, sizeof q->filter, b->filter->name);
-    copy_text(q->name, sizeof q->name, b->name);
-    copy_text(q->path, sizeof q->path, b->path);
-    copy_text(q->arch, sizeof q->arch, b->arch);
-    q->is_ptx = b->is_ptx;
-    q->two_pass = b->two_pass;
-    q->has_launch = b->has_launch;
-    q->code_size = b->code_size;
-    memcpy(q->value, p->value, sizeof q->value);
-    q->iterations = p->iterations;
     q->width = src->width;
     q->height = src->height;
     q->src_pitch = src->pitch;
@@ -285,25 +372,13 @@ kernel_host_outcome kernel_host_prepare(kernel_host *h, int slot, const fv_user_
         return o;
     }
     /* the image parameters' pixels, packed, after the code */
+    unsigned char *packed = NULL;
     size_t pixels = 0;
-    for (int i = 0; i < FV_MAX_PARAMS; i++) {
-        const fv_image *im = p->image[i];
-        if (!im || im->width > MAX_IMAGE_SIDE || im->height > MAX_IMAGE_SIDE) continue;
-        q->image_width[i] = im->width;
-        q->image_height[i] = im->height;
-        pixels += (size_t)im->width * im->height * 4;
-    }
-    unsigned char *packed = pixels ? malloc(pixels) : NULL;
-    if (pixels && !packed) {
+    if (request_fill(q, b, p, 0, &packed, &pixels) != 0) {
         free(q);
         fv_fail(FV_ERR_MEMORY, "out of host memory");
         return HOST_REFUSED;
     }
-    size_t at = 0;
-    for (int i = 0; i < FV_MAX_PARAMS; i++)
-        for (int y = 0; y < q->image_height[i]; y++, at += (size_t)q->image_width[i] * 4)
-            memcpy(packed + at, p->image[i]->data + (size_t)y * p->image[i]->pitch,
-                   (size_t)q->image_width[i] * 4);
     host_reply r;
     o = ask(h, q, b->code, b->code_size, packed, pixels, limit_s + PREPARE_SLACK_S, limit_s, 1, &r);
     free(packed);
@@ -348,6 +423,140 @@ void kernel_host_release_all(kernel_host *h)
     (void)ask(h, &q, NULL, 0, NULL, 0, PREPARE_SLACK_S, 0, 1, &r);
 }
 
+int kernel_check_wanted(void)
+{
+    const char *check = getenv(KERNEL_CHECK_ENV);
+    if (!check || !*check || !strcmp(check, "1")) return 1;
+    if (!strcmp(check, "0")) return 0;
+    fv_fail(FV_ERR_ARG,
+            "%s: 1 (a new user kernel runs once under memcheck before it goes live, the default) "
+            "or 0 (it goes live unchecked), not '%s'",
+            KERNEL_CHECK_ENV, check);
+    return -1;
+}
+
+/* The sanitizer's own words in its report: its first line that is neither the banner nor the
+ * summary, into out; `otherwise` where there is none. */
+static void report_words(const char *report, const char *otherwise, char *out, size_t size)
+{
+    for (const char *at = report ? strstr(report, "========= ") : NULL; at;
+         at = strstr(at + 1, "========= ")) {
+        const char *text = at + 10;
+        const int len = (int)strcspn(text, "\n");
+        if (len > 0 && strncmp(text, "COMPUTE-SANITIZER", 17) &&
+            strncmp(text, "ERROR SUMMARY", 13)) {
+            snprintf(out, size, "%.*s", len, text);
+            return;
+        }
+    }
+    snprintf(out, size, "%.399s", otherwise);
+}
+
+/* The checked run's report, read back from its file: malloc'd text ("" when none). */
+static char *report_text(int fd)
+{
+    char *text = malloc(CHECK_REPORT_MAX + 1);
+    if (!text) return NULL;
+    ssize_t n = pread(fd, text, CHECK_REPORT_MAX, 0);
+    text[n > 0 ? n : 0] = 0;
+    return text;
+}
+
+/* The checked run, its set-up then its run, over the sanitized helper h: the outcome of the
+ * last answer or of the wait for it (its reason in fv_last_error()). */
+static kernel_host_outcome check_dialogue(kernel_host *h, const fv_user_build *b,
+                                          const fv_params *p, const fv_image *image, double limit_s)
+{
+    host_request *q = calloc(1, sizeof *q);
+    const size_t row = (size_t)image->width * 4, bytes = row * image->height;
+    unsigned char *packed = NULL;
+    size_t pixels = 0;
+    if (!q || request_fill(q, b, p, bytes, &packed, &pixels) != 0) {
+        free(q);
+        fv_fail(FV_ERR_MEMORY, "out of host memory");
+        return HOST_REFUSED;
+    }
+    q->magic = HOST_MAGIC;
+    q->op = OP_CHECK;
+    q->iterations = 1; /* one run is what is checked */
+    q->width = image->width;
+    q->height = image->height;
+    for (int y = 0; y < image->height; y++)
+        memcpy(packed + pixels + (size_t)y * row, image->data + (size_t)y * image->pitch, row);
+    host_reply r;
+    /* first answer: set up (the sanitizer and the helper started, the code loaded, FV_LAUNCH
+     * run); then the run itself, under the user's time limit made for memcheck's pace */
+    kernel_host_outcome o = ask(h, q, b->code, b->code_size, packed, pixels + bytes,
+                                limit_s + CHECK_START_S, limit_s, 1, &r);
+    free(packed);
+    free(q);
+    const double run_limit_s = limit_s * KERNEL_CHECK_SLOWDOWN;
+    if (o == HOST_DONE)
+        o = ask(h, NULL, NULL, 0, NULL, 0, run_limit_s + RUN_SLACK_S, run_limit_s, 0, &r);
+    return o;
+}
+
+kernel_host_outcome kernel_host_check(const fv_user_build *b, const fv_params *p,
+                                      const fv_image *image, double limit_s, double *wall_ms)
+{
+    const double t0 = fv_now_ms();
+    *wall_ms = 0;
+    char sanitizer[1024];
+    if (fv_memcheck_find(sanitizer, sizeof sanitizer) != FV_OK) return HOST_UNAVAILABLE;
+    if (image->width > KERNEL_CHECK_MAX_SIDE || image->height > KERNEL_CHECK_MAX_SIDE) {
+        fv_fail(FV_ERR_ARG, "kernel check: %dx%d is larger than %d a side", image->width,
+                image->height, KERNEL_CHECK_MAX_SIDE);
+        return HOST_REFUSED;
+    }
+    /* the report's file, unlinked at once: nothing is left behind, whatever happens */
+    const char *tmp = getenv("TMPDIR");
+    char report_path[1100];
+    snprintf(report_path, sizeof report_path, "%s/filterview-memcheck-XXXXXX",
+             tmp && *tmp ? tmp : "/tmp");
+    const int report_fd = mkstemp(report_path);
+    if (report_fd < 0) {
+        fv_fail(FV_ERR_IO, "no file for memcheck's report in %s: %s", tmp && *tmp ? tmp : "/tmp",
+                strerror(errno));
+        return HOST_UNAVAILABLE;
+    }
+    unlink(report_path);
+    (void)fcntl(report_fd, F_SETFD, FD_CLOEXEC); /* the sanitizer gets it as its output only */
+    kernel_host h = {.fd = -1, .sanitized = 1, .last_status = -1};
+    kernel_host_outcome o = spawn_helper(&h, sanitizer, report_fd);
+    if (o == HOST_DONE) o = check_dialogue(&h, b, p, image, limit_s);
+    char why[sizeof h.why];
+    snprintf(why, sizeof why, "%s", fv_last_error());
+    /* its end of file ends the helper; the sanitizer then writes its summary and exits (killed
+     * past the grace, the helper with it: PR_SET_PDEATHSIG) */
+    end_helper(&h, EXIT_GRACE_MS, NULL, 0);
+    const int status = h.last_status;
+    char *report = report_text(report_fd);
+    close(report_fd);
+    char finding[900];
+    const int found = report && fv_memcheck_finding(report, b->path, finding, sizeof finding);
+    const int flagged =
+        status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) == FV_MEMCHECK_ERROR_EXIT;
+    char words[400];
+    report_words(report, why, words, sizeof words);
+    if (found) {
+        fv_fail(FV_ERR_CUDA, "%s, found by memcheck", finding);
+        o = HOST_STOPPED;
+    } else if (flagged) { /* an error memcheck did not place */
+        fv_fail(FV_ERR_CUDA, "%s: memcheck found an error: %s", b->path, words);
+        o = HOST_STOPPED;
+    } else if (o == HOST_UNAVAILABLE) { /* the sanitizer could not run the helper */
+        fv_fail(FV_ERR_UNSUPPORTED, "memcheck could not run your kernel: %s", words);
+    } else if (o == HOST_STOPPED) { /* past the time limit, or a fault memcheck did not see */
+        fv_fail(FV_ERR_CUDA, "%s: %s", b->path, why);
+    } else {
+        fv_fail(FV_ERR_CUDA, "%s", why);
+    }
+    free(report);
+    if (h.unreaped) (void)wait_exit(h.unreaped, NULL, REAP_WAIT_MS);
+    *wall_ms = fv_now_ms() - t0;
+    return o;
+}
+
 /* ---- the helper's side --------------------------------------------------------------------- */
 typedef struct opened_image {
     cudaIpcMemHandle_t handle;
@@ -358,7 +567,8 @@ typedef struct opened_image {
 typedef struct host_slot {
     fv_user_variant *user;
     fv_runner runner;
-    fv_image src, dst; /* views of the viewer's buffers */
+    fv_image src, dst; /* views of the viewer's buffers; a check's own copies */
+    int owns_images;   /* a check's: allocated here, not opened through CUDA IPC */
     fv_params params;
     fv_image images[FV_MAX_PARAMS]; /* the image parameters' pixels */
     fv_timer timer;
@@ -405,8 +615,14 @@ static void slot_release(helper *s, host_slot *sl)
     fv_runner_release(&sl->runner);
     fv_user_variant_free(sl->user);
     sl->user = NULL;
-    close_image(s, sl->src.data);
-    close_image(s, sl->dst.data);
+    if (sl->owns_images) {
+        fv_device_image_free(&sl->src);
+        fv_device_image_free(&sl->dst);
+    } else {
+        close_image(s, sl->src.data);
+        close_image(s, sl->dst.data);
+    }
+    sl->owns_images = 0;
     sl->src.data = sl->dst.data = NULL;
     for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&sl->images[i]);
 }
@@ -433,6 +649,7 @@ static void failed(host_reply *r, fv_status st)
 typedef struct payload {
     unsigned char *code;
     fv_image images[FV_MAX_PARAMS];
+    fv_image checked; /* a check's image */
 } payload;
 
 static void payload_free(payload *pl)
@@ -440,6 +657,7 @@ static void payload_free(payload *pl)
     free(pl->code);
     pl->code = NULL;
     for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&pl->images[i]);
+    fv_host_image_free(&pl->checked);
 }
 
 static int read_payload(int fd, const host_request *q, payload *pl)
@@ -462,6 +680,15 @@ static int read_payload(int fd, const host_request *q, payload *pl)
                          -1) != 0)
                 return -1;
     }
+    if (q->op != OP_CHECK) return 0;
+    if (q->width < 1 || q->height < 1 || q->width > KERNEL_CHECK_MAX_SIDE ||
+        q->height > KERNEL_CHECK_MAX_SIDE ||
+        fv_host_image_alloc(&pl->checked, q->width, q->height) != FV_OK)
+        return -1;
+    for (int y = 0; y < q->height; y++)
+        if (recv_all(fd, pl->checked.data + (size_t)y * pl->checked.pitch, (size_t)q->width * 4,
+                     -1) != 0)
+            return -1;
     return 0;
 }
 
@@ -498,6 +725,16 @@ static fv_status prepare(helper *s, const host_request *q, payload *pl, host_slo
     sl->params.iterations = q->iterations;
     for (int i = 0; i < FV_MAX_PARAMS; i++)
         if (sl->images[i].data) sl->params.image[i] = &sl->images[i];
+    if (q->op == OP_CHECK) { /* images of its own: what memcheck sees allocated is all it may use */
+        sl->owns_images = 1;
+        FV_TRY(fv_device_image_alloc(&sl->src, q->width, q->height));
+        FV_TRY(fv_device_image_alloc(&sl->dst, q->width, q->height));
+        FV_TRY(fv_image_upload(&sl->src, &pl->checked));
+        FV_CUDA_CHECK(cudaDeviceSynchronize());
+        FV_TRY(fv_runner_prepare(&sl->runner, f, fv_user_variant_get(sl->user), &sl->params,
+                                 q->width, q->height));
+        return FV_OK;
+    }
     cudaError_t err = cudaSuccess;
     void *src = open_image(s, &q->src, &err), *dst = src ? open_image(s, &q->dst, &err) : NULL;
     if (!src || !dst) {
@@ -548,6 +785,27 @@ static fv_status serve(helper *s, const host_request *q, host_reply *r)
         }
         return prepare(s, q, &pl, &s->slots[q->slot], r);
     }
+    if (q->op == OP_CHECK) {
+        payload pl;
+        if (read_payload(s->fd, q, &pl) != 0) {
+            payload_free(&pl);
+            s->lost = 1;
+            return fv_fail(FV_ERR_ARG, "kernel host: a check it cannot read (%dx%d)", q->width,
+                           q->height);
+        }
+        host_slot *sl = &s->slots[0];
+        const fv_status st = prepare(s, q, &pl, sl, r); /* takes the code and images */
+        fv_host_image_free(&pl.checked);
+        FV_TRY(st);
+        /* set up: said, so that the viewer's wait for the run is the user's time limit */
+        if (send_all(s->fd, r, sizeof *r) != 0) {
+            s->lost = 1;
+            return fv_fail(FV_ERR_IO, "kernel host: the viewer is gone");
+        }
+        FV_TRY(fv_runner_run(&sl->runner, &sl->src, &sl->dst, 0));
+        FV_CUDA_CHECK(cudaDeviceSynchronize());
+        return FV_OK;
+    }
     if (q->op == OP_RELEASE_ALL) {
         for (int i = 0; i < KERNEL_HOST_SLOTS; i++) slot_release(s, &s->slots[i]);
         return FV_OK;
@@ -580,7 +838,8 @@ int kernel_host_main(int argc, char **argv)
     }
     /* ends with the viewer, even one that was killed; the viewer may have gone already */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if ((long)getppid() != strtol(argv[3], NULL, 10)) return 0;
+    const long parent = strtol(argv[3], NULL, 10); /* 0: a sanitizer's child, any parent */
+    if (parent && (long)getppid() != parent) return 0;
     helper *s = calloc(1, sizeof *s);
     host_request *q = malloc(sizeof *q);
     if (!s || !q) return 1;

@@ -17,6 +17,12 @@
  * time; the slots are the two panes and the bar chart's timing.
  * Where CUDA IPC is not to be had (WSL2) or the helper cannot start, every call answers
  * HOST_UNAVAILABLE and the viewer runs the kernels in its own process, as before.
+ *
+ * Faults are better prevented than survived: after one, some drivers leave every OpenGL program on
+ * that GPU slow for minutes (Xid 31, then Xid 109), while an access that memcheck catches never
+ * reaches the hardware. So a new build first runs once, on the image or a crop of it, in a
+ * helper started under compute-sanitizer's memcheck (kernel_host_check), and goes live only when
+ * that run is clean.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_KERNEL_HOST_H
 #define FV_KERNEL_HOST_H
@@ -25,6 +31,7 @@
 
 #define KERNEL_TIMEOUT_ENV "FILTERVIEW_KERNEL_TIMEOUT" /* seconds a user kernel may run */
 #define KERNEL_HOST_ENV    "FILTERVIEW_KERNEL_HOST"    /* "0": they run inside the viewer */
+#define KERNEL_CHECK_ENV   "FILTERVIEW_MEMCHECK"       /* "0": new kernels go live unchecked */
 #define KERNEL_HOST_ARG    "--kernel-host" /* argv[1] of the helper; argv[2]: its socket's fd */
 
 enum {
@@ -65,7 +72,36 @@ kernel_host_outcome kernel_host_time(kernel_host *h, int slot, int runs, double 
 /* Every slot let go (the helper closes the images it opened): before they are freed. */
 void kernel_host_release_all(kernel_host *h);
 
-/* The helper's side: argv = {program, KERNEL_HOST_ARG, fd}. Returns the exit status. */
+/* The checked run's image: at most this many pixels a side (a crop of the viewer's image), so that
+ * the run under memcheck, many times slower than a plain one, costs little, and so does a faulty
+ * kernel's, where memcheck records every thread's bad access (about 0.13 ms each, measured on an
+ * H200); the crop is at most KERNEL_CHECK_HEIGHT high, so that even a square image is checked on
+ * a rectangle (a kernel that takes its width for its height shows there). */
+#define KERNEL_CHECK_MAX_SIDE 256
+#define KERNEL_CHECK_HEIGHT   192
+/* Under memcheck a kernel runs many times slower: the checked run has this many times the user's
+ * time limit. */
+#define KERNEL_CHECK_SLOWDOWN 10
+
+/* Whether new user kernels are checked (KERNEL_CHECK_ENV): 1 (unset, or "1"), 0 ("0"), or -1 for
+ * any other value, with the message in fv_last_error(). */
+int kernel_check_wanted(void);
+
+/* Runs build b once with parameters p on `image` (host, RGBA8, at most KERNEL_CHECK_MAX_SIDE a
+ * side) in a helper of its own started under compute-sanitizer's memcheck, with its own copies of
+ * the images (no CUDA IPC), and waits for it: up to KERNEL_CHECK_SLOWDOWN times limit_s for the
+ * run, more for the start.
+ * HOST_DONE: memcheck found nothing; HOST_STOPPED: it found an error, or the run passed the time
+ * limit, or faulted: fv_last_error() says so in the user's terms ("kernel.cu:12: writes 4 bytes
+ * out of bounds (thread (3,0,0) in block (7,2,0)), found by memcheck"); HOST_REFUSED: the kernel
+ * cannot run as asked (its FV_LAUNCH): why in fv_last_error(); HOST_UNAVAILABLE: no
+ * compute-sanitizer here, or it could not run the helper: why in fv_last_error(). *wall_ms: the
+ * whole check, start to end. Thread-safe: it shares nothing with the viewer's helper. */
+kernel_host_outcome kernel_host_check(const fv_user_build *b, const fv_params *p,
+                                      const fv_image *image, double limit_s, double *wall_ms);
+
+/* The helper's side: argv = {program, KERNEL_HOST_ARG, fd, parent pid (0: a sanitizer's child,
+ * whose parent is the sanitizer)}. Returns the exit status. */
 int kernel_host_main(int argc, char **argv);
 
 #endif

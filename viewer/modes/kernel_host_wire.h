@@ -1,7 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/modes/kernel_host_wire.h: what the viewer and its kernel host (kernel_host.c) send each
- * other over their socket: one fixed-size request, then (a prepare's) the kernel's code and the
- * image parameters' pixels, packed RGBA in parameter order; one fixed-size reply. Both sides are
+ * other over their socket: one fixed-size request, then (a prepare's or a check's) the kernel's code
+ * and the image parameters' pixels, packed RGBA in parameter order, and (a check's) the image it
+ * runs on, RGBA; one fixed-size reply (a check's: two, set up and run). Both sides are
  * this program, so the layout is the compiler's. Private to kernel_host.c and its test
  * (tests/cpu/test_kernel_host.c).
  * ------------------------------------------------------------------------------------------------ */
@@ -16,7 +17,7 @@
 #define MAX_CODE_BYTES (64u << 20)
 #define MAX_IMAGE_SIDE 1024 /* an image parameter (conv's kernel file) is far smaller */
 
-enum { OP_PREPARE = 1, OP_RUN, OP_TIME, OP_RELEASE_ALL };
+enum { OP_PREPARE = 1, OP_RUN, OP_TIME, OP_RELEASE_ALL, OP_CHECK };
 
 typedef struct host_request {
     uint32_t magic, op;
@@ -28,7 +29,7 @@ typedef struct host_request {
     double value[FV_MAX_PARAMS];
     int32_t iterations;
     int32_t image_width[FV_MAX_PARAMS], image_height[FV_MAX_PARAMS]; /* 0: none; RGBA follows */
-    int32_t width, height;
+    int32_t width, height; /* OP_CHECK: at most KERNEL_CHECK_MAX_SIDE each */
     cudaIpcMemHandle_t src, dst;
     uint64_t src_pitch, dst_pitch;
 } host_request;

@@ -1,11 +1,13 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/modes/run.c: the helpers every windowless mode shares (see run.h): one variant over a host
  * image (through device memory for GPU variants, timed with CUDA events), the source's noise,
- * parameters as words, the device and memory checks of a mode and the one-line failure.
+ * parameters as words, the device and memory checks of a mode and the one-line failure, and the
+ * command line's user kernels: compiled, then run once under memcheck before they run here.
  * ------------------------------------------------------------------------------------------------ */
 #include "run.h"
 
 #include "device.h"
+#include "kernel_host.h"
 #include "timing.h"
 #include "user/user_kernel.h"
 
@@ -274,8 +276,40 @@ int run_fail_line(void)
 /* ---- user kernels ---- */
 
 #define RUN_MAX_USER_KERNELS 3 /* -v, and --compare's two sides */
+/* The checked run's time limit (KERNEL_CHECK_SLOWDOWN times it under memcheck): the command line
+ * has no FILTERVIEW_KERNEL_TIMEOUT of its own, so the viewer's default */
+#define RUN_CHECK_LIMIT_S 3.0
+#define RUN_CHECK_SEED    1 /* the checked run's random image: the same every time */
 static fv_user_variant *user_kernels[RUN_MAX_USER_KERNELS];
 static int n_user_kernels;
+static int check_absent_said;
+
+/* A new kernel runs once under memcheck, in a process of its own, before this one runs it (where
+ * a fault would slow every OpenGL program on the GPU for minutes): on a random image of the
+ * checked size, with the command line's parameters. FV_OK: clean, or not checked (no GPU, no
+ * compute-sanitizer, said once unless quiet; FILTERVIEW_MEMCHECK=0); else its finding, as a
+ * compile error is said. */
+static fv_status user_kernel_check(const cli_options *o, const fv_filter *f,
+                                   const fv_user_build *build)
+{
+    const int wanted = kernel_check_wanted();
+    if (wanted < 0) return FV_ERR_ARG;
+    if (!wanted || fv_device_unavailable_reason()) return FV_OK;
+    fv_image image;
+    FV_TRY(fv_host_image_alloc(&image, KERNEL_CHECK_MAX_SIDE, KERNEL_CHECK_HEIGHT));
+    fv_image_fill_random(&image, RUN_CHECK_SEED);
+    fv_params params = o->params[fv_filter_index(f)];
+    double ms = 0;
+    const kernel_host_outcome out =
+        kernel_host_check(build, &params, &image, RUN_CHECK_LIMIT_S, &ms);
+    fv_host_image_free(&image);
+    if (out == HOST_STOPPED) return FV_ERR_CUDA; /* the finding, in fv_last_error() */
+    if (out == HOST_UNAVAILABLE && !o->quiet && !check_absent_said) {
+        fprintf(stderr, "filterview: %s: your kernels run unchecked\n", fv_last_error());
+        check_absent_said = 1;
+    }
+    return FV_OK; /* a refusal is the run's to say */
+}
 
 static fv_status user_kernel_load(const cli_options *o, const fv_filter *f, const char *path,
                                   const fv_variant **out)
@@ -286,6 +320,11 @@ static fv_status user_kernel_load(const cli_options *o, const fv_filter *f, cons
     fv_user_build *build = NULL;
     FV_TRY(fv_user_compile(f, path, &options, &build, NULL));
     if (!o->quiet && build->log && *build->log) fputs(build->log, stderr); /* NVRTC's warnings */
+    const fv_status checked = user_kernel_check(o, f, build);
+    if (checked != FV_OK) {
+        fv_user_build_free(build);
+        return checked;
+    }
     fv_user_variant *u = NULL;
     FV_TRY(fv_user_variant_make(build, &u)); /* takes the build, on failure too */
     user_kernels[n_user_kernels++] = u;

@@ -78,7 +78,10 @@ image_save_options run_save_options(const cli_options *o);
 /* The user kernels the command line names (-v user=FILE, --compare's FILTER:user=FILE sides),
  * compiled (NVRTC, or the cache) before the mode runs and pointed at by o->variant and
  * o->compare[k].variant, so that every mode runs them as any variant. A compile error is one line
- * "FILE:LINE: message"; NVRTC's warnings go to stderr unless --quiet. The viewer compiles its own
+ * "FILE:LINE: message"; NVRTC's warnings go to stderr unless --quiet. On a GPU each kernel first
+ * runs once under compute-sanitizer's memcheck in a process of its own (kernel_host_check), and
+ * an error it finds is said the same way ("FILE:LINE: writes 4 bytes out of bounds (thread
+ * (x,y,z) in block (x,y,z)), found by memcheck"). The viewer compiles its own
  * panes' (it recompiles them when the file changes). */
 fv_status run_user_kernels_load(cli_options *o);
 /* Frees them; no runner of theirs may be prepared. */

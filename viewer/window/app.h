@@ -67,8 +67,10 @@ typedef enum frame_stage {
     FRAME_STAGES
 } frame_stage;
 
-/* One background compile of a pane's kernel file (user_panes.c): the worker writes build, diag
- * and message, then sets done; the frame loop joins it and swaps the result in. */
+/* One background compile of a pane's kernel file (user_panes.c), then the build's checked run
+ * under memcheck (kernel_host_check) on a crop of the image: the worker writes build, diag,
+ * message and the check's outcome, then sets done; the frame loop joins it and swaps the result
+ * in. */
 typedef struct user_job {
     pthread_t thread;
     int running;     /* started and not yet finished with */
@@ -78,8 +80,17 @@ typedef struct user_job {
     char path[1024];
     fv_user_build *build; /* NULL: the compile failed */
     fv_user_diag diag;
-    char message[640]; /* "file:line: text" of a failure */
+    char message[640]; /* "file:line: text" of a failure: a compile's, or the check's finding */
     double started_ms;
+    /* the checked run: asked (check), on what, and how it went */
+    int check;                         /* 1: run the build under memcheck before it goes live */
+    fv_params check_params;            /* the pane's parameters for its filter */
+    fv_image check_image;              /* host RGBA8: the image's top-left crop */
+    double check_limit_s;              /* FILTERVIEW_KERNEL_TIMEOUT */
+    kernel_host_outcome check_outcome; /* HOST_DONE: clean; HOST_STOPPED: a finding, in
+                                          message; HOST_UNAVAILABLE: no memcheck (why, in
+                                          message); HOST_REFUSED: it goes live, which says why */
+    double check_ms;                   /* the check's wall time */
 } user_job;
 
 /* Whether a pane runs something (a variant or its own kernel), rather than show a file or the
@@ -260,6 +271,8 @@ typedef struct app {
     kernel_watchdog *watchdog; /* started when a pane has a kernel file */
     kernel_host *kernel_host;  /* the user kernels' own process; NULL: they run in this one */
     int kernel_host_said;      /* its first answer was announced on stdout */
+    int memcheck_absent_said;  /* no memcheck to check new kernels with: said once */
+    int memcheck_off;          /* FILTERVIEW_MEMCHECK=0: new kernels go live unchecked */
     int kernels_in_process;    /* FILTERVIEW_KERNEL_HOST=0: no kernel host */
     int user_ran;              /* bit p: the GPU work in flight runs pane p's user kernel */
     int fault_panes;           /* bit p: pane p's user kernel faulted; the program ends */

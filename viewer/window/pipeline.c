@@ -658,6 +658,9 @@ fv_status pipeline_watchdog_start(app *a)
                        "the viewer's), not '%s'",
                        KERNEL_HOST_ENV, host);
     a->kernels_in_process = host && !strcmp(host, "0");
+    const int check = kernel_check_wanted();
+    if (check < 0) return FV_ERR_ARG;
+    a->memcheck_off = !check;
     if (a->watchdog || (!a->panes[0].user_file && !a->panes[1].user_file)) return FV_OK;
     kernel_watchdog *w = calloc(1, sizeof *w);
     if (!w) return fv_fail(FV_ERR_MEMORY, "out of host memory");

@@ -8,15 +8,20 @@
  * again on a worker thread, one job per pane, while frames keep coming, and the result is taken
  * at the start of a frame: the pane's runner is released, the old variant freed (the GPU done
  * with it first) and the new one prepared. A failed compile keeps the last good build running,
- * its error in the HUD until the next save. The kernels run in a process of their own
- * (kernel_host.h): one that faults or runs past the time limit is turned off, said, and comes
- * back at the next save. Where that process cannot be had, they run in the viewer's, and a
- * fault ends the program with its message (pipeline_fault_said).
+ * its error in the HUD until the next save. Before a build goes live it runs once, on a crop of
+ * the image, in a process of its own under compute-sanitizer's memcheck (kernel_host_check, on
+ * the worker thread after the compile): an error memcheck finds is said and shown as a compile
+ * error is, with its line, the thread and the block, and the build does not go live. Where there
+ * is no compute-sanitizer that is said once, and builds go live unchecked. The kernels run in a
+ * process of their own (kernel_host.h): one that faults or runs past the time limit is turned
+ * off, said, and comes back at the next save. Where that process cannot be had, they run in the
+ * viewer's, and a fault ends the program with its message (pipeline_fault_said).
  * For tests, --keys <swap-source> copies FILTERVIEW_SWAP_SOURCE's file over the first pane's
  * kernel file (a save, replayed) and <wait-compile> waits for the compile it starts.
- * Floors: calls pipeline.c and kernels/user/ only.
+ * Floors: calls pipeline.c, modes/kernel_host.c (the checked run) and kernels/user/ only.
  * ------------------------------------------------------------------------------------------------ */
 #include "app.h"
+#include "device.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +50,33 @@ static int source_changed(const pane *pn)
     return !pn->user_missing || stat(pn->user_file, &st) == 0;
 }
 
+/* What pane p's next build is checked with: where kernels run on a GPU, memcheck was not found
+ * missing nor turned off (FILTERVIEW_MEMCHECK=0), on the uint8 RGBA images user kernels run (others turn it off anyway), the
+ * pane's parameters and a crop of the image, copied so that the worker reads nothing the frame
+ * loop may change. */
+static void check_fill(app *a, int p, user_job *j)
+{
+    fv_host_image_free(&j->check_image);
+    j->check = 0;
+    j->check_outcome = HOST_DONE;
+    j->check_ms = 0;
+    const fv_image *src = &a->host_src;
+    if (a->memcheck_off || a->memcheck_absent_said || fv_device_unavailable_reason() ||
+        !src->data || src->type != FV_PIXEL_U8 || fv_image_channels(src) != 4)
+        return;
+    const int w = src->width < KERNEL_CHECK_MAX_SIDE ? src->width : KERNEL_CHECK_MAX_SIDE,
+              h = src->height < KERNEL_CHECK_HEIGHT ? src->height : KERNEL_CHECK_HEIGHT;
+    if (fv_host_image_alloc(&j->check_image, w, h) != FV_OK) return; /* then unchecked */
+    for (int y = 0; y < h; y++)
+        memcpy(j->check_image.data + (size_t)y * j->check_image.pitch,
+               src->data + (size_t)y * src->pitch, (size_t)w * 4);
+    const fv_filter *f = a->panes[p].user_filter;
+    const int owner = a->linked ? 0 : p;
+    j->check_params = a->params[owner][fv_filter_index(f)];
+    j->check_limit_s = a->kernel_timeout_s;
+    j->check = 1;
+}
+
 static void *compile_main(void *arg)
 {
     user_job *j = arg;
@@ -53,6 +85,16 @@ static void *compile_main(void *arg)
     /* default options: the current GPU's architecture, the cache */
     if (fv_user_compile(j->filter, j->path, NULL, &j->build, &j->diag) != FV_OK)
         snprintf(j->message, sizeof j->message, "%s", fv_last_error());
+    if (j->build && j->check) {
+        j->check_outcome = kernel_host_check(j->build, &j->check_params, &j->check_image,
+                                             j->check_limit_s, &j->check_ms);
+        if (j->check_outcome != HOST_DONE)
+            snprintf(j->message, sizeof j->message, "%s", fv_last_error());
+        if (j->check_outcome == HOST_STOPPED) { /* it does not go live */
+            fv_user_build_free(j->build);
+            j->build = NULL;
+        }
+    }
     atomic_store_explicit(&j->done, 1, memory_order_release);
     return NULL;
 }
@@ -64,12 +106,21 @@ static void say_error(app *a, fv_status st)
     cli_error("%s", a->error);
 }
 
-/* A compile's outcome for pane p: a new build swapped in, or its error kept for the HUD. */
-static void take_result(app *a, int p, fv_user_build *b, const char *message, int at_start)
+/* A compile's outcome for pane p (and its check's): a new build swapped in, or its error kept
+ * for the HUD. */
+static void take_result(app *a, int p, user_job *j, int at_start)
 {
     pane *pn = &a->panes[p];
     const char *name = pane_user_name(a, p);
+    fv_user_build *b = j->build;
+    const char *message = j->message;
+    j->build = NULL;
     pn->user_status[0] = 0;
+    const int found = j->check && j->check_outcome == HOST_STOPPED;
+    if (j->check && j->check_outcome == HOST_UNAVAILABLE && !a->memcheck_absent_said) {
+        fprintf(stderr, "filterview: %s: your kernels go live unchecked\n", message);
+        a->memcheck_absent_said = 1;
+    }
     fv_user_variant *u = NULL;
     if (b && fv_user_variant_make(b, &u) != FV_OK) { /* b is freed */
         b = NULL;
@@ -82,8 +133,9 @@ static void take_result(app *a, int p, fv_user_build *b, const char *message, in
             snprintf(pn->user_error, sizeof pn->user_error,
                      "%c %.100s: %.600s (the last good build runs)", 'A' + p, name, text);
         else
-            snprintf(pn->user_error, sizeof pn->user_error,
-                     "%c %.100s: %.600s (it runs once it compiles)", 'A' + p, name, text);
+            snprintf(pn->user_error, sizeof pn->user_error, "%c %.100s: %.600s (it runs once %s)",
+                     'A' + p, name, text,
+                     found ? "its run under memcheck is clean" : "it compiles");
         cli_error("%s", text); /* once per try: the next try is the next save */
         return;
     }
@@ -101,10 +153,12 @@ static void take_result(app *a, int p, fv_user_build *b, const char *message, in
     pn->user = u;
     pn->user_off = 0;
     pn->user_error[0] = 0;
-    char how[48] = ", from the cache";
+    char how[48] = ", from the cache", checked[64] = "";
     if (!b->from_cache) snprintf(how, sizeof how, ", %.1f s", b->compile_ms / 1000);
-    printf("viewer: %c %s %s (%s%s)\n", 'A' + p, cli_escaped(name),
-           at_start ? "compiled" : "recompiled", b->arch, how);
+    if (j->check && j->check_outcome == HOST_DONE)
+        snprintf(checked, sizeof checked, ", memcheck clean in %.2f s", j->check_ms / 1000);
+    printf("viewer: %c %s %s (%s%s%s)\n", 'A' + p, cli_escaped(name),
+           at_start ? "compiled" : "recompiled", b->arch, how, checked);
     if (at_start) return; /* pipeline_init prepares it */
     snprintf(a->message, sizeof a->message, "%c: %s recompiled%s", 'A' + p, name,
              b->from_cache ? " (from the cache)" : "");
@@ -122,13 +176,15 @@ static void start_job(app *a, int p)
     seen_now(pn);
     j->filter = pn->user_filter;
     snprintf(j->path, sizeof j->path, "%s", pn->user_file);
+    check_fill(a, p, j);
     atomic_store_explicit(&j->done, 0, memory_order_relaxed);
     j->started_ms = fv_now_ms();
     j->running = 1;
     j->threaded = pthread_create(&j->thread, NULL, compile_main, j) == 0;
     if (!j->threaded) compile_main(j); /* no thread to be had: compiled here, the frame waits */
-    snprintf(pn->user_status, sizeof pn->user_status, "%c: compiling %s ...%s", 'A' + p,
-             pane_user_name(a, p), pn->user && !pn->user_off ? " (the last good build runs)" : "");
+    snprintf(pn->user_status, sizeof pn->user_status, "%c: compiling %s%s ...%s", 'A' + p,
+             pane_user_name(a, p), j->check ? " and checking it with memcheck" : "",
+             pn->user && !pn->user_off ? " (the last good build runs)" : "");
 }
 
 static void finish_job(app *a, int p)
@@ -137,9 +193,7 @@ static void finish_job(app *a, int p)
     if (j->threaded) pthread_join(j->thread, NULL);
     j->threaded = 0;
     j->running = 0;
-    fv_user_build *b = j->build;
-    j->build = NULL;
-    take_result(a, p, b, j->message, 0);
+    take_result(a, p, j, 0);
 }
 
 void user_panes_start(app *a)
@@ -148,11 +202,12 @@ void user_panes_start(app *a)
         pane *pn = &a->panes[p];
         if (!pn->user_file) continue;
         seen_now(pn);
-        fv_user_build *b = NULL;
-        char message[sizeof pn->job.message] = "";
-        if (fv_user_compile(pn->user_filter, pn->user_file, NULL, &b, NULL) != FV_OK)
-            snprintf(message, sizeof message, "%s", fv_last_error());
-        take_result(a, p, b, message, 1);
+        user_job *j = &pn->job; /* the start's compile and check, here: the first frame waits */
+        j->filter = pn->user_filter;
+        snprintf(j->path, sizeof j->path, "%s", pn->user_file);
+        check_fill(a, p, j);
+        compile_main(j);
+        take_result(a, p, j, 1);
     }
 }
 
@@ -255,6 +310,7 @@ void user_panes_release(app *a)
         pn->job.running = pn->job.threaded = 0;
         fv_user_build_free(pn->job.build);
         pn->job.build = NULL;
+        fv_host_image_free(&pn->job.check_image);
         fv_runner_release(&pn->runner); /* before its variant goes */
         fv_user_variant_free(pn->user);
         pn->user = NULL;
