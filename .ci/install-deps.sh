@@ -1,6 +1,6 @@
 #!/bin/sh
 # .ci/install-deps.sh: the Debian packages filterview builds and tests with (the CUDA toolkit is
-# assumed installed, as /usr/local/cuda or on PATH). Safe to run again: apt-get skips what is there.
+# assumed installed, as /usr/local/cuda or on PATH, unless FV_CUDA=OFF). Safe to run again: apt-get skips what is there.
 set -eu
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
@@ -21,7 +21,9 @@ if [ -n "$missing" ]; then
   $SUDO apt-get update -q
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
 fi
-if ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
-  echo "install-deps: no CUDA toolkit found (nvcc): install it from NVIDIA's packages first" >&2
+# FV_CUDA=OFF: for a build without the toolkit (cmake -DFV_CUDA=OFF, the reference variants only)
+if [ "${FV_CUDA:-ON}" != OFF ] && ! command -v nvcc >/dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: no CUDA toolkit found (nvcc): install it from NVIDIA's packages first," \
+    "or build without it: FV_CUDA=OFF sh .ci/install-deps.sh, then cmake -DFV_CUDA=OFF" >&2
   exit 1
 fi

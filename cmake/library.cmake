@@ -9,7 +9,7 @@
 include(CMakePackageConfigHelpers)
 set(FV_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/filterview)
 
-if(NOT CUDAToolkit_LIBRARY_DIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
+if(FV_CUDA AND NOT CUDAToolkit_LIBRARY_DIR IN_LIST CMAKE_C_IMPLICIT_LINK_DIRECTORIES)
   set_target_properties(filterview_shared PROPERTIES INSTALL_RPATH ${CUDAToolkit_LIBRARY_DIR})
 endif()
 install(TARGETS filterview_shared filterview_static EXPORT filterviewTargets
@@ -46,7 +46,10 @@ install(FILES ${CMAKE_BINARY_DIR}/filterviewConfig.cmake
 export(EXPORT filterviewTargets NAMESPACE filterview:: FILE ${CMAKE_BINARY_DIR}/filterviewTargets.cmake)
 
 # pkg-config: the static library's own needs in Libs.private
-set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ -lpthread -ldl -lrt -lm")
+set(FV_PC_PRIVATE "-lpthread -ldl -lrt -lm")
+if(FV_CUDA)
+  set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ ${FV_PC_PRIVATE}")
+endif()
 if(FV_HAVE_NPP)
   set(FV_PC_PRIVATE "${FV_PC_PRIVATE} -lnppif -lnppidei -lnppc")
 endif()

@@ -15,7 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* without CUDA (FV_CUDA OFF) the runtime's types, and calls that answer "no device" */
+#ifdef FV_HAVE_CUDA
 #include <cuda_runtime_api.h>
+#else
+#include "core/cuda_none.h"
+#endif
 
 #ifdef __cplusplus
 extern "C" {

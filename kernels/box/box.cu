@@ -24,6 +24,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "border.h"
 #include "box.h"
+#include "box_gpu.h"
 #include "box_npp.h"
 #include "cuda_check.h"
 
@@ -167,8 +168,8 @@ static box_teach_config box_teach_config_of(const fv_params *p)
     return c;
 }
 
-static fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                        int width, int height)
+fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                 int height)
 {
     (void)v, (void)width, (void)height;
     box_teach_config *c = (box_teach_config *)malloc(sizeof *c);
@@ -178,7 +179,7 @@ static fv_status box_teach_state_create(const fv_variant *v, void **state, const
     return FV_OK;
 }
 
-static void box_teach_state_destroy(const fv_variant *v, void *state)
+void box_teach_state_destroy(const fv_variant *v, void *state)
 {
     (void)v;
     free(state);
@@ -218,8 +219,8 @@ static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_d
 
 static const box_kernel_fn box_naive_table[2][2] = BOX_BY_TYPE_AND_BORDER(box_naive_kernel);
 
-static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                               const fv_params *p, void *state, cudaStream_t stream)
+fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                        void *state, cudaStream_t stream)
 {
     (void)p;
     const box_teach_config *c = (const box_teach_config *)state;
@@ -229,7 +230,7 @@ static fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_imag
     return FV_OK;
 }
 
-static int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"box_naive_kernel",
@@ -297,8 +298,8 @@ static box_kernel_fn box_unrolled_pick(int r, fv_pixel_type type, fv_border bord
                                 : box_unrolled_pick_type<uint8_t>(r, border, name);
 }
 
-static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                  const fv_params *p, void *state, cudaStream_t stream)
+fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                           const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)p;
     const box_teach_config *c = (const box_teach_config *)state;
@@ -310,8 +311,7 @@ static fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_i
     return FV_OK;
 }
 
-static int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                int max)
+int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     const char *name;
@@ -387,8 +387,8 @@ static box_smem_fn box_smem_pick(fv_pixel_type type, fv_border border)
     return box_smem_table[type == FV_PIXEL_U16][border != FV_BORDER_REPLICATE];
 }
 
-static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                              const fv_params *p, void *state, cudaStream_t stream)
+fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                       void *state, cudaStream_t stream)
 {
     (void)p;
     const box_teach_config *c = (const box_teach_config *)state;
@@ -402,7 +402,7 @@ static fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image
     return FV_OK;
 }
 
-static int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel",
@@ -444,12 +444,12 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
              d);
 }
 
-static size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
 {
     return (size_t)width * (size_t)height * 4 * fv_pixel_type_bytes(p->type);
 }
 
-static void box_tex_state_destroy(const fv_variant *v, void *state)
+void box_tex_state_destroy(const fv_variant *v, void *state)
 {
     box_tex_state *s = (box_tex_state *)state;
     if (!s) return;
@@ -477,8 +477,8 @@ static fv_status box_tex_state_fill(box_tex_state *s)
     return FV_OK;
 }
 
-static fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                      int width, int height)
+fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                               int height)
 {
     *state = NULL;
     box_tex_state *s = (box_tex_state *)calloc(1, sizeof *s);
@@ -497,8 +497,8 @@ static fv_status box_tex_state_create(const fv_variant *v, void **state, const f
     return FV_OK;
 }
 
-static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                             const fv_params *p, void *state, cudaStream_t stream)
+fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+                      void *state, cudaStream_t stream)
 {
     (void)p;
     const box_tex_state *s = (const box_tex_state *)state;
@@ -516,7 +516,7 @@ static fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image 
     return FV_OK;
 }
 
-static int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     out[0] = {"box_tex_kernel",
@@ -525,95 +525,3 @@ static int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_in
               PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
-
-/* ---- the descriptor -------------------------------------------------------------------------- */
-static const fv_variant box_variants[] = {
-    {.name = "naive",
-     .summary = "one thread per pixel; all (2r+1)^2 taps read from global memory",
-     .run = box_naive_run,
-     .state_create = box_teach_state_create,
-     .state_destroy = box_teach_state_destroy,
-     .kernels = box_naive_kernels,
-     .types = FV_TYPES_INT,
-     .borders = FV_BORDERS_ALL},
-    {.name = "unrolled",
-     .summary = "radius as a template constant: loops fully unrolled for r = 1..8; "
-                "beyond, the runtime-radius loop with #pragma unroll 4 on the inner loop",
-     .run = box_unrolled_run,
-     .state_create = box_teach_state_create,
-     .state_destroy = box_teach_state_destroy,
-     .kernels = box_unrolled_kernels,
-     .types = FV_TYPES_INT,
-     .borders = FV_BORDERS_ALL},
-    {.name = "smem",
-     .summary = "16x16 block stages its tile plus r-pixel apron in shared memory (48 KiB): "
-                "all at once up to r = 47, beyond in strips of rows summed one after another",
-     .run = box_smem_run,
-     .state_create = box_teach_state_create,
-     .state_destroy = box_teach_state_destroy,
-     .kernels = box_smem_kernels,
-     .types = FV_TYPES_INT,
-     .borders = FV_BORDERS_ALL},
-    {.name = "tex",
-     .summary = "taps read through a texture object, clamp address mode does the borders; "
-                "copying the source into its cudaArray each run is part of its time",
-     .run = box_tex_run,
-     .state_bytes = box_tex_state_bytes,
-     .state_create = box_tex_state_create,
-     .state_destroy = box_tex_state_destroy,
-     .kernels = box_tex_kernels,
-     .types = FV_TYPES_INT,
-     .borders = FV_BORDERS_REPLICATE},
-    {.name = "fast",
-     .role = FV_ROLE_FASTEST,
-     .summary = box_fast_summary,
-     .run = box_fastest_run,
-     .state_bytes = box_fastest_state_bytes,
-     .state_create = box_fastest_state_create,
-     .state_destroy = box_fastest_state_destroy,
-     .kernels = box_fastest_kernels,
-     .types = FV_TYPES_ALL,
-     .borders = FV_BORDERS_ALL},
-    FV_VARIANT_NPP_BOX FV_VARIANT_CPU_ALL,
-};
-
-static const fv_param_desc box_params[BOX_N_PARAMS] = {
-    {.name = "radius",
-     .help = "half-width: the window is (2r+1) x (2r+1) pixels",
-     .type = FV_PARAM_INT,
-     .min = 1,
-     .max = FV_BOX_MAX_RADIUS,
-     .step = 1,
-     .def = 1},
-    FV_PARAM_BORDER_ROWS,
-};
-
-/* 7/8 and 44/45: the prefix modes' boundaries (16-bit lanes, 21-bit lanes, plain words); 20/21:
- * the last warp and first block group */
-static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=8",   "radius=16",
-                                              "radius=17", "radius=20", "radius=21",  "radius=44",
-                                              "radius=45", "radius=64", "radius=100", NULL};
-
-/* the window's half-width */
-static int box_reach(const fv_params *p)
-{
-    return (int)p->value[BOX_RADIUS];
-}
-
-extern "C" const fv_filter fv_filter_box = {
-    .name = "box",
-    .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
-    .params = box_params,
-    .n_params = BOX_N_PARAMS,
-    .ref = box_ref,
-    .variants = box_variants,
-    .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),
-    .baseline = "naive",
-    /* integers bit-exact (their differences are whole units, above float_abs); float32 within
-     * float_abs of the double reference (the bound: docs/design/box.md) */
-    .tolerance = {.max_abs = 0, .max_share = 1.0, .float_abs = 4e-6},
-    .reach = box_reach,
-    .traffic_bytes = fv_traffic_read_write,
-    .max_iterations = FV_MAX_ITERATIONS,
-    .test_params = box_test_params,
-};

@@ -10,6 +10,7 @@
 #define FV_CANNY_INTERNAL_H
 
 #include "canny.h"
+#include "canny_gpu.h"
 
 #define PIXEL_BLOCK_X         32 /* per-pixel kernels: 32x8 threads, one pixel each */
 #define PIXEL_BLOCK_Y         8
@@ -106,12 +107,7 @@ __device__ __forceinline__ void store_pixel(const fv_image &img, int x, int y, u
     reinterpret_cast<uint32_t *>(img.data + (size_t)y * img.pitch)[x] = v;
 }
 
-/* ---- the state (canny_state.cu) ---- */
-size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                             int height);
-void canny_state_destroy(const fv_variant *v, void *state);
-int canny_last_run_text(const fv_variant *v, const void *state, char *text, size_t size);
+/* ---- the state (canny_state.cu; its callbacks in canny_gpu.h, which the descriptor reads) ---- */
 /* The kernels' arguments for a run of the state's configuration. */
 void canny_prepare(const fv_image *src, void *state, canny_config *c, canny_args *a);
 

@@ -7,7 +7,7 @@
 #ifndef FV_DEVICE_H
 #define FV_DEVICE_H
 
-#include <cuda_runtime_api.h>
+#include "filter.h"
 
 /* NULL when a CUDA device can be used; otherwise one line, without a trailing period, that says
  * why not and names what is missing, for example

@@ -20,6 +20,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "border.h"
 #include "cuda_check.h"
+#include "gaussian_gpu.h"
 #include "gaussian_npp.h"
 #include "gaussian_taps.h"
 #include "gaussian_wide.h"
@@ -71,8 +72,8 @@ static void gaussian_weights_of(const fv_gaussian_taps *t, gaussian_weights *gw)
     }
 }
 
-static fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                       int width, int height)
+fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                                int height)
 {
     (void)v, (void)width, (void)height;
     gaussian_config *cfg = (gaussian_config *)calloc(1, sizeof *cfg);
@@ -92,7 +93,7 @@ static fv_status gaussian_state_create(const fv_variant *v, void **state, const 
     return FV_OK;
 }
 
-static void gaussian_state_destroy(const fv_variant *v, void *state)
+void gaussian_state_destroy(const fv_variant *v, void *state)
 {
     (void)v;
     free(state);
@@ -322,7 +323,6 @@ __global__ void gaussian_smem_mwpt_kernel(fv_image src, fv_image dst, gaussian_w
 }
 
 /* ---- the teaching kernels' one instantiation table: type x (replicate, any border) ---------- */
-enum { TEACH_NAIVE, TEACH_SMEM, TEACH_SMEM_MWPT, TEACH_N_KERNELS };
 typedef void (*gaussian_teach_fn)(fv_image, fv_image, gaussian_weights, gaussian_edge);
 
 #define TEACH_ROW(T, B)                                                                            \
@@ -356,8 +356,8 @@ static dim3 teach_block(int which)
     return which == TEACH_NAIVE ? dim3(NAIVE_BLOCK_X, NAIVE_BLOCK_Y) : dim3(SMEM_BLOCK, SMEM_BLOCK);
 }
 
-static fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                    const fv_params *p, void *state, cudaStream_t stream)
+fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                             const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)p;
     const gaussian_config *cfg = (const gaussian_config *)state;
@@ -380,8 +380,8 @@ static fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv
 
 /* A tile that does not fit the device's shared memory (uint16 at wide radii on small GPUs) is
  * declined with its size, before anything is made. */
-static int gaussian_teach_supports(const fv_variant *v, const fv_params *p, int width, int height,
-                                   char *why, size_t why_size)
+int gaussian_teach_supports(const fv_variant *v, const fv_params *p, int width, int height,
+                            char *why, size_t why_size)
 {
     (void)width, (void)height;
     const size_t smem = teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p));
@@ -795,8 +795,8 @@ static fv_status gaussian_sep_launch(const gaussian_config *cfg, const fv_image 
     return FV_OK;
 }
 
-static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                   const fv_params *p, void *state, cudaStream_t stream)
+fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                            const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)v, (void)p;
     const gaussian_config *cfg = (const gaussian_config *)state;
@@ -824,8 +824,7 @@ static fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_
 }
 
 /* ---- what each variant launches (the same choices as its launcher) ---- */
-static int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                  int max)
+int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     const dim3 block = teach_block(v->id);
@@ -835,8 +834,7 @@ static int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_ke
     return 1;
 }
 
-static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                 int max)
+int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     if (p->type != FV_PIXEL_U8 || fv_params_border(&fv_filter_gaussian, p) != FV_BORDER_REPLICATE) {
@@ -881,95 +879,3 @@ static int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_ker
     out[0] = {name, fn, FAST_GROUPS * (FAST_ROWS / FAST_SEG), 0};
     return 1;
 }
-
-/* The teaching rows share one launcher, told apart by .id (TEACH_*). */
-#define GAUSSIAN_TEACHING(NAME, ID, SUMMARY)                                                       \
-    {                                                                                              \
-        .name = NAME, .summary = SUMMARY, .run = gaussian_teach_run,                               \
-        .state_create = gaussian_state_create, .state_destroy = gaussian_state_destroy,            \
-        .kernels = gaussian_teach_kernels, .supports = gaussian_teach_supports, .id = ID,          \
-        .types = FV_TYPES_INT, .borders = FV_BORDERS_ALL                                           \
-    }
-
-static const fv_variant gaussian_variants[] = {
-    GAUSSIAN_TEACHING("naive", TEACH_NAIVE,
-                      "one thread per pixel; all (2r+1)^2 taps read from global memory"),
-    GAUSSIAN_TEACHING(
-        "smem", TEACH_SMEM,
-        "16x16 block stages its tile plus an r-pixel apron in shared memory, taps read it"),
-    GAUSSIAN_TEACHING(
-        "smem_mwpt", TEACH_SMEM_MWPT,
-        "shared tile, each thread computes 2x2 pixels: one shared read feeds 4 outputs"),
-    {.name = "fast",
-     .role = FV_ROLE_FASTEST,
-     .summary = "separable in one kernel: 16-byte loads, packed integer math, register windows; "
-                "wide radii: both passes as band-matrix products on int8 tensor cores; other "
-                "types and borders: a separable kernel templated on the type",
-     .run = gaussian_fast_run,
-     .state_create = gaussian_state_create,
-     .state_destroy = gaussian_state_destroy,
-     .kernels = gaussian_fast_kernels,
-     .types = FV_TYPES_ALL,
-     .borders = FV_BORDERS_ALL},
-    FV_VARIANT_NPP_GAUSSIAN FV_VARIANT_CPU_ALL,
-};
-
-static const fv_param_desc gaussian_params[GAUSSIAN_N_PARAMS] = {
-    {.name = "sigma",
-     .help = "standard deviation in pixels",
-     .type = FV_PARAM_REAL,
-     .min = 0.1,
-     .max = FV_GAUSSIAN_MAX_SIGMA,
-     .step = 0.25,
-     .def = 1.0},
-    {.name = "radius",
-     .help = "half-width of the stencil; follows sigma unless given",
-     .type = FV_PARAM_INT,
-     .min = 1,
-     .max = FV_GAUSSIAN_MAX_RADIUS,
-     .step = 1,
-     .def = 2,
-     .auto_means = "ceil(3 sigma)",
-     .follows = "sigma"},
-    FV_PARAM_BORDER_ROWS,
-};
-
-/* besides each parameter's corners (sigma 10.66 = radius 32, and radius 32 at sigma 1): the
- * default 5x5, small and odd sigmas, and wide ones, with the radius derived and
- * given; for fast's tensor-core path its first radius, radii 8k+1 (the most apron columns) and
- * 8k-1, and taps that do not fit 8 bits (sigma 0.1 at radius 32: the packed-integer kernel) */
-static const char *const gaussian_test_params[] = {
-    "sigma=0.5",         "sigma=1.3",           "sigma=3",
-    "sigma=1 radius=1",  "sigma=1 radius=3",    "sigma=10.6",
-    "sigma=5",           "sigma=2 radius=5",    "sigma=8 radius=25",
-    "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
-
-/* the farthest tap whose integer weight is not 0 (a radius far beyond 3 sigma adds zeros) */
-static int gaussian_reach(const fv_params *p)
-{
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) != FV_OK) return (int)p->value[GAUSSIAN_RADIUS];
-    int reach = t.radius;
-    while (reach > 0 && t.w[t.radius + reach] == 0) reach--;
-    return reach;
-}
-
-extern "C" const fv_filter fv_filter_gaussian = {
-    .name = "gaussian",
-    .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
-    .params = gaussian_params,
-    .n_params = GAUSSIAN_N_PARAMS,
-    .ref = gaussian_ref,
-    .check = gaussian_check,
-    .resolve = gaussian_resolve,
-    .variants = gaussian_variants,
-    .n_variants = (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),
-    .baseline = "naive",
-    /* integers bit-exact (their differences are whole units, above float_abs); float32 within
-     * float_abs of the double reference (the bound: docs/design/gaussian.md) */
-    .tolerance = {.max_abs = 0, .max_share = 1.0, .float_abs = 1e-5},
-    .reach = gaussian_reach,
-    .traffic_bytes = fv_traffic_read_write,
-    .max_iterations = FV_MAX_ITERATIONS,
-    .test_params = gaussian_test_params,
-};

@@ -7,6 +7,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 #include "invert.h"
+#include "invert_gpu.h"
 
 #define INVERT_BLOCK_X 32
 #define INVERT_BLOCK_Y 8
@@ -54,8 +55,7 @@ template <typename T> __global__ void invert_channels_kernel(fv_image src, fv_im
     out[3] = in[3];
 }
 
-static int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                int max)
+int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)v;
     if (max < 1) return 0;
@@ -90,8 +90,8 @@ static void invert_launch(const fv_image *src, fv_image *dst, T top, dim3 grid, 
         invert_channels_kernel<T><<<grid, block, 0, stream>>>(*src, *dst, top);
 }
 
-static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                  const fv_params *p, void *state, cudaStream_t stream)
+fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                           const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)v;
     (void)state;
@@ -109,36 +109,3 @@ static fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_i
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
-
-/* Read once, written once: 2 x 4 channels of the type a pixel. */
-static double invert_traffic_bytes(const fv_params *p, int width, int height)
-{
-    return 8.0 * (double)fv_pixel_type_bytes(p->type) * (double)width * (double)height;
-}
-
-static const fv_variant invert_variants[] = {
-    {.name = "naive",
-     .role = FV_ROLE_FASTEST,
-     .summary = "one thread per pixel: max - value is an XOR of the colour bits (float: 1 - v); "
-                "no neighbours read, so no border",
-     .run = invert_naive_run,
-     .kernels = invert_naive_kernels,
-     .types = FV_TYPES_ALL},
-    {.name = "cpu",
-     .role = FV_ROLE_REFERENCE,
-     .summary = "plain-C reference on the host: the test oracle",
-     .types = FV_TYPES_ALL},
-};
-
-extern "C" const fv_filter fv_filter_invert = {
-    .name = "invert",
-    .summary = "colour negative (255 - v, 65535 - v, float 1 - v), alpha kept; reads no "
-               "neighbour, so no border",
-    .ref = invert_ref,
-    .variants = invert_variants,
-    .n_variants = (int)(sizeof invert_variants / sizeof invert_variants[0]),
-    .baseline = "naive",
-    .tolerance = {0, 0.0, 0.0}, /* bit-exact in every type: 1 - v is one IEEE subtraction */
-    .traffic_bytes = invert_traffic_bytes,
-    .max_iterations = FV_MAX_ITERATIONS,
-};

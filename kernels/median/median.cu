@@ -27,6 +27,7 @@
 #include "border.h"
 #include "cuda_check.h"
 #include "median.h"
+#include "median_gpu.h"
 #include "median_npp.h"
 
 #include <stdio.h>
@@ -248,7 +249,6 @@ static const median_count_instance median_count_instances[] = {
     MEDIAN_COUNT_INSTANCE(FV_PIXEL_U8, "uint8"),
     MEDIAN_COUNT_INSTANCE(FV_PIXEL_U16, "uint16"),
 };
-#define MEDIAN_COUNT_TYPES (FV_TYPE_BIT(FV_PIXEL_U8) | FV_TYPE_BIT(FV_PIXEL_U16))
 
 /* The instance of the type (the registry has refused the others at prepare). */
 static const median_count_instance *median_count_of(fv_pixel_type type)
@@ -269,8 +269,8 @@ static int median_smem_slot(int ppt)
 }
 
 /* ---- state: the configuration, made once per parameter change ------------------------------ */
-static fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                     int width, int height)
+fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
+                              int height)
 {
     (void)v, (void)width, (void)height;
     median_config *c = (median_config *)malloc(sizeof *c);
@@ -280,14 +280,14 @@ static fv_status median_state_create(const fv_variant *v, void **state, const fv
     return FV_OK;
 }
 
-static void median_state_destroy(const fv_variant *v, void *state)
+void median_state_destroy(const fv_variant *v, void *state)
 {
     (void)v;
     free(state);
 }
 
-static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                  const fv_params *p, void *state, cudaStream_t stream)
+fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                           const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)v, (void)p;
     const median_config *c = (const median_config *)state;
@@ -300,8 +300,7 @@ static fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_i
     return FV_OK;
 }
 
-static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                int max)
+int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     (void)v;
     if (max < 1) return 0;
@@ -310,8 +309,8 @@ static int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kern
     return 1;
 }
 
-static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                 const fv_params *p, void *state, cudaStream_t stream)
+fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
+                          const fv_params *p, void *state, cudaStream_t stream)
 {
     (void)p;
     const median_config *c = (const median_config *)state;
@@ -326,8 +325,7 @@ static fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_im
     return FV_OK;
 }
 
-static int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                               int max)
+int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
     const int ppt = median_smem_ppt(v);
@@ -362,96 +360,3 @@ extern "C" fv_status median_pad_replicate(const fv_image *src, fv_image *padded,
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;
 }
-
-/* ---- the descriptor -------------------------------------------------------------------------- */
-/* The counting variants run uint8 and uint16 (one pass per bit: 8 or 16) and every border; fast
- * runs every type and border; the state is the configuration they all read. */
-#define MEDIAN_STATE .state_create = median_state_create, .state_destroy = median_state_destroy
-
-static const fv_variant median_variants[] = {
-    {.name = "naive",
-     .summary = "one thread per pixel gathers its k*k pixels from global memory into a per-thread "
-                "array (local memory, 2.5 KiB at uint8), then one counting pass per bit (8 at "
-                "uint8, 16 at uint16) finds each channel's median",
-     .run = median_naive_run,
-     MEDIAN_STATE,
-     .kernels = median_naive_kernels,
-     .types = MEDIAN_COUNT_TYPES,
-     .borders = FV_BORDERS_ALL},
-    {.name = "smem",
-     .summary =
-         "16x16 block stages its tile plus a k/2 apron in shared memory once; each thread "
-         "counts its window there: no local array, neighbours' pixels read from shared memory",
-     .run = median_smem_run,
-     MEDIAN_STATE,
-     .kernels = median_smem_kernels,
-     .id = 1,
-     .types = MEDIAN_COUNT_TYPES,
-     .borders = FV_BORDERS_ALL},
-    {.name = "smem_ppt2",
-     .summary = "smem with 2 adjacent outputs per thread: each shared read is counted for both "
-                "windows that hold it (k+1 reads per row instead of 2k), half the threads",
-     .run = median_smem_run,
-     MEDIAN_STATE,
-     .kernels = median_smem_kernels,
-     .id = 2,
-     .types = MEDIAN_COUNT_TYPES,
-     .borders = FV_BORDERS_ALL},
-    {.name = "smem_ppt4",
-     .summary = "smem with 4 adjacent outputs per thread (k+3 reads per row instead of 4k); the "
-                "counting itself is not shared, so the gain stops here",
-     .run = median_smem_run,
-     MEDIAN_STATE,
-     .kernels = median_smem_kernels,
-     .id = 4,
-     .types = MEDIAN_COUNT_TYPES,
-     .borders = FV_BORDERS_ALL},
-    {.name = "fast",
-     .role = FV_ROLE_FASTEST,
-     .summary = median_fast_summary,
-     .run = median_fast_run,
-     MEDIAN_STATE,
-     .kernels = median_fast_kernels,
-     .types = FV_TYPES_ALL,
-     .borders = FV_BORDERS_ALL},
-    FV_VARIANT_NPP_MEDIAN FV_VARIANT_CPU_ALL,
-};
-
-static const fv_param_desc median_params[MEDIAN_N_PARAMS] = {
-    {.name = "size",
-     .help = "window width and height in pixels (odd): the window is size x size",
-     .type = FV_PARAM_INT,
-     .min = FV_MEDIAN_MIN_SIZE,
-     .max = FV_MEDIAN_MAX_SIZE,
-     .step = 2,
-     .def = 3,
-     .odd_only = 1},
-    FV_PARAM_BORDER_ROWS,
-};
-
-/* every odd size: the fast variant has code of its own for each */
-static const char *const median_test_params[] = {"size=5",  "size=7",  "size=9",  "size=11",
-                                                 "size=13", "size=15", "size=17", "size=19",
-                                                 "size=21", "size=23", NULL};
-
-/* half the window */
-static int median_reach(const fv_params *p)
-{
-    return (int)p->value[MEDIAN_SIZE] / 2;
-}
-
-extern "C" const fv_filter fv_filter_median = {
-    .name = "median",
-    .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
-    .params = median_params,
-    .n_params = MEDIAN_N_PARAMS,
-    .ref = median_ref,
-    .variants = median_variants,
-    .n_variants = (int)(sizeof median_variants / sizeof median_variants[0]),
-    .baseline = "naive",
-    .tolerance = {0, 0.0, 0.0}, /* exact in every type: a median is chosen, never computed */
-    .reach = median_reach,
-    .traffic_bytes = fv_traffic_read_write,
-    .max_iterations = FV_MAX_ITERATIONS,
-    .test_params = median_test_params,
-};

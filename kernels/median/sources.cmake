@@ -1,7 +1,9 @@
 # kernels/median/sources.cmake: the median filter's files, included by the top CMakeLists.txt for its
 # row of kernels/filters.def. FV_REF_SOURCES: plain C the CPU reference needs (no GPU);
-# FV_KERNEL_SOURCES: its CUDA variants and descriptor; FV_NPP_SOURCES: its NPP peer (where NPP is).
+# FV_KERNEL_SOURCES: its descriptor (plain C); FV_CUDA_SOURCES: its GPU variants (where CUDA is);
+# FV_NPP_SOURCES: its NPP peer (where NPP is).
 list(APPEND FV_REF_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_ref.c)
-list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.cu ${CMAKE_CURRENT_LIST_DIR}/median_fast.cu
+list(APPEND FV_KERNEL_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.c)
+list(APPEND FV_CUDA_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median.cu ${CMAKE_CURRENT_LIST_DIR}/median_fast.cu
      ${CMAKE_CURRENT_LIST_DIR}/median_fast_keys.cu)
 list(APPEND FV_NPP_SOURCES ${CMAKE_CURRENT_LIST_DIR}/median_npp.c)

@@ -31,7 +31,9 @@
 #include "run.h"
 #include "timing.h"
 
+#ifdef FV_HAVE_CUDA
 #include <cuda_gl_interop.h>
+#endif
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
