@@ -166,6 +166,17 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                           const char *variant, int width, int height,
                                           filterview_dtype dtype, const char *params, char *error,
                                           size_t error_size);
+/* The same on CUDA device `device` (0, 1, ...; -1: the calling thread's current device, as the
+ * two above). The context's buffers are made there, and each call on the context (run, batch,
+ * destroy) makes that device current for its work and puts the caller's back after it; device
+ * images given to it must live on that device, and a stream must belong to it. An index the
+ * machine does not have fails here (FV_ERR_ARG, "device 3: this machine has 2 CUDA devices (0
+ * to 1)"); where there is no device at all the index is dropped and the rules above apply (the
+ * reference runs, said, when no variant is named). The reference ("cpu") ignores it. */
+fv_status filterview_context_create_on(filterview_context **out, int device, const char *filter,
+                                       const char *variant, int width, int height,
+                                       filterview_dtype dtype, const char *params, char *error,
+                                       size_t error_size);
 /* Runs the filter from src into dst (same size as the context's, same channel count; either may
  * be on the host or the device, and src and dst may be the same image: in place). Device images
  * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call

@@ -28,6 +28,7 @@
 struct filterview_context {
     const fv_filter *filter;
     const fv_variant *variant;
+    int device; /* the CUDA device it runs on, made current for each call; -1: the caller's */
     int width, height;
     fv_pixel_type type;
     fv_runner runner;
@@ -279,6 +280,49 @@ static fv_status event_make(cudaEvent_t *event)
     return fv_fail(FV_ERR_CUDA, "cannot create a CUDA event");
 }
 
+/* The context's device made current for one call, and the caller's put back after it, so that
+ * a context pinned to a device never changes the calling thread's choice. */
+typedef struct device_scope {
+    int previous; /* -1: nothing to put back */
+} device_scope;
+
+static fv_status device_enter(const filterview_context *c, device_scope *scope)
+{
+    scope->previous = -1;
+    if (c->device < 0) return FV_OK;
+    int current = 0;
+    FV_TRY(cuda_said(cudaGetDevice(&current), "asking for the current CUDA device"));
+    if (current == c->device) return FV_OK;
+    FV_TRY(cuda_said(cudaSetDevice(c->device), "making the context's CUDA device current"));
+    scope->previous = current;
+    return FV_OK;
+}
+
+static void device_leave(const device_scope *scope)
+{
+    if (scope->previous >= 0 && cudaSetDevice(scope->previous) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+/* A device index names one of this machine's devices (-1: the current one). Without any device
+ * the index is dropped and the no-device rules of context_make apply (they say why). */
+static fv_status device_index_resolve(filterview_context *c, int device)
+{
+    c->device = -1;
+    if (device < -1)
+        return fv_fail(FV_ERR_ARG,
+                       "device %d: expected -1 (the current CUDA device) or an index from 0",
+                       device);
+    int count = 0;
+    if (device < 0 || fv_device_unavailable_reason()) return FV_OK;
+    FV_TRY(cuda_said(cudaGetDeviceCount(&count), "counting the CUDA devices"));
+    if (device >= count)
+        return fv_fail(FV_ERR_ARG, "device %d: this machine has %d CUDA device%s (0 to %d)", device,
+                       count, count == 1 ? "" : "s", count - 1);
+    c->device = device;
+    return FV_OK;
+}
+
 static fv_status context_make(filterview_context *c, const char *filter, const char *variant,
                               int width, int height, fv_pixel_type type, const char *params)
 {
@@ -364,6 +408,15 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                           filterview_dtype dtype, const char *params, char *error,
                                           size_t error_size)
 {
+    return filterview_context_create_on(out, -1, filter, variant, width, height, dtype, params,
+                                        error, error_size);
+}
+
+fv_status filterview_context_create_on(filterview_context **out, int device, const char *filter,
+                                       const char *variant, int width, int height,
+                                       filterview_dtype dtype, const char *params, char *error,
+                                       size_t error_size)
+{
     copy_message(error, error_size, "");
     if (!out) {
         copy_message(error, error_size, "filterview_context_create: out is NULL");
@@ -375,8 +428,13 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
         copy_message(error, error_size, "out of host memory");
         return FV_ERR_MEMORY;
     }
-    const fv_status st =
-        context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+    device_scope scope = {-1};
+    fv_status st = device_index_resolve(c, device);
+    if (st == FV_OK) st = device_enter(c, &scope);
+    if (st == FV_OK)
+        st = context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+    if (st == FV_OK && fv_variant_is_host(c->variant)) c->device = -1; /* the host's work */
+    device_leave(&scope);
     if (st != FV_OK) {
         copy_message(error, error_size, fv_last_error());
         filterview_context_destroy(c);
@@ -604,9 +662,10 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
     if (st == FV_OK && src->channels != dst->channels)
         st = fv_fail(FV_ERR_ARG, "source has %d channels, destination %d", src->channels,
                      dst->channels);
+    device_scope scope = {-1};
     if (st == FV_OK && fv_variant_is_host(ctx->variant)) {
         st = run_on_host(ctx, src, dst);
-    } else if (st == FV_OK) {
+    } else if (st == FV_OK && (st = device_enter(ctx, &scope)) == FV_OK) {
         /* the context's own buffers are the last run's until it is done, whatever its stream */
         st = cuda_said(cudaStreamWaitEvent((cudaStream_t)stream, ctx->last_run, 0),
                        "ordering after the last run");
@@ -615,6 +674,7 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
         const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
         if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
     }
+    device_leave(&scope);
     if (st != FV_OK) copy_message(ctx->error, sizeof ctx->error, fv_last_error());
     return st;
 }
@@ -646,6 +706,8 @@ size_t filterview_context_device_bytes(const filterview_context *ctx)
 void filterview_context_destroy(filterview_context *ctx)
 {
     if (!ctx) return;
+    device_scope scope = {-1};
+    if (device_enter(ctx, &scope) != FV_OK) (void)cudaGetLastError(); /* frees what it can */
     if (ctx->last_run) {
         (void)cudaEventSynchronize(ctx->last_run);
         (void)cudaEventDestroy(ctx->last_run);
@@ -662,6 +724,7 @@ void filterview_context_destroy(filterview_context *ctx)
     fv_device_image_free(&ctx->device_out);
     fv_host_image_free(&ctx->host_in);
     fv_host_image_free(&ctx->host_out);
+    device_leave(&scope);
     free(ctx);
 }
 
@@ -890,9 +953,14 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
     const int pipelined = st == FV_OK && !fv_variant_is_host(ctx->variant) &&
                           src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
     if (st == FV_OK && pipelined) {
-        st = run_batch_host(ctx, src, dst, count, (cudaStream_t)stream);
-        const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
-        if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
+        device_scope scope = {-1};
+        st = device_enter(ctx, &scope);
+        if (st == FV_OK) {
+            st = run_batch_host(ctx, src, dst, count, (cudaStream_t)stream);
+            const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
+            if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
+        }
+        device_leave(&scope);
     } else {
         for (int i = 0; st == FV_OK && i < count; i++) {
             st = filterview_run(ctx, &src[i], &dst[i], stream);
