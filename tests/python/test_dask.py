@@ -431,6 +431,51 @@ def test_scheduler_address(tmp_path):
                 p.wait()
 
 
+def _cached_devices():
+    return sorted({key[6] for key in filterview._cache._items}, key=str)
+
+
+@pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
+def test_local_cluster_pinned_to_gpus():
+    """docs/scale.md's LocalCluster recipe: workers that see every GPU, pinned by pin_gpus; each
+    worker's NumPy chunks go to its own device (the contexts it keeps are keyed by it)."""
+    distributed = pytest.importorskip("distributed")
+    img = _image(np.random.default_rng(SEED + 9), 100, 90, None)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=50) as cluster, \
+            distributed.Client(cluster) as client:
+        plan = fvdask.pin_gpus(client)
+        assert sorted(plan.values()) == [0, 1]
+        assert client.run(fvdask.worker_device) == plan
+        got = fvdask.median(da.from_array(img, chunks=(20, 30)), size=5, variant=CPU).compute()
+        assert_exact(got, filterview.median(img, size=5, variant=CPU), "median, pinned workers")
+        used = client.run(_cached_devices)
+        assert all(devices == [plan[w]] for w, devices in used.items()), (used, plan)
+        with pytest.raises(ValueError, match="2 workers for 1 GPUs"):
+            fvdask.pin_gpus(client, devices=[3])
+        with pytest.raises(ValueError, match="distinct GPUs"):
+            fvdask.pin_gpus(client, devices=[1, 1])
+
+
+def test_device_keyword_and_environment(monkeypatch):
+    img = _image(np.random.default_rng(SEED + 10), 30, 20, 3)
+    x = da.from_array(img, chunks=(10, 10, 3))
+    filterview.clear_cache()
+    got = fvdask.box(x, radius=2, variant=CPU, device=2).compute(scheduler="threads")
+    assert _cached_devices() == [2]
+    assert_exact(got, filterview.box(img, radius=2, variant=CPU), "box, device=2")
+    monkeypatch.setenv("FILTERVIEW_DEVICE", "1")
+    filterview.clear_cache()
+    fvdask.box(x, radius=2, variant=CPU).compute(scheduler="threads")
+    assert _cached_devices() == [1]
+    monkeypatch.setenv("FILTERVIEW_DEVICE", "gpu1")
+    with pytest.raises(ValueError, match="FILTERVIEW_DEVICE='gpu1': expected a CUDA device"):
+        fvdask.box(x, radius=2, variant=CPU).compute(scheduler="threads")
+    with pytest.raises(ValueError, match="device must be None"):
+        fvdask.box(x, radius=2, variant=CPU, device=-1)
+    filterview.clear_cache()
+
+
 def test_gpu_cluster_refuses_nothing_and_twice():
     pytest.importorskip("distributed")
     with pytest.raises(ValueError, match="no GPU found"):
