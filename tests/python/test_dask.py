@@ -567,19 +567,32 @@ def test_host_variant_on_device_chunks_is_refused():
 
 def test_scale_bench_runs(tmp_path):
     """tests/python/scale_bench.py end to end on two CPU worker processes and a .npy store: it
-    writes the input, filters it through the graph, checks windows of the output against
-    in-memory calls and prints its table."""
+    writes the input, filters it through the graph with both CPU engines (on a window of it, as
+    --cpu-size asks), checks windows of the output against in-memory calls and prints its table
+    row by row; a run past --time-limit is stopped and said, and the next one still runs."""
     import subprocess
     import sys
 
     pytest.importorskip("distributed")
+    pytest.importorskip("scipy.ndimage")
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scale_bench.py")
     out = tmp_path / "table.md"
     run = subprocess.run([sys.executable, script, "--size", "300", "--chunk", "64", "--store",
-                          "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu", "--filters",
-                          "median", "--cpu-workers", "2", "--verify", "6", "--out", str(out)],
+                          "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu,scipy",
+                          "--filters", "median,gaussian", "--cpu-workers", "2", "--cpu-size", "200",
+                          "--verify", "6", "--time-limit", "120", "--out", str(out)],
                          capture_output=True, text=True, timeout=300, env=_env())
     assert run.returncode == 0, run.stdout + run.stderr
     table = out.read_text()
-    assert "| filterview-cpu | median | 2 CPU |" in table, table
+    for engine in ("filterview-cpu", "scipy"):
+        for name in ("median", "gaussian"):
+            row = "| %s | %s | 2 CPU | 200² |" % (engine, name)
+            assert row in table and row in run.stdout, table
     assert table.rstrip().endswith("| 6 |"), table
+    stopped = subprocess.run([sys.executable, script, "--size", "1024", "--chunk", "256",
+                              "--store", "npy", "--dir", str(tmp_path / "cut"), "--engines",
+                              "scipy", "--cpu-workers", "2", "--cpu-size", "1024", "--verify", "2",
+                              "--time-limit", "0.05"], capture_output=True, text=True, timeout=300,
+                             env=_env())
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert "| scipy | median | 2 CPU | 1024² | > 0.05 (stopped) |" in stopped.stdout, stopped.stdout
