@@ -521,11 +521,11 @@ class Context:
         handle = _arrays.stream_handle(stream)
         if handle is None and ops[0].on_device:
             handle = _arrays.default_stream(ops[0])
-        for op in ops:
-            if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
-                raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
-                                    "%dx%d %s" % (name, self.width, self.height, self.dtype,
-                                                  op.width, op.height, op.dtype))
+        op = ops[0]  # a stack's images all have its shape
+        if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
+            raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
+                                "%dx%d %s" % (name, self.width, self.height, self.dtype,
+                                              op.width, op.height, op.dtype))
         if self._on_host and ops[0].on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
@@ -541,8 +541,7 @@ class Context:
             if a0 < b1 and b0 < a1:
                 raise ArgumentError("%s: out overlaps the stack without being it" % name)
         n = len(ops)
-        srcs = (_lib.ImageC * n)(*[op.image() for op in ops])
-        outs = (_lib.ImageC * n)(*[op.image() for op in dsts])
+        srcs, outs = ops.images(), dsts.images()
         with self._lock:
             ptr = self._live()
             status = _clib.filterview_run_batch(ptr, srcs, outs, n,

@@ -427,7 +427,7 @@ def test_every_filter_has_a_generated_function(name):
     assert all(p.kind == inspect.Parameter.KEYWORD_ONLY for p in keywords)
     settable = [p for p in info.params if p.keyword]
     assert [p.name for p in keywords] == [p.keyword for p in settable] + \
-        ["variant", "iterations", "out", "stream"]
+        ["variant", "iterations", "out", "stream", "device"]
     for p in settable:
         assert sig.parameters[p.keyword].default == p.default
         assert sig.parameters[p.keyword].annotation is not inspect.Parameter.empty
