@@ -187,9 +187,11 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
 /* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (the
  * context's size and dtype; a stack's images are src[i].data = base + i * image bytes). The
  * sources lie all on the host or all on the device, and so do the destinations. The result of
- * each equals its own filterview_run bit for bit. Host images are pipelined: while one image is
- * filtered, the next goes up and the last comes down (two sets of pinned and device buffers,
- * made by the context's first batch of host images and kept; nothing is allocated per image).
+ * each equals its own filterview_run bit for bit. Host images are pipelined in groups (as many
+ * as 16 MiB of RGBA holds): while one group is filtered, the next goes up and the last comes
+ * down, each group in one copy each way (two sets of pinned and device buffers, made by the
+ * context's first batch and kept; nothing is allocated per image). A device stack of gray or
+ * RGB images is converted to and from the filters' RGBA a group at a time too.
  * Returns once every result is in place on the host, or enqueued on the device. */
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
                                filterview_image *dst, int count, void *stream);

@@ -504,6 +504,51 @@ static void test_device_one(void)
     free(src.data), free(got.data), free(want.data);
 }
 
+/* Batches in groups: a host batch whose channel counts change (each change starts a group) and
+ * a device stack of gray images one under another (converted a group at a time), each image
+ * equal to its own run. */
+static void test_batch_groups(void)
+{
+    enum { N = 40, W = 67, H = 41 };
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "median", NULL, W, H, "size=5", NULL, 0) == FV_OK,
+          "median context");
+    if (!c) return;
+    filterview_image src[N], got[N], want[N];
+    for (int i = 0; i < N; i++) {
+        const int channels = i < 15 ? 1 : i < 30 ? 3 : 4;
+        src[i] = host_image(W, H, channels, (size_t)(i % 3) * 4, 100u + (unsigned)i);
+        got[i] = host_image(W, H, channels, 0, 0);
+        want[i] = host_image(W, H, channels, 0, 0);
+        CHECK(filterview_run(c, &src[i], &want[i], NULL) == FV_OK, "image %d alone", i);
+    }
+    CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK, "a host batch of 1, 3, 4 channels: '%s'",
+          filterview_context_error(c));
+    for (int i = 0; i < N; i++) CHECK(same_pixels(&got[i], &want[i]), "host batch, image %d", i);
+    /* the gray ones as a device stack, in place */
+    const size_t bytes = (size_t)W * H;
+    uint8_t *stack = NULL;
+    cudaMalloc((void **)&stack, bytes * 15);
+    filterview_image dev[15];
+    for (int i = 0; i < 15; i++) {
+        dev[i] = src[i];
+        dev[i].pitch = W;
+        dev[i].data = stack + (size_t)i * bytes;
+        dev[i].memory = FILTERVIEW_DEVICE;
+        cudaMemcpy2D(dev[i].data, W, src[i].data, src[i].pitch, W, H, cudaMemcpyHostToDevice);
+    }
+    CHECK(filterview_run_batch(c, dev, dev, 15, NULL) == FV_OK, "a device stack in place: '%s'",
+          filterview_context_error(c));
+    cudaDeviceSynchronize();
+    for (int i = 0; i < 15; i++) {
+        cudaMemcpy2D(got[i].data, got[i].pitch, dev[i].data, W, W, H, cudaMemcpyDeviceToHost);
+        CHECK(same_pixels(&got[i], &want[i]), "device stack, image %d", i);
+    }
+    cudaFree(stack);
+    for (int i = 0; i < N; i++) free(src[i].data), free(got[i].data), free(want[i].data);
+    filterview_context_destroy(c);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
@@ -532,6 +577,7 @@ static void test_gpu(void)
         filterview_context_destroy(gpu), filterview_context_destroy(ref);
     }
     test_two_streams();
+    test_batch_groups();
     test_device_one();
 }
 
