@@ -106,6 +106,11 @@ def main(argv: Sequence[str]) -> int:
             if reason is not None:
                 failed += 1
                 _say("%s (skipped)" % reason)
+        # everything to say on standard error is said: what distributed may print while the
+        # client closes (a timed-out internal future, seen with 2022.12) is not ours to show
+        sys.stderr.flush()
+        with open(os.devnull, "w") as devnull:
+            os.dup2(devnull.fileno(), 2)
     seconds = time.monotonic() - start
     if not args.quiet:
         done = len(pairs) - failed

@@ -3,9 +3,9 @@
 # tests/cli/dask_case.sh FILTERVIEW PYTHON PHOTO OUT: the folder batch on a Dask cluster (--dask).
 # A local scheduler and two worker processes on 127.0.0.1; a folder of 8-bit RGB, 8-bit gray,
 # 16-bit PNG and float TIFF files and one broken file filtered through --dask and by the plain
-# folder batch: every output the same bytes, the broken one said and counted, exit 1 (0 without
-# it). A scheduler that cannot be reached and a Python without Dask: one line each, exit 1; an
-# address that is not one: exit 2. Skipped (77) where PYTHON has no distributed.
+# folder batch (and at --depth 16): every output the same bytes, the broken one said and counted,
+# exit 1 (0 without it). A scheduler that cannot be reached and a Python without Dask: one line
+# each, exit 1; an address that is not one: exit 2. Skipped (77) where PYTHON has no distributed.
 # -------------------------------------------------------------------------------------------------
 fv=$1; py=$2; photo=$3; out=$4
 fail() { echo "FAIL: $*"; exit 1; }
@@ -45,6 +45,14 @@ grep -q "^filtered 4 of 4 images (median/cpu, size 5, 1 iteration) into '$out/da
   fail "no summary of 4 images on 2 workers"
 for f in rgb.png gray.png deep.png float.tif; do
   cmp "$out/plain/$f" "$out/dask/$f" || fail "$f: --dask wrote other bytes than the folder batch"
+done
+# the per-file options carry what decides the bytes: another type, a filter's own parameters
+# shellcheck disable=SC2086
+"$fv" "$out/in" -f gaussian --sigma 3 -v cpu --depth 16 -o "$out/plain16/" -q &&
+  "$fv" "$out/in" -f gaussian --sigma 3 -v cpu --depth 16 -o "$out/dask16/" -q --dask "$address" ||
+  fail "--depth 16 runs"
+for f in rgb.png gray.png deep.png float.tif; do
+  cmp "$out/plain16/$f" "$out/dask16/$f" || fail "$f at --depth 16: other bytes"
 done
 ls -A "$out/dask" | grep -v -e '^rgb.png$' -e '^gray.png$' -e '^deep.png$' -e '^float.tif$' && fail "a temporary file was left"
 # one broken file: said, skipped, counted, exit 1

@@ -90,7 +90,9 @@ static void file_options(const cli_options *o, const fv_params *p, int png_threa
         free(full);
     }
     if (o->format) add(a, "--format"), add(a, o->format);
-    if (o->depth) add(a, "--depth"), add(a, fv_pixel_type_name((fv_pixel_type)(o->depth - 1)));
+    static const char *const depth_names[] = {
+        [FV_PIXEL_U8] = "8", [FV_PIXEL_U16] = "16", [FV_PIXEL_F32] = "float"}; /* --depth's words */
+    if (o->depth) add(a, "--depth"), add(a, depth_names[o->depth - 1]);
     if (o->png_level >= 0) add_number(a, "--png-level", o->png_level);
     if (o->jpeg_quality) add_number(a, "--jpeg-quality", o->jpeg_quality);
     if (o->tile) add_number(a, "--tile", o->tile);
