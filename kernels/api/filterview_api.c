@@ -14,6 +14,7 @@
 #include "filter.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -781,7 +782,8 @@ unsigned filterview_variant_borders(const char *filter, const char *variant)
  * as fit GROUP_BYTES of RGBA, so that a small image's fixed costs are paid once a group): its
  * own pinned staging and device buffers, each buffer the group's images one under another. While
  * group k is filtered, the copy engines bring group k + 1 up (on one stream) and take group
- * k - 1 down (on another), and the CPU copies between the caller's arrays and staging. A group
+ * k - 1 down (on another), and two CPU threads copy between the caller's arrays and staging
+ * (group k + 1 in, group k - 1 out). A group
  * crosses the bus in one copy each way and is widened and narrowed in one launch each (the
  * conversions are per pixel, so a group is one tall image to them); the filter runs image by
  * image on the caller's stream (its borders are each image's, and a variant's state and
@@ -947,11 +949,33 @@ static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_i
     return FV_OK;
 }
 
+/* A group's results copied out on a thread of their own, while this one copies the next group
+ * in: the two copies from and to pageable memory are what a host batch's CPU spends its time on. */
+typedef struct finish_job {
+    filterview_context *c;
+    batch_slot *slot;
+    filterview_image *dst;
+    int device; /* the calling thread's: a new thread starts on device 0 */
+    fv_status status;
+    char error[512];
+} finish_job;
+
+static void *finish_main(void *arg)
+{
+    finish_job *j = arg;
+    j->status = cuda_said(cudaSetDevice(j->device), "a batch's copying thread");
+    if (j->status == FV_OK) j->status = batch_finish(j->c, j->slot, j->dst);
+    if (j->status != FV_OK) copy_message(j->error, sizeof j->error, fv_last_error());
+    return NULL;
+}
+
 static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
                                 filterview_image *dst, int count, cudaStream_t stream)
 {
     FV_TRY(batch_make(c));
     FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    int device = 0;
+    FV_TRY(cuda_said(cudaGetDevice(&device), "asking for the current CUDA device"));
     batch_slot *slot = c->batch->slot;
     slot[0].count = slot[1].count = 0;
     int k = 0; /* groups so far */
@@ -959,8 +983,18 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
         /* a group: up to b->group images of the first one's channel count */
         int n = 1;
         while (n < c->batch->group && i + n < count && src[i + n].channels == src[i].channels) n++;
-        FV_TRY(batch_enqueue(c, &slot[k % 2], src, i, n, stream));
-        if (k > 0) FV_TRY(batch_finish(c, &slot[(k - 1) % 2], dst));
+        /* group k - 1 comes out on a thread while group k goes in (other slots, other images) */
+        finish_job job = {.c = c, .slot = &slot[(k + 1) % 2], .dst = dst, .device = device};
+        pthread_t helper;
+        const int helped = k > 0 && pthread_create(&helper, NULL, finish_main, &job) == 0;
+        fv_status st = batch_enqueue(c, &slot[k % 2], src, i, n, stream);
+        if (helped) {
+            pthread_join(helper, NULL);
+            if (st == FV_OK && job.status != FV_OK) st = fv_fail(job.status, "%s", job.error);
+        } else if (k > 0 && st == FV_OK) {
+            st = batch_finish(c, &slot[(k - 1) % 2], dst);
+        }
+        FV_TRY(st);
         i += n;
     }
     return batch_finish(c, &slot[(k - 1) % 2], dst);
