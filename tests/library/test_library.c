@@ -522,8 +522,8 @@ static void test_batch_groups(void)
         want[i] = host_image(W, H, channels, 0, 0);
         CHECK(filterview_run(c, &src[i], &want[i], NULL) == FV_OK, "image %d alone", i);
     }
-    CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK, "a host batch of 1, 3, 4 channels: '%s'",
-          filterview_context_error(c));
+    CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK,
+          "a host batch of 1, 3, 4 channels: '%s'", filterview_context_error(c));
     for (int i = 0; i < N; i++) CHECK(same_pixels(&got[i], &want[i]), "host batch, image %d", i);
     /* the gray ones as a device stack, in place */
     const size_t bytes = (size_t)W * H;
