@@ -19,7 +19,8 @@ finds it in the page cache. Engines:
 
 GPU engines run on 1, 2, ... GPUs (--gpus), each count a fresh cluster; CPU engines on
 --cpu-workers processes, on the image's top-left --cpu-size square (default 16384: scipy's 7x7
-median runs at a few Mpixel/s a core, so the whole image would take minutes; the table names the
+median filtered about 1 Mpixel/s on a core of a development machine, so the whole image would
+take minutes; the table names the
 size each row ran on, and its Mpixel/s are of that size). --time-limit S ends a run that takes
 longer (its row says so; the cluster is restarted for the next) so that a cut-off engine does not
 cost the others their turn. --scheduler threads needs no distributed: this process alone, on its
