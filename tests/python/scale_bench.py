@@ -22,7 +22,7 @@ GPU engines run on 1, 2, ... GPUs (--gpus), each count a fresh cluster; CPU engi
 median filtered about 1 Mpixel/s on a core of a development machine, so the whole image would
 take minutes; the table names the
 size each row ran on, and its Mpixel/s are of that size). --time-limit S ends a run that takes
-longer (its row says so; the cluster is restarted for the next) so that a cut-off engine does not
+longer (its row says so; the next filter gets a new cluster) so that a cut-off engine does not
 cost the others their turn. --scheduler threads needs no distributed: this process alone, on its
 current GPU (--gpus 1) or on --cpu-workers threads. Reported per run: wall time, Mpixel/s, scaling
 against one GPU, the filter's time per chunk inside the graph (median) against one in-memory call
@@ -461,20 +461,22 @@ def main():
         gpu = engine in GPU_ENGINES
         threads = args.threads_per_gpu if gpu else 1
         side = args.size if gpu else min(args.cpu_size, args.size)
-        if threaded:
-            cluster, client = None, None
-        else:
-            from distributed import Client
-            cluster = gpu_cluster(devices[:n], threads) if gpu else cpu_cluster(n)
-            client = Client(cluster)
+        cluster = client = None
         try:
             for name in args.filters.split(","):
+                if client is None and not threaded:
+                    from distributed import Client
+                    cluster = gpu_cluster(devices[:n], threads) if gpu else cpu_cluster(n)
+                    client = Client(cluster)
                 try:
                     row = run_once(args, client, engine, name, n, threads, base_gpu, side)
                 except RunTimedOut:
                     table.timed_out(engine, name, n, gpu, side)
                     release_driver_memory()
-                    client.restart()  # what was still running goes with the workers
+                    # what it still runs goes with its workers: the next filter gets new ones
+                    client.close()
+                    cluster.close()
+                    cluster = client = None
                     continue
                 row["gpu"] = gpu
                 if gpu and n == 1:
