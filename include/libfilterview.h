@@ -166,6 +166,17 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                           const char *variant, int width, int height,
                                           filterview_dtype dtype, const char *params, char *error,
                                           size_t error_size);
+/* The same on CUDA device `device` (0, 1, ...; -1: the calling thread's current device, as the
+ * two above). The context's buffers are made there, and each call on the context (run, batch,
+ * destroy) makes that device current for its work and puts the caller's back after it; device
+ * images given to it must live on that device, and a stream must belong to it. An index the
+ * machine does not have fails here (FV_ERR_ARG, "device 3: this machine has 2 CUDA devices (0
+ * to 1)"); where there is no device at all the index is dropped and the rules above apply (the
+ * reference runs, said, when no variant is named). The reference ("cpu") ignores it. */
+fv_status filterview_context_create_on(filterview_context **out, int device, const char *filter,
+                                       const char *variant, int width, int height,
+                                       filterview_dtype dtype, const char *params, char *error,
+                                       size_t error_size);
 /* Runs the filter from src into dst (same size as the context's, same channel count; either may
  * be on the host or the device, and src and dst may be the same image: in place). Device images
  * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call
@@ -176,9 +187,11 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
 /* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (the
  * context's size and dtype; a stack's images are src[i].data = base + i * image bytes). The
  * sources lie all on the host or all on the device, and so do the destinations. The result of
- * each equals its own filterview_run bit for bit. Host images are pipelined: while one image is
- * filtered, the next goes up and the last comes down (two sets of pinned and device buffers,
- * made by the context's first batch of host images and kept; nothing is allocated per image).
+ * each equals its own filterview_run bit for bit. Host images are pipelined in groups (as many
+ * as 16 MiB of RGBA holds): while one group is filtered, the next goes up and the last comes
+ * down, each group in one copy each way (two sets of pinned and device buffers, made by the
+ * context's first batch and kept; nothing is allocated per image). A device stack of gray or
+ * RGB images is converted to and from the filters' RGBA a group at a time too.
  * Returns once every result is in place on the host, or enqueued on the device. */
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
                                filterview_image *dst, int count, void *stream);

@@ -14,6 +14,7 @@
 #include "filter.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@
 struct filterview_context {
     const fv_filter *filter;
     const fv_variant *variant;
+    int device; /* the CUDA device it runs on, made current for each call; -1: the caller's */
     int width, height;
     fv_pixel_type type;
     fv_runner runner;
@@ -279,6 +281,49 @@ static fv_status event_make(cudaEvent_t *event)
     return fv_fail(FV_ERR_CUDA, "cannot create a CUDA event");
 }
 
+/* The context's device made current for one call, and the caller's put back after it, so that
+ * a context pinned to a device never changes the calling thread's choice. */
+typedef struct device_scope {
+    int previous; /* -1: nothing to put back */
+} device_scope;
+
+static fv_status device_enter(const filterview_context *c, device_scope *scope)
+{
+    scope->previous = -1;
+    if (c->device < 0) return FV_OK;
+    int current = 0;
+    FV_TRY(cuda_said(cudaGetDevice(&current), "asking for the current CUDA device"));
+    if (current == c->device) return FV_OK;
+    FV_TRY(cuda_said(cudaSetDevice(c->device), "making the context's CUDA device current"));
+    scope->previous = current;
+    return FV_OK;
+}
+
+static void device_leave(const device_scope *scope)
+{
+    if (scope->previous >= 0 && cudaSetDevice(scope->previous) != cudaSuccess)
+        (void)cudaGetLastError();
+}
+
+/* A device index names one of this machine's devices (-1: the current one). Without any device
+ * the index is dropped and the no-device rules of context_make apply (they say why). */
+static fv_status device_index_resolve(filterview_context *c, int device)
+{
+    c->device = -1;
+    if (device < -1)
+        return fv_fail(FV_ERR_ARG,
+                       "device %d: expected -1 (the current CUDA device) or an index from 0",
+                       device);
+    int count = 0;
+    if (device < 0 || fv_device_unavailable_reason()) return FV_OK;
+    FV_TRY(cuda_said(cudaGetDeviceCount(&count), "counting the CUDA devices"));
+    if (device >= count)
+        return fv_fail(FV_ERR_ARG, "device %d: this machine has %d CUDA device%s (0 to %d)", device,
+                       count, count == 1 ? "" : "s", count - 1);
+    c->device = device;
+    return FV_OK;
+}
+
 static fv_status context_make(filterview_context *c, const char *filter, const char *variant,
                               int width, int height, fv_pixel_type type, const char *params)
 {
@@ -364,6 +409,15 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                           filterview_dtype dtype, const char *params, char *error,
                                           size_t error_size)
 {
+    return filterview_context_create_on(out, -1, filter, variant, width, height, dtype, params,
+                                        error, error_size);
+}
+
+fv_status filterview_context_create_on(filterview_context **out, int device, const char *filter,
+                                       const char *variant, int width, int height,
+                                       filterview_dtype dtype, const char *params, char *error,
+                                       size_t error_size)
+{
     copy_message(error, error_size, "");
     if (!out) {
         copy_message(error, error_size, "filterview_context_create: out is NULL");
@@ -375,8 +429,13 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
         copy_message(error, error_size, "out of host memory");
         return FV_ERR_MEMORY;
     }
-    const fv_status st =
-        context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+    device_scope scope = {-1};
+    fv_status st = device_index_resolve(c, device);
+    if (st == FV_OK) st = device_enter(c, &scope);
+    if (st == FV_OK)
+        st = context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+    if (st == FV_OK && fv_variant_is_host(c->variant)) c->device = -1; /* the host's work */
+    device_leave(&scope);
     if (st != FV_OK) {
         copy_message(error, error_size, fv_last_error());
         filterview_context_destroy(c);
@@ -604,9 +663,10 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
     if (st == FV_OK && src->channels != dst->channels)
         st = fv_fail(FV_ERR_ARG, "source has %d channels, destination %d", src->channels,
                      dst->channels);
+    device_scope scope = {-1};
     if (st == FV_OK && fv_variant_is_host(ctx->variant)) {
         st = run_on_host(ctx, src, dst);
-    } else if (st == FV_OK) {
+    } else if (st == FV_OK && (st = device_enter(ctx, &scope)) == FV_OK) {
         /* the context's own buffers are the last run's until it is done, whatever its stream */
         st = cuda_said(cudaStreamWaitEvent((cudaStream_t)stream, ctx->last_run, 0),
                        "ordering after the last run");
@@ -615,6 +675,7 @@ fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
         const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
         if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
     }
+    device_leave(&scope);
     if (st != FV_OK) copy_message(ctx->error, sizeof ctx->error, fv_last_error());
     return st;
 }
@@ -646,6 +707,8 @@ size_t filterview_context_device_bytes(const filterview_context *ctx)
 void filterview_context_destroy(filterview_context *ctx)
 {
     if (!ctx) return;
+    device_scope scope = {-1};
+    if (device_enter(ctx, &scope) != FV_OK) (void)cudaGetLastError(); /* frees what it can */
     if (ctx->last_run) {
         (void)cudaEventSynchronize(ctx->last_run);
         (void)cudaEventDestroy(ctx->last_run);
@@ -662,6 +725,7 @@ void filterview_context_destroy(filterview_context *ctx)
     fv_device_image_free(&ctx->device_out);
     fv_host_image_free(&ctx->host_in);
     fv_host_image_free(&ctx->host_out);
+    device_leave(&scope);
     free(ctx);
 }
 
@@ -714,22 +778,31 @@ unsigned filterview_variant_borders(const char *filter, const char *variant)
 
 /* ---- batches ----
  * Device stacks: one run after another on the caller's stream (the kernels' launches queue up
- * back to back). Host stacks: a pipeline of two slots, each with its own pinned staging and
- * device buffers, so that while image i is filtered the copy engines bring image i + 1 up (on
- * one stream) and take image i - 1 down (on another), and the CPU copies between the caller's
- * arrays and staging. The filter itself runs on the caller's stream, one image at a time (a
- * variant's state and iteration buffer are one per context). The slots are made by the
- * context's first batch of host images and kept. */
+ * back to back). Host stacks: a pipeline of two slots, each holding a group of images (as many
+ * as fit GROUP_BYTES of RGBA, so that a small image's fixed costs are paid once a group): its
+ * own pinned staging and device buffers, each buffer the group's images one under another. While
+ * group k is filtered, the copy engines bring group k + 1 up (on one stream) and take group
+ * k - 1 down (on another), and two CPU threads copy between the caller's arrays and staging
+ * (group k + 1 in, group k - 1 out). A group
+ * crosses the bus in one copy each way and is widened and narrowed in one launch each (the
+ * conversions are per pixel, so a group is one tall image to them); the filter runs image by
+ * image on the caller's stream (its borders are each image's, and a variant's state and
+ * iteration buffer are one per context). The slots are made by the context's first batch of
+ * host images and kept. */
+#define GROUP_BYTES ((size_t)16 << 20) /* RGBA bytes of a slot's group: 16 images of 512x512 */
+
 typedef struct batch_slot {
-    uint8_t *staging;               /* pinned, the widest packed image */
-    uint8_t *device_packed;         /* packed rows on the device (1 or 3 channels) */
-    fv_image device_in, device_out; /* 4 channels */
+    uint8_t *staging;               /* pinned: the group's packed images, one after another */
+    uint8_t *device_packed;         /* the same on the device (1 or 3 channels) */
+    fv_image device_in, device_out; /* 4 channels, the group's images one under another */
     cudaEvent_t up_done, run_done, down_done;
+    int first, count; /* the images it holds now */
 } batch_slot;
 
 struct batch_pipeline {
     batch_slot slot[2];
     cudaStream_t up, down;
+    int group; /* images a slot holds */
 };
 
 static void batch_free(struct batch_pipeline *b)
@@ -757,18 +830,28 @@ static fv_status batch_make(filterview_context *c)
     struct batch_pipeline *b = calloc(1, sizeof *b);
     if (!b) return fv_fail(FV_ERR_MEMORY, "out of host memory for a batch");
     c->batch = b;
+    /* c->staging_bytes is one RGBA image: a group is as many as GROUP_BYTES holds, one at
+     * least, and no taller or larger than one image may be */
+    size_t group = GROUP_BYTES / c->staging_bytes;
+    const size_t by_height = FV_MAX_DIMENSION / (size_t)c->height;
+    const size_t by_pixels = FV_MAX_PIXELS / ((size_t)c->width * (size_t)c->height);
+    if (group > by_height) group = by_height;
+    if (group > by_pixels) group = by_pixels;
+    b->group = group < 1 ? 1 : (int)group;
+    const size_t bytes = c->staging_bytes * (size_t)b->group;
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->up, cudaStreamNonBlocking), "a copy stream"));
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->down, cudaStreamNonBlocking), "a copy stream"));
     for (int k = 0; k < 2; k++) {
         batch_slot *s = &b->slot[k];
         void *pinned = NULL, *packed = NULL;
-        FV_TRY(cuda_said(cudaHostAlloc(&pinned, c->staging_bytes, cudaHostAllocDefault),
+        FV_TRY(cuda_said(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault),
                          "pinned staging for a batch"));
         s->staging = pinned;
-        FV_TRY(cuda_said(cudaMalloc(&packed, c->staging_bytes), "a batch's packed copy"));
+        FV_TRY(cuda_said(cudaMalloc(&packed, bytes), "a batch's packed copy"));
         s->device_packed = packed;
-        FV_TRY(fv_device_image_alloc_as(&s->device_in, c->width, c->height, c->type, 4));
-        FV_TRY(fv_device_image_alloc_as(&s->device_out, c->width, c->height, c->type, 4));
+        const int rows = c->height * b->group;
+        FV_TRY(fv_device_image_alloc_as(&s->device_in, c->width, rows, c->type, 4));
+        FV_TRY(fv_device_image_alloc_as(&s->device_out, c->width, rows, c->type, 4));
         FV_TRY(event_make(&s->up_done));
         FV_TRY(event_make(&s->run_done));
         FV_TRY(event_make(&s->down_done));
@@ -787,61 +870,103 @@ static void copy_rows(uint8_t *to, size_t to_pitch, const uint8_t *from, size_t 
         memcpy(to + (size_t)y * to_pitch, from + (size_t)y * from_pitch, row);
 }
 
-/* Image i of a host batch: up on b->up, filtered on `stream`, down on b->down. */
+/* Image k of a slot's 4-channel buffer, as an image of its own. */
+static fv_image slot_image(const filterview_context *c, const fv_image *tall, int k)
+{
+    fv_image v = *tall;
+    v.data = tall->data + (size_t)k * (size_t)c->height * tall->pitch;
+    v.height = c->height;
+    return v;
+}
+
+/* Images first .. first + count - 1 (of one channel count) into slot s: up on b->up, widened
+ * and filtered on `stream`, narrowed there and down on b->down. */
 static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filterview_image *src,
-                               const filterview_image *dst, cudaStream_t stream)
+                               int first, int count, cudaStream_t stream)
 {
     struct batch_pipeline *b = c->batch;
-    const size_t in_row = (size_t)c->width * pixel_bytes(src);
-    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
-    const fv_image packed_in = {.data = s->device_packed,
-                                .width = c->width,
-                                .height = c->height,
-                                .pitch = in_row,
-                                .memory = FV_MEMORY_DEVICE,
-                                .type = c->type,
-                                .channels = src->channels};
-    fv_image packed_out = packed_in;
-    packed_out.pitch = out_row;
-    packed_out.channels = dst->channels;
-    /* the slot's staging holds nothing of use: its last image was copied out at i - 1 */
-    copy_rows(s->staging, in_row, src->data, src->pitch, in_row, c->height);
-    /* the slot's device buffers are free once its last run is done */
+    const int channels = src[first].channels;
+    const size_t row = (size_t)c->width * pixel_bytes(&src[first]);
+    const size_t image = row * (size_t)c->height;
+    const int rows = c->height * count;
+    s->first = first;
+    s->count = count;
+    /* the slot's staging holds nothing of use: its last group was copied out before */
+    for (int k = 0; k < count; k++)
+        copy_rows(s->staging + (size_t)k * image, row, src[first + k].data, src[first + k].pitch,
+                  row, c->height);
+    /* the slot's device buffers are free once its last group's run is done */
     FV_TRY(cuda_said(cudaStreamWaitEvent(b->up, s->run_done, 0), "ordering a batch"));
-    if (src->channels == 4)
-        FV_TRY(
-            cuda_said(cudaMemcpy2DAsync(s->device_in.data, s->device_in.pitch, s->staging, in_row,
-                                        in_row, (size_t)c->height, cudaMemcpyHostToDevice, b->up),
-                      "copying an image to the GPU"));
+    if (channels == 4)
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(s->device_in.data, s->device_in.pitch, s->staging, row,
+                                           row, (size_t)rows, cudaMemcpyHostToDevice, b->up),
+                         "copying images to the GPU"));
     else
-        FV_TRY(cuda_said(cudaMemcpyAsync(s->device_packed, s->staging, in_row * (size_t)c->height,
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->device_packed, s->staging, image * (size_t)count,
                                          cudaMemcpyHostToDevice, b->up),
-                         "copying an image to the GPU"));
+                         "copying images to the GPU"));
     FV_TRY(cuda_said(cudaEventRecord(s->up_done, b->up), "ordering a batch"));
     FV_TRY(cuda_said(cudaStreamWaitEvent(stream, s->up_done, 0), "ordering a batch"));
-    if (src->channels != 4) FV_TRY(fv_api_widen(&packed_in, &s->device_in, stream));
-    FV_TRY(fv_runner_run(&c->runner, &s->device_in, &s->device_out, stream));
-    if (dst->channels != 4) FV_TRY(fv_api_narrow(&s->device_out, &packed_out, stream));
+    fv_image in_all = s->device_in, out_all = s->device_out;
+    in_all.height = out_all.height = rows;
+    const fv_image packed = {.data = s->device_packed,
+                             .width = c->width,
+                             .height = rows,
+                             .pitch = row,
+                             .memory = FV_MEMORY_DEVICE,
+                             .type = c->type,
+                             .channels = channels};
+    if (channels != 4) FV_TRY(fv_api_widen(&packed, &in_all, stream));
+    for (int k = 0; k < count; k++) {
+        const fv_image in = slot_image(c, &in_all, k);
+        fv_image out = slot_image(c, &out_all, k);
+        FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
+    }
+    fv_image packed_out = packed;
+    if (channels != 4) FV_TRY(fv_api_narrow(&out_all, &packed_out, stream));
     FV_TRY(cuda_said(cudaEventRecord(s->run_done, stream), "ordering a batch"));
     FV_TRY(cuda_said(cudaStreamWaitEvent(b->down, s->run_done, 0), "ordering a batch"));
-    if (dst->channels == 4)
-        FV_TRY(cuda_said(cudaMemcpy2DAsync(s->staging, out_row, s->device_out.data,
-                                           s->device_out.pitch, out_row, (size_t)c->height,
-                                           cudaMemcpyDeviceToHost, b->down),
-                         "copying a result from the GPU"));
+    if (channels == 4)
+        FV_TRY(cuda_said(cudaMemcpy2DAsync(s->staging, row, s->device_out.data, s->device_out.pitch,
+                                           row, (size_t)rows, cudaMemcpyDeviceToHost, b->down),
+                         "copying results from the GPU"));
     else
-        FV_TRY(cuda_said(cudaMemcpyAsync(s->staging, s->device_packed, out_row * (size_t)c->height,
+        FV_TRY(cuda_said(cudaMemcpyAsync(s->staging, s->device_packed, image * (size_t)count,
                                          cudaMemcpyDeviceToHost, b->down),
-                         "copying a result from the GPU"));
+                         "copying results from the GPU"));
     return cuda_said(cudaEventRecord(s->down_done, b->down), "ordering a batch");
 }
 
 static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_image *dst)
 {
     FV_TRY(cuda_said(cudaEventSynchronize(s->down_done), "a batch's run"));
-    const size_t out_row = (size_t)c->width * pixel_bytes(dst);
-    copy_rows(dst->data, dst->pitch, s->staging, out_row, out_row, c->height);
+    const size_t row = (size_t)c->width * pixel_bytes(&dst[s->first]);
+    const size_t image = row * (size_t)c->height;
+    for (int k = 0; k < s->count; k++)
+        copy_rows(dst[s->first + k].data, dst[s->first + k].pitch, s->staging + (size_t)k * image,
+                  row, row, c->height);
+    s->count = 0;
     return FV_OK;
+}
+
+/* A group's results copied out on a thread of their own, while this one copies the next group
+ * in: the two copies from and to pageable memory are what a host batch's CPU spends its time on. */
+typedef struct finish_job {
+    filterview_context *c;
+    batch_slot *slot;
+    filterview_image *dst;
+    int device; /* the calling thread's: a new thread starts on device 0 */
+    fv_status status;
+    char error[512];
+} finish_job;
+
+static void *finish_main(void *arg)
+{
+    finish_job *j = arg;
+    j->status = cuda_said(cudaSetDevice(j->device), "a batch's copying thread");
+    if (j->status == FV_OK) j->status = batch_finish(j->c, j->slot, j->dst);
+    if (j->status != FV_OK) copy_message(j->error, sizeof j->error, fv_last_error());
+    return NULL;
 }
 
 static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
@@ -849,17 +974,86 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
 {
     FV_TRY(batch_make(c));
     FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    int device = 0;
+    FV_TRY(cuda_said(cudaGetDevice(&device), "asking for the current CUDA device"));
     batch_slot *slot = c->batch->slot;
-    for (int i = 0; i < count; i++) {
-        FV_TRY(batch_enqueue(c, &slot[i % 2], &src[i], &dst[i], stream));
-        if (i > 0) FV_TRY(batch_finish(c, &slot[(i - 1) % 2], &dst[i - 1]));
+    slot[0].count = slot[1].count = 0;
+    int k = 0; /* groups so far */
+    for (int i = 0; i < count; k++) {
+        /* a group: up to b->group images of the first one's channel count */
+        int n = 1;
+        while (n < c->batch->group && i + n < count && src[i + n].channels == src[i].channels) n++;
+        /* group k - 1 comes out on a thread while group k goes in (other slots, other images) */
+        finish_job job = {.c = c, .slot = &slot[(k + 1) % 2], .dst = dst, .device = device};
+        pthread_t helper;
+        const int helped = k > 0 && pthread_create(&helper, NULL, finish_main, &job) == 0;
+        fv_status st = batch_enqueue(c, &slot[k % 2], src, i, n, stream);
+        if (helped) {
+            pthread_join(helper, NULL);
+            if (st == FV_OK && job.status != FV_OK) st = fv_fail(job.status, "%s", job.error);
+        } else if (k > 0 && st == FV_OK) {
+            st = batch_finish(c, &slot[(k - 1) % 2], dst);
+        }
+        FV_TRY(st);
+        i += n;
     }
-    return batch_finish(c, &slot[(count - 1) % 2], &dst[count - 1]);
+    return batch_finish(c, &slot[(k - 1) % 2], dst);
+}
+
+/* Whether images first + 1 .. first + n - 1 lie under image first, one after another, as rows of
+ * one tall image of its pitch and channels (a stack's images do). */
+static int under_one_another(const filterview_image *img, int first, int n, int height)
+{
+    const filterview_image *a = &img[first];
+    for (int k = 1; k < n; k++) {
+        const filterview_image *b = &img[first + k];
+        if (b->channels != a->channels || b->pitch != a->pitch ||
+            (const uint8_t *)b->data !=
+                (const uint8_t *)a->data + (size_t)k * (size_t)height * a->pitch)
+            return 0;
+    }
+    return 1;
+}
+
+/* A device stack of gray or RGB images: a group of them widened in one launch into a slot's
+ * 4-channel buffer, filtered image by image, narrowed in one launch into place; anything else
+ * (RGBA, images not one under another) one image at a time. All on `stream`. */
+static fv_status run_batch_device(filterview_context *c, const filterview_image *src,
+                                  filterview_image *dst, int count, cudaStream_t stream)
+{
+    FV_TRY(batch_make(c));
+    batch_slot *s = &c->batch->slot[0];
+    for (int i = 0; i < count;) {
+        int n = 1;
+        if (src[i].channels != 4)
+            while (n < c->batch->group && i + n < count &&
+                   under_one_another(src, i, n + 1, c->height) &&
+                   under_one_another(dst, i, n + 1, c->height))
+                n++;
+        if (n == 1) {
+            FV_TRY(run_on_device(c, &src[i], &dst[i], stream));
+            i++;
+            continue;
+        }
+        fv_image from = as_fv_image(&src[i]), to = as_fv_image(&dst[i]);
+        fv_image in_all = s->device_in, out_all = s->device_out;
+        from.height = to.height = in_all.height = out_all.height = n * c->height;
+        FV_TRY(fv_api_widen(&from, &in_all, stream));
+        for (int k = 0; k < n; k++) {
+            const fv_image in = slot_image(c, &in_all, k);
+            fv_image out = slot_image(c, &out_all, k);
+            FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
+        }
+        FV_TRY(fv_api_narrow(&out_all, &to, stream));
+        i += n;
+    }
+    return cuda_said(cudaGetLastError(), "a batch's run");
 }
 
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
-                               filterview_image *dst, int count, void *stream)
+                               filterview_image *dst, int count, void *stream_handle)
 {
+    cudaStream_t stream = (cudaStream_t)stream_handle;
     if (!ctx) return FV_ERR_ARG;
     ctx->error[0] = 0;
     fv_status st = FV_OK;
@@ -887,12 +1081,25 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
                          "the same image",
                          i);
     }
-    const int pipelined = st == FV_OK && !fv_variant_is_host(ctx->variant) &&
-                          src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
-    if (st == FV_OK && pipelined) {
-        st = run_batch_host(ctx, src, dst, count, (cudaStream_t)stream);
-        const cudaError_t recorded = cudaEventRecord(ctx->last_run, (cudaStream_t)stream);
+    const int on_gpu = st == FV_OK && !fv_variant_is_host(ctx->variant);
+    const int pipelined =
+        on_gpu && src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
+    const int on_device =
+        on_gpu && src[0].memory == FILTERVIEW_DEVICE && dst[0].memory == FILTERVIEW_DEVICE;
+    if (pipelined || on_device) {
+        device_scope scope = {-1};
+        st = device_enter(ctx, &scope);
+        if (st == FV_OK && pipelined) st = run_batch_host(ctx, src, dst, count, stream);
+        if (st == FV_OK && on_device) {
+            /* the context's buffers are the last run's until it is done, whatever its stream */
+            st = cuda_said(cudaStreamWaitEvent(stream, ctx->last_run, 0),
+                           "ordering after the last run");
+            if (st == FV_OK) st = run_batch_device(ctx, src, dst, count, stream);
+        }
+        /* even after a failure: whatever was enqueued is waited for at destroy */
+        const cudaError_t recorded = cudaEventRecord(ctx->last_run, stream);
         if (st == FV_OK) st = cuda_said(recorded, "recording the run's end");
+        device_leave(&scope);
     } else {
         for (int i = 0; st == FV_OK && i < count; i++) {
             st = filterview_run(ctx, &src[i], &dst[i], stream);

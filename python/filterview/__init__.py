@@ -300,7 +300,7 @@ def _param_value_text(who: str, p: ParamInfo, value: Any) -> str:
     raise ArgumentError("%s: %s cannot be set from Python (%s)" % (who, p.name, p.help))
 
 
-_OPTIONS = ("variant", "iterations", "out", "stream")
+_OPTIONS = ("variant", "iterations", "out", "stream", "device")
 
 
 def _keywords(info: FilterInfo) -> Dict[str, ParamInfo]:
@@ -356,27 +356,33 @@ class Context:
     the variant's device memory is allocated here (RuntimeError without a CUDA device for a GPU
     variant). Use it as a context manager, or call :meth:`close`.
 
+    ``device=N`` makes it on CUDA device N (ValueError for an index the machine lacks): each run
+    goes there whatever the calling thread's current device, and device images given to it must
+    live there. ``device=None`` (the default) takes the current device when it is made.
+
     A context runs one image at a time (runs from several threads are serialised). Runs on device
     images are enqueued on the stream given to :meth:`run`; the caller orders runs of one context
     on different streams (the context's buffers are reused by each run).
     """
 
     def __init__(self, filter: str, width: int, height: int, *, variant: Optional[str] = None,
-                 dtype: Any = "uint8", iterations: int = 1, **params: Any):
+                 dtype: Any = "uint8", iterations: int = 1, device: Optional[int] = None,
+                 **params: Any):
         info = filter_info(filter)
         text = _params_text(info, params, iterations, "Context")
         _arrays.dtype_code(dtype, "Context dtype")
-        self._setup(info, width, height, variant, text, np.dtype(dtype).name)
+        device = _check_device(device, "Context")
+        self._setup(info, width, height, variant, text, np.dtype(dtype).name, device)
 
     @classmethod
     def _make(cls, info: FilterInfo, width: int, height: int, variant: Optional[str],
-              text: str, dtype: str = "uint8") -> "Context":
+              text: str, dtype: str = "uint8", device: Optional[int] = None) -> "Context":
         self = cls.__new__(cls)
-        self._setup(info, width, height, variant, text, dtype)
+        self._setup(info, width, height, variant, text, dtype, device)
         return self
 
     def _setup(self, info: FilterInfo, width: int, height: int, variant: Optional[str],
-               text: str, dtype: str = "uint8") -> None:
+               text: str, dtype: str = "uint8", device: Optional[int] = None) -> None:
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
         self._destroy = _clib.filterview_context_destroy
@@ -391,11 +397,14 @@ class Context:
         self.width = int(width)
         self.height = int(height)
         self.dtype = dtype
+        #: the CUDA device index it was made on, or None (the current device at creation)
+        self.device = device
         ptr = ctypes.c_void_p()
         err = ctypes.create_string_buffer(_ERROR_SIZE)
-        status = _clib.filterview_context_create_typed(
-            ctypes.byref(ptr), info.name.encode(), variant.encode() if variant is not None else None,
-            self.width, self.height, _arrays.DTYPES[dtype], text.encode(), err, _ERROR_SIZE)
+        status = _clib.filterview_context_create_on(
+            ctypes.byref(ptr), -1 if device is None else device, info.name.encode(),
+            variant.encode() if variant is not None else None, self.width, self.height,
+            _arrays.DTYPES[dtype], text.encode(), err, _ERROR_SIZE)
         if status != _lib.FV_OK or not ptr.value:
             raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
                          info.name)
@@ -467,6 +476,7 @@ class Context:
         if self._on_host and src.on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        self._check_on_device(src)
         if out is None:
             dst, target = _arrays.new_like(src, handle), None
         else:
@@ -474,6 +484,7 @@ class Context:
         if self._on_host and dst.on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        self._check_on_device(dst)
         if src.memory == dst.memory and (src.ptr, src.pitch) != (dst.ptr, dst.pitch):
             (a0, a1), (b0, b1) = src.extent(), dst.extent()
             if a0 < b1 and b0 < a1:  # overlapping without being the same image
@@ -489,6 +500,13 @@ class Context:
             _arrays.copy_into(target, dst, handle)
         return out if out is not None else _arrays.result_object(dst)
 
+    def _check_on_device(self, op: _arrays.Operand) -> None:
+        """A device array must live on the context's device (the library reads it there)."""
+        if (self.device is not None and op.on_device and op.device is not None
+                and op.device != self.device):
+            raise ArgumentError("%s: the context is on CUDA device %d, the array on device %d"
+                                % (self._info.name, self.device, op.device))
+
     def run_batch(self, stack: Image, out: Optional[Image] = None, stream: Stream = None) -> Image:
         """Runs the filter on every image of `stack`, an N x H x W (gray) or N x H x W x C array
         (NumPy, CuPy or PyTorch) of the context's size and dtype, in one call into the C library
@@ -503,16 +521,18 @@ class Context:
         handle = _arrays.stream_handle(stream)
         if handle is None and ops[0].on_device:
             handle = _arrays.default_stream(ops[0])
-        for op in ops:
-            if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
-                raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
-                                    "%dx%d %s" % (name, self.width, self.height, self.dtype,
-                                                  op.width, op.height, op.dtype))
+        op = ops[0]  # a stack's images all have its shape
+        if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
+            raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
+                                "%dx%d %s" % (name, self.width, self.height, self.dtype,
+                                              op.width, op.height, op.dtype))
         if self._on_host and ops[0].on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
                                 "(e.g. cupy.asnumpy(x), x.cpu().numpy())" % (name, self.variant))
+        self._check_on_device(ops[0])
         result = _arrays.new_stack_like(stack, handle) if out is None else out
         dsts = _arrays.stack_operands(result, "out", writable=True)
+        self._check_on_device(dsts[0])
         if len(dsts) != len(ops) or dsts[0].shape != ops[0].shape or dsts[0].dtype != ops[0].dtype:
             raise ArgumentError("%s: out must be a stack of the same shape and dtype" % name)
         if ops[0].memory == dsts[0].memory and ops[0].ptr != dsts[0].ptr:
@@ -521,8 +541,7 @@ class Context:
             if a0 < b1 and b0 < a1:
                 raise ArgumentError("%s: out overlaps the stack without being it" % name)
         n = len(ops)
-        srcs = (_lib.ImageC * n)(*[op.image() for op in ops])
-        outs = (_lib.ImageC * n)(*[op.image() for op in dsts])
+        srcs, outs = ops.images(), dsts.images()
         with self._lock:
             ptr = self._live()
             status = _clib.filterview_run_batch(ptr, srcs, outs, n,
@@ -619,25 +638,50 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
     iterations = kwargs.pop("iterations", 1)
     out = kwargs.pop("out", None)
     stream = kwargs.pop("stream", None)
+    device = _check_device(kwargs.pop("device", None), who)
     text = _params_text(info, kwargs, iterations, who)
     _check_variant(info, variant)
     src = _arrays.operand(image)
-    return _with_cached_context(info, variant, text, src, stream,
+    return _with_cached_context(info, variant, text, src, stream, device,
                                 lambda ctx, handle: ctx._run(src, out, handle))
 
 
+def _check_device(device: Any, who: str) -> Optional[int]:
+    """None, or a CUDA device index (whether the machine has it is the library's to say)."""
+    if device is None:
+        return None
+    if isinstance(device, bool) or not isinstance(device, numbers.Integral) or device < 0:
+        raise ArgumentError("%s: device must be None (the current CUDA device) or a device "
+                            "index 0, 1, ..., got %r" % (who, device))
+    return int(device)
+
+
+def _run_device(src: _arrays.Operand, device: Optional[int], who: str) -> Optional[int]:
+    """The device a run goes to: a device array's own (device= may only repeat it), else
+    device= for host arrays (None: the current device)."""
+    if not src.on_device or src.device is None:
+        return device
+    if device is not None and device != src.device:
+        raise ArgumentError("%s: the image lives on CUDA device %d and device=%d asks for another:"
+                            " a device array is filtered where it lives (move it, or leave "
+                            "device= out)" % (who, src.device, device))
+    return src.device
+
+
 def _with_cached_context(info: FilterInfo, variant: Optional[str], text: str,
-                         src: _arrays.Operand, stream: Stream, run: Any) -> Any:
+                         src: _arrays.Operand, stream: Stream, device: Optional[int],
+                         run: Any) -> Any:
     """run(context, stream handle) with a context from the cache for src's size, dtype, device
     and stream (made there when none is free), given back afterwards."""
+    device = _run_device(src, device, info.name)
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, text, src.device, handle)
+    key = (info.name, variant, src.width, src.height, src.dtype, text, device, handle)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
-            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype)
+            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype, device)
         with _cache._lock:
             _cache.created += 1
     try:
@@ -667,16 +711,19 @@ class _nullcontext:
 
 
 def apply(filter: str, image: Image, *, variant: Optional[str] = None, iterations: int = 1,
-          out: Optional[Image] = None, stream: Stream = None, **params: Any) -> Image:
+          out: Optional[Image] = None, stream: Stream = None, device: Optional[int] = None,
+          **params: Any) -> Image:
     """Runs the filter named `filter` on `image`: ``apply("box", img, radius=3)`` is
     ``box(img, radius=3)``. See the filter's own function for its parameters."""
     info = filter_info(filter)
-    kwargs = dict(params, variant=variant, iterations=iterations, out=out, stream=stream)
+    kwargs = dict(params, variant=variant, iterations=iterations, out=out, stream=stream,
+                  device=device)
     return _apply(info, image, kwargs, filter)
 
 
 def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iterations: int = 1,
-                out: Optional[Image] = None, stream: Stream = None, **params: Any) -> Any:
+                out: Optional[Image] = None, stream: Stream = None, device: Optional[int] = None,
+                **params: Any) -> Any:
     """Runs `filter` on many images in one call.
 
     `images` is a stack, an N x H x W (gray) or N x H x W x C array (NumPy, CuPy or PyTorch):
@@ -695,14 +742,15 @@ def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iter
         outs = out if out is not None else [None] * n
         return [_apply(info, img, dict(params, **{k: v[i] for k, v in per.items()},
                                        variant=variant, iterations=iterations, out=outs[i],
-                                       stream=stream), filter)
+                                       stream=stream, device=device), filter)
                 for i, img in enumerate(images)]
     first = _arrays.stack_operands(images, "images")
     if not first:
         return images
     text = _params_text(info, params, iterations, "apply_batch")
     _check_variant(info, variant)
-    return _with_cached_context(info, variant, text, first[0], stream,
+    device = _check_device(device, "apply_batch")
+    return _with_cached_context(info, variant, text, first[0], stream, device,
                                 lambda ctx, handle: ctx.run_batch(images, out, stream))
 
 
@@ -763,6 +811,9 @@ def _doc(info: FilterInfo) -> str:
         "stream : int, cupy.cuda.Stream, torch.cuda.Stream or None",
         "    The CUDA stream device images are read and written on; default: the input's",
         "    (__cuda_array_interface__ 'stream', CuPy's or PyTorch's current stream).",
+        "device : int or None; default None",
+        "    The CUDA device a NumPy image is filtered on (None: the current device). Device",
+        "    arrays are filtered on their own device; a different index is refused.",
     ]
     for p in fixed:
         lines.append("(%s: %s; not settable from Python: the built-in default is used)"
@@ -799,6 +850,7 @@ def _signature(info: FilterInfo) -> inspect.Signature:
         P("iterations", P.KEYWORD_ONLY, default=1, annotation=int),
         P("out", P.KEYWORD_ONLY, default=None, annotation=Optional[Image]),
         P("stream", P.KEYWORD_ONLY, default=None, annotation=Stream),
+        P("device", P.KEYWORD_ONLY, default=None, annotation=Optional[int]),
     ]
     return inspect.Signature(ps, return_annotation=Image)
 

@@ -8,6 +8,7 @@ theirs is seen (they are then already in ``sys.modules``).
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import sys
 from typing import Any, Optional, Tuple
 
@@ -497,14 +498,45 @@ def _stack_shape(shape, what: str) -> None:
                          "got shape %s" % (what, tuple(shape)))
 
 
-def _image_operands(first: Operand, count: int, step: int, owner: Any) -> list:
-    """count operands like `first`, the i-th `step` bytes after it (no array object each)."""
-    ops = []
-    for i in range(count):
-        op = Operand(owner, first.kind, first.ptr + i * step, first.shape, first.pitch,
-                     first.memory, first.stream, first.device, first.readonly, first.dtype)
-        ops.append(op)
-    return ops
+class StackOperands:
+    """The images of a stack as operands: `count` like `first`, the i-th `step` bytes after it.
+    An operand is made only when indexed; :meth:`images` gives the C array of all of them in one
+    vectorised step (a Python object per image would cost more than the image's filter)."""
+
+    def __init__(self, first: Operand, count: int, step: int, owner: Any):
+        self.first, self.count, self.step, self.owner = first, count, step, owner
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, i: int) -> Operand:
+        if i < 0:
+            i += self.count
+        if not 0 <= i < self.count:
+            raise IndexError(i)
+        f = self.first
+        return Operand(self.owner, f.kind, f.ptr + i * self.step, f.shape, f.pitch, f.memory,
+                       f.stream, f.device, f.readonly, f.dtype)
+
+    def images(self) -> Any:
+        """(filterview_image * count), filled from one NumPy record array that it keeps."""
+        fields = [name for name, _ in _lib.ImageC._fields_]
+        layout = np.dtype({"names": fields,
+                           "formats": [np.uint64, np.int32, np.int32, np.uint64, np.int32,
+                                       np.int32, np.int32],
+                           "offsets": [getattr(_lib.ImageC, name).offset for name in fields],
+                           "itemsize": ctypes.sizeof(_lib.ImageC)})
+        records = np.zeros(self.count, layout)
+        one = self.first.image()
+        for name in fields:
+            records[name] = getattr(one, name) or 0
+        records["data"] = np.uint64(self.first.ptr) + \
+            np.arange(self.count, dtype=np.uint64) * np.uint64(self.step)
+        return (_lib.ImageC * self.count).from_buffer(records)
+
+
+def _image_operands(first: Operand, count: int, step: int, owner: Any) -> StackOperands:
+    return StackOperands(first, count, step, owner)
 
 
 def stack_operands(stack: Any, what: str, writable: bool = False) -> list:

@@ -118,6 +118,8 @@ def _declare(lib: ctypes.CDLL) -> None:
        c_char_p, c_char_p, c_size_t)
     fn("filterview_context_create_typed", c_int, POINTER(c_void_p), c_char_p, c_char_p, c_int,
        c_int, c_int, c_char_p, c_char_p, c_size_t)
+    fn("filterview_context_create_on", c_int, POINTER(c_void_p), c_int, c_char_p, c_char_p,
+       c_int, c_int, c_int, c_char_p, c_char_p, c_size_t)
     fn("filterview_filter_reach", c_int, c_char_p, c_char_p, POINTER(c_longlong), c_char_p,
        c_size_t)
     fn("filterview_variant_dtypes", ctypes.c_uint, c_char_p, c_char_p)

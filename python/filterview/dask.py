@@ -26,8 +26,11 @@ give ``low`` and ``high``), Canny's ``sweeps`` limit, and the kernel and spectru
 ``conv`` (the whole image's transform).
 
 Several GPUs: one Dask worker process per GPU, each seeing only its own
-(``CUDA_VISIBLE_DEVICES``); :func:`gpu_cluster` starts them on one host. docs/scale.md has the
-recipes (a stack, a Zarr on one GPU, four GPUs, a cluster).
+(``CUDA_VISIBLE_DEVICES``), as :func:`gpu_cluster` starts them on one host; or workers that
+see every GPU, each pinned to one by ``FILTERVIEW_DEVICE`` in its environment (set at its start,
+or by :func:`pin_gpus` for the workers of any client: a LocalCluster, a remote scheduler). NumPy
+chunks then run on the worker's GPU (``device=`` overrides it); CuPy chunks where they live.
+docs/scale.md has the recipes (a stack, a Zarr on one GPU, four GPUs, a cluster).
 """
 
 from __future__ import annotations
@@ -49,7 +52,10 @@ except ImportError as e:  # the module itself needs only NumPy: say what this pa
 import filterview as _fv
 from filterview import ArgumentError, FilterInfo, _arrays
 
-__all__ = ["apply", "depth", "gpu_cluster"]
+__all__ = ["apply", "depth", "gpu_cluster", "pin_gpus", "worker_device"]
+
+#: The environment variable that pins a worker process to a GPU for NumPy chunks.
+DEVICE_ENV = "FILTERVIEW_DEVICE"
 
 _WRAP = "wrap"
 
@@ -138,21 +144,39 @@ def _axis_plan(chunks: Tuple[int, ...], reach: int) -> Tuple[Tuple[int, ...], in
     return tuple(merged), (0 if len(merged) == 1 else reach)
 
 
+def worker_device() -> Optional[int]:
+    """This process's pinned GPU: ``$FILTERVIEW_DEVICE`` as an index, or None (the current
+    device). ValueError for a value that is no index."""
+    text = os.environ.get(DEVICE_ENV, "").strip()
+    if not text:
+        return None
+    if not text.isdigit():
+        raise ArgumentError("%s=%r: expected a CUDA device index 0, 1, ..." % (DEVICE_ENV, text))
+    return int(text)
+
+
 def _run_chunk(block: Any, *, filter: str, variant: Optional[str], iterations: int,
-               params: Dict[str, Any]) -> Any:
-    return _fv.apply(filter, block, variant=variant, iterations=iterations, **params)
+               device: Optional[int], params: Dict[str, Any]) -> Any:
+    # read in the worker, not where the graph is built: each worker has its own GPU
+    if device is None and isinstance(block, np.ndarray):
+        device = worker_device()
+    return _fv.apply(filter, block, variant=variant, iterations=iterations, device=device,
+                     **params)
 
 
 def apply(filter: str, image: "da.Array", *, variant: Optional[str] = None, iterations: int = 1,
-          **params: Any) -> "da.Array":
+          device: Optional[int] = None, **params: Any) -> "da.Array":
     """Runs the filter named `filter` on the dask array `image` (H x W or H x W x C, C in 1, 3, 4;
     uint8, uint16 or float32 chunks of NumPy or CuPy) lazily, chunk by chunk with a halo of the
     filter's reach: ``apply("box", img, radius=3)`` is ``filterview.dask.box(img, radius=3)``.
     The result is a dask array of the same shape, dtype, chunks and chunk type; computed, it
     equals the filter on the whole image. Canny with full hysteresis is computed here, in passes
-    (see the module's help). ValueError (filterview.ArgumentError) for parameters with no bounded
-    reach (the message names the exact alternatives)."""
+    (see the module's help). NumPy chunks run on `device` (None: each worker's pinned GPU, see
+    :func:`worker_device`, else its current one); CuPy chunks where they live. ValueError
+    (filterview.ArgumentError) for parameters with no bounded reach (the message names the exact
+    alternatives)."""
     info = _fv.filter_info(filter)
+    device = _fv._check_device(device, "filterview.dask.%s" % info.name)
     _check_image(info, image, variant)
     if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral):
         raise ArgumentError("%s: iterations must be an integer in 1..%d, got %r"
@@ -167,10 +191,10 @@ def apply(filter: str, image: "da.Array", *, variant: Optional[str] = None, iter
                             "image in one call (filterview.canny(image.compute(), ...))")
     if info.name == "canny" and _full_hysteresis(info, params):
         _fv.reach(info.name, iterations=int(iterations), **params)  # the parameters checked
-        return _canny_full_hysteresis(image, variant, params)
+        return _canny_full_hysteresis(image, variant, device, params)
     reach = depth(info.name, iterations=int(iterations), **params)
     return _map_chunks(image, reach, _border(info, params) == _WRAP, _run_chunk, filter=info.name,
-                       variant=variant, iterations=int(iterations), params=params)
+                       variant=variant, iterations=int(iterations), device=device, params=params)
 
 
 def _map_chunks(image: "da.Array", reach: int, wrap: bool, func: Any, **kwargs: Any) -> "da.Array":
@@ -234,7 +258,7 @@ def _propagate(block: Any) -> Any:
     return xp.stack([block[..., 0], grown.astype(block.dtype)], axis=2)
 
 
-def _canny_full_hysteresis(image: "da.Array", variant: Optional[str],
+def _canny_full_hysteresis(image: "da.Array", variant: Optional[str], device: Optional[int],
                            params: Dict[str, Any]) -> "da.Array":
     """Canny with full hysteresis, exact across chunks. The stages up to the double threshold
     run chunk by chunk (bounded reach); then the edges start as the strong pixels and grow
@@ -257,7 +281,8 @@ def _canny_full_hysteresis(image: "da.Array", variant: Optional[str],
     # the classes in colour: strong white, weak (255, 160, 0); a gray image as R = G = B, which
     # Canny's gray conversion gives back exactly (its weights sum to 2^15)
     rgb = da.stack([gray] * 3, axis=2) if image.ndim == 2 or image.shape[2] == 1 else image
-    classes = apply("canny", rgb, variant=variant, **dict(params, stage="thresholds"))
+    classes = apply("canny", rgb, variant=variant, device=device,
+                    **dict(params, stage="thresholds"))
     state = da.stack([(classes[..., 0] == 255), (classes[..., 1] == 255)], axis=2)
     state = state.astype(np.uint8).persist()
     count = int(state[..., 1].sum().compute())
@@ -287,7 +312,7 @@ def _doc(info: FilterInfo) -> str:
             info.summary[:1].upper() + info.summary[1:]),
         "",
         "image : dask.array.Array of H x W or H x W x C (C in 1, 3, 4), NumPy or CuPy chunks",
-        "The keywords are filterview.%s's (%s), with variant= and iterations=; out= and"
+        "The keywords are filterview.%s's (%s), with variant=, iterations= and device=; out= and"
         % (info.name, ", ".join(keywords) or "none"),
         "stream= do not apply. Returns a lazy dask array: .compute(), .to_zarr(...), da.store.",
         "Its halo: filterview.dask.depth(%r, ...) pixels." % info.name,
@@ -375,3 +400,34 @@ def gpu_cluster(devices: Optional[Sequence[Any]] = None, *, threads_per_worker: 
     scheduler = {"cls": Scheduler,
                  "options": dict({"dashboard_address": None}, **(scheduler_options or {}))}
     return SpecCluster(workers=workers, scheduler=scheduler, **cluster_options)
+
+
+def pin_gpus(client: Any, devices: Optional[Sequence[int]] = None) -> Dict[str, int]:
+    """Pins each worker of `client` (a ``distributed.Client``: a LocalCluster's, or a remote
+    scheduler's) to one GPU of its host for NumPy chunks, by setting ``FILTERVIEW_DEVICE`` in the
+    worker process: the workers of each host, in the order of their addresses, take `devices`
+    (default: 0, 1, ... as many as the host's workers) in turn. Returns {worker address: device}.
+    ValueError when a host has more workers than devices (two would share one GPU's work
+    unevenly: start one worker per GPU). Workers started later are not pinned: call it again."""
+    if devices is not None:
+        devices = [_fv._check_device(d, "pin_gpus") for d in devices]
+        if not devices or len(set(devices)) != len(devices):
+            raise ArgumentError("pin_gpus: devices must name distinct GPUs, got %r" % (devices,))
+    by_host: Dict[str, List[str]] = {}
+    for address, info in client.scheduler_info()["workers"].items():
+        by_host.setdefault(info.get("host", address), []).append(address)
+    plan: Dict[str, int] = {}
+    for host, addresses in sorted(by_host.items()):
+        gpus = devices if devices is not None else list(range(len(addresses)))
+        if len(addresses) > len(gpus):
+            raise ArgumentError("pin_gpus: %s has %d workers for %d GPUs (%s): start one worker "
+                                "per GPU" % (host, len(addresses), len(gpus), gpus))
+        for address, gpu in zip(sorted(addresses), gpus):
+            plan[address] = gpu
+    for address, gpu in plan.items():
+        client.run(_set_device_env, gpu, workers=[address])
+    return plan
+
+
+def _set_device_env(device: int) -> None:
+    os.environ[DEVICE_ENV] = str(device)

@@ -5,8 +5,8 @@
  * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
  * reference, invert against its definition. With a GPU: every GPU variant of every filter through
  * host images, device images (tight, padded, in place, 1 and 3 channels) all equal to one
- * another, the integer filters equal to the reference, and two contexts at once on two streams
- * from two threads equal to each one alone.
+ * another, the integer filters equal to the reference, two contexts at once on two streams
+ * from two threads equal to each one alone, and (with two GPUs) a context on device 1.
  * ------------------------------------------------------------------------------------------------ */
 #include <libfilterview.h>
 
@@ -145,6 +145,53 @@ static void expect_create_error(const char *filter, const char *variant, int w, 
           variant ? variant : "NULL", w, h, params ? params : "NULL", st, error, want, words);
 }
 
+/* The device index of filterview_context_create_on: refused below -1 and past the machine's last
+ * device, each with its message; ignored by the reference; dropped without any device. */
+static void test_device_index_errors(void)
+{
+    filterview_context *c = (filterview_context *)1;
+    char error[512];
+    CHECK(filterview_context_create_on(&c, -2, "box", "cpu", 8, 8, FILTERVIEW_UINT8, NULL, error,
+                                       sizeof error) == FV_ERR_ARG &&
+              !c && strstr(error, "device -2: expected -1 (the current CUDA device)"),
+          "device -2: '%s'", error);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
+    c = (filterview_context *)1;
+    const fv_status past = filterview_context_create_on(
+        &c, devices, "box", "fast", 8, 8, FILTERVIEW_UINT8, NULL, error, sizeof error);
+    if (devices > 0) {
+        char words[96];
+        snprintf(words, sizeof words, "device %d: this machine has %d CUDA device", devices,
+                 devices);
+        CHECK(past == FV_ERR_ARG && !c && strstr(error, words), "device %d of %d: '%s'", devices,
+              devices, error);
+    } else { /* no device: the no-device rules say why */
+        CHECK(past == FV_ERR_NO_DEVICE && !c && strstr(error, "variant cpu runs"),
+              "device 0 of none, box/fast: '%s'", error);
+        filterview_context *ref = NULL;
+        CHECK(filterview_context_create_on(&ref, 0, "box", NULL, 8, 8, FILTERVIEW_UINT8, NULL,
+                                           error, sizeof error) == FV_OK &&
+                  ref && strcmp(filterview_context_variant(ref), "cpu") == 0 &&
+                  strstr(error, "the reference, runs instead of"),
+              "device 0 of none, no variant named: the reference, said ('%s')", error);
+        filterview_context_destroy(ref);
+    }
+    filterview_context *ref = NULL;
+    filterview_image a = host_image(16, 9, 1, 0, 8), b = host_image(16, 9, 1, 0, 0),
+                     want = host_image(16, 9, 1, 0, 0);
+    filterview_context *plain = NULL;
+    CHECK(filterview_context_create_on(&ref, 0, "median", "cpu", 16, 9, FILTERVIEW_UINT8, "size=3",
+                                       error, sizeof error) == FV_OK &&
+              filterview_context_create(&plain, "median", "cpu", 16, 9, "size=3", NULL, 0) ==
+                  FV_OK &&
+              filterview_run(ref, &a, &b, NULL) == FV_OK &&
+              filterview_run(plain, &a, &want, NULL) == FV_OK && same_pixels(&b, &want),
+          "the reference on device 0: the same pixels ('%s')", error);
+    filterview_context_destroy(ref), filterview_context_destroy(plain);
+    free(a.data), free(b.data), free(want.data);
+}
+
 static void test_errors(void)
 {
     expect_create_error("nosuch", "cpu", 8, 8, NULL, FV_ERR_ARG, "no filter 'nosuch'");
@@ -191,6 +238,7 @@ static void test_errors(void)
 #endif
         filterview_context_destroy(ref);
     }
+    test_device_index_errors();
 
     filterview_context *c = NULL;
     CHECK(filterview_context_create(&c, "box", "cpu", 16, 9, "radius=2", NULL, 0) == FV_OK, "box");
@@ -413,6 +461,116 @@ static void test_two_streams(void)
     free(host_src.data);
 }
 
+/* With two GPUs: a context made on device 1 from a thread whose current device is 0 holds its
+ * memory there, runs host images and device 1's images there, equals device 0's result, and
+ * leaves device 0 current. */
+static void test_device_one(void)
+{
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 2) {
+        printf("one CUDA device: the device-1 case is not run\n");
+        return;
+    }
+    const int w = 333, h = 217;
+    cudaSetDevice(0);
+    filterview_context *one = NULL, *zero = NULL;
+    size_t free_before = 0, free_after = 0, total = 0;
+    cudaSetDevice(1);
+    cudaMemGetInfo(&free_before, &total);
+    cudaSetDevice(0);
+    char error[512];
+    CHECK(filterview_context_create_on(&one, 1, "median", NULL, w, h, FILTERVIEW_UINT8, "size=7",
+                                       error, sizeof error) == FV_OK &&
+              filterview_context_create_on(&zero, 0, "median", NULL, w, h, FILTERVIEW_UINT8,
+                                           "size=7", NULL, 0) == FV_OK,
+          "median on devices 1 and 0: '%s'", error);
+    if (!one || !zero) return;
+    cudaSetDevice(1);
+    cudaMemGetInfo(&free_after, &total);
+    cudaSetDevice(0);
+    CHECK(free_before - free_after >= filterview_context_device_bytes(one),
+          "device 1 holds the context's %zu bytes (free went from %zu to %zu)",
+          filterview_context_device_bytes(one), free_before, free_after);
+    filterview_image src = host_image(w, h, 3, 5, 31), got = host_image(w, h, 3, 5, 0),
+                     want = host_image(w, h, 3, 5, 0);
+    CHECK(filterview_run(one, &src, &got, NULL) == FV_OK &&
+              filterview_run(zero, &src, &want, NULL) == FV_OK && same_pixels(&got, &want),
+          "host images on device 1 equal device 0's: '%s'", filterview_context_error(one));
+    int current = -1;
+    CHECK(cudaGetDevice(&current) == cudaSuccess && current == 0,
+          "device 0 is still current after a run on 1 (%d)", current);
+    /* device 1's own images, in a batch of two */
+    filterview_image dev[2] = {src, src}, out[2] = {src, src};
+    cudaSetDevice(1);
+    for (int k = 0; k < 2; k++) {
+        cudaMalloc(&dev[k].data, src.pitch * h);
+        cudaMalloc(&out[k].data, src.pitch * h);
+        cudaMemcpy(dev[k].data, src.data, src.pitch * h, cudaMemcpyHostToDevice);
+        dev[k].memory = out[k].memory = FILTERVIEW_DEVICE;
+    }
+    cudaSetDevice(0);
+    CHECK(filterview_run_batch(one, dev, out, 2, NULL) == FV_OK, "a device batch on device 1: '%s'",
+          filterview_context_error(one));
+    cudaSetDevice(1);
+    cudaDeviceSynchronize();
+    for (int k = 0; k < 2; k++) {
+        memset(got.data, 0, got.pitch * h);
+        cudaMemcpy(got.data, out[k].data, src.pitch * h, cudaMemcpyDeviceToHost);
+        CHECK(same_pixels(&got, &want), "device 1's image %d equals device 0's result", k);
+        cudaFree(dev[k].data), cudaFree(out[k].data);
+    }
+    cudaSetDevice(0);
+    filterview_context_destroy(one), filterview_context_destroy(zero);
+    CHECK(cudaGetDevice(&current) == cudaSuccess && current == 0,
+          "device 0 is still current after destroy (%d)", current);
+    free(src.data), free(got.data), free(want.data);
+}
+
+/* Batches in groups: a host batch whose channel counts change (each change starts a group) and
+ * a device stack of gray images one under another (converted a group at a time), each image
+ * equal to its own run. */
+static void test_batch_groups(void)
+{
+    enum { N = 40, W = 67, H = 41 };
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "median", NULL, W, H, "size=5", NULL, 0) == FV_OK,
+          "median context");
+    if (!c) return;
+    filterview_image src[N], got[N], want[N];
+    for (int i = 0; i < N; i++) {
+        const int channels = i < 15 ? 1 : i < 30 ? 3 : 4;
+        src[i] = host_image(W, H, channels, (size_t)(i % 3) * 4, 100u + (unsigned)i);
+        got[i] = host_image(W, H, channels, 0, 0);
+        want[i] = host_image(W, H, channels, 0, 0);
+        CHECK(filterview_run(c, &src[i], &want[i], NULL) == FV_OK, "image %d alone", i);
+    }
+    CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK,
+          "a host batch of 1, 3, 4 channels: '%s'", filterview_context_error(c));
+    for (int i = 0; i < N; i++) CHECK(same_pixels(&got[i], &want[i]), "host batch, image %d", i);
+    /* the gray ones as a device stack, in place */
+    const size_t bytes = (size_t)W * H;
+    uint8_t *stack = NULL;
+    cudaMalloc((void **)&stack, bytes * 15);
+    filterview_image dev[15];
+    for (int i = 0; i < 15; i++) {
+        dev[i] = src[i];
+        dev[i].pitch = W;
+        dev[i].data = stack + (size_t)i * bytes;
+        dev[i].memory = FILTERVIEW_DEVICE;
+        cudaMemcpy2D(dev[i].data, W, src[i].data, src[i].pitch, W, H, cudaMemcpyHostToDevice);
+    }
+    CHECK(filterview_run_batch(c, dev, dev, 15, NULL) == FV_OK, "a device stack in place: '%s'",
+          filterview_context_error(c));
+    cudaDeviceSynchronize();
+    for (int i = 0; i < 15; i++) {
+        cudaMemcpy2D(got[i].data, got[i].pitch, dev[i].data, W, W, H, cudaMemcpyDeviceToHost);
+        CHECK(same_pixels(&got[i], &want[i]), "device stack, image %d", i);
+    }
+    cudaFree(stack);
+    for (int i = 0; i < N; i++) free(src[i].data), free(got[i].data), free(want[i].data);
+    filterview_context_destroy(c);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
@@ -441,6 +599,8 @@ static void test_gpu(void)
         filterview_context_destroy(gpu), filterview_context_destroy(ref);
     }
     test_two_streams();
+    test_batch_groups();
+    test_device_one();
 }
 #endif
 

@@ -141,6 +141,21 @@ def test_gpu_host_stack_equals_single_calls(rng, dtype, channels):
 
 
 @pytest.mark.skipif(not HAVE_DEVICE, reason="no CUDA device")
+@pytest.mark.parametrize("shape", [(70, 200, 300, 3), (300, 128, 160), (3, 2000, 3000)])
+def test_gpu_host_stack_of_many_groups(rng, shape):
+    """More images than a group of the pipeline holds (16 MiB of RGBA), so that both slots take
+    turns and the last group is short; in place too."""
+    stack = rng_image(rng, shape)
+    want = [filterview.median(stack[i], size=5) for i in range(shape[0])]
+    got = filterview.apply_batch("median", stack, size=5)
+    for i in range(shape[0]):
+        assert np.array_equal(got[i], want[i]), "image %d of %s" % (i, shape)
+    filterview.apply_batch("median", stack, size=5, out=stack)
+    for i in range(shape[0]):
+        assert np.array_equal(stack[i], want[i]), "in place, image %d of %s" % (i, shape)
+
+
+@pytest.mark.skipif(not HAVE_DEVICE, reason="no CUDA device")
 def test_gpu_device_stack_equals_single_calls(rng):
     cupy = pytest.importorskip("cupy")
     stack = rng_image(rng, (6, 64, 96, 4))

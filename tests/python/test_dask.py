@@ -431,6 +431,51 @@ def test_scheduler_address(tmp_path):
                 p.wait()
 
 
+def _cached_devices():
+    return sorted({key[6] for key in filterview._cache._items}, key=str)
+
+
+@pytest.mark.filterwarnings("ignore:make_current is deprecated:DeprecationWarning")
+def test_local_cluster_pinned_to_gpus():
+    """docs/scale.md's LocalCluster recipe: workers that see every GPU, pinned by pin_gpus; each
+    worker's NumPy chunks go to its own device (the contexts it keeps are keyed by it)."""
+    distributed = pytest.importorskip("distributed")
+    img = _image(np.random.default_rng(SEED + 9), 100, 90, None)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None, silence_logs=50) as cluster, \
+            distributed.Client(cluster) as client:
+        plan = fvdask.pin_gpus(client)
+        assert sorted(plan.values()) == [0, 1]
+        assert client.run(fvdask.worker_device) == plan
+        got = fvdask.median(da.from_array(img, chunks=(20, 30)), size=5, variant=CPU).compute()
+        assert_exact(got, filterview.median(img, size=5, variant=CPU), "median, pinned workers")
+        used = client.run(_cached_devices)
+        assert all(devices == [plan[w]] for w, devices in used.items()), (used, plan)
+        with pytest.raises(ValueError, match="2 workers for 1 GPUs"):
+            fvdask.pin_gpus(client, devices=[3])
+        with pytest.raises(ValueError, match="distinct GPUs"):
+            fvdask.pin_gpus(client, devices=[1, 1])
+
+
+def test_device_keyword_and_environment(monkeypatch):
+    img = _image(np.random.default_rng(SEED + 10), 30, 20, 3)
+    x = da.from_array(img, chunks=(10, 10, 3))
+    filterview.clear_cache()
+    got = fvdask.box(x, radius=2, variant=CPU, device=2).compute(scheduler="threads")
+    assert _cached_devices() == [2]
+    assert_exact(got, filterview.box(img, radius=2, variant=CPU), "box, device=2")
+    monkeypatch.setenv("FILTERVIEW_DEVICE", "1")
+    filterview.clear_cache()
+    fvdask.box(x, radius=2, variant=CPU).compute(scheduler="threads")
+    assert _cached_devices() == [1]
+    monkeypatch.setenv("FILTERVIEW_DEVICE", "gpu1")
+    with pytest.raises(ValueError, match="FILTERVIEW_DEVICE='gpu1': expected a CUDA device"):
+        fvdask.box(x, radius=2, variant=CPU).compute(scheduler="threads")
+    with pytest.raises(ValueError, match="device must be None"):
+        fvdask.box(x, radius=2, variant=CPU, device=-1)
+    filterview.clear_cache()
+
+
 def test_gpu_cluster_refuses_nothing_and_twice():
     pytest.importorskip("distributed")
     with pytest.raises(ValueError, match="no GPU found"):
@@ -522,19 +567,32 @@ def test_host_variant_on_device_chunks_is_refused():
 
 def test_scale_bench_runs(tmp_path):
     """tests/python/scale_bench.py end to end on two CPU worker processes and a .npy store: it
-    writes the input, filters it through the graph, checks windows of the output against
-    in-memory calls and prints its table."""
+    writes the input, filters it through the graph with both CPU engines (on a window of it, as
+    --cpu-size asks), checks windows of the output against in-memory calls and prints its table
+    row by row; a run past --time-limit is stopped and said, and the next one still runs."""
     import subprocess
     import sys
 
     pytest.importorskip("distributed")
+    pytest.importorskip("scipy.ndimage")
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "scale_bench.py")
     out = tmp_path / "table.md"
     run = subprocess.run([sys.executable, script, "--size", "300", "--chunk", "64", "--store",
-                          "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu", "--filters",
-                          "median", "--cpu-workers", "2", "--verify", "6", "--out", str(out)],
+                          "npy", "--dir", str(tmp_path), "--engines", "filterview-cpu,scipy",
+                          "--filters", "median,gaussian", "--cpu-workers", "2", "--cpu-size", "200",
+                          "--verify", "6", "--time-limit", "120", "--out", str(out)],
                          capture_output=True, text=True, timeout=300, env=_env())
     assert run.returncode == 0, run.stdout + run.stderr
     table = out.read_text()
-    assert "| filterview-cpu | median | 2 CPU |" in table, table
+    for engine in ("filterview-cpu", "scipy"):
+        for name in ("median", "gaussian"):
+            row = "| %s | %s | 2 CPU | 200² |" % (engine, name)
+            assert row in table and row in run.stdout, table
     assert table.rstrip().endswith("| 6 |"), table
+    stopped = subprocess.run([sys.executable, script, "--size", "1024", "--chunk", "256",
+                              "--store", "npy", "--dir", str(tmp_path / "cut"), "--engines",
+                              "scipy", "--cpu-workers", "2", "--cpu-size", "1024", "--verify", "2",
+                              "--time-limit", "0.05"], capture_output=True, text=True, timeout=300,
+                             env=_env())
+    assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    assert "| scipy | median | 2 CPU | 1024² | > 0.05 (stopped) |" in stopped.stdout, stopped.stdout

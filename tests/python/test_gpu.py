@@ -203,6 +203,40 @@ def test_cupy_on_the_callers_stream(cupy, rng):
     np.testing.assert_array_equal(cupy.asnumpy(got), want)
 
 
+def test_numpy_on_device_one(cupy, rng):
+    """device=1 with two GPUs: the context's memory is made on device 1, the result equals device
+    0's, and device 0 stays current."""
+    if cupy.cuda.runtime.getDeviceCount() < 2:
+        pytest.skip("one CUDA device")
+    img = random_image(rng, 300, 411, 3)
+    filterview.clear_cache()
+    want = filterview.median(img, size=7, device=0)
+    with cupy.cuda.Device(1):
+        cupy.cuda.runtime.deviceSynchronize()
+        free_before = cupy.cuda.runtime.memGetInfo()[0]
+    with filterview.Context("median", 411, 300, size=7, device=1) as ctx:
+        with cupy.cuda.Device(1):
+            free_after = cupy.cuda.runtime.memGetInfo()[0]
+        assert free_before - free_after >= ctx.device_bytes > 0
+        np.testing.assert_array_equal(ctx.run(img), want)
+        assert cupy.cuda.runtime.getDevice() == 0
+        with cupy.cuda.Device(1):
+            on_one = cupy.asarray(img)
+        np.testing.assert_array_equal(cupy.asnumpy(ctx.run(on_one)), want)
+        with pytest.raises(ValueError, match="context is on CUDA device 1, the array on device 0"):
+            ctx.run(cupy.asarray(img))
+    np.testing.assert_array_equal(filterview.median(img, size=7, device=1), want)
+    assert cupy.cuda.runtime.getDevice() == 0
+
+
+def test_device_array_refuses_another_device(cupy, rng):
+    a = cupy.asarray(random_image(rng, 20, 30, 1))
+    np.testing.assert_array_equal(cupy.asnumpy(filterview.box(a, radius=2, device=0)),
+                                  cupy.asnumpy(filterview.box(a, radius=2)))
+    with pytest.raises(ValueError, match="lives on CUDA device 0 and device=1 asks for another"):
+        filterview.box(a, radius=2, device=1)
+
+
 def test_cupy_cpu_variant_is_refused(cupy):
     a = cupy.zeros((8, 8, 4), cupy.uint8)
     with pytest.raises(ValueError, match="host images only"):

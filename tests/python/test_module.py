@@ -432,7 +432,7 @@ def test_every_filter_has_a_generated_function(name):
     assert all(p.kind == inspect.Parameter.KEYWORD_ONLY for p in keywords)
     settable = [p for p in info.params if p.keyword]
     assert [p.name for p in keywords] == [p.keyword for p in settable] + \
-        ["variant", "iterations", "out", "stream"]
+        ["variant", "iterations", "out", "stream", "device"]
     for p in settable:
         assert sig.parameters[p.keyword].default == p.default
         assert sig.parameters[p.keyword].annotation is not inspect.Parameter.empty
@@ -476,6 +476,51 @@ def test_context(rng):
     ctx.close()  # twice is fine
     with pytest.raises(ValueError, match="radius must be an integer in 1..128"):
         filterview.Context("box", 8, 8, variant=CPU, radius=0)
+
+
+def test_device_index_is_checked(rng):
+    img = random_image(rng, 12, 10, 3)
+    for bad in (-1, 1.0, "0", True):
+        with pytest.raises(ValueError, match="device must be None .* or a device index 0, 1"):
+            filterview.median(img, size=3, variant=CPU, device=bad)
+        with pytest.raises(ValueError, match="device must be None"):
+            filterview.Context("median", 10, 12, variant=CPU, device=bad)
+    # the reference runs on the host whatever the index, and equals the run without one
+    want = median_reference(img, 3)
+    assert_same(filterview.median(img, size=3, variant=CPU, device=0), want, "device=0")
+    assert_same(filterview.apply_batch("median", np.stack([img, img]), size=3, variant=CPU,
+                                       device=0)[1], want, "apply_batch device=0")
+    with filterview.Context("median", 10, 12, variant=CPU, device=3, size=3) as ctx:
+        assert ctx.device == 3
+        assert_same(ctx.run(img), want, "Context device=3")
+    assert "device" in inspect.signature(filterview.median).parameters
+    assert "device : int or None" in filterview.median.__doc__
+
+
+@pytest.mark.skipif(HAVE_DEVICE, reason="the no-device case")
+def test_device_index_without_a_device(rng):
+    img = random_image(rng, 8, 8, 1)
+    with pytest.raises(RuntimeError, match="needs a CUDA device"):
+        filterview.median(img, variant="fast", device=0)
+
+
+@pytest.mark.skipif(not HAVE_DEVICE, reason="needs a CUDA device")
+def test_device_index_past_the_last_is_refused(rng):
+    img = random_image(rng, 8, 8, 1)
+    with pytest.raises(ValueError, match=r"device 64: this machine has \d+ CUDA device"):
+        filterview.median(img, device=64)
+
+
+def test_cache_is_keyed_by_device(rng):
+    filterview.clear_cache()
+    img = random_image(rng, 16, 16, 1)
+    before = filterview.cache_info()["created"]
+    filterview.box(img, radius=2, variant=CPU)
+    filterview.box(img, radius=2, variant=CPU, device=0)
+    filterview.box(img, radius=2, variant=CPU, device=0)
+    filterview.box(img, radius=2, variant=CPU, device=1)
+    assert filterview.cache_info()["created"] == before + 3
+    filterview.clear_cache()
 
 
 def test_contexts_are_reused(rng):

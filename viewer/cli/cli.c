@@ -655,6 +655,41 @@ static int parse_depth(parse_state *s, const char *flag)
     return 1;
 }
 
+/* tcp://HOST:PORT or tls://HOST:PORT, HOST a name, an IPv4 address or [an IPv6 one]: what
+ * distributed.Client takes, checked here so that a typo is a bad command line (exit 2), not a
+ * scheduler that cannot be reached */
+static int dask_address_ok(const char *a)
+{
+    if (strncmp(a, "tcp://", 6) != 0 && strncmp(a, "tls://", 6) != 0) return 0;
+    const char *host = a + 6, *colon = strrchr(host, ':');
+    if (!colon || colon == host) return 0;
+    if (*host == '[') {
+        if (colon[-1] != ']' || colon - host < 3) return 0;
+        for (const char *c = host + 1; c < colon - 1; c++)
+            if (!isxdigit((unsigned char)*c) && *c != ':' && *c != '.') return 0;
+    } else {
+        for (const char *c = host; c < colon; c++)
+            if (!isalnum((unsigned char)*c) && *c != '.' && *c != '-' && *c != '_') return 0;
+    }
+    const char *port = colon + 1;
+    long value = 0;
+    for (const char *c = port; *c; c++) {
+        if (!isdigit((unsigned char)*c) || c - port > 5) return 0;
+        value = value * 10 + (*c - '0');
+    }
+    return *port && value >= 1 && value <= 65535;
+}
+
+static int parse_dask(parse_state *s, const char *flag)
+{
+    const char *address = next_value(s);
+    if (!address || !dask_address_ok(address))
+        return bad(flag, "a Dask scheduler's address, tcp://HOST:PORT (e.g. tcp://127.0.0.1:8786)",
+                   address);
+    s->o->dask = address;
+    return 1;
+}
+
 static int parse_filter(parse_state *s, const char *flag)
 {
     if (!(s->filter_name = next_value(s))) return bad(flag, "a filter name (see --list)", NULL);
@@ -925,6 +960,17 @@ static const cli_flag cli_flags[] = {
      .label = "--threads N",
      .help = "CPU threads that read and write files and deflate PNGs "
              "(default: one per core)"},
+    {.names = {"--dask"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_dask,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--dask ADDRESS",
+     .help = "with -o DIR/: filter the files on a Dask cluster, one task per file, "
+             "through the scheduler at ADDRESS (tcp://HOST:PORT); each worker runs "
+             "this program on its file, at the same path, and reaches the same "
+             "folders. Needs Python 3 with python3-distributed and the filterview "
+             "module (FILTERVIEW_PYTHON: another python)"},
     {.names = {"-q", "--quiet"},
      .arg = ARG_SWITCH,
      .field = FIELD(quiet),
@@ -1747,6 +1793,11 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (!check_modes(&s)) return 0;
     if (o->kernel_file && !check_image_file(o, "--kernel-file", in_play, n_in_play)) return 0;
     if (!o->kernel_file && !check_file_choice(o, in_play, n_in_play)) return 0;
+    if (o->dask && !o->output_is_dir) {
+        cli_error("--dask spreads a folder batch over a cluster: give the outputs' folder, "
+                  "-o DIR/");
+        return 0;
+    }
     if (o->save_source && o->output_is_dir) {
         cli_error("--save-source is for one input image, not a folder of them");
         return 0;

@@ -81,6 +81,7 @@ typedef struct cli_options {
                                   where it does not fit in the GPU) */
     int recursive;             /* --recursive: a folder's subfolders too, mirrored under -o */
     int in_place;              /* --in-place: an output may replace an input (else refused) */
+    const char *dask;          /* --dask ADDRESS: a folder batch's files on a Dask cluster */
     int png_level;             /* --png-level 0..9 (-1: the default) */
     int jpeg_quality;          /* --jpeg-quality 1..100 (0: the default) */
     fv_noise noise;            /* --noise, --noise-sigma, --noise-seed: on the source */

@@ -15,10 +15,12 @@
  * be read (no permission, a path too long) or mirrored is skipped with a line, the others are
  * filtered, and the exit status says 1. An output that is an
  * input is refused before anything runs, unless --in-place lets a file replace its own input.
+ * With --dask the named files go to a Dask cluster instead (batch_dask.c).
  * Tested by the CLI batch, folders and originals cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
+#include "batch_dask.h"
 #include "image_io.h"
 #include "run.h"
 #include "timing.h"
@@ -818,7 +820,8 @@ int batch_many_main(const cli_options *o)
     b.host = fv_variant_is_host(b.v);
     /* said before any file is read; after this, the runner's prepare is the only check */
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
-    if (!b.host && run_device_check("use -v cpu to run the reference") != FV_OK)
+    /* with --dask the workers' GPUs filter: this machine needs none */
+    if (!b.host && !o->dask && run_device_check("use -v cpu to run the reference") != FV_OK)
         return run_fail_line();
     walk w;
     int n = 0, code = 0;
@@ -878,12 +881,24 @@ int batch_many_main(const cli_options *o)
         fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text, strerror(errno));
         code = run_fail_line();
     }
-    if (!code) {
-        /* --threads, else a thread per core */
-        long cores = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-        if (cores < 1) cores = 1;
-        b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
-        if (b.n_workers > n) b.n_workers = n;
+    /* --threads, else a thread per core */
+    long cores = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
+    if (b.n_workers > n) b.n_workers = n;
+    if (!code && o->dask) {
+        char label[256], params[192];
+        describe_params(b.f, b.p, params, sizeof params);
+        snprintf(label, sizeof label, "%s/%s, %s", b.f->name, b.v->name, params);
+        char **in = malloc((size_t)n * sizeof *in), **out = malloc((size_t)n * sizeof *out);
+        for (int i = 0; in && out && i < n; i++) in[i] = b.jobs[i].in, out[i] = b.jobs[i].out;
+        /* each file's PNG deflated on as many threads as here, so that its bytes are these */
+        code = in && out ? batch_dask_main(o, b.p, in, out, n, b.unwritable,
+                                           (int)(cores / (b.n_workers ? b.n_workers : 1)), label)
+                         : (fv_fail(FV_ERR_MEMORY, "out of host memory"), run_fail_line());
+        if (!code && w.unreadable) code = 1;
+        free(in), free(out);
+    } else if (!code) {
         /* few files on many cores: each PNG is deflated on several threads */
         b.save = run_save_options(o);
         b.save.threads = (int)(cores / b.n_workers);
