@@ -43,6 +43,7 @@ struct filterview_context {
     /* recorded after each run on the device: destroy waits for it (not for the stream, which
      * the caller may have destroyed by then) */
     cudaEvent_t last_run;
+    fv_image param_images[FV_MAX_PARAMS]; /* copies of the caller's image parameters (host) */
     char params_text[256];
     char error[512];
     char notice[512]; /* what create did that the caller did not ask for ("" for nothing) */
@@ -279,8 +280,62 @@ static fv_status event_make(cudaEvent_t *event)
     return fv_fail(FV_ERR_CUDA, "cannot create a CUDA event");
 }
 
+static size_t pixel_bytes(const filterview_image *img);
+static int span_fits(const filterview_image *img);
+
+/* The caller's images of image parameters into p, as copies the context owns (a run may read
+ * them again: the reference makes conv's kernel on every pass). */
+static fv_status param_images_set(filterview_context *c, const filterview_param_image *images,
+                                  int n_images, fv_params *p)
+{
+    const fv_filter *f = c->filter;
+    if (n_images < 0 || (n_images > 0 && !images))
+        return fv_fail(FV_ERR_ARG, "image parameters: %d given at %p", n_images, (void *)images);
+    for (int k = 0; k < n_images; k++) {
+        const char *name = images[k].name;
+        const filterview_image *img = images[k].image;
+        const int i = name ? fv_param_index(f, name) : -1;
+        if (i < 0 || f->params[i].type != FV_PARAM_IMAGE) {
+            char names[256] = "";
+            for (int j = 0; j < f->n_params; j++)
+                if (f->params[j].type == FV_PARAM_IMAGE)
+                    list_append(names, sizeof names, f->params[j].name);
+            return fv_fail(FV_ERR_ARG, "%s has no image parameter '%s' (%s%s)", f->name,
+                           name ? name : "(NULL)", names[0] ? "it has: " : "it has none", names);
+        }
+        if (p->image[i]) return fv_fail(FV_ERR_ARG, "%s: given twice", name);
+        if (!img || !img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
+        if (img->memory != FILTERVIEW_HOST)
+            return fv_fail(FV_ERR_ARG, "%s: the image must be in host memory", name);
+        if (img->channels != 1 && img->channels != 3 && img->channels != 4)
+            return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", name,
+                           img->channels);
+        if ((unsigned)img->dtype >= FV_PIXEL_TYPE_COUNT)
+            return fv_fail(FV_ERR_ARG, "%s: dtype %d is none of uint8 (0), uint16 (1), float32 (2)",
+                           name, (int)img->dtype);
+        if (img->width < 1 || img->height < 1 || img->width > f->params[i].max ||
+            img->height > f->params[i].max)
+            return fv_fail(FV_ERR_SIZE, "%s: %dx%d is not within 1x1..%gx%g", name, img->width,
+                           img->height, f->params[i].max, f->params[i].max);
+        const size_t row = (size_t)img->width * pixel_bytes(img);
+        if (img->pitch < row || !span_fits(img))
+            return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes does not hold its rows (%zu)",
+                           name, img->pitch, row);
+        fv_image *copy = &c->param_images[i];
+        FV_TRY(fv_host_image_alloc_as(copy, img->width, img->height, (fv_pixel_type)img->dtype,
+                                      img->channels));
+        for (int y = 0; y < img->height; y++)
+            memcpy(copy->data + (size_t)y * copy->pitch,
+                   (const uint8_t *)img->data + (size_t)y * img->pitch, row);
+        p->image[i] = copy;
+        p->value[i] = 1;
+    }
+    return FV_OK;
+}
+
 static fv_status context_make(filterview_context *c, const char *filter, const char *variant,
-                              int width, int height, fv_pixel_type type, const char *params)
+                              int width, int height, fv_pixel_type type, const char *params,
+                              const filterview_param_image *images, int n_images)
 {
     if (!filter) return fv_fail(FV_ERR_ARG, "no filter named");
     c->filter = fv_filter_find(filter);
@@ -306,6 +361,7 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
                        (int)type);
     fv_params p;
     FV_TRY(params_from_text(f, params, &p));
+    FV_TRY(param_images_set(c, images, n_images, &p));
     p.type = type;
     c->type = type;
     /* no variant named and no device: the reference, said, as the program does; a variant
@@ -364,6 +420,16 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                           filterview_dtype dtype, const char *params, char *error,
                                           size_t error_size)
 {
+    return filterview_context_create_with_images(out, filter, variant, width, height, dtype, params,
+                                                 NULL, 0, error, error_size);
+}
+
+fv_status filterview_context_create_with_images(filterview_context **out, const char *filter,
+                                                const char *variant, int width, int height,
+                                                filterview_dtype dtype, const char *params,
+                                                const filterview_param_image *images, int n_images,
+                                                char *error, size_t error_size)
+{
     copy_message(error, error_size, "");
     if (!out) {
         copy_message(error, error_size, "filterview_context_create: out is NULL");
@@ -375,8 +441,8 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
         copy_message(error, error_size, "out of host memory");
         return FV_ERR_MEMORY;
     }
-    const fv_status st =
-        context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+    const fv_status st = context_make(c, filter, variant, width, height, (fv_pixel_type)dtype,
+                                      params, images, n_images);
     if (st != FV_OK) {
         copy_message(error, error_size, fv_last_error());
         filterview_context_destroy(c);
@@ -662,6 +728,7 @@ void filterview_context_destroy(filterview_context *ctx)
     fv_device_image_free(&ctx->device_out);
     fv_host_image_free(&ctx->host_in);
     fv_host_image_free(&ctx->host_out);
+    for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&ctx->param_images[i]);
     free(ctx);
 }
 
