@@ -73,7 +73,8 @@ typedef enum filterview_param_type {
     FILTERVIEW_PARAM_INT = 0, /* a decimal integer */
     FILTERVIEW_PARAM_REAL,    /* a decimal number */
     FILTERVIEW_PARAM_CHOICE,  /* one of `choices`, by name */
-    FILTERVIEW_PARAM_IMAGE /* an image the command line loads (conv's kernel): not settable here */
+    FILTERVIEW_PARAM_IMAGE    /* an image (conv's kernel): the command line loads a file, a library
+                              caller gives filterview_context_create_with_images an image */
 } filterview_param_type;
 
 typedef struct filterview_param_info {
@@ -177,6 +178,23 @@ fv_status filterview_context_create_on(filterview_context **out, int device, con
                                        const char *variant, int width, int height,
                                        filterview_dtype dtype, const char *params, char *error,
                                        size_t error_size);
+/* An image parameter's value (conv's `kernel-file`: the kernel, whose weights are a gray image's
+ * values or an RGB(A) image's mean of R, G and B, of any dtype, at most 127x127; the Python
+ * module passes its float32 kernel arrays this way). */
+typedef struct filterview_param_image {
+    const char *name;              /* the image parameter ("kernel-file") */
+    const filterview_image *image; /* in host memory; the context keeps a copy */
+} filterview_param_image;
+
+/* filterview_context_create_on with the images of `n_images` image parameters. The choice that
+ * uses one (conv's "shape=file") is made in `params`; without an image, a filter uses its built-in
+ * default (conv: a 9x7 sample). */
+fv_status filterview_context_create_with_images(filterview_context **out, int device,
+                                                const char *filter,
+                                                const char *variant, int width, int height,
+                                                filterview_dtype dtype, const char *params,
+                                                const filterview_param_image *images, int n_images,
+                                                char *error, size_t error_size);
 /* Runs the filter from src into dst (same size as the context's, same channel count; either may
  * be on the host or the device, and src and dst may be the same image: in place). Device images
  * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call

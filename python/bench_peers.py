@@ -1,6 +1,14 @@
 #!/usr/bin/env python3
-"""bench_peers.py [OUT.md]: filterview's Python module against what a Python user would reach for
-otherwise (CuPy's cupyx.scipy, PyTorch, OpenCV), in one process on one GPU.
+"""bench_peers.py [--types] [OUT.md]: filterview's Python module against what a Python user would
+reach for otherwise (CuPy's cupyx.scipy, PyTorch, OpenCV), in one process on one GPU.
+
+--types prints another table instead, row by row as each is measured: every filter x pixel type
+(uint8, uint16, float32) at 3840x2160 and 9984x6400, RGBA on the device, filterview's fastest
+variant beside NVIDIA NPP's function for that type (the `npp` variant, "declines" where NPP has
+none) and cupyx.scipy.ndimage on the same type, each with its share of the copy bandwidth: the
+time of a device-to-device copy of the same image (read once, written once) over the filter's.
+It runs each case 5 times after 1 untimed run (1 time when a run takes over a second), about
+three minutes on an H100.
 
 Every GPU figure is the median of at least 20 timed runs after 3 untimed ones, each run between
 two CUDA events (cupy.cuda.Event) recorded on one non-default stream: the GPU time of the call as
@@ -18,6 +26,8 @@ optional. Prints a Markdown table and writes it to OUT.md when given.
 """
 
 import datetime
+import math
+import os
 import statistics
 import sys
 import time
@@ -30,7 +40,11 @@ try:
 except ImportError:
     sys.exit("bench_peers.py needs CuPy (and a CUDA device)")
 
-import filterview
+# python/filterview beside this script is the source, without the built library's path: the
+# module of PYTHONPATH (build/python) comes first, this folder last
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path = [p for p in sys.path if os.path.abspath(p or ".") != _HERE] + [_HERE]
+import filterview  # noqa: E402
 
 RUNS = 21
 WARMUP = 3
@@ -312,6 +326,151 @@ def overhead(w, h, spin, calls=2000):
     return call, run, kernel, cp
 
 
+# ---- every filter x type: ours, NPP's, cupyx's, against the copy ---------------------------------
+
+TYPE_RUNS = 5
+TYPE_SLOW_MS = 1000.0  # one run slower than this: timed once
+TYPES = ("uint8", "uint16", "float32")
+TYPE_SIZES = ((3840, 2160), (9984, 6400))
+# (filter, its keywords, what cupyx runs on the same type, how that is named); the cases are the
+# same neighbourhoods: a 13x13 Gaussian (sigma 2, ceil(3 sigma)), a 7x7 box, a 5x5 median, a
+# 13x13 kernel, replicated borders throughout (cupyx's mode "nearest")
+GAUSS_SIGMA = 2.0
+
+
+def _conv_kernel():
+    r = int(math.ceil(3 * GAUSS_SIGMA))
+    y, x = np.mgrid[-r:r + 1, -r:r + 1]
+    k = np.exp(-(x * x + y * y) / (2 * GAUSS_SIGMA ** 2))
+    return (k / k.sum()).astype(np.float32)
+
+
+def _typed_cases():
+    k = cupy.asarray(_conv_kernel())[:, :, None]  # on the device once, not in the timing
+    return [
+        ("gaussian", {"sigma": GAUSS_SIGMA, "radius": 0},
+         lambda a, o: cundimage.gaussian_filter(a, sigma=(GAUSS_SIGMA, GAUSS_SIGMA, 0),
+                                                truncate=3.0, mode="nearest", output=o),
+         "gaussian_filter"),
+        ("box", {"radius": 3},
+         lambda a, o: cundimage.uniform_filter(a, size=(7, 7, 1), mode="nearest", output=o),
+         "uniform_filter"),
+        ("median", {"size": 5},
+         lambda a, o: cundimage.median_filter(a, size=(5, 5, 1), mode="nearest", output=o),
+         "median_filter"),
+        ("conv", {"shape": "gaussian", "sigma": GAUSS_SIGMA},
+         lambda a, o: cundimage.convolve(a, k, mode="nearest", output=o),
+         "convolve 13x13"),
+        ("canny", {}, None, "-"),
+        ("invert", {},
+         lambda a, o: cupy.subtract(a.dtype.type(1 if a.dtype.kind == "f" else
+                                                 np.iinfo(a.dtype).max), a, out=o),
+         "cupy max - a"),
+    ]
+
+
+def _typed_ms(fn):
+    """(median ms, runs) of fn() on STREAM by CUDA events: 1 untimed run, then TYPE_RUNS (1 when
+    the untimed one took over TYPE_SLOW_MS)."""
+    start, end = cupy.cuda.Event(), cupy.cuda.Event()
+    with STREAM:
+        start.record(STREAM)
+        fn()
+        end.record(STREAM)
+        end.synchronize()
+        first = cupy.cuda.get_elapsed_time(start, end)
+        times = []
+        for _ in range(1 if first > TYPE_SLOW_MS else TYPE_RUNS):
+            start.record(STREAM)
+            fn()
+            end.record(STREAM)
+            end.synchronize()
+            times.append(cupy.cuda.get_elapsed_time(start, end))
+    return statistics.median(times)
+
+
+def _typed_cell(fn):
+    """(ms, "") of fn(), or (None, what went wrong in a word)."""
+    try:
+        return _typed_ms(fn), ""
+    except filterview.ArgumentError as e:
+        return None, "declines" if "npp" in str(e) else "refused"
+    except Exception as e:  # a peer that fails: said on stderr, "-" here, the table goes on
+        print("bench_peers: %s" % e, file=sys.stderr)
+        return None, "failed"
+
+
+def _typed_text(ms, why, copy_ms):
+    if ms is None:
+        return why or "-"
+    return "%s (%.0f%%)" % (fmt((ms, False)), 100.0 * copy_ms / ms)
+
+
+def _typed_source(w, h, dtype):
+    """Random RGBA pixels of the type on the device (floats in 0..1), made there."""
+    rng = cupy.random.default_rng(2026)
+    with STREAM:
+        if dtype == "float32":
+            a = rng.random((h, w, 4), dtype=cupy.float32)
+        else:
+            top = np.iinfo(dtype).max
+            a = (rng.random((h, w, 4), dtype=cupy.float32) * (top + 1)).astype(dtype)
+    STREAM.synchronize()
+    return a
+
+
+def typed_table(out_path=None):
+    props = cupy.cuda.runtime.getDeviceProperties(0)
+    gpu = props["name"].decode() if isinstance(props["name"], bytes) else str(props["name"])
+    lines = []
+
+    def say(line):
+        lines.append(line)
+        print(line, flush=True)
+
+    say("%s, %s; filterview %s, CuPy %s." % (gpu, datetime.date.today().isoformat(),
+                                            filterview.__version__, cupy.__version__))
+    say("")
+    say("| size | type | filter | ours: variant, ms (% copy) | NPP ms (% copy) | "
+        "cupyx.scipy.ndimage ms (% copy) | cupyx runs |")
+    say("|---|---|---|---:|---:|---:|---|")
+    for w, h in TYPE_SIZES:
+        for dtype in TYPES:
+            src = _typed_source(w, h, dtype)
+            with STREAM:
+                dst = cupy.empty_like(src)
+                other = cupy.empty_like(src)
+            copy_ms = _typed_ms(lambda: cupy.copyto(dst, src))
+            for name, params, peer, peer_name in _typed_cases():
+                ours, why = _typed_cell(lambda: filterview.apply(
+                    name, src, out=dst, stream=STREAM, **params))
+                npp, npp_why = _typed_cell(lambda: filterview.apply(
+                    name, src, variant="npp", out=dst, stream=STREAM, **params))
+                if peer is None or cundimage is None:
+                    theirs, their_why = None, "-"
+                else:
+                    theirs, their_why = _typed_cell(lambda: peer(src, other))
+                say("| %dx%d | %s | %s | %s: %s | %s | %s | %s |"
+                    % (w, h, dtype, name, fastest(name), _typed_text(ours, why, copy_ms),
+                       _typed_text(npp, npp_why, copy_ms), _typed_text(theirs, their_why, copy_ms),
+                       peer_name))
+                filterview.clear_cache()  # a context holds ~3 images of this size: not 8 of them
+            src = dst = other = None  # this size and type is done: its memory goes back
+            cupy.get_default_memory_pool().free_all_blocks()
+    say("")
+    say("Each cell: the median CUDA-event time of %d runs after 1 untimed (1 run where that took "
+        "over %.0f s) on a non-default stream, random RGBA of the type on the device (floats in "
+        "0..1); %% copy: a device-to-device copy of the same image, read and written once, over "
+        "the filter's time. Cases: gaussian sigma %g (13x13), box 7x7, median 5x5, conv with a "
+        "13x13 Gaussian kernel (cupyx: convolve with the same normalised weights), Canny with "
+        "its defaults (NPP: uint8 only; cupyx has none), invert (cupy: max - a); replicated "
+        "borders everywhere. NPP runs through filterview's `npp` variant on the same arrays."
+        % (TYPE_RUNS, TYPE_SLOW_MS / 1e3, GAUSS_SIGMA))
+    if out_path:
+        with open(out_path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+
+
 # ---- main ----------------------------------------------------------------------------------------
 
 def main():
@@ -320,6 +479,10 @@ def main():
     ok, why = filterview.device_available()
     if not ok:
         sys.exit("bench_peers.py: filterview sees no CUDA device: %s" % why)
+    if "--types" in sys.argv[1:]:
+        paths = [a for a in sys.argv[1:] if a != "--types"]
+        typed_table(paths[0] if paths else None)
+        return
     for w, h in ((3840, 2160), (512, 512)):
         bench_size(w, h)
     spin = spin_kernel()

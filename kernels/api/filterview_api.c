@@ -45,6 +45,7 @@ struct filterview_context {
     /* recorded after each run on the device: destroy waits for it (not for the stream, which
      * the caller may have destroyed by then) */
     cudaEvent_t last_run;
+    fv_image param_images[FV_MAX_PARAMS]; /* copies of the caller's image parameters (host) */
     char params_text[256];
     char error[512];
     char notice[512]; /* what create did that the caller did not ask for ("" for nothing) */
@@ -324,8 +325,62 @@ static fv_status device_index_resolve(filterview_context *c, int device)
     return FV_OK;
 }
 
+static size_t pixel_bytes(const filterview_image *img);
+static int span_fits(const filterview_image *img);
+
+/* The caller's images of image parameters into p, as copies the context owns (a run may read
+ * them again: the reference makes conv's kernel on every pass). */
+static fv_status param_images_set(filterview_context *c, const filterview_param_image *images,
+                                  int n_images, fv_params *p)
+{
+    const fv_filter *f = c->filter;
+    if (n_images < 0 || (n_images > 0 && !images))
+        return fv_fail(FV_ERR_ARG, "image parameters: %d given at %p", n_images, (void *)images);
+    for (int k = 0; k < n_images; k++) {
+        const char *name = images[k].name;
+        const filterview_image *img = images[k].image;
+        const int i = name ? fv_param_index(f, name) : -1;
+        if (i < 0 || f->params[i].type != FV_PARAM_IMAGE) {
+            char names[256] = "";
+            for (int j = 0; j < f->n_params; j++)
+                if (f->params[j].type == FV_PARAM_IMAGE)
+                    list_append(names, sizeof names, f->params[j].name);
+            return fv_fail(FV_ERR_ARG, "%s has no image parameter '%s' (%s%s)", f->name,
+                           name ? name : "(NULL)", names[0] ? "it has: " : "it has none", names);
+        }
+        if (p->image[i]) return fv_fail(FV_ERR_ARG, "%s: given twice", name);
+        if (!img || !img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
+        if (img->memory != FILTERVIEW_HOST)
+            return fv_fail(FV_ERR_ARG, "%s: the image must be in host memory", name);
+        if (img->channels != 1 && img->channels != 3 && img->channels != 4)
+            return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", name,
+                           img->channels);
+        if ((unsigned)img->dtype >= FV_PIXEL_TYPE_COUNT)
+            return fv_fail(FV_ERR_ARG, "%s: dtype %d is none of uint8 (0), uint16 (1), float32 (2)",
+                           name, (int)img->dtype);
+        if (img->width < 1 || img->height < 1 || img->width > f->params[i].max ||
+            img->height > f->params[i].max)
+            return fv_fail(FV_ERR_SIZE, "%s: %dx%d is not within 1x1..%gx%g", name, img->width,
+                           img->height, f->params[i].max, f->params[i].max);
+        const size_t row = (size_t)img->width * pixel_bytes(img);
+        if (img->pitch < row || !span_fits(img))
+            return fv_fail(FV_ERR_ARG, "%s: a pitch of %zu bytes does not hold its rows (%zu)",
+                           name, img->pitch, row);
+        fv_image *copy = &c->param_images[i];
+        FV_TRY(fv_host_image_alloc_as(copy, img->width, img->height, (fv_pixel_type)img->dtype,
+                                      img->channels));
+        for (int y = 0; y < img->height; y++)
+            memcpy(copy->data + (size_t)y * copy->pitch,
+                   (const uint8_t *)img->data + (size_t)y * img->pitch, row);
+        p->image[i] = copy;
+        p->value[i] = 1;
+    }
+    return FV_OK;
+}
+
 static fv_status context_make(filterview_context *c, const char *filter, const char *variant,
-                              int width, int height, fv_pixel_type type, const char *params)
+                              int width, int height, fv_pixel_type type, const char *params,
+                              const filterview_param_image *images, int n_images)
 {
     if (!filter) return fv_fail(FV_ERR_ARG, "no filter named");
     c->filter = fv_filter_find(filter);
@@ -351,6 +406,7 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
                        (int)type);
     fv_params p;
     FV_TRY(params_from_text(f, params, &p));
+    FV_TRY(param_images_set(c, images, n_images, &p));
     p.type = type;
     c->type = type;
     /* no variant named and no device: the reference, said, as the program does; a variant
@@ -413,10 +469,39 @@ fv_status filterview_context_create_typed(filterview_context **out, const char *
                                         error, error_size);
 }
 
+static fv_status context_create(filterview_context **out, int device, const char *filter,
+                                const char *variant, int width, int height,
+                                filterview_dtype dtype, const char *params,
+                                const filterview_param_image *images, int n_images, char *error,
+                                size_t error_size);
+
 fv_status filterview_context_create_on(filterview_context **out, int device, const char *filter,
                                        const char *variant, int width, int height,
                                        filterview_dtype dtype, const char *params, char *error,
                                        size_t error_size)
+{
+    return context_create(out, device, filter, variant, width, height, dtype, params, NULL, 0,
+                          error, error_size);
+}
+
+fv_status filterview_context_create_with_images(filterview_context **out, int device,
+                                                const char *filter,
+                                                const char *variant, int width, int height,
+                                                filterview_dtype dtype, const char *params,
+                                                const filterview_param_image *images, int n_images,
+                                                char *error, size_t error_size)
+{
+    return context_create(out, device, filter, variant, width, height, dtype, params, images,
+                          n_images, error, error_size);
+}
+
+/* the three above: a context on `device` (-1: the current one) with the caller's image
+ * parameters */
+static fv_status context_create(filterview_context **out, int device, const char *filter,
+                                const char *variant, int width, int height,
+                                filterview_dtype dtype, const char *params,
+                                const filterview_param_image *images, int n_images, char *error,
+                                size_t error_size)
 {
     copy_message(error, error_size, "");
     if (!out) {
@@ -433,7 +518,8 @@ fv_status filterview_context_create_on(filterview_context **out, int device, con
     fv_status st = device_index_resolve(c, device);
     if (st == FV_OK) st = device_enter(c, &scope);
     if (st == FV_OK)
-        st = context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params);
+        st = context_make(c, filter, variant, width, height, (fv_pixel_type)dtype, params,
+                          images, n_images);
     if (st == FV_OK && fv_variant_is_host(c->variant)) c->device = -1; /* the host's work */
     device_leave(&scope);
     if (st != FV_OK) {
@@ -726,6 +812,7 @@ void filterview_context_destroy(filterview_context *ctx)
     fv_host_image_free(&ctx->host_in);
     fv_host_image_free(&ctx->host_out);
     device_leave(&scope);
+    for (int i = 0; i < FV_MAX_PARAMS; i++) fv_host_image_free(&ctx->param_images[i]);
     free(ctx);
 }
 

@@ -16,7 +16,7 @@
  * kernels are templated on the type and on whether the border is replicate: uint8 replicate
  * compiles to the kernels they always were; unrolled compiles its radii in for replicate, other
  * borders take its run-time loop); tex runs uint8 and uint16, replicate only (its clamp address
- * mode); fast runs every type and border; npp uint8 replicate.
+ * mode); fast runs every type and border; npp every type, replicate only.
  * All sum in exact integers and divide exactly (box_mean; uint16: 64-bit sums and
  * box_quotient_wide, kernels/box/box.h), so every one equals box_ref (kernels/box/box_ref.c) bit
  * for bit: checked by tests/gpu/test_filters.c for many sizes, radii, pitches, types and borders.

@@ -1,8 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/box/box_npp.c: the box filter's peer, variant `npp` (built only where CMake found NPP):
- * nppiFilterBoxBorder_8u_C4R with a replicated border (our rule), then the source's alpha put
- * back (npp_keep_alpha). NPP divides by the window's area its own way: held to box_ref within
- * box_npp_tolerance, 1 level per pass in R, G and B; alpha exact.
+ * nppiFilterBoxBorder_{8u,16u,32f}_C4R with a replicated border (our rule), then the source's
+ * alpha put back (npp_keep_alpha). NPP divides by the window's area its own way: held to box_ref
+ * within box_npp_tolerance per pass in R, G and B (1 level of uint8 or uint16; float32: NPP's
+ * single-precision sums of up to 257 x 257 pixels, 1e-4); alpha exact.
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box.h"
 #include "box/box_npp.h"
@@ -10,7 +11,7 @@
 
 #include <nppi_filtering_functions.h>
 
-const fv_tolerance box_npp_tolerance = {.max_abs = 1, .max_share = 1.0};
+const fv_tolerance box_npp_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 1e-4};
 
 fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
                                int height)
@@ -32,12 +33,27 @@ fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, c
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));
     const int r = box_radius(p);
-    NppiSize size = {src->width, src->height};
-    NppiSize mask = {2 * r + 1, 2 * r + 1};
-    NppiPoint origin = {0, 0}, anchor = {r, r};
-    FV_TRY(npp_result(nppiFilterBoxBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
-                                                     dst->data, (Npp32s)dst->pitch, size, mask,
-                                                     anchor, NPP_BORDER_REPLICATE, s->ctx),
-                      "nppiFilterBoxBorder_8u_C4R_Ctx"));
+    const NppiSize size = {src->width, src->height}, mask = {2 * r + 1, 2 * r + 1};
+    const NppiPoint origin = {0, 0}, anchor = {r, r};
+    const Npp32s sp = (Npp32s)src->pitch, dp = (Npp32s)dst->pitch;
+    switch (src->type) {
+    case FV_PIXEL_U16:
+        FV_TRY(npp_result(nppiFilterBoxBorder_16u_C4R_Ctx(
+                              (const Npp16u *)src->data, sp, size, origin, (Npp16u *)dst->data, dp,
+                              size, mask, anchor, NPP_BORDER_REPLICATE, s->ctx),
+                          "nppiFilterBoxBorder_16u_C4R_Ctx"));
+        break;
+    case FV_PIXEL_F32:
+        FV_TRY(npp_result(nppiFilterBoxBorder_32f_C4R_Ctx(
+                              (const Npp32f *)src->data, sp, size, origin, (Npp32f *)dst->data, dp,
+                              size, mask, anchor, NPP_BORDER_REPLICATE, s->ctx),
+                          "nppiFilterBoxBorder_32f_C4R_Ctx"));
+        break;
+    default:
+        FV_TRY(npp_result(nppiFilterBoxBorder_8u_C4R_Ctx(src->data, sp, size, origin, dst->data, dp,
+                                                         size, mask, anchor, NPP_BORDER_REPLICATE,
+                                                         s->ctx),
+                          "nppiFilterBoxBorder_8u_C4R_Ctx"));
+    }
     return npp_keep_alpha(&s->ctx, src, dst);
 }

@@ -21,18 +21,22 @@ fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_param
                                int height);
 fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                       void *state, cudaStream_t stream);
-/* NPP rounds the window's mean its own way: within 1 level of box_ref per pass (any share) */
+/* NPP rounds the window's mean its own way: within 1 level of box_ref per pass for uint8 and
+ * uint16, 1e-4 for float32 (its single-precision sums; any share) */
 extern const fv_tolerance box_npp_tolerance;
 
 #define FV_VARIANT_NPP_BOX                                                                         \
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                         \
-     .summary = "NVIDIA NPP's nppiFilterBoxBorder_8u_C4R, replicated border, alpha put back: "     \
-                "the field's peer; NPP rounds the mean its own way (within 1 level per pass)",     \
+     .summary = "NVIDIA NPP's nppiFilterBoxBorder (8u, 16u, 32f C4R), replicated border, alpha "   \
+                "put back: the field's peer; NPP rounds the mean its own way (within 1 level per " \
+                "pass)",                                                                           \
      .run = box_npp_run,                                                                           \
      .state_create = box_npp_state_create,                                                         \
      .state_destroy = npp_state_destroy,                                                           \
-     .tolerance = &box_npp_tolerance},
+     .tolerance = &box_npp_tolerance,                                                              \
+     .types = FV_TYPES_ALL,                                                                        \
+     .borders = FV_BORDERS_REPLICATE},
 #else
 #define FV_VARIANT_NPP_BOX
 #endif

@@ -13,7 +13,7 @@
  *   fft_fast     the three channels in one batched plan, conversions fused into the passes
  *   auto         direct_smem (float32: direct) or fft_fast by a cost model (CONV_AUTO_* below)
  *   npp          NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights (kernels/conv/conv_npp.c);
- *                uint8 and replicate only
+ *                16u and 32f with them as floats; replicate only
  * The kernels are templated on the pixel type (conv_pixel.cuh) and on Rep: uint8 with the
  * replicate border clamps its coordinates as it always did; every other case reads through
  * fv_border_index (conv_launch's instantiation table). Direct variants sum exact integers for

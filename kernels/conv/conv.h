@@ -91,8 +91,9 @@ typedef struct conv_kernel {
 } conv_kernel;
 
 /* Checks p (messages name `who`, "conv/fft") and makes its kernel. The `file` shape's kernel is
- * the image in p->image[CONV_KERNEL_FILE] (FV_PARAM_IMAGE `kernel-file`, loaded by the program),
- * its gray (R + G + B) / 3 as weights; without one, a built-in asymmetric sample (an L, 9x7). */
+ * the image in p->image[CONV_KERNEL_FILE] (FV_PARAM_IMAGE `kernel-file`, loaded by the program or
+ * given to the library), a gray image's values or an RGB(A) one's (R + G + B) / 3 as weights, of
+ * any pixel type; without one, a built-in asymmetric sample (an L, 9x7). */
 fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k);
 /* The shape's own check: parameter ranges, and `file` needs no more than the built-in sample. */
 fv_status conv_check(const fv_params *p);
@@ -102,8 +103,9 @@ fv_status conv_check(const fv_params *p);
  * centre is 0). */
 fv_status conv_quantise(const double *f, int width, int height, conv_kernel *k);
 
-/* A kernel image (host RGBA8) for `kernel-file`: refused when larger than 127x127 or black
- * everywhere (conv_check refuses such parameters with the same message). */
+/* A kernel image (host, any type, 1, 3 or 4 channels) for `kernel-file`: refused when larger
+ * than 127x127, with a weight that is negative or not finite, or black everywhere (conv_check
+ * refuses such parameters with the same message). */
 fv_status conv_kernel_image_check(const fv_image *img);
 
 /* The FFT's padded length for n samples: the smallest 2,3,5-smooth m >= n, even when `even`. */

@@ -10,7 +10,9 @@
  *   motion    an anti-aliased segment of `length` pixels through the centre at `angle` degrees
  *             counter-clockwise from the +x axis (y up on screen), 1 - |distance| across it
  *   box       (2r+1)^2 equal weights
- *   file      the image in p->image[CONV_KERNEL_FILE] (its gray (R + G + B) / 3), or the built-in L
+ *   file      the image in p->image[CONV_KERNEL_FILE] (a gray image's values, else (R + G + B) / 3,
+ *             of any type: the Python module's float32 kernel arrays come this way), or the
+ *             built-in L
  * Built-in shapes lose all-zero border rows and columns in symmetric pairs (the centre stays).
  * Checked by tests/cpu/test_conv_ref.c (sums, symmetry, the motion angle, quantisation).
  * ------------------------------------------------------------------------------------------------ */
@@ -28,6 +30,22 @@ const char *const conv_stage_names[CONV_N_STAGES] = {"output", "kernel", "spectr
                                                      "spectrum_kernel", "spectrum_product"};
 const char *const conv_shape_names[CONV_N_SHAPES] = {"gaussian", "disk", "motion", "box", "file"};
 
+/* The weight of the kernel image's pixel (x, y): a gray image's value, else the mean of R, G and
+ * B (any type: a 16-bit or float file, or a library caller's float32 weights). */
+static double kernel_image_weight(const fv_image *img, int x, int y)
+{
+    const int channels = fv_image_channels(img), colours = channels == 1 ? 1 : 3;
+    const uint8_t *row = img->data + (size_t)y * img->pitch;
+    double sum = 0;
+    for (int c = 0; c < colours; c++) {
+        const size_t i = (size_t)x * channels + c;
+        sum += img->type == FV_PIXEL_F32   ? ((const float *)row)[i]
+               : img->type == FV_PIXEL_U16 ? ((const uint16_t *)row)[i]
+                                           : row[i];
+    }
+    return sum / colours;
+}
+
 fv_status conv_kernel_image_check(const fv_image *img)
 {
     if (img->width > FV_CONV_MAX_SIZE || img->height > FV_CONV_MAX_SIZE)
@@ -38,8 +56,13 @@ fv_status conv_kernel_image_check(const fv_image *img)
     double sum = 0;
     for (int y = 0; y < img->height; y++)
         for (int x = 0; x < img->width; x++) {
-            const uint8_t *px = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-            sum += px[0] + px[1] + px[2];
+            const double w = kernel_image_weight(img, x, y);
+            if (!(w >= 0 && isfinite(w))) /* float weights: NaN, infinite or negative */
+                return fv_fail(FV_ERR_ARG,
+                               "kernel image %dx%d has weight %g at (%d, %d): weights are finite "
+                               "and not negative",
+                               img->width, img->height, w, x, y);
+            sum += w;
         }
     if (sum <= 0)
         return fv_fail(FV_ERR_FORMAT,
@@ -181,10 +204,8 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
             *width = img->width;
             *height = img->height;
             for (int y = 0; y < img->height; y++)
-                for (int x = 0; x < img->width; x++) {
-                    const uint8_t *px = img->data + (size_t)y * img->pitch + 4 * (size_t)x;
-                    f[y * img->width + x] = (px[0] + px[1] + px[2]) / 3.0;
-                }
+                for (int x = 0; x < img->width; x++)
+                    f[y * img->width + x] = kernel_image_weight(img, x, y);
         } else { /* the L: a 2-pixel column on the left, a 2-pixel row at the bottom, a dot */
             *width = SAMPLE_W;
             *height = SAMPLE_H;

@@ -1,9 +1,13 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/conv/conv_npp.c: the convolution's peer, variant `npp` (built only where CMake found
- * NPP): nppiFilterBorder_8u_C4R with our quantised integer weights (sum 2^16) and divisor 2^16,
- * replicated border (our rule); the output stage only (its supports declines the others); then
- * the source's alpha put back (npp_keep_alpha). NPP divides by 2^16 its own way: held to conv_ref
- * within conv_npp_tolerance, 1 level per pass in R, G and B; alpha exact.
+ * NPP), replicated border (our rule), the output stage only (its supports declines the others):
+ *   uint8    nppiFilterBorder_8u_C4R with our quantised integer weights (sum 2^16), divisor 2^16
+ *   uint16   nppiFilterBorder32f_16u_C4R with the same weights / 2^16 as floats (NPP's integer
+ *            weights for 16u sum in 32 bits, where 65535 x 2^16 does not fit)
+ *   float32  nppiFilterBorder_32f_C4R with the same float weights
+ * then the source's alpha put back (npp_keep_alpha). NPP rounds its own way, and sums uint16 and
+ * float32 in single precision: held to conv_ref within conv_npp_tolerance per pass in R, G and B
+ * (1 level of uint8 or uint16, 2e-4 of float32, the FFT variants' bound); alpha exact.
  * ------------------------------------------------------------------------------------------------ */
 #include "conv/conv.h"
 #include "conv/conv_npp.h"
@@ -12,8 +16,9 @@
 #include <nppi_filtering_functions.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-const fv_tolerance conv_npp_tolerance = {.max_abs = 1, .max_share = 1.0};
+const fv_tolerance conv_npp_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 2e-4};
 
 /* NPP convolves (its coefficients "in reverse order"): dst(x) = sum_j src(x + j - anchor) *
  * kernel[kw - 1 - j], so our K goes in as it is, anchored at (kw - 1 - cx, kh - 1 - cy). */
@@ -48,12 +53,15 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
     fv_status st = conv_kernel_make(p, "conv/npp", k);
     npp_state *s = NULL;
     if (st == FV_OK) st = npp_state_make(&s);
+    const size_t n = st == FV_OK ? (size_t)k->width * (size_t)k->height : 0;
+    for (size_t i = 0; p->type != FV_PIXEL_U8 && i < n; i++) { /* as floats, in place */
+        const Npp32f w = (Npp32f)k->w[i] / FV_CONV_WEIGHT_SUM;
+        memcpy(&k->w[i], &w, sizeof w);
+    }
     if (st == FV_OK) {
         s->n_taps = k->width | k->height << 16; /* the kernel's size, for the run */
-        if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height) !=
-                cudaSuccess ||
-            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * (size_t)k->width * (size_t)k->height,
-                       cudaMemcpyHostToDevice) != cudaSuccess) {
+        if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * n) != cudaSuccess ||
+            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * n, cudaMemcpyHostToDevice) != cudaSuccess) {
             cudaGetLastError();
             st =
                 fv_fail(FV_ERR_MEMORY, "npp: cannot place the convolution's weights on the device");
@@ -76,12 +84,28 @@ fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     npp_state *s = state;
     FV_TRY(npp_stream(s, stream));
     const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;
-    NppiSize size = {src->width, src->height}, mask = {kw, kh};
-    NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};
-    FV_TRY(npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, (Npp32s)src->pitch, size, origin,
-                                                  dst->data, (Npp32s)dst->pitch, size,
-                                                  (const Npp32s *)s->taps, mask, anchor,
-                                                  FV_CONV_WEIGHT_SUM, NPP_BORDER_REPLICATE, s->ctx),
-                      "nppiFilterBorder_8u_C4R_Ctx"));
+    const NppiSize size = {src->width, src->height}, mask = {kw, kh};
+    const NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};
+    const Npp32s sp = (Npp32s)src->pitch, dp = (Npp32s)dst->pitch;
+    switch (src->type) {
+    case FV_PIXEL_U16:
+        FV_TRY(npp_result(nppiFilterBorder32f_16u_C4R_Ctx(
+                              (const Npp16u *)src->data, sp, size, origin, (Npp16u *)dst->data, dp,
+                              size, s->taps, mask, anchor, NPP_BORDER_REPLICATE, s->ctx),
+                          "nppiFilterBorder32f_16u_C4R_Ctx"));
+        break;
+    case FV_PIXEL_F32:
+        FV_TRY(npp_result(nppiFilterBorder_32f_C4R_Ctx((const Npp32f *)src->data, sp, size, origin,
+                                                       (Npp32f *)dst->data, dp, size, s->taps, mask,
+                                                       anchor, NPP_BORDER_REPLICATE, s->ctx),
+                          "nppiFilterBorder_32f_C4R_Ctx"));
+        break;
+    default:
+        FV_TRY(npp_result(nppiFilterBorder_8u_C4R_Ctx(src->data, sp, size, origin, dst->data, dp,
+                                                      size, (const Npp32s *)s->taps, mask, anchor,
+                                                      FV_CONV_WEIGHT_SUM, NPP_BORDER_REPLICATE,
+                                                      s->ctx),
+                          "nppiFilterBorder_8u_C4R_Ctx"));
+    }
     return npp_keep_alpha(&s->ctx, src, dst);
 }

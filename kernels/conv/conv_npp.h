@@ -24,23 +24,27 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
                                 int height);
 fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                        void *state, cudaStream_t stream);
-/* NPP divides by 2^16 its own way: within 1 level of conv_ref per pass (any share) */
+/* NPP rounds its own way: within 1 level of conv_ref per pass for uint8 and uint16, 2e-4 for
+ * float32 (any share) */
 extern const fv_tolerance conv_npp_tolerance;
 
-/* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16; output
- * stage only (its supports declines the others before anything is made). */
+/* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16 for uint8, the
+ * same weights as floats for uint16 and float32; output stage only (its supports declines the
+ * others before anything is made). */
 #define FV_VARIANT_NPP_CONV                                                                        \
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                         \
-     .summary = "NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights, divisor 2^16, "    \
-                "replicated border, alpha put back: the peer (output stage only); NPP rounds "     \
-                "its own way (within 1 level per pass)",                                           \
+     .summary = "NVIDIA NPP's nppiFilterBorder_8u_C4R with our integer weights, divisor 2^16 "     \
+                "(16u, 32f: the same weights as floats), replicated border, alpha put back: the "  \
+                "peer (output stage only); NPP rounds its own way (within 1 level per pass)",      \
      .run = conv_npp_run,                                                                          \
      .state_bytes = conv_npp_state_bytes,                                                          \
      .state_create = conv_npp_state_create,                                                        \
      .state_destroy = npp_state_destroy,                                                           \
      .tolerance = &conv_npp_tolerance,                                                             \
-     .supports = conv_npp_supports},
+     .supports = conv_npp_supports,                                                                \
+     .types = FV_TYPES_ALL,                                                                        \
+     .borders = FV_BORDERS_REPLICATE},
 #else
 #define FV_VARIANT_NPP_CONV
 #endif

@@ -36,15 +36,8 @@
 #define PIXEL_BLOCK_X 32 /* naive: 32x8 threads, one output pixel each */
 #define PIXEL_BLOCK_Y 8
 #define SMEM_BLOCK    16 /* smem*: 16x16 threads */
-#define PAD_BLOCK_X   32 /* median_pad_replicate: 32x8 threads, one padded pixel each */
-#define PAD_BLOCK_Y   8
 
 /* ---- what the variants share ---------------------------------------------------------------- */
-__device__ __forceinline__ int clamp_index(int v, int hi)
-{
-    return min(max(v, 0), hi);
-}
-
 __device__ __forceinline__ uint32_t load_pixel(const fv_image &img, int x, int y)
 {
     return reinterpret_cast<const uint32_t *>(img.data + (size_t)y * img.pitch)[x];
@@ -335,28 +328,3 @@ int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info 
     return 1;
 }
 
-/* ---- border padding for the NPP peer ------------------------------------------------------- */
-static __global__ void median_pad_kernel(fv_image src, fv_image padded, int border)
-{
-    const int x = blockIdx.x * blockDim.x + threadIdx.x;
-    const int y = blockIdx.y * blockDim.y + threadIdx.y;
-    if (x >= padded.width || y >= padded.height) return;
-    store_pixel(padded, x, y,
-                load_pixel(src, clamp_index(x - border, src.width - 1),
-                           clamp_index(y - border, src.height - 1)));
-}
-
-extern "C" fv_status median_pad_replicate(const fv_image *src, fv_image *padded, int border,
-                                          cudaStream_t stream)
-{
-    if (padded->width != src->width + 2 * border || padded->height != src->height + 2 * border)
-        return fv_fail(FV_ERR_ARG,
-                       "median: padded image %dx%d does not fit %dx%d with a border of %d",
-                       padded->width, padded->height, src->width, src->height, border);
-    dim3 block(PAD_BLOCK_X, PAD_BLOCK_Y);
-    dim3 grid((padded->width + PAD_BLOCK_X - 1) / PAD_BLOCK_X,
-              (padded->height + PAD_BLOCK_Y - 1) / PAD_BLOCK_Y);
-    median_pad_kernel<<<grid, block, 0, stream>>>(*src, *padded, border);
-    FV_CUDA_CHECK(cudaGetLastError());
-    return FV_OK;
-}

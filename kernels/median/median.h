@@ -196,11 +196,6 @@ fv_status median_fast_keys_run(const fv_image *src, fv_image *dst, const median_
                                cudaStream_t stream);
 int median_fast_keys_kernels(const median_config *cfg, fv_kernel_info *out, int max);
 
-/* For the NPP peer (kernels/median/median.cu): copies src into `padded`, a (width + 2 border) x
- * (height + 2 border) device image, with its borders replicated `border` pixels out. */
-fv_status median_pad_replicate(const fv_image *src, fv_image *padded, int border,
-                               cudaStream_t stream);
-
 #ifdef __cplusplus
 }
 #endif

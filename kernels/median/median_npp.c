@@ -1,18 +1,19 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/median/median_npp.c: the median's peer, variant `npp` (built only where CMake found
- * NPP): nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 replicated pixels, made on
- * every run by median_pad_replicate (kernels/median/median.cu), since NPP reads beyond the ROI,
- * then the source's alpha put back (npp_keep_alpha). A median of whole numbers has one answer:
- * held to median_ref exactly (median_npp_tolerance, 0), alpha included.
+ * NPP): nppiFilterMedian_{8u,16u,32f}_C4R on a copy of the source padded by k/2 replicated pixels
+ * (nppiCopyReplicateBorder of the same type), made on every run, since NPP reads beyond the ROI,
+ * then the source's alpha put back (npp_keep_alpha). A median is chosen, never computed: held to
+ * median_ref exactly in every type (median_npp_tolerance, 0), alpha included.
  * ------------------------------------------------------------------------------------------------ */
 #include "median/median.h"
 #include "median/median_npp.h"
 #include "npp/npp_common.h"
 
+#include <nppi_data_exchange_and_initialization.h>
 #include <nppi_filtering_functions.h>
 #include <stdlib.h>
 
-const fv_tolerance median_npp_tolerance = {.max_abs = 0, .max_share = 0.0};
+const fv_tolerance median_npp_tolerance = {.max_abs = 0, .max_share = 0.0, .float_abs = 0.0};
 
 typedef struct median_npp_state {
     npp_state *npp;
@@ -25,7 +26,8 @@ size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, int width
 {
     (void)v;
     const int b = median_size(p) / 2;
-    return (size_t)(width + 2 * b) * 4 * (size_t)(height + 2 * b); /* plus NPP's scratch */
+    return (size_t)(width + 2 * b) * 4 * fv_pixel_type_bytes(p->type) *
+           (size_t)(height + 2 * b); /* plus NPP's scratch */
 }
 
 void median_npp_state_destroy(const fv_variant *v, void *state)
@@ -39,6 +41,24 @@ void median_npp_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
+/* NPP's scratch for a k x k median of this type at width x height */
+static fv_status scratch_bytes(fv_pixel_type type, int width, int height, int k,
+                               const NppStreamContext *ctx, Npp32u *bytes)
+{
+    const NppiSize size = {width, height}, mask = {k, k};
+    switch (type) {
+    case FV_PIXEL_U16:
+        return npp_result(nppiFilterMedianGetBufferSize_16u_C4R_Ctx(size, mask, bytes, *ctx),
+                          "nppiFilterMedianGetBufferSize_16u_C4R_Ctx");
+    case FV_PIXEL_F32:
+        return npp_result(nppiFilterMedianGetBufferSize_32f_C4R_Ctx(size, mask, bytes, *ctx),
+                          "nppiFilterMedianGetBufferSize_32f_C4R_Ctx");
+    default:
+        return npp_result(nppiFilterMedianGetBufferSize_8u_C4R_Ctx(size, mask, bytes, *ctx),
+                          "nppiFilterMedianGetBufferSize_8u_C4R_Ctx");
+    }
+}
+
 fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
                                   int height)
 {
@@ -49,13 +69,10 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
     s->border = k / 2;
     fv_status st = npp_state_make(&s->npp);
     if (st == FV_OK)
-        st = fv_device_image_alloc(&s->padded, width + 2 * s->border, height + 2 * s->border);
+        st = fv_device_image_alloc_as(&s->padded, width + 2 * s->border, height + 2 * s->border,
+                                      p->type, 4);
     Npp32u bytes = 0;
-    if (st == FV_OK) {
-        NppiSize size = {width, height}, mask = {k, k};
-        st = npp_result(nppiFilterMedianGetBufferSize_8u_C4R_Ctx(size, mask, &bytes, s->npp->ctx),
-                        "nppiFilterMedianGetBufferSize_8u_C4R_Ctx");
-    }
+    if (st == FV_OK) st = scratch_bytes(p->type, width, height, k, &s->npp->ctx, &bytes);
     if (st == FV_OK && cudaMalloc((void **)&s->buffer, bytes ? bytes : 1) != cudaSuccess) {
         cudaGetLastError();
         st = fv_fail(FV_ERR_MEMORY, "npp: cannot allocate the median's %u bytes of scratch",
@@ -74,16 +91,44 @@ fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst
 {
     (void)v;
     median_npp_state *s = state; /* made for p */
-    const int k = median_size(p);
+    const int k = median_size(p), b = s->border;
     FV_TRY(npp_stream(s->npp, stream));
-    FV_TRY(median_pad_replicate(src, &s->padded, s->border, stream));
-    const Npp8u *origin =
-        s->padded.data + (size_t)s->border * s->padded.pitch + 4 * (size_t)s->border;
-    NppiSize size = {src->width, src->height}, mask = {k, k};
-    NppiPoint anchor = {s->border, s->border};
-    FV_TRY(npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, (Npp32s)s->padded.pitch, dst->data,
-                                                  (Npp32s)dst->pitch, size, mask, anchor, s->buffer,
-                                                  s->npp->ctx),
-                      "nppiFilterMedian_8u_C4R_Ctx"));
-    return npp_keep_alpha(&s->npp->ctx, src, dst);
+    const NppStreamContext ctx = s->npp->ctx;
+    const NppiSize size = {src->width, src->height}, mask = {k, k};
+    const NppiSize padded = {s->padded.width, s->padded.height};
+    const NppiPoint anchor = {b, b};
+    const int sp = (int)src->pitch, pp = (int)s->padded.pitch, dp = (int)dst->pitch;
+    /* the padded copy's pixel (b, b): the source's (0, 0) */
+    const uint8_t *origin = s->padded.data + (size_t)b * s->padded.pitch +
+                            (size_t)b * 4 * fv_pixel_type_bytes(src->type);
+    switch (src->type) {
+    case FV_PIXEL_U16:
+        FV_TRY(npp_result(nppiCopyReplicateBorder_16u_C4R_Ctx((const Npp16u *)src->data, sp, size,
+                                                              (Npp16u *)s->padded.data, pp, padded,
+                                                              b, b, ctx),
+                          "nppiCopyReplicateBorder_16u_C4R_Ctx"));
+        FV_TRY(
+            npp_result(nppiFilterMedian_16u_C4R_Ctx((const Npp16u *)origin, pp, (Npp16u *)dst->data,
+                                                    dp, size, mask, anchor, s->buffer, ctx),
+                       "nppiFilterMedian_16u_C4R_Ctx"));
+        break;
+    case FV_PIXEL_F32:
+        FV_TRY(npp_result(nppiCopyReplicateBorder_32f_C4R_Ctx((const Npp32f *)src->data, sp, size,
+                                                              (Npp32f *)s->padded.data, pp, padded,
+                                                              b, b, ctx),
+                          "nppiCopyReplicateBorder_32f_C4R_Ctx"));
+        FV_TRY(
+            npp_result(nppiFilterMedian_32f_C4R_Ctx((const Npp32f *)origin, pp, (Npp32f *)dst->data,
+                                                    dp, size, mask, anchor, s->buffer, ctx),
+                       "nppiFilterMedian_32f_C4R_Ctx"));
+        break;
+    default:
+        FV_TRY(npp_result(nppiCopyReplicateBorder_8u_C4R_Ctx(src->data, sp, size, s->padded.data,
+                                                             pp, padded, b, b, ctx),
+                          "nppiCopyReplicateBorder_8u_C4R_Ctx"));
+        FV_TRY(npp_result(nppiFilterMedian_8u_C4R_Ctx(origin, pp, dst->data, dp, size, mask, anchor,
+                                                      s->buffer, ctx),
+                          "nppiFilterMedian_8u_C4R_Ctx"));
+    }
+    return npp_keep_alpha(&ctx, src, dst);
 }

@@ -24,7 +24,7 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
 void median_npp_state_destroy(const fv_variant *v, void *state);
 fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                          const fv_params *p, void *state, cudaStream_t stream);
-/* the median of whole numbers is exact: 0 */
+/* a median is chosen, never computed: exact in every type, 0 */
 extern const fv_tolerance median_npp_tolerance;
 
 /* NPP's median reads k/2 pixels beyond the ROI on every side and leaves providing them to the
@@ -33,14 +33,16 @@ extern const fv_tolerance median_npp_tolerance;
 #define FV_VARIANT_NPP_MEDIAN                                                                      \
     {.name = "npp",                                                                                \
      .role = FV_ROLE_PEER,                                                                         \
-     .summary = "NVIDIA NPP's nppiFilterMedian_8u_C4R on a copy of the source padded by k/2 "      \
-                "replicated pixels (NPP reads beyond the ROI; the copy is timed too), alpha put "  \
-                "back: the peer, equal to the reference",                                          \
+     .summary = "NVIDIA NPP's nppiFilterMedian (8u, 16u, 32f C4R) on a copy of the source padded " \
+                "by k/2 replicated pixels (NPP reads beyond the ROI; the copy is timed too), "     \
+                "alpha put back: the peer, equal to the reference",                                \
      .run = median_npp_run,                                                                        \
      .state_bytes = median_npp_state_bytes,                                                        \
      .state_create = median_npp_state_create,                                                      \
      .state_destroy = median_npp_state_destroy,                                                    \
-     .tolerance = &median_npp_tolerance},
+     .tolerance = &median_npp_tolerance,                                                           \
+     .types = FV_TYPES_ALL,                                                                        \
+     .borders = FV_BORDERS_REPLICATE},
 #else
 #define FV_VARIANT_NPP_MEDIAN
 #endif

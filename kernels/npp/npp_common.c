@@ -3,8 +3,8 @@
  * npp_common.h): the stream context every NPP call takes, filled from the current device when a
  * peer's state is made and pointed at the run's stream on every run; the state that holds it
  * with a device buffer of weights; NPP's status as an fv_status; the source's alpha put back
- * after a C4R filter (nppiCopy_8u_C4CR: one channel, chosen by the pointers' offset, from a
- * 4-channel image to another). The peers themselves live in
+ * after a C4R filter (nppiCopy_{8u,16u,32f}_C4CR: one channel, chosen by the pointers' offset,
+ * from a 4-channel image to another, of the images' type). The peers themselves live in
  * the filters' folders (kernels/<filter>/<filter>_npp.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "npp/npp_common.h"
@@ -72,7 +72,20 @@ fv_status npp_result(NppStatus st, const char *call)
 fv_status npp_keep_alpha(const NppStreamContext *ctx, const fv_image *src, fv_image *dst)
 {
     const NppiSize size = {src->width, src->height};
-    return npp_result(nppiCopy_8u_C4CR_Ctx(src->data + 3, (int)src->pitch, dst->data + 3,
-                                           (int)dst->pitch, size, *ctx),
-                      "nppiCopy_8u_C4CR_Ctx");
+    const size_t alpha = 3 * fv_pixel_type_bytes(src->type); /* the 4th channel's offset */
+    const int sp = (int)src->pitch, dp = (int)dst->pitch;
+    switch (src->type) {
+    case FV_PIXEL_U16:
+        return npp_result(nppiCopy_16u_C4CR_Ctx((const Npp16u *)(src->data + alpha), sp,
+                                                (Npp16u *)(dst->data + alpha), dp, size, *ctx),
+                          "nppiCopy_16u_C4CR_Ctx");
+    case FV_PIXEL_F32:
+        return npp_result(nppiCopy_32f_C4CR_Ctx((const Npp32f *)(src->data + alpha), sp,
+                                                (Npp32f *)(dst->data + alpha), dp, size, *ctx),
+                          "nppiCopy_32f_C4CR_Ctx");
+    default:
+        return npp_result(
+            nppiCopy_8u_C4CR_Ctx(src->data + alpha, sp, dst->data + alpha, dp, size, *ctx),
+            "nppiCopy_8u_C4CR_Ctx");
+    }
 }

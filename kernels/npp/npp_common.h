@@ -28,7 +28,8 @@ extern "C" {
 #ifdef FV_HAVE_NPP
 typedef struct npp_state {
     NppStreamContext ctx;
-    Npp32f *taps; /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights) */
+    Npp32f *taps; /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights for uint8, its
+                     Npp32f ones for uint16 and float32) */
     int n_taps;
 } npp_state;
 
@@ -41,8 +42,8 @@ void npp_state_destroy(const fv_variant *v, void *state);
 fv_status npp_stream(npp_state *s, cudaStream_t stream);
 /* FV_OK for success and warnings, FV_ERR_CUDA naming `call` otherwise. */
 fv_status npp_result(NppStatus st, const char *call);
-/* Copies the alpha channel of src into dst (same size), on ctx's stream: what every filterview
- * variant keeps, after an NPP filter that filtered it. */
+/* Copies the alpha channel of src into dst (same size and type: uint8, uint16 or float32), on
+ * ctx's stream: what every filterview variant keeps, after an NPP filter that filtered it. */
 fv_status npp_keep_alpha(const NppStreamContext *ctx, const fv_image *src, fv_image *dst);
 #endif
 

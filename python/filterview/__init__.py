@@ -28,6 +28,7 @@ from __future__ import annotations
 import atexit
 import ctypes
 import dataclasses
+import hashlib
 import inspect
 import keyword
 import math
@@ -105,11 +106,14 @@ def _error(status: int, message: str, who: Optional[str] = None) -> Error:
 class ParamInfo:
     """One parameter of a filter, as the registry describes it.
 
-    ``type`` is "int", "real", "choice" or "image" (an image the command line loads: not settable
-    from Python). ``min``/``max`` are inclusive (a choice's index runs 0..len(choices)-1);
-    ``default`` is a number, or a choice's name; ``odd_only``: odd integers only; ``auto_means``:
-    when not None, 0 is allowed too and means this. ``keyword`` is the Python keyword (the name
-    with '-' as '_'), None when it cannot be set from Python."""
+    ``type`` is "int", "real", "choice" or "image" (an array of weights: conv's ``kernel``, which
+    the command line loads from a file, ``kernel-file``). ``min``/``max`` are inclusive (a
+    choice's index runs 0..len(choices)-1; an image's largest side is ``max``); ``default`` is the
+    library's (the command line's) default, a number or a choice's name; ``odd_only``: odd
+    integers only; ``auto_means``: when not None, 0 is allowed too and means this, and the
+    Python functions' default is None, which means this too (the Gaussian's radius:
+    ceil(3 sigma), whatever sigma is). ``keyword`` is the Python keyword (the name with '-' as
+    '_', an image's without its "-file"), None when it cannot be set from Python."""
 
     name: str
     help: str
@@ -187,8 +191,10 @@ def _read_param(filter_name: bytes, index: int) -> ParamInfo:
     else:
         default = None
     name = _text(c.name)
-    kw = name.replace("-", "_")
-    if kind not in ("int", "real", "choice") or not kw.isidentifier() or keyword.iskeyword(kw):
+    # an image parameter is a file on the command line ("kernel-file"), an array here ("kernel")
+    kw = (name[:-len("-file")] if kind == "image" and name.endswith("-file") else name)
+    kw = kw.replace("-", "_")
+    if kind == "unknown" or not kw.isidentifier() or keyword.iskeyword(kw):
         kw = None
     return ParamInfo(name=name, help=_text(c.help), type=kind, min=c.min, max=c.max,
                      default=default, odd_only=bool(c.odd_only), choices=choices,
@@ -279,6 +285,8 @@ def _param_value_text(who: str, p: ParamInfo, value: Any) -> str:
         if not isinstance(value, str) or value not in p.choices:
             raise bad()
         return value
+    if value is None and p.auto_means:
+        return "0"  # the library's "auto"
     if isinstance(value, bool) or isinstance(value, (np.bool_,)):
         raise bad()
     if p.type == "int":
@@ -307,10 +315,77 @@ def _keywords(info: FilterInfo) -> Dict[str, ParamInfo]:
     return {p.keyword: p for p in info.params if p.keyword}
 
 
+class _Setup(NamedTuple):
+    """What a context is made with besides its size: the parameters' text for the C library, and
+    the image parameters' arrays ((name, 2-D float32 array), ...) with a digest of their bytes
+    (for the context cache's key)."""
+
+    text: str
+    images: Tuple[Tuple[str, np.ndarray], ...] = ()
+    digest: str = ""
+
+
+def _kernel_array(info: FilterInfo, p: ParamInfo, value: Any) -> np.ndarray:
+    """An image parameter's value (conv's kernel) as the C-contiguous 2-D float32 array of weights
+    the library takes, after the checks that name what is wrong."""
+    who = "%s: %s" % (info.name, p.keyword)
+    try:
+        host = _arrays.to_host(value, p.keyword) if not isinstance(value, (list, tuple)) else value
+        a = np.asarray(host)
+        if a.dtype.kind not in "biuf" or a.dtype.kind == "b":
+            raise ValueError(a.dtype)
+        a = a.astype(np.float64)
+    except (TypeError, ValueError):
+        raise ArgumentError("%s must be a 2-D array of numbers (the weights), got %s"
+                            % (who, type(value).__name__)) from None
+    largest = int(p.max)
+    if a.ndim != 2:
+        raise ArgumentError("%s must be 2-D (rows x columns of weights), got shape %s"
+                            % (who, a.shape))
+    if not (a.shape[0] % 2 and a.shape[1] % 2):
+        raise ArgumentError("%s must have odd sides (its centre is a tap), got shape %s"
+                            % (who, a.shape))
+    if a.shape[0] > largest or a.shape[1] > largest:
+        raise ArgumentError("%s is at most %dx%d, got shape %s" % (who, largest, largest, a.shape))
+    bad = ~np.isfinite(a) | (a < 0)
+    if bad.any():
+        i, j = (int(v) for v in np.argwhere(bad)[0])
+        raise ArgumentError("%s weights must be finite and not negative (conv computes a weighted "
+                            "mean), got %r at [%d, %d]" % (who, float(a[i, j]), i, j))
+    if not a.sum() > 0:
+        raise ArgumentError("%s weights are all 0: a kernel needs a weight above 0" % who)
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def _setup(info: FilterInfo, params: Dict[str, Any], iterations: Any, who: str) -> _Setup:
+    """The parameters as the library takes them: image parameters (arrays) apart, the choice that
+    uses one ("file", as the command line's --shape file) made for the caller, the rest as text."""
+    params = dict(params)
+    images = []
+    for p in info.params:
+        value = params.pop(p.keyword, None) if p.type == "image" and p.keyword else None
+        if value is None:  # None: the filter's built-in default
+            continue
+        images.append((p.name, _kernel_array(info, p, value)))
+        for c in info.params:  # the choice that takes the image: made, or refused if another
+            if c.type == "choice" and "file" in c.choices and c.keyword:
+                chosen = params.setdefault(c.keyword, "file")
+                if chosen != "file":
+                    raise ArgumentError("%s: %s= is the kernel of %s='file', but %s is %r"
+                                        % (info.name, p.keyword, c.keyword, c.keyword, chosen))
+    text = _params_text(info, params, iterations, who)
+    digest = hashlib.sha1()
+    for name, a in images:
+        digest.update(("%s %s;" % (name, a.shape)).encode())
+        digest.update(a.tobytes())
+    return _Setup(text, tuple(images), digest.hexdigest() if images else "")
+
+
 def _params_text(info: FilterInfo, params: Dict[str, Any], iterations: Any, who: str) -> str:
     """The "name=value ..." text for the C library, in the registry's order (so that a parameter
-    that follows another, like the Gaussian's radius after sigma, is set after it). Only the
-    parameters given are sent: the others keep the library's defaults."""
+    that follows another, like the Gaussian's radius after sigma, is set after it). The parameters
+    given are sent, and those whose default here is None (auto) as 0: the others keep the
+    library's defaults. Image parameters go apart (_setup)."""
     by_kw = _keywords(info)
     unknown = [k for k in params if k not in by_kw]
     if unknown:
@@ -318,8 +393,15 @@ def _params_text(info: FilterInfo, params: Dict[str, Any], iterations: Any, who:
                         % (who, unknown[0], ", ".join(list(by_kw) + list(_OPTIONS))))
     parts = []
     for p in info.params:
+        if p.type == "image":
+            if params.get(p.keyword) is not None:  # reach: from the text alone
+                raise ArgumentError("%s: %s= is not taken by %s(); a kernel of R x C weights "
+                                    "reaches max(R, C) // 2 pixels" % (info.name, p.keyword, who))
+            continue
         if p.keyword in params:
             parts.append("%s=%s" % (p.name, _param_value_text(info.name, p, params[p.keyword])))
+        elif p.auto_means and p.default != 0:  # None here: auto, whatever the library's default
+            parts.append("%s=0" % p.name)
     if iterations is None:
         iterations = 1
     if (isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral)
@@ -369,20 +451,20 @@ class Context:
                  dtype: Any = "uint8", iterations: int = 1, device: Optional[int] = None,
                  **params: Any):
         info = filter_info(filter)
-        text = _params_text(info, params, iterations, "Context")
+        setup = _setup(info, params, iterations, "Context")
         _arrays.dtype_code(dtype, "Context dtype")
         device = _check_device(device, "Context")
-        self._setup(info, width, height, variant, text, np.dtype(dtype).name, device)
+        self._setup(info, width, height, variant, setup, np.dtype(dtype).name, device)
 
     @classmethod
     def _make(cls, info: FilterInfo, width: int, height: int, variant: Optional[str],
-              text: str, dtype: str = "uint8", device: Optional[int] = None) -> "Context":
+              setup: _Setup, dtype: str = "uint8", device: Optional[int] = None) -> "Context":
         self = cls.__new__(cls)
-        self._setup(info, width, height, variant, text, dtype, device)
+        self._setup(info, width, height, variant, setup, dtype, device)
         return self
 
     def _setup(self, info: FilterInfo, width: int, height: int, variant: Optional[str],
-               text: str, dtype: str = "uint8", device: Optional[int] = None) -> None:
+               setup: _Setup, dtype: str = "uint8", device: Optional[int] = None) -> None:
         self._ptr: Optional[int] = None
         self._lock = threading.Lock()
         self._destroy = _clib.filterview_context_destroy
@@ -392,7 +474,7 @@ class Context:
                     or not -2**31 <= int(value) < 2**31):
                 raise ArgumentError("%s: %s must be an integer, got %r" % (info.name, name, value))
         self._info = info
-        self._text = text
+        self._text = setup.text
         self._on_host = bool(v.on_host) if v is not None else False
         self.width = int(width)
         self.height = int(height)
@@ -401,10 +483,16 @@ class Context:
         self.device = device
         ptr = ctypes.c_void_p()
         err = ctypes.create_string_buffer(_ERROR_SIZE)
-        status = _clib.filterview_context_create_on(
-            ctypes.byref(ptr), -1 if device is None else device, info.name.encode(),
-            variant.encode() if variant is not None else None, self.width, self.height,
-            _arrays.DTYPES[dtype], text.encode(), err, _ERROR_SIZE)
+        # the image parameters as host images (gray float32); the library copies them
+        kernels = [_lib.ImageC(a.ctypes.data, a.shape[1], a.shape[0], a.strides[0], 1, _lib.HOST,
+                               _arrays.DTYPES["float32"]) for _, a in setup.images]
+        images = (_lib.ParamImageC * max(1, len(kernels)))(
+            *[_lib.ParamImageC(name.encode(), ctypes.pointer(k))
+              for (name, _), k in zip(setup.images, kernels)])
+        status = _clib.filterview_context_create_with_images(
+            ctypes.byref(ptr), -1 if device is None else device, info.name.encode(), variant.encode() if variant is not None else None,
+            self.width, self.height, _arrays.DTYPES[dtype], setup.text.encode(), images,
+            len(kernels), err, _ERROR_SIZE)
         if status != _lib.FV_OK or not ptr.value:
             raise _error(status if status != _lib.FV_OK else _lib.FV_ERR_MEMORY, _text(err.value),
                          info.name)
@@ -639,10 +727,10 @@ def _apply(info: FilterInfo, image: Image, kwargs: Dict[str, Any], who: str) -> 
     out = kwargs.pop("out", None)
     stream = kwargs.pop("stream", None)
     device = _check_device(kwargs.pop("device", None), who)
-    text = _params_text(info, kwargs, iterations, who)
+    setup = _setup(info, kwargs, iterations, who)
     _check_variant(info, variant)
     src = _arrays.operand(image)
-    return _with_cached_context(info, variant, text, src, stream, device,
+    return _with_cached_context(info, variant, setup, src, stream, device,
                                 lambda ctx, handle: ctx._run(src, out, handle))
 
 
@@ -668,7 +756,7 @@ def _run_device(src: _arrays.Operand, device: Optional[int], who: str) -> Option
     return src.device
 
 
-def _with_cached_context(info: FilterInfo, variant: Optional[str], text: str,
+def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup,
                          src: _arrays.Operand, stream: Stream, device: Optional[int],
                          run: Any) -> Any:
     """run(context, stream handle) with a context from the cache for src's size, dtype, device
@@ -677,11 +765,12 @@ def _with_cached_context(info: FilterInfo, variant: Optional[str], text: str,
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, text, device, handle)
+    key = (info.name, variant, src.width, src.height, src.dtype, setup.text, setup.digest,
+           device, handle)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
-            ctx = Context._make(info, src.width, src.height, variant, text, src.dtype, device)
+            ctx = Context._make(info, src.width, src.height, variant, setup, src.dtype, device)
         with _cache._lock:
             _cache.created += 1
     try:
@@ -747,10 +836,10 @@ def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iter
     first = _arrays.stack_operands(images, "images")
     if not first:
         return images
-    text = _params_text(info, params, iterations, "apply_batch")
+    setup = _setup(info, params, iterations, "apply_batch")
     _check_variant(info, variant)
     device = _check_device(device, "apply_batch")
-    return _with_cached_context(info, variant, text, first[0], stream, device,
+    return _with_cached_context(info, variant, setup, first[0], stream, device,
                                 lambda ctx, handle: ctx.run_batch(images, out, stream))
 
 
@@ -759,10 +848,29 @@ def apply_batch(filter: str, images: Any, *, variant: Optional[str] = None, iter
 def _annotation(p: ParamInfo) -> Any:
     if p.type == "choice":
         return Literal[p.choices] if p.choices else str
-    return int if p.type == "int" else float
+    if p.type == "image":
+        return Optional[Any]
+    kind = int if p.type == "int" else float
+    return Optional[kind] if p.auto_means else kind
+
+
+def _signature_default(p: ParamInfo) -> Any:
+    """What the Python functions show and do when the keyword is left out: None for an image and
+    for a parameter that has an automatic value (it follows another, or the image's type),
+    else the library's default."""
+    return None if p.type == "image" or p.auto_means else p.default
 
 
 def _param_doc(p: ParamInfo) -> str:
+    if p.type == "image":
+        side = int(p.max)
+        return ("%s : 2-D array of weights (NumPy, CuPy, PyTorch) or None; default None\n"
+                "    Rows x columns, odd sides up to %dx%d, finite and not negative; giving it\n"
+                "    selects shape='file' (None there: a built-in 9x7 sample). The weights are\n"
+                "    scaled to sum 1 (a weighted mean: scipy.ndimage.convolve(img, k / k.sum()))\n"
+                "    and quantised to multiples of 2^-16 as the built-in shapes are. On the\n"
+                "    command line, --%s: %s"
+                % (p.keyword, side, side, p.name, p.help))
     if p.type == "choice":
         head = "%s : str, one of %s; default %r" % (p.keyword, ", ".join(repr(c) for c in p.choices),
                                                      p.default)
@@ -772,7 +880,9 @@ def _param_doc(p: ParamInfo) -> str:
         if p.odd_only:
             rng = "odd, " + rng
         if p.auto_means:
-            rng += " or 0 (auto: %s)" % p.auto_means
+            head = "%s : %s, %s, or None (or 0); default None: %s" % (p.keyword, kind, rng,
+                                                                     p.auto_means)
+            return "%s\n    %s" % (head, p.help)
         head = "%s : %s, %s; default %s" % (p.keyword, kind, rng, _num(p.default))
     return "%s\n    %s" % (head, p.help)
 
@@ -780,7 +890,8 @@ def _param_doc(p: ParamInfo) -> str:
 def _doc(info: FilterInfo) -> str:
     kws = [p for p in info.params if p.keyword]
     fixed = [p for p in info.params if not p.keyword]
-    example = ", ".join("%s=%r" % (p.keyword, p.default) for p in kws[:2])
+    example = ", ".join("%s=%r" % (p.keyword, p.default) for p in kws[:2]
+                        if p.type != "image" and not p.auto_means)
     lines = [
         info.summary[:1].upper() + info.summary[1:] + ".",
         "",
@@ -844,7 +955,8 @@ def _signature(info: FilterInfo) -> inspect.Signature:
     ps = [P("image", P.POSITIONAL_ONLY, annotation=Image)]
     for p in info.params:
         if p.keyword:
-            ps.append(P(p.keyword, P.KEYWORD_ONLY, default=p.default, annotation=_annotation(p)))
+            ps.append(P(p.keyword, P.KEYWORD_ONLY, default=_signature_default(p),
+                        annotation=_annotation(p)))
     ps += [
         P("variant", P.KEYWORD_ONLY, default=None, annotation=Optional[str]),
         P("iterations", P.KEYWORD_ONLY, default=1, annotation=int),

@@ -86,6 +86,15 @@ class ImageC(ctypes.Structure):
     ]
 
 
+class ParamImageC(ctypes.Structure):
+    """filterview_param_image"""
+
+    _fields_ = [
+        ("name", c_char_p),
+        ("image", POINTER(ImageC)),
+    ]
+
+
 class DiffC(ctypes.Structure):
     """filterview_diff"""
 
@@ -120,6 +129,8 @@ def _declare(lib: ctypes.CDLL) -> None:
        c_int, c_int, c_char_p, c_char_p, c_size_t)
     fn("filterview_context_create_on", c_int, POINTER(c_void_p), c_int, c_char_p, c_char_p,
        c_int, c_int, c_int, c_char_p, c_char_p, c_size_t)
+    fn("filterview_context_create_with_images", c_int, POINTER(c_void_p), c_int, c_char_p,
+       c_char_p, c_int, c_int, c_int, c_char_p, POINTER(ParamImageC), c_int, c_char_p, c_size_t)
     fn("filterview_filter_reach", c_int, c_char_p, c_char_p, POINTER(c_longlong), c_char_p,
        c_size_t)
     fn("filterview_variant_dtypes", ctypes.c_uint, c_char_p, c_char_p)

@@ -3,7 +3,8 @@
  * alone, linked against the shared library (so its exported symbols are all it needs).
  * Everywhere: the registry, every error a caller can make (one clear message each), a context
  * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
- * reference, invert against its definition. With a GPU: every GPU variant of every filter through
+ * reference, invert against its definition, conv with a float kernel array (an image parameter)
+ * against the exact sums, and each mistake with one. With a GPU: every GPU variant of every filter through
  * host images, device images (tight, padded, in place, 1 and 3 channels) all equal to one
  * another, the integer filters equal to the reference, two contexts at once on two streams
  * from two threads equal to each one alone, and (with two GPUs) a context on device 1.
@@ -604,12 +605,98 @@ static void test_gpu(void)
 }
 #endif
 
+/* ---- image parameters: conv's kernel as an array of float weights ---- */
+static fv_status create_with_kernel(filterview_context **c, const char *filter,
+                                    const filterview_param_image *images, int n, char *error,
+                                    size_t size)
+{
+    *c = NULL;
+    return filterview_context_create_with_images(c, -1, filter, "cpu", 9, 7, FILTERVIEW_UINT8,
+                                                 strcmp(filter, "conv") ? NULL : "shape=file",
+                                                 images, n, error, size);
+}
+
+static void expect_kernel_error(const char *filter, const filterview_param_image *images, int n,
+                                fv_status want, const char *words)
+{
+    filterview_context *c = NULL;
+    char error[512];
+    const fv_status st = create_with_kernel(&c, filter, images, n, error, sizeof error);
+    CHECK(st == want && c == NULL && strstr(error, words),
+          "create_with_images(%s, %d images): status %d, '%s' (want %d, '%s')", filter, n, st,
+          error, want, words);
+    filterview_context_destroy(c);
+}
+
+static void test_image_params(void)
+{
+    /* a binomial 5x5 (weights summing to 256, so quantised exactly): the result is the integer
+     * (sum + 128) / 256 over replicated borders, counted here */
+    static const int b[5] = {1, 4, 6, 4, 1};
+    float weights[25];
+    for (int i = 0; i < 25; i++) weights[i] = (float)(b[i / 5] * b[i % 5]);
+    filterview_image kernel = {weights,           5, 5, 5 * sizeof(float), 1, FILTERVIEW_HOST,
+                               FILTERVIEW_FLOAT32};
+    filterview_param_image images[] = {{"kernel-file", &kernel}};
+    filterview_image src = host_image(9, 7, 1, 3, 99), dst = host_image(9, 7, 1, 0, 1);
+    filterview_context *c = NULL;
+    char error[512];
+    CHECK(create_with_kernel(&c, "conv", images, 1, error, sizeof error) == FV_OK && c,
+          "conv with a float kernel: %s", error);
+    for (int i = 0; i < 25; i++) weights[i] = 0; /* the context keeps its own copy */
+    if (c && filterview_run(c, &src, &dst, NULL) == FV_OK) {
+        int worst = 0;
+        for (int y = 0; y < 7; y++)
+            for (int x = 0; x < 9; x++) {
+                int sum = 0;
+                for (int i = 0; i < 5; i++)
+                    for (int j = 0; j < 5; j++) {
+                        int yy = y + i - 2, xx = x + j - 2;
+                        yy = yy < 0 ? 0 : yy > 6 ? 6 : yy;
+                        xx = xx < 0 ? 0 : xx > 8 ? 8 : xx;
+                        sum += b[i] * b[j] * ((const uint8_t *)src.data)[yy * src.pitch + xx];
+                    }
+                const int e =
+                    abs(((const uint8_t *)dst.data)[y * dst.pitch + x] - (sum + 128) / 256);
+                if (e > worst) worst = e;
+            }
+        CHECK(worst == 0, "conv with a binomial kernel: off by %d from the exact sums", worst);
+    } else {
+        CHECK(0, "conv with a float kernel did not run: %s", c ? filterview_context_error(c) : "");
+    }
+    filterview_context_destroy(c);
+    free(src.data);
+    free(dst.data);
+
+    weights[12] = 1;
+    filterview_param_image wrong_name[] = {{"kernel", &kernel}};
+    expect_kernel_error("conv", wrong_name, 1, FV_ERR_ARG,
+                        "conv has no image parameter 'kernel' (it has: kernel-file)");
+    expect_kernel_error("box", images, 1, FV_ERR_ARG,
+                        "box has no image parameter 'kernel-file' (it has none)");
+    filterview_param_image twice[] = {{"kernel-file", &kernel}, {"kernel-file", &kernel}};
+    expect_kernel_error("conv", twice, 2, FV_ERR_ARG, "kernel-file: given twice");
+    filterview_param_image none[] = {{"kernel-file", NULL}};
+    expect_kernel_error("conv", none, 1, FV_ERR_ARG, "kernel-file: no image");
+    filterview_image large = kernel;
+    large.width = large.height = 129;
+    filterview_param_image too_large[] = {{"kernel-file", &large}};
+    expect_kernel_error("conv", too_large, 1, FV_ERR_SIZE,
+                        "kernel-file: 129x129 is not within 1x1..127x127");
+    weights[3] = -1;
+    expect_kernel_error("conv", images, 1, FV_ERR_ARG,
+                        "kernel image 5x5 has weight -1 at (3, 0): weights are finite and not "
+                        "negative");
+    expect_kernel_error("conv", NULL, 1, FV_ERR_ARG, "image parameters: 1 given");
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0); /* each line out before whatever comes next */
     test_registry();
     test_errors();
     test_reference();
+    test_image_params();
     char why[256];
 #ifdef FV_HAVE_CUDA
     if (filterview_device_available(why, sizeof why))

@@ -434,10 +434,14 @@ def test_every_filter_has_a_generated_function(name):
     assert [p.name for p in keywords] == [p.keyword for p in settable] + \
         ["variant", "iterations", "out", "stream", "device"]
     for p in settable:
-        assert sig.parameters[p.keyword].default == p.default
+        # None where the value is automatic (it follows another, or the type) or an array
+        want = None if p.auto_means or p.type == "image" else p.default
+        assert sig.parameters[p.keyword].default == want
         assert sig.parameters[p.keyword].annotation is not inspect.Parameter.empty
         assert p.keyword in fn.__doc__ and p.help in fn.__doc__
-        if p.type != "choice":
+        if p.type == "image":
+            assert "%dx%d" % (p.max, p.max) in fn.__doc__
+        elif p.type != "choice":
             assert "%g..%g" % (p.min, p.max) in fn.__doc__
         else:
             assert all(repr(c) in fn.__doc__ for c in p.choices)

@@ -33,6 +33,11 @@
 #define BENCH_MAX_SETS      16
 #define BENCH_CPU_BUDGET_MS 2000.0
 #define BENCH_COPY_BYTES    ((size_t)256 << 20)
+/* a side: the reference's first cell of a filter runs on this corner first, to predict its
+ * whole time against the budget, from this many pixels (below, a full run costs seconds at
+ * most, and it is the better prediction) */
+#define BENCH_CPU_PROBE        256
+#define BENCH_CPU_PROBE_PIXELS ((double)(1 << 22))
 
 static const int default_sizes[][2] = {{512, 512},   {1856, 1376}, {2048, 2048}, {3840, 2160},
                                        {6304, 4192}, {7360, 4832}, {9984, 6400}};
@@ -285,6 +290,28 @@ typedef struct bench_cell {
     double *cpu_ms_per_pixel;
 } bench_cell;
 
+/* The reference's time per pixel on the top-left corner of `host` (at most BENCH_CPU_PROBE a
+ * side), for a filter with no measurement yet: a 9984x6400 cell of a slow reference would
+ * otherwise run for a minute before the budget could say no. */
+static fv_status cpu_probe(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                           const fv_image *host, double *ms_per_pixel)
+{
+    fv_image corner = *host; /* a view: the same rows, narrower and shorter */
+    corner.width = host->width < BENCH_CPU_PROBE ? host->width : BENCH_CPU_PROBE;
+    corner.height = host->height < BENCH_CPU_PROBE ? host->height : BENCH_CPU_PROBE;
+    fv_image dst = {0};
+    fv_runner runner = {0};
+    fv_status st = fv_host_image_alloc_as(&dst, corner.width, corner.height, p->type, 4);
+    if (st == FV_OK) st = fv_runner_prepare(&runner, f, v, p, corner.width, corner.height);
+    const double t0 = fv_now_ms();
+    if (st == FV_OK) st = fv_runner_run(&runner, &corner, &dst, 0);
+    if (st == FV_OK)
+        *ms_per_pixel = (fv_now_ms() - t0) / ((double)corner.width * corner.height * p->iterations);
+    fv_runner_release(&runner);
+    fv_host_image_free(&dst);
+    return st;
+}
+
 static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
 {
     const fv_filter *f = c->f;
@@ -292,6 +319,8 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
     const fv_params *p = c->p;
     r->max_diff = -1;
     if (fv_variant_is_host(v)) {
+        if (*c->cpu_ms_per_pixel <= 0 && (double)w * h >= BENCH_CPU_PROBE_PIXELS)
+            FV_TRY(cpu_probe(f, v, p, c->host, c->cpu_ms_per_pixel));
         double predicted = *c->cpu_ms_per_pixel * (double)w * h * p->iterations;
         if (predicted > BENCH_CPU_BUDGET_MS) return FV_ERR_ARG; /* skipped: would take too long */
         fv_image dst = {0};
