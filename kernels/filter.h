@@ -318,8 +318,16 @@ extern const int fv_n_filters;
 const fv_filter *fv_filter_find(const char *name);
 int fv_filter_index(const fv_filter *f);
 const fv_variant *fv_variant_find(const fv_filter *f, const char *name);
-int fv_variant_is_host(const fv_variant *v); /* the reference: runs on host images */
-int fv_variant_is_peer(const fv_variant *v);
+/* Read from the variant's row alone, here rather than in registry.c: device.c asks too, and the
+ * registry calls device.c (no two files call each other). */
+static inline int fv_variant_is_host(const fv_variant *v) /* the reference: runs on host images */
+{
+    return v->role == FV_ROLE_REFERENCE;
+}
+static inline int fv_variant_is_peer(const fv_variant *v)
+{
+    return v->role == FV_ROLE_PEER;
+}
 /* The filter's variant of that role (the first, where several share it); NULL when none has it. */
 const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role role);
 int fv_variant_index(const fv_filter *f, const fv_variant *v);

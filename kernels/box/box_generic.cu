@@ -33,8 +33,6 @@
 #include <math.h>
 #include <stdlib.h>
 
-extern "C" const fv_filter fv_filter_box; /* kernels/box/box.cu */
-
 #define COLUMNS_THREADS 128 /* columns pass: one column per thread */
 #define COLUMNS_SEG     128 /* output rows a thread walks: the first window costs 2r+1 rows */
 #define ROWS_THREADS_X  32  /* rows pass: 32 segments of a row x 4 rows per block */
@@ -411,7 +409,7 @@ typedef struct box_fastest_state {
 
 static int box_takes_packed(const fv_params *p)
 {
-    return p->type == FV_PIXEL_U8 && fv_params_border(&fv_filter_box, p) == FV_BORDER_REPLICATE;
+    return p->type == FV_PIXEL_U8 && (fv_border)(int)p->value[BOX_BORDER] == FV_BORDER_REPLICATE;
 }
 
 size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
@@ -429,8 +427,8 @@ fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_p
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
     s->type = p->type;
     s->radius = box_radius(p);
-    s->edge.mode = fv_params_border(&fv_filter_box, p);
-    const double cval = fv_params_cval(&fv_filter_box, p);
+    s->edge.mode = (fv_border)(int)p->value[BOX_BORDER];
+    const double cval = p->value[BOX_CVAL];
     s->edge.cval_float = (float)cval;
     s->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
     fv_status st = FV_OK;

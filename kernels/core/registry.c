@@ -47,16 +47,6 @@ const fv_variant *fv_variant_find(const fv_filter *f, const char *name)
     return NULL;
 }
 
-int fv_variant_is_host(const fv_variant *v)
-{
-    return v->role == FV_ROLE_REFERENCE;
-}
-
-int fv_variant_is_peer(const fv_variant *v)
-{
-    return v->role == FV_ROLE_PEER;
-}
-
 const fv_variant *fv_filter_variant_of_role(const fv_filter *f, fv_variant_role role)
 {
     for (int i = 0; i < f->n_variants; i++)

@@ -2,13 +2,18 @@
 # -------------------------------------------------------------------------------------------------
 # tests/cli/no_cycles.sh OBJECT_DIR...: which source file calls which, from the object files' symbol
 # tables (nm: what each defines, what it needs), and whether any of them call each other, directly
-# or round a longer loop. Floors only go down (docs/architecture.md); this is how that is checked.
+# or round a longer loop. Floors only go down (docs/architecture.md); this is how that is checked,
+# over every object of the library (C and CUDA: kernels/) and of the program (viewer/) together,
+# so that a loop through both is seen too. Each OBJECT_DIR must hold objects.
 # Prints "a.c -> b.c c.c" per file, then every cycle found; exits 1 if there is one.
 # -------------------------------------------------------------------------------------------------
 set -eu
 [ $# -ge 1 ] || { echo "usage: $0 OBJECT_DIR..." >&2; exit 2; }
-objects=$(find "$@" -name '*.c.o' | sort)
-[ -n "$objects" ] || { echo "no object files under $*" >&2; exit 2; }
+for dir in "$@"; do
+    [ -n "$(find "$dir" -name '*.o' 2>/dev/null | head -n 1)" ] ||
+        { echo "no object files under $dir" >&2; exit 2; }
+done
+objects=$(find "$@" -name '*.o' | sort)
 for o in $objects; do
     name=$(echo "$o" | sed -e 's|.*\.dir/||' -e 's|\.o$||')
     nm "$o" | awk -v f="$name" '$1 == "U" { print "U", f, $2 } NF == 3 && $2 ~ /^[TDBR]$/ { print "D", f, $3 }'
