@@ -20,7 +20,17 @@ from setuptools.command.build_py import build_py
 from setuptools.dist import Distribution
 
 ROOT = os.path.dirname(os.path.abspath(__file__))
-SONAME = "libfilterview.so.0"
+
+
+def _version():
+    """The project's version, written once: the three FILTERVIEW_VERSION_* lines of the header."""
+    with open(os.path.join(ROOT, "include", "libfilterview.h"), encoding="utf-8") as f:
+        text = f.read()
+    return ".".join(re.search(r"^#define FILTERVIEW_VERSION_%s +([0-9]+)$" % part, text,
+                              re.M).group(1) for part in ("MAJOR", "MINOR", "PATCH"))
+
+
+SONAME = "libfilterview.so.%s" % _version().split(".")[0]
 BUILD_DIR = os.path.abspath(os.environ.get("FILTERVIEW_BUILD_DIR")
                             or os.path.join(ROOT, "build-python"))
 
@@ -32,11 +42,6 @@ import os
 
 LIBRARY = os.path.join(os.path.dirname(os.path.abspath(__file__)), "%s")
 ''' % SONAME
-
-
-def _version():
-    with open(os.path.join(ROOT, "python", "filterview", "__init__.py"), encoding="utf-8") as f:
-        return re.search(r'^__version__ = "([^"]+)"', f.read(), re.M).group(1)
 
 
 def _run(cmd):

@@ -38,7 +38,7 @@ install(EXPORT filterviewTargets NAMESPACE filterview:: DESTINATION ${FV_CMAKE_D
 configure_package_config_file(cmake/filterviewConfig.cmake.in
   ${CMAKE_BINARY_DIR}/filterviewConfig.cmake INSTALL_DESTINATION ${FV_CMAKE_DIR})
 write_basic_package_version_file(${CMAKE_BINARY_DIR}/filterviewConfigVersion.cmake
-  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMinorVersion)
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion) # as the soname: the major version
 install(FILES ${CMAKE_BINARY_DIR}/filterviewConfig.cmake
               ${CMAKE_BINARY_DIR}/filterviewConfigVersion.cmake DESTINATION ${FV_CMAKE_DIR}
         COMPONENT development)

@@ -20,7 +20,9 @@
  * header needs no CUDA header. Plain C; usable from C++.
  *
  * Version: FILTERVIEW_VERSION_* below is the header's; filterview_version() the loaded
- * library's. The shared library's soname is libfilterview.so.FILTERVIEW_VERSION_MAJOR.
+ * library's. The shared library's soname is libfilterview.so.FILTERVIEW_VERSION_MAJOR, and
+ * find_package(filterview X.Y) accepts any release of major X from X.Y on: within a major
+ * version the API and the ABI only grow.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef LIBFILTERVIEW_H
 #define LIBFILTERVIEW_H
@@ -31,10 +33,16 @@
 extern "C" {
 #endif
 
-#define FILTERVIEW_VERSION_MAJOR 0
-#define FILTERVIEW_VERSION_MINOR 1
-#define FILTERVIEW_VERSION_PATCH 0
-#define FILTERVIEW_VERSION       "0.1.0"
+/* The project's version, written here only: CMake's project(), the soname, the CMake package and
+ * pkg-config read these three lines (the test library_version checks that they agree). */
+#define FILTERVIEW_VERSION_MAJOR                      0
+#define FILTERVIEW_VERSION_MINOR                      1
+#define FILTERVIEW_VERSION_PATCH                      0
+#define FILTERVIEW_VERSION_TEXT_(major, minor, patch) #major "." #minor "." #patch
+#define FILTERVIEW_VERSION_TEXT(major, minor, patch)  FILTERVIEW_VERSION_TEXT_(major, minor, patch)
+#define FILTERVIEW_VERSION                                                                         \
+    FILTERVIEW_VERSION_TEXT(FILTERVIEW_VERSION_MAJOR, FILTERVIEW_VERSION_MINOR,                    \
+                            FILTERVIEW_VERSION_PATCH) /* "0.1.0" */
 
 /* ---- status codes ---- */
 #ifndef FV_STATUS_DEFINED

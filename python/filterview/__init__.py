@@ -44,10 +44,10 @@ import numpy as np
 
 from . import _arrays, _lib
 
-__version__ = "0.1.0"
-
 _clib, __library__ = _lib.load()
 _text = _lib.text
+# the module and its library are one release (the version is written once, in libfilterview.h)
+__version__ = _text(_clib.filterview_version())
 
 Image = Any
 """An image: a NumPy uint8 array (H x W, H x W x 3, H x W x 4), or a CUDA array (CuPy, PyTorch,
