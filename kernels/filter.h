@@ -348,6 +348,17 @@ int fv_param_index(const fv_filter *f, const char *name); /* -1: no such paramet
 fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const char *flag,
                          double *out);
 fv_status fv_param_check(const fv_filter *f, int index, double value, const char *flag);
+/* The one rule for "name=value": the name is what comes before the first '=' (not empty, shorter
+ * than name_size), the value all after it (may be empty). Returns 0 for text that is no such
+ * pair; else copies the name and points *value at the value. */
+int fv_param_split(const char *text, char *name, size_t name_size, const char **value);
+/* The one parser of parameter text: "name=value" pairs separated by spaces, commas, tabs or
+ * newlines ("low=50 high=150", "sigma=2, iterations=3"), NULL or "" for the defaults, into *p
+ * (the defaults, then each value given; "iterations" sets the count). Names are the table's,
+ * exactly; a name given twice, an unknown name (the message lists the filter's) and a bad value
+ * (fv_param_parse's message) are refused. A value given is kept even where a parameter it follows
+ * is given too. Used by the library's API, the tests' parameter sets and the command line's -p. */
+fv_status fv_params_from_text(const fv_filter *f, const char *text, fv_params *p);
 /* Every parameter's range, the iteration count, and the filter's own constraints. */
 fv_status fv_params_check(const fv_filter *f, const fv_params *p);
 /* Sets parameter `index` (no check), and resets the parameters that follow it to 0 (auto). */

@@ -106,47 +106,16 @@ static inline int test_max_abs_diff(const fv_image *a, const fv_image *b, int to
     return worst;
 }
 
-/* One parameter set written as in a filter's test_params, "NAME=VALUE NAME=VALUE ...", over the
- * filter's defaults: every NAME a parameter of f, every VALUE in its range (fv_param_parse). A
- * parameter named later keeps its value even where it follows one named before it. Returns 0
- * with the reason in `why` when the entry does not parse. */
+/* One parameter set written as in a filter's test_params, "NAME=VALUE NAME=VALUE ...", read by
+ * the library's one parser (fv_params_from_text: its rules, its messages). Returns 0 with the
+ * reason in `why` when the entry does not parse. */
 static inline int test_param_entry(const fv_filter *f, const char *entry, fv_params *out, char *why,
                                    size_t why_size)
 {
-    *out = fv_params_default(f);
-    char text[256];
-    if (strlen(entry) >= sizeof text) {
-        snprintf(why, why_size, "longer than %zu characters", sizeof text - 1);
+    if (fv_params_from_text(f, entry, out) != FV_OK) {
+        snprintf(why, why_size, "%s", fv_last_error());
         return 0;
     }
-    snprintf(text, sizeof text, "%s", entry);
-    int index[FV_MAX_PARAMS], n_set = 0;
-    double value[FV_MAX_PARAMS];
-    char *save = NULL;
-    for (char *item = strtok_r(text, " ", &save); item; item = strtok_r(NULL, " ", &save)) {
-        char *eq = strchr(item, '=');
-        if (!eq) {
-            snprintf(why, why_size, "'%s' is not NAME=VALUE", item);
-            return 0;
-        }
-        *eq = 0;
-        if (n_set == FV_MAX_PARAMS) {
-            snprintf(why, why_size, "more than %d settings", FV_MAX_PARAMS);
-            return 0;
-        }
-        index[n_set] = fv_param_index(f, item);
-        if (index[n_set] < 0) {
-            snprintf(why, why_size, "%s has no parameter '%s'", f->name, item);
-            return 0;
-        }
-        if (fv_param_parse(f, index[n_set], eq + 1, item, &value[n_set]) != FV_OK) {
-            snprintf(why, why_size, "%s", fv_last_error());
-            return 0;
-        }
-        n_set++;
-    }
-    for (int k = 0; k < n_set; k++) fv_param_set(f, out, index[k], value[k]);
-    for (int k = 0; k < n_set; k++) out->value[index[k]] = value[k];
     snprintf(why, why_size, "ok");
     return 1;
 }

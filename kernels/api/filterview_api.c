@@ -20,8 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PARAMS_TEXT_MAX 512
-
 /* A host image crosses the bus in this many row chunks: the CPU copies chunk k into pinned
  * staging while the copy engine moves chunk k - 1 (and the other way round after the run). */
 #define STAGING_CHUNKS 8
@@ -191,60 +189,6 @@ fv_status filterview_variant_get(const char *filter, int index, filterview_varia
     return FV_OK;
 }
 
-/* ---- parameters from "name=value name=value" ---- */
-static fv_status params_from_text(const fv_filter *f, const char *text, fv_params *p)
-{
-    *p = fv_params_default(f);
-    if (!text) return FV_OK;
-    if (strlen(text) >= PARAMS_TEXT_MAX)
-        return fv_fail(FV_ERR_ARG, "parameters: more than %d characters", PARAMS_TEXT_MAX - 1);
-    char copy[PARAMS_TEXT_MAX];
-    snprintf(copy, sizeof copy, "%s", text);
-    /* values in table order, whatever order they came in: a parameter that follows another
-     * (the Gaussian's radius follows sigma) is reset when that one is set, so set first */
-    const char *given[FV_MAX_PARAMS] = {0};
-    const char *iterations = NULL;
-    for (char *save = NULL, *tok = strtok_r(copy, " ,\t\n", &save); tok;
-         tok = strtok_r(NULL, " ,\t\n", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq || eq == tok)
-            return fv_fail(FV_ERR_ARG, "parameters: expected name=value, got '%s'", tok);
-        *eq = 0;
-        const char *value = eq + 1;
-        if (strcmp(tok, "iterations") == 0) {
-            if (iterations) return fv_fail(FV_ERR_ARG, "parameters: 'iterations' given twice");
-            iterations = value;
-            continue;
-        }
-        const int i = fv_param_index(f, tok);
-        if (i < 0) {
-            char names[256] = "";
-            for (int k = 0; k < f->n_params; k++)
-                list_append(names, sizeof names, f->params[k].name);
-            list_append(names, sizeof names, "iterations");
-            return fv_fail(FV_ERR_ARG, "%s has no parameter '%s' (it has: %s)", f->name, tok,
-                           names);
-        }
-        if (given[i]) return fv_fail(FV_ERR_ARG, "parameters: '%s' given twice", tok);
-        given[i] = value;
-    }
-    for (int i = 0; i < f->n_params; i++) {
-        if (!given[i]) continue;
-        double v;
-        FV_TRY(fv_param_parse(f, i, given[i], f->params[i].name, &v));
-        fv_param_set(f, p, i, v);
-    }
-    if (iterations) {
-        char *end = NULL;
-        const long n = strtol(iterations, &end, 10);
-        if (!*iterations || !end || *end || n < 1 || n > f->max_iterations)
-            return fv_fail(FV_ERR_ARG, "iterations: expected an integer 1..%d, got '%s'",
-                           f->max_iterations, iterations);
-        p->iterations = (int)n;
-    }
-    return FV_OK;
-}
-
 fv_status filterview_filter_reach(const char *filter, const char *params, long long *reach,
                                   char *error, size_t error_size)
 {
@@ -253,7 +197,7 @@ fv_status filterview_filter_reach(const char *filter, const char *params, long l
     fv_params p;
     fv_status st = !f       ? fv_fail(FV_ERR_ARG, "no filter '%s'", filter ? filter : "(NULL)")
                    : !reach ? fv_fail(FV_ERR_ARG, "filterview_filter_reach: reach is NULL")
-                            : params_from_text(f, params, &p);
+                            : fv_params_from_text(f, params, &p);
     if (st == FV_OK) st = fv_params_check(f, &p);
     if (st != FV_OK) {
         copy_message(error, error_size, fv_last_error());
@@ -405,7 +349,7 @@ static fv_status context_make(filterview_context *c, const char *filter, const c
         return fv_fail(FV_ERR_ARG, "dtype %d is none of uint8 (0), uint16 (1), float32 (2)",
                        (int)type);
     fv_params p;
-    FV_TRY(params_from_text(f, params, &p));
+    FV_TRY(fv_params_from_text(f, params, &p));
     FV_TRY(param_images_set(c, images, n_images, &p));
     p.type = type;
     c->type = type;

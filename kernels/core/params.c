@@ -1,6 +1,6 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/core/params.c: everything that is derived from a filter's parameter table: defaults, strict
- * parsing (plain decimal numbers, choices by name), range checks with one-line messages that name
+ * parsing (plain decimal numbers, choices by name; the one parser of "name=value" text), range checks with one-line messages that name
  * the allowed range, stepping (keys), and the text of parameters for messages, the HUD and file
  * names. Nothing here knows any particular filter; no GPU needed.
  *
@@ -167,6 +167,71 @@ fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const 
     return FV_OK;
 }
 
+int fv_param_split(const char *text, char *name, size_t name_size, const char **value)
+{
+    const char *eq = text ? strchr(text, '=') : NULL;
+    if (!eq || eq == text || (size_t)(eq - text) >= name_size) return 0;
+    snprintf(name, name_size, "%.*s", (int)(eq - text), text);
+    *value = eq + 1;
+    return 1;
+}
+
+#define PARAMS_TEXT_MAX 512
+
+fv_status fv_params_from_text(const fv_filter *f, const char *text, fv_params *p)
+{
+    *p = fv_params_default(f);
+    if (!text) return FV_OK;
+    if (strlen(text) >= PARAMS_TEXT_MAX)
+        return fv_fail(FV_ERR_ARG, "parameters: more than %d characters", PARAMS_TEXT_MAX - 1);
+    char copy[PARAMS_TEXT_MAX];
+    snprintf(copy, sizeof copy, "%s", text);
+    const char *given[FV_MAX_PARAMS] = {0};
+    const char *iterations = NULL;
+    for (char *save = NULL, *item = strtok_r(copy, " ,\t\n", &save); item;
+         item = strtok_r(NULL, " ,\t\n", &save)) {
+        char name[64];
+        const char *value;
+        if (!fv_param_split(item, name, sizeof name, &value))
+            return fv_fail(FV_ERR_ARG, "parameters: expected name=value, got '%s'", item);
+        if (strcmp(name, "iterations") == 0) {
+            if (iterations) return fv_fail(FV_ERR_ARG, "parameters: 'iterations' given twice");
+            iterations = value;
+            continue;
+        }
+        const int i = fv_param_index(f, name);
+        if (i < 0) {
+            char names[256] = "";
+            size_t len = 0;
+            for (int k = 0; k <= f->n_params && len + 1 < sizeof names; k++)
+                len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "",
+                                        k < f->n_params ? f->params[k].name : "iterations");
+            return fv_fail(FV_ERR_ARG, "%s has no parameter '%s' (it has: %s)", f->name, name,
+                           names);
+        }
+        if (given[i]) return fv_fail(FV_ERR_ARG, "parameters: '%s' given twice", name);
+        given[i] = value;
+    }
+    double value[FV_MAX_PARAMS];
+    for (int i = 0; i < f->n_params; i++)
+        if (given[i]) FV_TRY(fv_param_parse(f, i, given[i], f->params[i].name, &value[i]));
+    /* set (which resets the parameters that follow one), then the values given again: a value
+     * given stands, whatever the table's order */
+    for (int i = 0; i < f->n_params; i++)
+        if (given[i]) fv_param_set(f, p, i, value[i]);
+    for (int i = 0; i < f->n_params; i++)
+        if (given[i]) p->value[i] = value[i];
+    if (iterations) {
+        char *end = NULL;
+        const long n = strtol(iterations, &end, 10);
+        if (!*iterations || !end || *end || n < 1 || n > f->max_iterations)
+            return fv_fail(FV_ERR_ARG, "iterations: expected an integer 1..%d, got '%s'",
+                           f->max_iterations, iterations);
+        p->iterations = (int)n;
+    }
+    return FV_OK;
+}
+
 fv_status fv_params_check(const fv_filter *f, const fv_params *p)
 {
     for (int i = 0; i < f->n_params; i++) {
@@ -240,17 +305,16 @@ int fv_param_in_play(const fv_filter *f, const fv_params *p, int index)
 {
     const char *when = f->params[index].in_play_when;
     if (!when) return 1;
-    const char *eq = strchr(when, '=');
     char name[64];
-    if (!eq || (size_t)(eq - when) >= sizeof name) return 1;
-    snprintf(name, sizeof name, "%.*s", (int)(eq - when), when);
+    const char *alternatives;
+    if (!fv_param_split(when, name, sizeof name, &alternatives)) return 1;
     const int k = fv_param_index(f, name);
     if (k < 0 || f->params[k].type != FV_PARAM_CHOICE) return 1;
     const int c = (int)p->value[k];
     if (c < 0 || c >= f->params[k].n_choices) return 1;
     const char *chosen = f->params[k].choices[c];
     const size_t n = strlen(chosen);
-    for (const char *alt = eq + 1; *alt;) { /* "disk|box" */
+    for (const char *alt = alternatives; *alt;) { /* "disk|box" */
         const size_t len = strcspn(alt, "|");
         if (len == n && !strncmp(alt, chosen, n)) return 1;
         alt += len + (alt[len] == '|');

@@ -329,9 +329,76 @@ static void test_test_params(const fv_filter *f)
            f->n_params, n);
 }
 
+/* The one parser of "name=value" text (fv_param_split, fv_params_from_text): its rules and its
+ * messages, on a table of its own (radius before the sigma it follows, so that the order of the
+ * table is not what keeps a value given) and on the box filter. */
+static void test_params_text(void)
+{
+    char name[8];
+    const char *value = NULL;
+    expect(fv_param_split("a=b=c", name, sizeof name, &value) && !strcmp(name, "a") &&
+               !strcmp(value, "b=c"),
+           "split: the first '=' ends the name");
+    expect(fv_param_split("a=", name, sizeof name, &value) && !strcmp(value, ""),
+           "split: an empty value is a value (its parse says what is wrong)");
+    expect(!fv_param_split("=b", name, sizeof name, &value) &&
+               !fv_param_split("ab", name, sizeof name, &value) &&
+               !fv_param_split("abcdefgh=1", name, sizeof name, &value) &&
+               !fv_param_split(NULL, name, sizeof name, &value),
+           "split: no name, no '=', a name too long, no text");
+
+    static const fv_param_desc table[] = {
+        {.name = "radius",
+         .type = FV_PARAM_INT,
+         .min = 1,
+         .max = 9,
+         .step = 1,
+         .def = 0,
+         .auto_means = "from sigma",
+         .follows = "sigma"},
+        {.name = "sigma", .type = FV_PARAM_REAL, .min = 0.5, .max = 4, .step = 0.5, .def = 1},
+    };
+    const fv_filter f = {.name = "blur", .params = table, .n_params = 2, .max_iterations = 4};
+    fv_params p;
+    expect(fv_params_from_text(&f, NULL, &p) == FV_OK && p.value[0] == 0 && p.value[1] == 1 &&
+               fv_params_from_text(&f, "", &p) == FV_OK && p.value[1] == 1,
+           "no text, empty text: the defaults");
+    expect(fv_params_from_text(&f, "radius=3 sigma=2", &p) == FV_OK && p.value[0] == 3 &&
+               p.value[1] == 2,
+           "a value given stands where it follows another given after it in the table");
+    expect(fv_params_from_text(&f, "sigma=2,radius=3,\titerations=4\n", &p) == FV_OK &&
+               p.value[0] == 3 && p.iterations == 4,
+           "spaces, commas, tabs and newlines separate; iterations sets the count");
+    const struct {
+        const char *text, *message;
+    } refused[] = {
+        {"radius", "parameters: expected name=value, got 'radius'"},
+        {"=3", "parameters: expected name=value, got '=3'"},
+        {"size=3", "blur has no parameter 'size' (it has: radius, sigma, iterations)"},
+        {"Radius=3", "blur has no parameter 'Radius'"},
+        {"radius=2 radius=3", "parameters: 'radius' given twice"},
+        {"iterations=1 iterations=2", "parameters: 'iterations' given twice"},
+        {"radius=12", "radius: expected"},
+        {"sigma=two", "sigma: expected"},
+        {"iterations=5", "iterations: expected an integer 1..4, got '5'"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        const fv_status st = fv_params_from_text(&f, refused[i].text, &p);
+        expect(st == FV_ERR_ARG && strstr(fv_last_error(), refused[i].message),
+               "'%s' refused with '%s' (got '%s')", refused[i].text, refused[i].message,
+               st == FV_OK ? "accepted" : fv_last_error());
+    }
+    /* a filter of the registry: what the library's contexts and the tests' sets read */
+    const fv_filter *box = fv_filter_find("box");
+    expect(box && fv_params_from_text(box, "radius=5 iterations=2", &p) == FV_OK &&
+               p.value[BOX_RADIUS] == 5 && p.iterations == 2,
+           "box: radius=5 iterations=2");
+}
+
 int main(void)
 {
     test_filter_list();
+    test_params_text();
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         if (!f || !f->name) continue;

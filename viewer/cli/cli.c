@@ -803,14 +803,14 @@ static int parse_param(parse_state *s, const char *flag)
     set->flag = flag;
     const char *value = next_value(s);
     if (!strcmp(flag, "-p")) {
-        const char *eq = value ? strchr(value, '=') : NULL;
-        if (!eq || eq == value || (size_t)(eq - value) >= sizeof set->storage)
+        const char *text;
+        if (!fv_param_split(value, set->storage, sizeof set->storage, &text))
             return bad(flag, "NAME=VALUE (a filter parameter, see --list)", value);
-        snprintf(set->storage, sizeof set->storage, "%.*s", (int)(eq - value), value);
         set->name = set->storage;
-        snprintf(set->flag_storage, sizeof set->flag_storage, "-p %.*s", (int)(eq - value), value);
+        snprintf(set->flag_storage, sizeof set->flag_storage, "-p %.*s", (int)(text - 1 - value),
+                 value);
         set->flag = set->flag_storage;
-        set->text = eq + 1;
+        set->text = text;
         if (!any_filter_has_param(set->name)) {
             cli_error("-p: no filter has a parameter '%s'%s", set->name,
                       param_suggestion(set->name));
