@@ -343,6 +343,9 @@ fv_params fv_params_default(const fv_filter *f);
 fv_border fv_params_border(const fv_filter *f, const fv_params *p);
 double fv_params_cval(const fv_filter *f, const fv_params *p);
 int fv_param_index(const fv_filter *f, const char *name); /* -1: no such parameter */
+/* The index of the filter's image parameter (FV_PARAM_IMAGE: a file the program loads, such as
+ * conv's kernel), -1 where it has none: the program finds it by its type, not its name. */
+int fv_param_image_index(const fv_filter *f);
 /* Parses `text` strictly (plain decimal; a choice by name) and checks it against the range;
  * on failure records "FLAG: expected ..., got 'text'" (FLAG as the user wrote it). */
 fv_status fv_param_parse(const fv_filter *f, int index, const char *text, const char *flag,

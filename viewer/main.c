@@ -52,19 +52,19 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], KERNEL_HOST_ARG)) return kernel_host_main(argc, argv);
     cli_options o;
     if (!cli_parse(argc, argv, &o)) return 2;
-    /* conv's `file` kernel, the image parameter `kernel-file`: loaded once, every parameter set
-     * that has it points at it until the end; a bad one is a bad command line */
+    /* the image parameter's file (conv's `kernel-file`), found by its type: loaded once, every
+     * parameter set that has one points at it until the end; a bad one is a bad command line */
     fv_image kernel_image = {0};
     if (o.kernel_file) {
         int largest = 0; /* the largest side any filter takes: refused from the header beyond it */
         for (int f = 0; f < fv_n_filters; f++) {
-            const int k = fv_param_index(fv_filters[f], "kernel-file");
+            const int k = fv_param_image_index(fv_filters[f]);
             if (k >= 0 && fv_filters[f]->params[k].max > largest)
                 largest = (int)fv_filters[f]->params[k].max;
         }
         fv_status st = image_load_limited(o.kernel_file, largest, largest, &kernel_image);
         for (int f = 0; f < fv_n_filters && st == FV_OK; f++) {
-            const int k = fv_param_index(fv_filters[f], "kernel-file");
+            const int k = fv_param_image_index(fv_filters[f]);
             if (k < 0) continue;
             o.params[f].image[k] = &kernel_image;
             o.params[f].value[k] = 1;

@@ -45,6 +45,13 @@ double fv_params_cval(const fv_filter *f, const fv_params *p)
     return i < 0 ? 0.0 : p->value[i];
 }
 
+int fv_param_image_index(const fv_filter *f)
+{
+    for (int i = 0; i < f->n_params; i++)
+        if (f->params[i].type == FV_PARAM_IMAGE) return i;
+    return -1;
+}
+
 int fv_param_index(const fv_filter *f, const char *name)
 {
     for (int i = 0; i < f->n_params; i++)

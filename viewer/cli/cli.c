@@ -748,7 +748,7 @@ static int iterates(const fv_filter *f)
 }
 static int takes_image(const fv_filter *f)
 {
-    return fv_param_index(f, "kernel-file") >= 0;
+    return fv_param_image_index(f) >= 0;
 }
 static int takes_no_image(const fv_filter *f)
 {
@@ -1632,7 +1632,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
 {
     memset(o, 0, sizeof *o);
     o->mode = CLI_MODE_VIEW;
-    o->filter = fv_filter_find("gaussian");
+    o->filter = fv_filters[0]; /* the first of the menu (kernels/filters.def) */
     o->runs = 20;
     o->png_level = -1;
     o->seed = 1;
