@@ -30,7 +30,6 @@
 
 #include <stdlib.h>
 
-extern "C" const fv_filter fv_filter_box; /* defined at the end */
 
 #define PIXEL_BLOCK_X       32 /* naive, unrolled, tex: 32x8 threads, one output pixel each */
 #define PIXEL_BLOCK_Y       8
@@ -162,8 +161,8 @@ static box_teach_config box_teach_config_of(const fv_params *p)
     box_teach_config c;
     c.radius = box_radius(p);
     c.divider = box_divider_make(c.radius);
-    c.edge.mode = fv_params_border(&fv_filter_box, p);
-    c.edge.cval = (uint32_t)fv_params_cval(&fv_filter_box, p); /* checked: 0..the type's max */
+    c.edge.mode = (fv_border)(int)p->value[BOX_BORDER];
+    c.edge.cval = (uint32_t)p->value[BOX_CVAL]; /* checked: 0..the type's max */
     c.type = p->type;
     return c;
 }
@@ -234,7 +233,7 @@ int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *o
 {
     if (max < 1) return 0;
     out[0] = {"box_naive_kernel",
-              (const void *)box_pick(box_naive_table, p->type, fv_params_border(&fv_filter_box, p)),
+              (const void *)box_pick(box_naive_table, p->type, (fv_border)(int)p->value[BOX_BORDER]),
               PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -316,7 +315,7 @@ int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info
     if (max < 1) return 0;
     const char *name;
     const box_kernel_fn kernel =
-        box_unrolled_pick(box_radius(p), p->type, fv_params_border(&fv_filter_box, p), &name);
+        box_unrolled_pick(box_radius(p), p->type, (fv_border)(int)p->value[BOX_BORDER], &name);
     out[0] = {name, (const void *)kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -406,7 +405,7 @@ int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *ou
 {
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel",
-              (const void *)box_smem_pick(p->type, fv_params_border(&fv_filter_box, p)),
+              (const void *)box_smem_pick(p->type, (fv_border)(int)p->value[BOX_BORDER]),
               SMEM_BLOCK * SMEM_BLOCK, box_smem_layout_make(box_radius(p), p->type).bytes};
     return 1;
 }

@@ -20,7 +20,7 @@ static const fv_tolerance conv_fft_tolerance = {.max_abs = 1, .max_share = 1.0, 
 
 static const fv_variant conv_variants[] = {
 #ifdef FV_HAVE_CUDA
-    {.name = "direct",
+    {.name = CONV_NAME_DIRECT,
      .summary = "one thread per pixel sums kw*kh taps from global memory: exact integer weights, "
                 "the same bytes as the reference, cost grows with the kernel's area",
      .run = conv_run,
@@ -31,7 +31,7 @@ static const fv_variant conv_variants[] = {
      .id = V_DIRECT,
      .types = FV_TYPES_ALL,
      .borders = FV_BORDERS_ALL},
-    {.name = "direct_smem",
+    {.name = CONV_NAME_SMEM,
      .summary = "a 32x32 tile of outputs stages its source in shared memory, 16 kernel rows at a "
                 "time; 4 outputs per thread; each kernel row walked only where it is non-zero",
      .run = conv_run,
@@ -42,7 +42,7 @@ static const fv_variant conv_variants[] = {
      .id = V_SMEM,
      .types = FV_TYPES_INT,
      .borders = FV_BORDERS_ALL},
-    {.name = "fft",
+    {.name = CONV_NAME_FFT,
      .summary =
          "cuFFT per channel: pad with replicated borders to a 2,3,5-smooth size, R2C, "
          "multiply by the kernel's spectrum (made once), C2R: cost independent of the kernel",
@@ -55,7 +55,7 @@ static const fv_variant conv_variants[] = {
      .id = V_FFT,
      .types = FV_TYPES_ALL,
      .borders = FV_BORDERS_ALL},
-    {.name = "fft_fast",
+    {.name = CONV_NAME_FFT_FAST,
      .summary = "R, G and B in one batched cuFFT plan; padding, multiply and packing each one pass "
                 "over all three channels (reads RGBA once, the kernel's spectrum once)",
      .run = conv_run,
@@ -67,7 +67,7 @@ static const fv_variant conv_variants[] = {
      .id = V_FFT_FAST,
      .types = FV_TYPES_ALL,
      .borders = FV_BORDERS_ALL},
-    {.name = "auto",
+    {.name = CONV_NAME_AUTO,
      .role = FV_ROLE_FASTEST,
      .summary =
          "direct_smem for small kernels, fft_fast for large ones, by a cost model of both "

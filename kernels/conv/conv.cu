@@ -175,14 +175,16 @@ static __global__ void conv_kernel_stage_kernel(fv_image dst, const int32_t *__r
 }
 
 /* ---- state ---------------------------------------------------------------------------------- */
-extern "C" const fv_filter fv_filter_conv;
-
-/* The name of the variant whose id is `id` (what auto resolved to), from the table itself. */
+/* The name of the variant whose id is `id` (what auto resolved to). */
 static const char *variant_name(int id)
 {
-    for (int i = 0; i < fv_filter_conv.n_variants; i++)
-        if (fv_filter_conv.variants[i].id == id) return fv_filter_conv.variants[i].name;
-    return "?";
+    switch (id) {
+    case V_DIRECT: return CONV_NAME_DIRECT;
+    case V_SMEM: return CONV_NAME_SMEM;
+    case V_FFT: return CONV_NAME_FFT;
+    case V_FFT_FAST: return CONV_NAME_FFT_FAST;
+    default: return CONV_NAME_AUTO;
+    }
 }
 
 /* auto's model: the variant it expects to be faster for kernel k on a width x height image, and
@@ -447,7 +449,7 @@ int conv_last_run_text(const fv_variant *v, const void *state, char *text, size_
     if (s->stage != CONV_OUTPUT) return 0;
     if (s->auto_ms[0] > 0)
         snprintf(text, size, "auto: %s (measured when made: %s %.3f ms, fft_fast %.3f ms)",
-                 variant_name(s->variant), s->type == FV_PIXEL_F32 ? "direct" : "direct_smem",
+                 variant_name(s->variant), s->type == FV_PIXEL_F32 ? CONV_NAME_DIRECT : CONV_NAME_SMEM,
                  s->auto_ms[0], s->auto_ms[1]);
     else
         snprintf(text, size, "auto: %s (by the cost model: the other clearly slower)",

@@ -14,6 +14,14 @@ extern "C" {
 
 /* the variants' ids (fv_variant.id): which way conv_state_create makes them run; 0 is no variant */
 enum { V_DIRECT = 1, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
+/* their names, for the descriptor's rows (conv.c) and for auto's note of what it chose (conv.cu,
+ * which cannot read the descriptor: conv.c calls into it) */
+#define CONV_NAME_DIRECT   "direct"
+#define CONV_NAME_SMEM     "direct_smem"
+#define CONV_NAME_FFT      "fft"
+#define CONV_NAME_FFT_FAST "fft_fast"
+#define CONV_NAME_AUTO     "auto"
+
 
 #ifdef FV_HAVE_CUDA
 fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,

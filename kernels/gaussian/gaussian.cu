@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-extern "C" const fv_filter fv_filter_gaussian; /* defined at the end */
 
 #define MAX_TAPS (2 * FV_GAUSSIAN_MAX_RADIUS + 1)
 
@@ -84,8 +83,8 @@ fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_para
         return st;
     }
     gaussian_weights_of(&cfg->taps, &cfg->gw);
-    const double cval = fv_params_cval(&fv_filter_gaussian, p);
-    cfg->edge.mode = fv_params_border(&fv_filter_gaussian, p);
+    const double cval = p->value[GAUSSIAN_CVAL];
+    cfg->edge.mode = (fv_border)(int)p->value[GAUSSIAN_BORDER];
     cfg->edge.cval_float = (float)cval;
     cfg->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
     cfg->type = p->type;
@@ -829,7 +828,7 @@ int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_in
     if (max < 1) return 0;
     const dim3 block = teach_block(v->id);
     out[0] = {teach_names[v->id],
-              (const void *)teach_kernel(v->id, p->type, fv_params_border(&fv_filter_gaussian, p)),
+              (const void *)teach_kernel(v->id, p->type, (fv_border)(int)p->value[GAUSSIAN_BORDER]),
               (int)(block.x * block.y), teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p))};
     return 1;
 }
@@ -837,7 +836,7 @@ int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_in
 int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
 {
     if (max < 1) return 0;
-    if (p->type != FV_PIXEL_U8 || fv_params_border(&fv_filter_gaussian, p) != FV_BORDER_REPLICATE) {
+    if (p->type != FV_PIXEL_U8 || (fv_border)(int)p->value[GAUSSIAN_BORDER] != FV_BORDER_REPLICATE) {
         const void *fn = p->type == FV_PIXEL_U16   ? (const void *)gaussian_sep_kernel<uint16_t>
                          : p->type == FV_PIXEL_F32 ? (const void *)gaussian_sep_kernel<float>
                                                    : (const void *)gaussian_sep_kernel<uint8_t>;

@@ -765,8 +765,8 @@ def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, setup.text, setup.digest,
-           device, handle)
+    key = (info.name, variant, src.width, src.height, src.dtype, setup.text, device, handle,
+           setup.digest)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
