@@ -91,6 +91,15 @@ static inline cudaError_t cudaGetDevice(int *device)
 {
     return cudaErrorNoDevice;
 }
+static inline cudaError_t cudaSetDevice(int device)
+{
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGetDeviceCount(int *count)
+{
+    *count = 0;
+    return cudaErrorNoDevice;
+}
 static inline cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device)
 {
     memset(prop, 0, sizeof *prop);

@@ -157,10 +157,13 @@ static void test_device_index_errors(void)
               !c && strstr(error, "device -2: expected -1 (the current CUDA device)"),
           "device -2: '%s'", error);
     int devices = 0;
+    fv_status past = FV_OK;
+#ifdef FV_HAVE_CUDA /* a build without CUDA has no GPU variant to name: the no-variant case */
     if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
     c = (filterview_context *)1;
-    const fv_status past = filterview_context_create_on(
+    past = filterview_context_create_on(
         &c, devices, "box", "fast", 8, 8, FILTERVIEW_UINT8, NULL, error, sizeof error);
+#endif
     if (devices > 0) {
         char words[96];
         snprintf(words, sizeof words, "device %d: this machine has %d CUDA device", devices,
@@ -168,13 +171,19 @@ static void test_device_index_errors(void)
         CHECK(past == FV_ERR_ARG && !c && strstr(error, words), "device %d of %d: '%s'", devices,
               devices, error);
     } else { /* no device: the no-device rules say why */
+#ifdef FV_HAVE_CUDA
         CHECK(past == FV_ERR_NO_DEVICE && !c && strstr(error, "variant cpu runs"),
               "device 0 of none, box/fast: '%s'", error);
+#endif
         filterview_context *ref = NULL;
         CHECK(filterview_context_create_on(&ref, 0, "box", NULL, 8, 8, FILTERVIEW_UINT8, NULL,
                                            error, sizeof error) == FV_OK &&
                   ref && strcmp(filterview_context_variant(ref), "cpu") == 0 &&
+#ifdef FV_HAVE_CUDA /* with CUDA, the fallback is said; without, the reference is all there is */
                   strstr(error, "the reference, runs instead of"),
+#else
+                  1,
+#endif
               "device 0 of none, no variant named: the reference, said ('%s')", error);
         filterview_context_destroy(ref);
     }

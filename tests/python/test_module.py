@@ -502,6 +502,7 @@ def test_device_index_is_checked(rng):
 
 
 @pytest.mark.skipif(HAVE_DEVICE, reason="the no-device case")
+@pytest.mark.skipif(not CUDA_BUILD, reason="a build without CUDA has no GPU variant to name")
 def test_device_index_without_a_device(rng):
     img = random_image(rng, 8, 8, 1)
     with pytest.raises(RuntimeError, match="needs a CUDA device"):
