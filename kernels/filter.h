@@ -339,6 +339,9 @@ unsigned fv_variant_borders(const fv_variant *v);
 
 /* ---- parameter tables (kernels/core/params.c: no GPU needed) ---- */
 fv_params fv_params_default(const fv_filter *f);
+/* 1 when x and y ask for the same run: the same values, images and iterations (the pixel type
+ * is the image's, not a choice of the parameters) */
+int fv_params_same(const fv_params *x, const fv_params *y);
 /* The border and its constant (FV_PARAM_BORDER_ROWS); replicate and 0 for a filter without. */
 fv_border fv_params_border(const fv_filter *f, const fv_params *p);
 double fv_params_cval(const fv_filter *f, const fv_params *p);

@@ -26,6 +26,12 @@ fv_params fv_params_default(const fv_filter *f)
     return p;
 }
 
+int fv_params_same(const fv_params *x, const fv_params *y)
+{
+    return !memcmp(x->value, y->value, sizeof x->value) &&
+           !memcmp(x->image, y->image, sizeof x->image) && x->iterations == y->iterations;
+}
+
 long long fv_filter_reach(const fv_filter *f, const fv_params *p)
 {
     const fv_params resolved = fv_params_resolved(f, p);

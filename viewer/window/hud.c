@@ -202,7 +202,7 @@ static void fill_model(app *a, hud_model *m)
      * clocks say, so no speed-up is claimed (their ratio is timing noise) */
     const int same_code = pa->variant >= 0 && pa->variant == pb->variant &&
                           pa->filter == pb->filter &&
-                          memcmp(pane_params(a, 0), pane_params(a, 1), sizeof(fv_params)) == 0;
+                          fv_params_same(pane_params(a, 0), pane_params(a, 1));
     if (same_code)
         snprintf(speed, sizeof speed, "   same code in A and B: no speed-up");
     else if (pa->variant != PANE_ORIGINAL && pb->variant != PANE_ORIGINAL && pa->kernel_ms > 0 &&

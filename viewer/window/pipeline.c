@@ -857,12 +857,6 @@ static void host_unavailable(app *a)
     a->panes[0].hosted = a->panes[1].hosted = 0;
 }
 
-static int same_params(const fv_params *x, const fv_params *y)
-{
-    return !memcmp(x->value, y->value, sizeof x->value) &&
-           !memcmp(x->image, y->image, sizeof x->image) && x->iterations == y->iterations;
-}
-
 /* Pane p's user kernel prepared in the kernel host: 1 when that was done (or the kernel is off,
  * its reason said), 0 when there is no kernel host to be had here, said once: the caller then
  * prepares it in this process, as every user kernel is from then on. */
@@ -871,7 +865,7 @@ static int prepare_hosted(app *a, int p)
     pane *pn = &a->panes[p];
     const fv_params *params = pane_params(a, p);
     fv_runner_release(&pn->runner); /* nothing of it runs in this process */
-    if (pn->hosted && same_params(&pn->hosted_params, params)) return 1;
+    if (pn->hosted && fv_params_same(&pn->hosted_params, params)) return 1;
     pn->hosted = 0;
     const kernel_host_outcome o = kernel_host_prepare(
         a->kernel_host, p, fv_user_variant_build(pn->user), params, &a->device_src, &pn->device_out,
