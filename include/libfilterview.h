@@ -67,6 +67,9 @@ const char *filterview_status_name(fv_status status);
 const char *filterview_version(void);
 /* 1 when a CUDA device can be used; else 0, and (when why is not NULL) one line that says why. */
 int filterview_device_available(char *why, size_t why_size);
+/* How many CUDA devices this process can use (those CUDA_VISIBLE_DEVICES leaves it); 0 where
+ * filterview_device_available says no. Valid device indices are 0 .. count - 1. */
+int filterview_device_count(void);
 
 /* ---- the registry ---- */
 int filterview_filter_count(void);

@@ -112,6 +112,16 @@ int filterview_device_available(char *why, size_t why_size)
     return 0;
 }
 
+int filterview_device_count(void)
+{
+    int count = 0;
+    if (fv_device_check() != FV_OK || cudaGetDeviceCount(&count) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    return count;
+}
+
 /* ---- the registry ---- */
 int filterview_filter_count(void)
 {

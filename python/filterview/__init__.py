@@ -14,7 +14,7 @@ NumPy arrays live on the host; CuPy arrays, PyTorch CUDA tensors and any object 
 CUDA stream. ``variant=None`` runs the fastest variant (without an NVIDIA GPU: the reference, with
 a RuntimeWarning); ``variant="cpu"`` runs the plain-C reference on host images anywhere.
 
-Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, one function per filter
+Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, :func:`device_count`, one function per filter
 (``filterview.box`` ...) and :func:`apply` (any filter by name), :class:`Context` (a filter set up
 once for one size, run many times), :func:`compare`, :func:`bench`, the exceptions
 (:class:`Error` and its subclasses, which are also ``ValueError`` or ``RuntimeError``).
@@ -249,6 +249,12 @@ def device_available() -> Tuple[bool, str]:
     buf = ctypes.create_string_buffer(_ERROR_SIZE)
     ok = _clib.filterview_device_available(buf, _ERROR_SIZE)
     return bool(ok), ("" if ok else _text(buf.value))
+
+
+def device_count() -> int:
+    """How many CUDA devices this process can use (0 where :func:`device_available` says no);
+    ``device=`` takes 0 .. device_count() - 1."""
+    return int(_clib.filterview_device_count())
 
 
 def library_version() -> str:
@@ -1127,7 +1133,8 @@ def bench(filter: str, image_or_shape: Any, variants: Optional[Sequence[str]] = 
 # ---- the module's names ------------------------------------------------------------------------
 
 __all__ = [
-    "__version__", "filters", "filter_info", "device_available", "library_version", "apply",
+    "__version__", "filters", "filter_info", "device_available", "device_count", "library_version",
+    "apply",
     "Context", "compare", "Diff", "reach", "apply_batch", "bench", "BenchRow", "clear_cache", "cache_info",
     "FilterInfo", "ParamInfo", "VariantInfo", "Error", "ArgumentError", "NoDeviceError",
     "LibraryError",

@@ -115,6 +115,7 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("filterview_status_name", c_char_p, c_int)
     fn("filterview_version", c_char_p)
     fn("filterview_device_available", c_int, c_char_p, c_size_t)
+    fn("filterview_device_count", c_int)
     fn("filterview_filter_count", c_int)
     fn("filterview_filter_name", c_char_p, c_int)
     fn("filterview_filter_summary", c_char_p, c_char_p)

@@ -406,9 +406,11 @@ def pin_gpus(client: Any, devices: Optional[Sequence[int]] = None) -> Dict[str, 
     """Pins each worker of `client` (a ``distributed.Client``: a LocalCluster's, or a remote
     scheduler's) to one GPU of its host for NumPy chunks, by setting ``FILTERVIEW_DEVICE`` in the
     worker process: the workers of each host, in the order of their addresses, take `devices`
-    (default: 0, 1, ... as many as the host's workers) in turn. Returns {worker address: device}.
-    ValueError when a host has more workers than devices (two would share one GPU's work
-    unevenly: start one worker per GPU). Workers started later are not pinned: call it again."""
+    (default: the host's GPUs, 0 to ``device_count() - 1`` as one of its workers counts them; on
+    a host without a GPU, 0, 1, ... one per worker, which the reference variants ignore) in turn.
+    Returns {worker address: device}. ValueError when a host has more workers than devices (two
+    would share one GPU's work unevenly: start one worker per GPU). Workers started later are not
+    pinned: call it again."""
     if devices is not None:
         devices = [_fv._check_device(d, "pin_gpus") for d in devices]
         if not devices or len(set(devices)) != len(devices):
@@ -418,7 +420,11 @@ def pin_gpus(client: Any, devices: Optional[Sequence[int]] = None) -> Dict[str, 
         by_host.setdefault(info.get("host", address), []).append(address)
     plan: Dict[str, int] = {}
     for host, addresses in sorted(by_host.items()):
-        gpus = devices if devices is not None else list(range(len(addresses)))
+        gpus = devices
+        if gpus is None:
+            first = sorted(addresses)[0]
+            count = client.run(_fv.device_count, workers=[first])[first]
+            gpus = list(range(count if count else len(addresses)))
         if len(addresses) > len(gpus):
             raise ArgumentError("pin_gpus: %s has %d workers for %d GPUs (%s): start one worker "
                                 "per GPU" % (host, len(addresses), len(gpus), gpus))

@@ -24,6 +24,15 @@ except ImportError as e:
     import filterview  # noqa: F401,E402
 
 
+def pytest_runtest_logreport(report):
+    """A failure is printed as it happens, not only in the summary: a run stopped by its time
+    limit (a hung GPU test) still says what failed before it."""
+    if report.failed:
+        sys.stderr.write("\nFAILED %s (%s)\n%s\n" % (report.nodeid, report.when,
+                                                      report.longreprtext[-3000:]))
+        sys.stderr.flush()
+
+
 def pytest_report_header(config):
     ok, why = filterview.device_available()
     return ["filterview %s from %s, library %s at %s; CUDA device: %s"
