@@ -17,12 +17,15 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
+/* 0 (why said) for a 16-bit window too large for NPP's 32-bit sums */
+int box_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
+                     size_t why_size);
 fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
                                int height);
 fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                       void *state, cudaStream_t stream);
 /* NPP rounds the window's mean its own way: within 1 level of box_ref per pass for uint8 and
- * uint16, 1e-4 for float32 (its single-precision sums; any share) */
+ * uint16, 1e-3 for float32 (its single-precision sums; any share) */
 extern const fv_tolerance box_npp_tolerance;
 
 #define FV_VARIANT_NPP_BOX                                                                         \
@@ -31,6 +34,7 @@ extern const fv_tolerance box_npp_tolerance;
      .summary = "NVIDIA NPP's nppiFilterBoxBorder (8u, 16u, 32f C4R), replicated border, alpha "   \
                 "put back: the field's peer; NPP rounds the mean its own way (within 1 level per " \
                 "pass)",                                                                           \
+     .supports = box_npp_supports,                                                                 \
      .run = box_npp_run,                                                                           \
      .state_create = box_npp_state_create,                                                         \
      .state_destroy = npp_state_destroy,                                                           \

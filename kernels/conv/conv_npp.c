@@ -82,7 +82,7 @@ fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     (void)v;
     (void)p;
     npp_state *s = state;
-    FV_TRY(npp_stream(s, stream));
+    FV_TRY(npp_begin(s, stream, src, dst));
     const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;
     const NppiSize size = {src->width, src->height}, mask = {kw, kh};
     const NppiPoint origin = {0, 0}, anchor = {kw - 1 - kw / 2, kh - 1 - kh / 2};

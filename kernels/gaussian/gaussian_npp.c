@@ -46,7 +46,7 @@ fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *d
     (void)v;
     (void)p;
     npp_state *s = state;
-    FV_TRY(npp_stream(s, stream));
+    FV_TRY(npp_begin(s, stream, src, dst));
     const NppiSize size = {src->width, src->height};
     const NppiPoint origin = {0, 0};
     const Npp32s sp = (Npp32s)src->pitch, dp = (Npp32s)dst->pitch;

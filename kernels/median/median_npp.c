@@ -92,7 +92,7 @@ fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst
     (void)v;
     median_npp_state *s = state; /* made for p */
     const int k = median_size(p), b = s->border;
-    FV_TRY(npp_stream(s->npp, stream));
+    FV_TRY(npp_begin(s->npp, stream, src, dst));
     const NppStreamContext ctx = s->npp->ctx;
     const NppiSize size = {src->width, src->height}, mask = {k, k};
     const NppiSize padded = {s->padded.width, s->padded.height};

@@ -11,6 +11,7 @@
 #include "cuda_check.h"
 
 #include <nppi_data_exchange_and_initialization.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 fv_status npp_stream_context_fill(NppStreamContext *ctx)
@@ -61,6 +62,25 @@ fv_status npp_stream(npp_state *s, cudaStream_t stream)
     s->ctx.hStream = stream;
     s->ctx.nStreamFlags = flags;
     return FV_OK;
+}
+
+static int whole_pixels(const fv_image *img)
+{
+    const size_t pixel = fv_image_pixel_bytes(img);
+    return (uintptr_t)img->data % pixel == 0 && img->pitch % pixel == 0;
+}
+
+fv_status npp_begin(npp_state *s, cudaStream_t stream, const fv_image *src, const fv_image *dst)
+{
+    const fv_image *bad = !whole_pixels(src) ? src : !whole_pixels(dst) ? dst : NULL;
+    if (bad)
+        return fv_fail(FV_ERR_UNSUPPORTED,
+                       "npp: NPP takes rows that start on whole %d-byte pixels; this %s image "
+                       "starts at byte %d of one (pitch %zu)",
+                       (int)fv_image_pixel_bytes(bad), bad == src ? "source" : "destination",
+                       (int)((uintptr_t)bad->data % (uintptr_t)fv_image_pixel_bytes(bad)),
+                       bad->pitch);
+    return npp_stream(s, stream);
 }
 
 fv_status npp_result(NppStatus st, const char *call)

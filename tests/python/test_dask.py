@@ -499,13 +499,15 @@ def _gpu_variants(name):
 @pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
 @pytest.mark.parametrize("name,params", _cases())
 def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
-    """Every GPU variant on chunks (5 to 90 pixels) against it on the whole image: equal bit for
-    bit where the variant equals the reference there; where it does not (conv's FFT variants,
-    auto where it picks one, peers), within the bound it shows on the whole image, since the
-    rounding of each chunk's sums differs. Borders the variant does not take are left out."""
+    """Every GPU variant on chunks (47 x 61 and the remainders, 22 and 26: few shapes, so few
+    contexts; the CPU tests above take the awkward chunkings) against it on the whole image:
+    equal bit for bit where the variant equals the reference there; where it does not (conv's
+    FFT variants, auto where it picks one, peers), within the bound it shows on the whole image,
+    since the rounding of each chunk's sums differs. Borders the variant does not take, and
+    those filterview.dask refuses (Canny's wrap), are left out."""
     rng = np.random.default_rng(SEED + 6)
     img = _image(rng, 257, 331, 3)
-    x = _chunked(img, rng, 5, 90)
+    x = da.from_array(img, chunks=(47, 61, 3))
     if chunk_lib == "cupy":
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)
@@ -515,6 +517,8 @@ def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
         for border in _borders(name):
             choices = _param(name, "border").choices if border else ()
             if border and not mask & (1 << choices.index(border["border"])):
+                continue
+            if name == "canny" and border.get("border") == "wrap":  # test_canny_wrap_refused
                 continue
             kw = dict(params, **border)
             what = "%s/%s %s on %s chunks" % (name, variant, kw, chunk_lib)

@@ -88,8 +88,8 @@ def outside_reference(name, img, params):
             out = invert_reference(out)
         elif name == "median":
             out = median_reference(out, params.get("size", 3))
-        elif name == "gaussian":  # the radius follows a sigma given without one (0: auto)
-            radius = params.get("radius", 0 if "sigma" in params else 2)
+        elif name == "gaussian":  # the radius follows sigma unless given (0: auto)
+            radius = params.get("radius", 0)
             out = gaussian_reference(out, params.get("sigma", 1.0), radius)[0]
         else:
             return None
