@@ -4,8 +4,9 @@
  * alpha put back (npp_keep_alpha). NPP divides by the window's area its own way: held to box_ref
  * within box_npp_tolerance per pass in R, G and B (1 level of uint8 or uint16; float32: NPP's
  * single-precision sums of up to 257 x 257 pixels, 1e-3: 4.2e-4 measured on an H200 at 257 x 257);
- * alpha exact. Its 16u sums are 32 bits wide: a window whose sum of 65535s passes 2^32 (radius
- * 128) wraps them (errors of 40,000 levels measured), so box_npp_supports declines it.
+ * alpha exact. Its 16u sums are signed 32-bit integers: a window whose sum of 65535s passes 2^31
+ * (radius 91 and up) wraps them (errors of 35,000 to 58,000 levels measured at radius 100 and
+ * 128), so box_npp_supports declines it.
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box.h"
 #include "box/box_npp.h"
@@ -23,10 +24,10 @@ int box_npp_supports(const fv_variant *v, const fv_params *p, int width, int hei
     (void)width;
     (void)height;
     const double side = 2.0 * box_radius(p) + 1;
-    if (p->type != FV_PIXEL_U16 || side * side * 65535.0 <= 4294967295.0) return 1;
+    if (p->type != FV_PIXEL_U16 || side * side * 65535.0 <= 2147483647.0) return 1;
     snprintf(why, why_size,
-             "NPP's 16-bit box sums in 32 bits: a %gx%g window of 16-bit pixels overflows them "
-             "(radius 127 at most)",
+             "NPP's 16-bit box sums in signed 32 bits: a %gx%g window of 16-bit pixels overflows "
+             "them (radius 90 at most)",
              side, side);
     return 0;
 }

@@ -24,8 +24,8 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
                                 int height);
 fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
                        void *state, cudaStream_t stream);
-/* NPP rounds its own way: within 1 level of conv_ref per pass for uint8 and uint16, 2e-4 for
- * float32 (any share) */
+/* NPP rounds its own way: within 8 levels of conv_ref per pass for uint8 and uint16 (uint16's
+ * single-precision sums of large kernels), 2e-4 for float32 (any share) */
 extern const fv_tolerance conv_npp_tolerance;
 
 /* The convolution's peer: our quantised integer kernel (sum 2^16) and divisor 2^16 for uint8, the
