@@ -5,8 +5,9 @@
 # (`ref_pixels cases` picks it), each given as the user gives it (--NAME VALUE, --iters N,
 # --kernel-file KERNEL where the kernel is a file). Each check also shows that it would fail had
 # the program dropped that flag. VARIANT (default cpu) runs another variant, held to its tolerance;
-# `gpu` runs every GPU variant of the filter but its peers in turn; skipped (77) without a device. CASE ("NAME NAME=VALUE ...", as `ref_pixels
-# cases` prints them): those cases instead of one per parameter.
+# `gpu` runs every GPU variant of the filter but its peers in turn, `gpu:I/N` every N-th of them
+# from the I-th (so that no one test runs long); skipped (77) without a device. CASE ("NAME
+# NAME=VALUE ...", as `ref_pixels cases` prints them): those cases instead of one per parameter.
 #   pixels_case.sh ... FILTER jpeg CASE...: written as JPEG (quality 90), each within a mean
 #   |difference| over R, G and B of JPEG_MEAN levels of the reference.
 # JPEG_MEAN, the bound for lossy output: at quality 90 (4:2:0 chroma) a smooth output of the photo
@@ -60,9 +61,13 @@ run_cases() {
   done <"$out/cases"
 }
 n=0; declined=0
+shard=0 shards=1
+case $variant in gpu:*/*) shard=${variant#gpu:}; shards=${shard#*/}; shard=${shard%/*}; variant=gpu ;; esac
 if [ "$variant" = gpu ]; then
-  "$ref" variants "$filter" >"$out/variants" || fail "ref_pixels variants $filter"
-  [ -s "$out/variants" ] || fail "$filter has no GPU variant"
+  "$ref" variants "$filter" >"$out/all_variants" || fail "ref_pixels variants $filter"
+  [ -s "$out/all_variants" ] || fail "$filter has no GPU variant"
+  awk -v i="$shard" -v n="$shards" '(NR - 1) % n == i' "$out/all_variants" >"$out/variants"
+  [ -s "$out/variants" ] || { echo "$filter: no GPU variant in shard $shard of $shards"; exit 0; }
   for v in $(cat "$out/variants"); do run_cases "$v"; done
   variant="$(tr '\n' ' ' <"$out/variants")"
 else
