@@ -189,6 +189,27 @@ typedef struct fv_tolerance {
                          must land where the reference puts them */
 } fv_tolerance;
 
+/* ---- colour keys: what the colours of a false-colour picture mean ---- */
+/* A stage that shows something other than the picture's own colours (Canny's gradient
+ * direction, conv's spectra) says what its colours mean with one of these: a title and either a
+ * gray ramp with three ticks or up to four named swatches. The filter declares it (its `legend`
+ * callback); the viewer's HUD draws any of them the same way. */
+#define FV_LEGEND_MAX_SWATCHES 4
+
+typedef struct fv_legend_swatch {
+    uint8_t rgba[4];
+    const char *name; /* "- 0 deg", "weak > low" */
+} fv_legend_swatch;
+
+typedef struct fv_legend {
+    const char *title; /* "gradient direction (brightness: magnitude)" */
+    /* a ramp from black to white with these ticks under its left end, middle and right end
+       ("0", "0.5", "1"); ramp_ticks[0] NULL: the swatches instead */
+    const char *ramp_ticks[3];
+    fv_legend_swatch swatches[FV_LEGEND_MAX_SWATCHES];
+    int n_swatches;
+} fv_legend;
+
 /* ---- filters and their variants ---- */
 typedef struct fv_variant fv_variant;
 
@@ -277,6 +298,10 @@ typedef struct fv_filter {
     int max_iterations;
     /* extra parameter sets the GPU tests run besides each parameter's corners ("sigma=3") */
     const char *const *test_params;
+    /* optional: the colour key of the picture these parameters show, NULL where its colours
+     * are the image's own (most stages). Parameter sets that show the same key return the same
+     * pointer, so that two panes showing it share one key. NULL: never a key. */
+    const fv_legend *(*legend)(const fv_params *p);
 } fv_filter;
 
 /* traffic_bytes of a filter that reads each pixel once and writes it once: 4 channels each way */

@@ -301,7 +301,7 @@ static void check_legends(const fv_filter *f)
         fv_params pa = fv_params_default(f), pb = fv_params_default(f);
         pa.value[stage] = c;
         pb.value[stage] = (c + 1) % f->params[stage].n_choices;
-        const int false_colour = hud_legend_name(f, &pa) != NULL;
+        const int false_colour = hud_legend(f, &pa) != NULL;
         for (int si = 0; si < N_SIZES; si++)
             for (int cmp = HUD_SINGLE; cmp <= HUD_SIDE_BY_SIDE; cmp++) {
                 base_model(&model, f, &pa, &pb, SIZES[si][0], SIZES[si][1]);

@@ -209,6 +209,33 @@ static void test_filter_fields(const fv_filter *f)
            "%s: its tolerance is within 0..255 and 0..1", f->name);
 }
 
+/* Every colour key a filter declares, reached through each choice of each choice parameter: a
+ * title, and either a ramp with its three ticks or 1..FV_LEGEND_MAX_SWATCHES named swatches. */
+static void test_legends(const fv_filter *f)
+{
+    if (!f->legend) return;
+    int keys = 0;
+    for (int i = 0; i < f->n_params; i++) {
+        if (f->params[i].type != FV_PARAM_CHOICE) continue;
+        for (int c = 0; c < f->params[i].n_choices; c++) {
+            fv_params p = fv_params_default(f);
+            p.value[i] = c;
+            const fv_legend *l = f->legend(&p);
+            if (!l) continue;
+            keys++;
+            const int ramp = l->ramp_ticks[0] && l->ramp_ticks[1] && l->ramp_ticks[2];
+            int named = l->n_swatches >= 1 && l->n_swatches <= FV_LEGEND_MAX_SWATCHES;
+            for (int k = 0; named && k < l->n_swatches; k++)
+                named = l->swatches[k].name && l->swatches[k].name[0];
+            expect(l->title && l->title[0] && (ramp != named),
+                   "%s %s=%s: its colour key has a title and a ramp's three ticks or named "
+                   "swatches",
+                   f->name, f->params[i].name, f->params[i].choices[c]);
+        }
+    }
+    expect(keys > 0, "%s declares colour keys: some choice shows one", f->name);
+}
+
 static int whole(double v)
 {
     return v == floor(v);
@@ -406,6 +433,7 @@ int main(void)
         test_filter_fields(f);
         test_params(f);
         test_test_params(f);
+        test_legends(f);
     }
     return test_finish(&t);
 }
