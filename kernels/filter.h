@@ -210,6 +210,40 @@ typedef struct fv_legend {
     int n_swatches;
 } fv_legend;
 
+/* ---- a user kernel's contract: what a filter adds to the header its user kernels include ----
+ * kernels/user/ makes the header "filterview.h" from the parameter table and, where a filter has
+ * one, this description: the rules its reference rounds by, the derived data its built-in kernels
+ * get after the parameters (the Gaussian's integer taps) and the constants that size them. */
+#define FV_USER_MAX_FIELDS    4
+#define FV_USER_MAX_CONSTANTS 4
+
+typedef enum fv_user_field_type { FV_USER_FIELD_INT, FV_USER_FIELD_FLOAT } fv_user_field_type;
+
+/* One field of derived data: `count` 4-byte ints or floats (an array when above 1). */
+typedef struct fv_user_field {
+    const char *name;
+    fv_user_field_type type;
+    int count;
+    const char *comment; /* the header's comment above it, lines split by '\n' */
+} fv_user_field;
+
+/* "#define NAME value" in the header, after the parameter struct */
+typedef struct fv_user_constant {
+    const char *name;
+    int value;
+} fv_user_constant;
+
+typedef struct fv_user_contract_desc {
+    const char *conventions; /* the header comment's lines on rounding, each " * ..." and '\n' */
+    fv_user_field fields[FV_USER_MAX_FIELDS];
+    int n_fields;
+    /* writes the fields' values for these resolved parameters, packed in order from `base`
+     * (4 * count bytes each); NULL when there are no fields */
+    void (*fill)(const fv_params *resolved, unsigned char *base);
+    fv_user_constant constants[FV_USER_MAX_CONSTANTS];
+    int n_constants;
+} fv_user_contract_desc;
+
 /* ---- filters and their variants ---- */
 typedef struct fv_variant fv_variant;
 
@@ -302,6 +336,9 @@ typedef struct fv_filter {
      * are the image's own (most stages). Parameter sets that show the same key return the same
      * pointer, so that two panes showing it share one key. NULL: never a key. */
     const fv_legend *(*legend)(const fv_params *p);
+    /* optional: what the filter adds to its user kernels' contract header; NULL: its parameters
+     * and the general rules only */
+    const fv_user_contract_desc *user_contract;
 } fv_filter;
 
 /* traffic_bytes of a filter that reads each pixel once and writes it once: 4 channels each way */

@@ -19,6 +19,7 @@
 #include "median/median.h"
 #include "test_util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 
@@ -236,6 +237,40 @@ static void test_legends(const fv_filter *f)
     expect(keys > 0, "%s declares colour keys: some choice shows one", f->name);
 }
 
+/* What a filter adds to its user kernels' contract header: comment lines that close (" * ...\n"),
+ * fields with C names, a fill exactly where there are fields, constants named FV_... */
+static void test_user_contract(const fv_filter *f)
+{
+    const fv_user_contract_desc *uc = f->user_contract;
+    if (!uc) return;
+    const char *c = uc->conventions;
+    int lines_ok = !c || (c[0] && c[strlen(c) - 1] == '\n');
+    for (const char *l = c; lines_ok && l && *l;) {
+        const char *end = strchr(l, '\n');
+        lines_ok = !strncmp(l, " * ", 3) && end;
+        l = end ? end + 1 : NULL;
+    }
+    expect(lines_ok, "%s: its contract's conventions are comment lines \" * ...\\n\"", f->name);
+    expect(uc->n_fields >= 0 && uc->n_fields <= FV_USER_MAX_FIELDS &&
+               (uc->fill != NULL) == (uc->n_fields > 0),
+           "%s: its contract has 0..%d derived fields and a fill exactly when it has some", f->name,
+           FV_USER_MAX_FIELDS);
+    for (int k = 0; k < uc->n_fields && k < FV_USER_MAX_FIELDS; k++) {
+        const fv_user_field *d = &uc->fields[k];
+        int ident = d->name && (isalpha((unsigned char)d->name[0]) || d->name[0] == '_');
+        for (const char *ch = d->name; ident && *ch; ch++)
+            ident = isalnum((unsigned char)*ch) || *ch == '_';
+        expect(ident && d->count >= 1 && fv_param_index(f, d->name) < 0,
+               "%s: derived field %d (%s) is a C name of 1 or more values, no parameter's", f->name,
+               k, d->name ? d->name : "(null)");
+    }
+    expect(uc->n_constants >= 0 && uc->n_constants <= FV_USER_MAX_CONSTANTS,
+           "%s: its contract has 0..%d constants", f->name, FV_USER_MAX_CONSTANTS);
+    for (int k = 0; k < uc->n_constants && k < FV_USER_MAX_CONSTANTS; k++)
+        expect(uc->constants[k].name && !strncmp(uc->constants[k].name, "FV_", 3),
+               "%s: contract constant %d is named FV_...", f->name, k);
+}
+
 static int whole(double v)
 {
     return v == floor(v);
@@ -434,6 +469,7 @@ int main(void)
         test_params(f);
         test_test_params(f);
         test_legends(f);
+        test_user_contract(f);
     }
     return test_finish(&t);
 }
