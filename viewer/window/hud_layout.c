@@ -6,8 +6,8 @@
  * fit the window's height the least needed lines go first (details, then context), and what is
  * left out is said by "...". Colour keys (legends) explain each false-colour picture: the
  * difference heat map at its gain, the false colour of 16-bit and float display, and the keys the
- * filters declare for their stages (fv_filter.legend), drawn alike. Everything lives in the caller's hud_layout: no allocation, so the frame loop may call
- * it every frame.
+ * filters declare for their stages (fv_filter.legend), all drawn alike. Everything lives in the
+ * caller's hud_layout: no allocation, so the frame loop may call it every frame.
  * ------------------------------------------------------------------------------------------------ */
 #include "hud_layout.h"
 
