@@ -189,6 +189,61 @@ typedef struct fv_tolerance {
                          must land where the reference puts them */
 } fv_tolerance;
 
+/* ---- colour keys: what the colours of a false-colour picture mean ---- */
+/* A stage that shows something other than the picture's own colours (Canny's gradient
+ * direction, conv's spectra) says what its colours mean with one of these: a title and either a
+ * gray ramp with three ticks or up to four named swatches. The filter declares it (its `legend`
+ * callback); the viewer's HUD draws any of them the same way. */
+#define FV_LEGEND_MAX_SWATCHES 4
+
+typedef struct fv_legend_swatch {
+    uint8_t rgba[4];
+    const char *name; /* "- 0 deg", "weak > low" */
+} fv_legend_swatch;
+
+typedef struct fv_legend {
+    const char *title; /* "gradient direction (brightness: magnitude)" */
+    /* a ramp from black to white with these ticks under its left end, middle and right end
+       ("0", "0.5", "1"); ramp_ticks[0] NULL: the swatches instead */
+    const char *ramp_ticks[3];
+    fv_legend_swatch swatches[FV_LEGEND_MAX_SWATCHES];
+    int n_swatches;
+} fv_legend;
+
+/* ---- a user kernel's contract: what a filter adds to the header its user kernels include ----
+ * kernels/user/ makes the header "filterview.h" from the parameter table and, where a filter has
+ * one, this description: the rules its reference rounds by, the derived data its built-in kernels
+ * get after the parameters (the Gaussian's integer taps) and the constants that size them. */
+#define FV_USER_MAX_FIELDS    4
+#define FV_USER_MAX_CONSTANTS 4
+
+typedef enum fv_user_field_type { FV_USER_FIELD_INT, FV_USER_FIELD_FLOAT } fv_user_field_type;
+
+/* One field of derived data: `count` 4-byte ints or floats (an array when above 1). */
+typedef struct fv_user_field {
+    const char *name;
+    fv_user_field_type type;
+    int count;
+    const char *comment; /* the header's comment above it, lines split by '\n' */
+} fv_user_field;
+
+/* "#define NAME value" in the header, after the parameter struct */
+typedef struct fv_user_constant {
+    const char *name;
+    int value;
+} fv_user_constant;
+
+typedef struct fv_user_contract_desc {
+    const char *conventions; /* the header comment's lines on rounding, each " * ..." and '\n' */
+    fv_user_field fields[FV_USER_MAX_FIELDS];
+    int n_fields;
+    /* writes the fields' values for these resolved parameters, packed in order from `base`
+     * (4 * count bytes each); NULL when there are no fields */
+    void (*fill)(const fv_params *resolved, unsigned char *base);
+    fv_user_constant constants[FV_USER_MAX_CONSTANTS];
+    int n_constants;
+} fv_user_contract_desc;
+
 /* ---- filters and their variants ---- */
 typedef struct fv_variant fv_variant;
 
@@ -277,6 +332,13 @@ typedef struct fv_filter {
     int max_iterations;
     /* extra parameter sets the GPU tests run besides each parameter's corners ("sigma=3") */
     const char *const *test_params;
+    /* optional: the colour key of the picture these parameters show, NULL where its colours
+     * are the image's own (most stages). Parameter sets that show the same key return the same
+     * pointer, so that two panes showing it share one key. NULL: never a key. */
+    const fv_legend *(*legend)(const fv_params *p);
+    /* optional: what the filter adds to its user kernels' contract header; NULL: its parameters
+     * and the general rules only */
+    const fv_user_contract_desc *user_contract;
 } fv_filter;
 
 /* traffic_bytes of a filter that reads each pixel once and writes it once: 4 channels each way */

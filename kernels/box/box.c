@@ -84,6 +84,13 @@ static int box_reach(const fv_params *p)
     return (int)p->value[BOX_RADIUS];
 }
 
+/* what a user kernel must compute to equal the reference (its contract header says it) */
+static const fv_user_contract_desc box_user_contract = {
+    .conventions =
+        " * box: out = (sum of the (2r+1)^2 window + area / 2) / area per channel R, G, B, in\n"
+        " *   integers (area = (2r+1)^2): the rounded mean, half up.\n",
+};
+
 const fv_filter fv_filter_box = {
     .name = "box",
     .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
@@ -100,4 +107,5 @@ const fv_filter fv_filter_box = {
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = box_test_params,
+    .user_contract = &box_user_contract,
 };

@@ -171,6 +171,33 @@ static int canny_reach(const fv_params *p)
     }
 }
 
+/* The colour keys of the stages in false colour: canny_display_direction's hues (brightness is
+ * the magnitude) and canny_display_threshold's three labels. */
+static const fv_legend canny_direction_legend = {
+    .title = "gradient direction (brightness: magnitude)",
+    .swatches = {{{255, 0, 0, 255}, "- 0 deg"},
+                 {{255, 255, 0, 255}, "/ 45"},
+                 {{0, 255, 0, 255}, "| 90"},
+                 {{0, 0, 255, 255}, "\\ 135"}},
+    .n_swatches = 4,
+};
+static const fv_legend canny_thresholds_legend = {
+    .title = "thresholds",
+    .swatches = {{{255, 255, 255, 255}, "strong > high"},
+                 {{255, 160, 0, 255}, "weak > low"},
+                 {{0, 0, 0, 255}, "suppressed"}},
+    .n_swatches = 3,
+};
+
+static const fv_legend *canny_legend(const fv_params *p)
+{
+    switch ((int)p->value[CANNY_STAGE]) {
+    case CANNY_DIRECTION: return &canny_direction_legend;
+    case CANNY_THRESHOLD_MAP: return &canny_thresholds_legend;
+    default: return NULL; /* gray levels, or the edges in white */
+    }
+}
+
 const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary =
@@ -188,4 +215,5 @@ const fv_filter fv_filter_canny = {
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = 1,
     .test_params = canny_test_params,
+    .legend = canny_legend,
 };

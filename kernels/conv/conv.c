@@ -189,6 +189,28 @@ static int conv_reach(const fv_params *p)
     return reach;
 }
 
+/* The colour keys of the stages that are not the convolved image: the kernel's gray levels
+ * (conv_kernel_level) and the spectra's log scale over FV_CONV_SPECTRUM_DECADES decades. */
+static const fv_legend conv_kernel_legend = {
+    .title = "kernel weight / largest weight",
+    .ramp_ticks = {"0", "0.5", "1"},
+};
+static const fv_legend conv_spectrum_legend = {
+    .title = "log10 |spectrum| (each channel)",
+    .ramp_ticks = {"-6", "-3", "0"},
+};
+
+static const fv_legend *conv_legend(const fv_params *p)
+{
+    switch (conv_stage(p)) {
+    case CONV_KERNEL: return &conv_kernel_legend;
+    case CONV_SPECTRUM_IMAGE:
+    case CONV_SPECTRUM_KERNEL:
+    case CONV_SPECTRUM_PRODUCT: return &conv_spectrum_legend;
+    default: return NULL; /* the output: the image's own colours */
+    }
+}
+
 const fv_filter fv_filter_conv = {
     .name = "conv",
     .summary =
@@ -208,4 +230,5 @@ const fv_filter fv_filter_conv = {
     .traffic_bytes = conv_traffic,
     .max_iterations = 1,
     .test_params = conv_test_params,
+    .legend = conv_legend,
 };

@@ -9,6 +9,8 @@
 #include "gaussian_npp.h"
 #include "gaussian_taps.h"
 
+#include <string.h>
+
 /* The teaching rows share one launcher, told apart by .id (TEACH_*). */
 #define GAUSSIAN_TEACHING(NAME, ID, SUMMARY)                                                       \
     {                                                                                              \
@@ -83,6 +85,44 @@ static int gaussian_reach(const fv_params *p)
     return reach;
 }
 
+/* ---- user kernels: the integer taps, so that theirs can make the same bytes ---------------- */
+#define GAUSSIAN_TAPS (2 * FV_GAUSSIAN_MAX_RADIUS + 1)
+
+static void gaussian_user_fill(const fv_params *p, unsigned char *base)
+{
+    fv_gaussian_taps t;
+    if (fv_gaussian_taps_make(p, &t) != FV_OK) return; /* checked at prepare: not reached */
+    int taps[GAUSSIAN_TAPS] = {0};
+    float pad[GAUSSIAN_TAPS + 2] = {0};
+    for (int k = 0; k < 2 * t.radius + 1; k++) {
+        taps[k] = t.w[k];
+        pad[k + 1] = (float)t.w[k];
+    }
+    memcpy(base, taps, sizeof taps);
+    memcpy(base + sizeof taps, pad, sizeof pad);
+}
+
+static const fv_user_contract_desc gaussian_user_contract = {
+    .conventions =
+        " * gaussian: out = (sum over i, j in -r..r of taps[r+i] * taps[r+j] * in(x+j, y+i) + 32768)\n"
+        " *   >> 16 per channel R, G, B: round half up. Every partial sum is an integer below 2^24,\n"
+        " *   so float or integer arithmetic in any order gives the same bytes; the built-in kernels\n"
+        " *   start each sum at 32768.f, add fmaf(taps_pad[..] * taps_pad[..], value, sum) and\n"
+        " *   convert with __float2uint_rz(sum) >> 16. Separable (columns, then rows) is exact too.\n",
+    .fields =
+        {{"taps", FV_USER_FIELD_INT, GAUSSIAN_TAPS,
+          "taps[radius + k]: integer weight of offset k (-radius..radius), symmetric, sum 256;\n"
+          "entries past 2 * radius are 0. 2-D weight of (i, j) = taps[i] * taps[j] (sum 65536)"},
+         {"taps_pad", FV_USER_FIELD_FLOAT, GAUSSIAN_TAPS + 2,
+          "the same as floats with one zero on each side: taps_pad[k + 1] == taps[k],\n"
+          "taps_pad[0] == taps_pad[2 * radius + 2] == 0 (what the built-in kernels read)"}},
+    .n_fields = 2,
+    .fill = gaussian_user_fill,
+    .constants = {{"FV_GAUSSIAN_MAX_RADIUS", FV_GAUSSIAN_MAX_RADIUS},
+                  {"FV_GAUSSIAN_MAX_TAPS", GAUSSIAN_TAPS}},
+    .n_constants = 2,
+};
+
 const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
@@ -101,4 +141,5 @@ const fv_filter fv_filter_gaussian = {
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = gaussian_test_params,
+    .user_contract = &gaussian_user_contract,
 };

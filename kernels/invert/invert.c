@@ -29,6 +29,11 @@ static const fv_variant invert_variants[] = {
      .types = FV_TYPES_ALL},
 };
 
+/* what a user kernel must compute to equal the reference (its contract header says it) */
+static const fv_user_contract_desc invert_user_contract = {
+    .conventions = " * invert: out = 255 - in for R, G, B.\n",
+};
+
 const fv_filter fv_filter_invert = {
     .name = "invert",
     .summary = "colour negative (255 - v, 65535 - v, float 1 - v), alpha kept; reads no "
@@ -40,4 +45,5 @@ const fv_filter fv_filter_invert = {
     .tolerance = {0, 0.0, 0.0}, /* bit-exact in every type: 1 - v is one IEEE subtraction */
     .traffic_bytes = invert_traffic_bytes,
     .max_iterations = FV_MAX_ITERATIONS,
+    .user_contract = &invert_user_contract,
 };

@@ -87,6 +87,13 @@ static int median_reach(const fv_params *p)
     return (int)p->value[MEDIAN_SIZE] / 2;
 }
 
+/* what a user kernel must compute to equal the reference (its contract header says it) */
+static const fv_user_contract_desc median_user_contract = {
+    .conventions =
+        " * median: each of R, G, B on its own: the middle value, index (size*size - 1) / 2, of the\n"
+        " *   sorted size x size window (the smallest v with more than (size*size-1)/2 values <= v).\n",
+};
+
 const fv_filter fv_filter_median = {
     .name = "median",
     .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
@@ -101,4 +108,5 @@ const fv_filter fv_filter_median = {
     .traffic_bytes = fv_traffic_read_write,
     .max_iterations = FV_MAX_ITERATIONS,
     .test_params = median_test_params,
+    .user_contract = &median_user_contract,
 };

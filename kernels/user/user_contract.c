@@ -6,13 +6,13 @@
  * float, INT and CHOICE -> int, IMAGE -> int "given") followed by the derived data its built-in
  * kernels get (the Gaussian's integer taps); the header declares the struct from that list with
  * a static_assert on its size (every field is 4 bytes, so the size pins the layout), and
- * fv_user_params_pack writes the same bytes: a change of a parameter table changes both.
+ * fv_user_params_pack writes the same bytes: a change of a parameter table changes both. What a
+ * filter adds (its rounding rules, those derived fields and their fill, constants) comes from its
+ * descriptor's user_contract: this file reads the registry and names no filter.
  * Checked by tests/cpu/test_user_compile.c (every filter's header compiles with NVRTC) and
  * tests/gpu/test_user_kernels.c (user kernels equal the built-ins bit for bit).
  * ------------------------------------------------------------------------------------------------ */
 #include "user_kernel.h"
-
-#include "gaussian/gaussian_taps.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -20,78 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define GAUSSIAN_TAPS (2 * FV_GAUSSIAN_MAX_RADIUS + 1)
-
-typedef enum field_type { FIELD_INT, FIELD_FLOAT } field_type;
-
 typedef struct user_field {
     char name[48];
-    field_type type;
+    fv_user_field_type type;
     int count; /* 1, or an array's length */
     size_t offset;
     const char *comment;
 } user_field;
-
-/* ---- derived data and conventions, per filter ----------------------------------------------
- * What a built-in filter's kernels get besides its parameters, so that a user kernel can compute
- * the same bytes, and the rules its reference follows. A filter without a row gets its
- * parameters and the general rules. */
-typedef struct user_derived {
-    const char *filter;
-    const char *conventions; /* header comment lines, each starting " * " */
-    const user_field *fields;
-    int n_fields;
-    void (*fill)(const fv_params *resolved, unsigned char *base); /* at the first field */
-} user_derived;
-
-static const user_field gaussian_fields[] = {
-    {"taps", FIELD_INT, GAUSSIAN_TAPS, 0,
-     "taps[radius + k]: integer weight of offset k (-radius..radius), symmetric, sum 256;\n"
-     "entries past 2 * radius are 0. 2-D weight of (i, j) = taps[i] * taps[j] (sum 65536)"},
-    {"taps_pad", FIELD_FLOAT, GAUSSIAN_TAPS + 2, 0,
-     "the same as floats with one zero on each side: taps_pad[k + 1] == taps[k],\n"
-     "taps_pad[0] == taps_pad[2 * radius + 2] == 0 (what the built-in kernels read)"},
-};
-
-static void gaussian_fill(const fv_params *p, unsigned char *base)
-{
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) != FV_OK) return; /* checked at prepare: not reached */
-    int taps[GAUSSIAN_TAPS] = {0};
-    float pad[GAUSSIAN_TAPS + 2] = {0};
-    for (int k = 0; k < 2 * t.radius + 1; k++) {
-        taps[k] = t.w[k];
-        pad[k + 1] = (float)t.w[k];
-    }
-    memcpy(base, taps, sizeof taps);
-    memcpy(base + sizeof taps, pad, sizeof pad);
-}
-
-static const user_derived derived_rows[] = {
-    {"gaussian",
-     " * gaussian: out = (sum over i, j in -r..r of taps[r+i] * taps[r+j] * in(x+j, y+i) + 32768)\n"
-     " *   >> 16 per channel R, G, B: round half up. Every partial sum is an integer below 2^24,\n"
-     " *   so float or integer arithmetic in any order gives the same bytes; the built-in kernels\n"
-     " *   start each sum at 32768.f, add fmaf(taps_pad[..] * taps_pad[..], value, sum) and\n"
-     " *   convert with __float2uint_rz(sum) >> 16. Separable (columns, then rows) is exact too.\n",
-     gaussian_fields, 2, gaussian_fill},
-    {"box",
-     " * box: out = (sum of the (2r+1)^2 window + area / 2) / area per channel R, G, B, in\n"
-     " *   integers (area = (2r+1)^2): the rounded mean, half up.\n",
-     NULL, 0, NULL},
-    {"median",
-     " * median: each of R, G, B on its own: the middle value, index (size*size - 1) / 2, of the\n"
-     " *   sorted size x size window (the smallest v with more than (size*size-1)/2 values <= v).\n",
-     NULL, 0, NULL},
-    {"invert", " * invert: out = 255 - in for R, G, B.\n", NULL, 0, NULL},
-};
-
-static const user_derived *derived_of(const fv_filter *f)
-{
-    for (size_t i = 0; i < sizeof derived_rows / sizeof derived_rows[0]; i++)
-        if (strcmp(derived_rows[i].filter, f->name) == 0) return &derived_rows[i];
-    return NULL;
-}
 
 /* a C identifier from a name: letters, digits and '_', others become '_' ("one-pass") */
 static void identifier(const char *name, char *out, size_t size, int upper)
@@ -118,22 +53,27 @@ static int fields_of(const fv_filter *f, user_field *out, int max)
             size_t len = strlen(out[n].name);
             snprintf(out[n].name + len, sizeof out[n].name - len, "_given");
         }
-        out[n].type = d->type == FV_PARAM_REAL ? FIELD_FLOAT : FIELD_INT;
+        out[n].type = d->type == FV_PARAM_REAL ? FV_USER_FIELD_FLOAT : FV_USER_FIELD_INT;
         out[n].count = 1;
         out[n].offset = offset;
         out[n].comment = d->help;
         offset += 4;
     }
-    const user_derived *dv = derived_of(f);
-    for (int k = 0; dv && k < dv->n_fields && n < max; k++, n++) {
-        out[n] = dv->fields[k];
+    const fv_user_contract_desc *uc = f->user_contract;
+    for (int k = 0; uc && k < uc->n_fields && k < FV_USER_MAX_FIELDS && n < max; k++, n++) {
+        const fv_user_field *d = &uc->fields[k];
+        memset(&out[n], 0, sizeof out[n]);
+        snprintf(out[n].name, sizeof out[n].name, "%s", d->name);
+        out[n].type = d->type;
+        out[n].count = d->count;
         out[n].offset = offset;
+        out[n].comment = d->comment;
         offset += 4 * (size_t)out[n].count;
     }
     return n;
 }
 
-#define MAX_FIELDS (FV_MAX_PARAMS + 4)
+#define MAX_FIELDS (FV_MAX_PARAMS + FV_USER_MAX_FIELDS)
 
 size_t fv_user_params_size(const fv_filter *f)
 {
@@ -160,8 +100,8 @@ fv_status fv_user_params_pack(const fv_filter *f, const fv_params *p, void *out,
             memcpy(base + 4 * (size_t)i, &v, 4);
         }
     }
-    const user_derived *dv = derived_of(f);
-    if (dv && dv->fill) dv->fill(&r, base + 4 * (size_t)f->n_params);
+    const fv_user_contract_desc *uc = f->user_contract;
+    if (uc && uc->fill) uc->fill(&r, base + 4 * (size_t)f->n_params);
     return FV_OK;
 }
 
@@ -326,10 +266,11 @@ char *fv_user_contract(const fv_filter *f)
         " * - alpha is kept: dst.w = src.w of the same pixel, R, G and B are filtered;\n"
         " * - results are 8-bit, rounded as the filter says:\n",
         f->name, f->summary);
-    const user_derived *dv = derived_of(f);
+    const fv_user_contract_desc *uc = f->user_contract;
     put(&t, "%s",
-        dv ? dv->conventions
-           : " *   (this filter's rules are those of its reference; see its summary)\n");
+        uc && uc->conventions
+            ? uc->conventions
+            : " *   (this filter's rules are those of its reference; see its summary)\n");
     put(&t, " */\n#pragma once\n\n");
 
     /* the parameters */
@@ -358,19 +299,19 @@ char *fv_user_contract(const fv_filter *f)
         char lead[8] = "    ";
         put_comment(&t, lead, fl[i].comment ? fl[i].comment : "");
         if (fl[i].count > 1)
-            put(&t, "    %s %s[%d];\n", fl[i].type == FIELD_FLOAT ? "float" : "int", fl[i].name,
-                fl[i].count);
+            put(&t, "    %s %s[%d];\n", fl[i].type == FV_USER_FIELD_FLOAT ? "float" : "int",
+                fl[i].name, fl[i].count);
         else
-            put(&t, "    %s %s;\n", fl[i].type == FIELD_FLOAT ? "float" : "int", fl[i].name);
+            put(&t, "    %s %s;\n", fl[i].type == FV_USER_FIELD_FLOAT ? "float" : "int",
+                fl[i].name);
     }
     put(&t, "};\ntypedef fv_%s_params fv_params;\n", tag);
     /* every field is 4 bytes (int or float, or arrays of them) in the host's order: the size
        pins the layout */
     put(&t, "static_assert(sizeof(fv_params) == %zu, \"fv_params: host layout\");\n",
         fv_user_params_size(f));
-    if (dv && strcmp(f->name, "gaussian") == 0)
-        put(&t, "#define FV_GAUSSIAN_MAX_RADIUS %d\n#define FV_GAUSSIAN_MAX_TAPS %d\n",
-            FV_GAUSSIAN_MAX_RADIUS, GAUSSIAN_TAPS);
+    for (int k = 0; uc && k < uc->n_constants && k < FV_USER_MAX_CONSTANTS; k++)
+        put(&t, "#define %s %d\n", uc->constants[k].name, uc->constants[k].value);
     put(&t, "\n%s", contract_common);
     if (t.failed) {
         free(t.s);

@@ -218,7 +218,8 @@ static void base_model(hud_model *m, const fv_filter *f, const fv_params *pa, co
              "noise on the source [n/N]: salt-and-pepper 50 %%, gaussian sigma 128, seed "
              "4294967295");
     snprintf(m->compare, sizeof m->compare,
-             "compare [c]: difference |A-B| (original [o])   B is 1234.56x faster than A");
+             "compare [c]: difference |A-B| (original [o])   timing A and B: 0 of 5 warm frames "
+             "[space]");
     snprintf(m->diff, sizeof m->diff,
              "|A-B| (CPU): max 255  mean 127.5000  33554432 of 33554432 px differ");
     snprintf(m->probe, sizeof m->probe, "(16383, 16383)  A 255 255 255 255   B 255 255 255 255");
@@ -301,7 +302,7 @@ static void check_legends(const fv_filter *f)
         fv_params pa = fv_params_default(f), pb = fv_params_default(f);
         pa.value[stage] = c;
         pb.value[stage] = (c + 1) % f->params[stage].n_choices;
-        const int false_colour = hud_legend_name(f, &pa) != NULL;
+        const int false_colour = hud_legend(f, &pa) != NULL;
         for (int si = 0; si < N_SIZES; si++)
             for (int cmp = HUD_SINGLE; cmp <= HUD_SIDE_BY_SIDE; cmp++) {
                 base_model(&model, f, &pa, &pb, SIZES[si][0], SIZES[si][1]);
@@ -329,6 +330,63 @@ static void check_legends(const fv_filter *f)
     char detail[96];
     snprintf(detail, sizeof detail, "%s: %d stages with a colour key", f->name, shown);
     test_check(&t, shown > 0, "legends fit:", detail);
+}
+
+/* A filter the HUD knows nothing of gets the colour key it declares (fv_filter.legend), drawn
+ * from that data alone: its title (with "A: " and "B: " where the panes show two keys), each
+ * swatch in its own colour with its name, or a ramp with its three ticks. */
+static const fv_legend made_up_swatches = {
+    .title = "made-up key",
+    .swatches = {{{11, 22, 33, 255}, "first"},
+                 {{44, 55, 66, 255}, "second"},
+                 {{77, 88, 99, 255}, "third"}},
+    .n_swatches = 3,
+};
+static const fv_legend made_up_ramp = {.title = "made-up ramp",
+                                       .ramp_ticks = {"low", "mid", "top"}};
+
+static const fv_legend *made_up_legend(const fv_params *p)
+{
+    return p->iterations == 1 ? &made_up_swatches : &made_up_ramp;
+}
+
+static int run_shown(const char *text)
+{
+    for (int i = 0; i < L.n_runs; i++)
+        if (!strcmp(L.pool + L.runs[i].offset, text)) return 1;
+    return 0;
+}
+
+static void check_declared_legend(void)
+{
+    fv_filter f = *fv_filters[0];
+    f.legend = made_up_legend;
+    fv_params one = fv_params_default(&f), two = one;
+    two.iterations = 2;
+    /* one key for both panes: no "A: " */
+    base_model(&model, &f, &one, &one, 960, 720);
+    model.compare_mode = HUD_SIDE_BY_SIDE;
+    hud_layout_build(&model, &L);
+    int colours = 0;
+    for (int k = 0; k < made_up_swatches.n_swatches; k++)
+        for (int b = 0; b < L.n_boxes; b++)
+            if (!memcmp(L.boxes[b].rgba, made_up_swatches.swatches[k].rgba, 4)) {
+                colours++;
+                break;
+            }
+    test_check(&t,
+               run_shown("made-up key") && run_shown("first") && run_shown("second") &&
+                   run_shown("third") && colours == made_up_swatches.n_swatches,
+               "a declared key is drawn: its title, names and colours", "");
+    /* two keys, one a ramp: each says its pane */
+    base_model(&model, &f, &one, &two, 960, 720);
+    model.linked = 0;
+    model.compare_mode = HUD_SIDE_BY_SIDE;
+    hud_layout_build(&model, &L);
+    test_check(&t,
+               run_shown("A: made-up key") && run_shown("B: made-up ramp") && run_shown("low") &&
+                   run_shown("mid") && run_shown("top"),
+               "two declared keys say their panes; a ramp shows its ticks", "");
 }
 
 /* The help overlay (the last box) over the main panel: a run it covers must be its own (the
@@ -541,6 +599,7 @@ int main(void)
     }
     check_help_and_small();
     check_long_alert_whole();
+    check_declared_legend();
     printf("%ld layouts, %ld glyphs checked\n", checked_layouts, checked_glyphs);
     test_check(&t, checked_layouts > 0 && checked_glyphs > 10 * checked_layouts,
                "layouts were checked, with text in them", NULL);

@@ -19,6 +19,7 @@
 #include "median/median.h"
 #include "test_util.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 
@@ -207,6 +208,67 @@ static void test_filter_fields(const fv_filter *f)
     expect(f->tolerance.max_abs >= 0 && f->tolerance.max_abs <= 255 &&
                f->tolerance.max_share >= 0 && f->tolerance.max_share <= 1,
            "%s: its tolerance is within 0..255 and 0..1", f->name);
+}
+
+/* Every colour key a filter declares, reached through each choice of each choice parameter: a
+ * title, and either a ramp with its three ticks or 1..FV_LEGEND_MAX_SWATCHES named swatches. */
+static void test_legends(const fv_filter *f)
+{
+    if (!f->legend) return;
+    int keys = 0;
+    for (int i = 0; i < f->n_params; i++) {
+        if (f->params[i].type != FV_PARAM_CHOICE) continue;
+        for (int c = 0; c < f->params[i].n_choices; c++) {
+            fv_params p = fv_params_default(f);
+            p.value[i] = c;
+            const fv_legend *l = f->legend(&p);
+            if (!l) continue;
+            keys++;
+            const int ramp = l->ramp_ticks[0] && l->ramp_ticks[1] && l->ramp_ticks[2];
+            int named = l->n_swatches >= 1 && l->n_swatches <= FV_LEGEND_MAX_SWATCHES;
+            for (int k = 0; named && k < l->n_swatches; k++)
+                named = l->swatches[k].name && l->swatches[k].name[0];
+            expect(l->title && l->title[0] && (ramp != named),
+                   "%s %s=%s: its colour key has a title and a ramp's three ticks or named "
+                   "swatches",
+                   f->name, f->params[i].name, f->params[i].choices[c]);
+        }
+    }
+    expect(keys > 0, "%s declares colour keys: some choice shows one", f->name);
+}
+
+/* What a filter adds to its user kernels' contract header: comment lines that close (" * ...\n"),
+ * fields with C names, a fill exactly where there are fields, constants named FV_... */
+static void test_user_contract(const fv_filter *f)
+{
+    const fv_user_contract_desc *uc = f->user_contract;
+    if (!uc) return;
+    const char *c = uc->conventions;
+    int lines_ok = !c || (c[0] && c[strlen(c) - 1] == '\n');
+    for (const char *l = c; lines_ok && l && *l;) {
+        const char *end = strchr(l, '\n');
+        lines_ok = !strncmp(l, " * ", 3) && end;
+        l = end ? end + 1 : NULL;
+    }
+    expect(lines_ok, "%s: its contract's conventions are comment lines \" * ...\\n\"", f->name);
+    expect(uc->n_fields >= 0 && uc->n_fields <= FV_USER_MAX_FIELDS &&
+               (uc->fill != NULL) == (uc->n_fields > 0),
+           "%s: its contract has 0..%d derived fields and a fill exactly when it has some", f->name,
+           FV_USER_MAX_FIELDS);
+    for (int k = 0; k < uc->n_fields && k < FV_USER_MAX_FIELDS; k++) {
+        const fv_user_field *d = &uc->fields[k];
+        int ident = d->name && (isalpha((unsigned char)d->name[0]) || d->name[0] == '_');
+        for (const char *ch = d->name; ident && *ch; ch++)
+            ident = isalnum((unsigned char)*ch) || *ch == '_';
+        expect(ident && d->count >= 1 && fv_param_index(f, d->name) < 0,
+               "%s: derived field %d (%s) is a C name of 1 or more values, no parameter's", f->name,
+               k, d->name ? d->name : "(null)");
+    }
+    expect(uc->n_constants >= 0 && uc->n_constants <= FV_USER_MAX_CONSTANTS,
+           "%s: its contract has 0..%d constants", f->name, FV_USER_MAX_CONSTANTS);
+    for (int k = 0; k < uc->n_constants && k < FV_USER_MAX_CONSTANTS; k++)
+        expect(uc->constants[k].name && !strncmp(uc->constants[k].name, "FV_", 3),
+               "%s: contract constant %d is named FV_...", f->name, k);
 }
 
 static int whole(double v)
@@ -406,6 +468,8 @@ int main(void)
         test_filter_fields(f);
         test_params(f);
         test_test_params(f);
+        test_legends(f);
+        test_user_contract(f);
     }
     return test_finish(&t);
 }

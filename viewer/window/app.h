@@ -26,6 +26,7 @@
 
 #include "cli.h"
 #include "hud_layout.h"
+#include "hud_speedup.h"
 #include "kernel_host.h"
 #include "noise.h"
 #include "timing.h"
@@ -112,6 +113,8 @@ typedef struct pane {
                                             image, variant or a parameter changes: never per frame */
     char resources[320]; /* its kernels' registers, shared memory, occupancy */
     double kernel_ms;    /* last run: CUDA events (host clock for `cpu`) */
+    hud_timings timings; /* the recent warm runs' kernel_ms, for B against A; emptied by every
+                            change of what the panes show (pipeline_prepare) */
     GLuint pbo, texture;
     GLuint buffer_texture;                         /* --interop buffer: the shader's view of pbo */
     struct cudaGraphicsResource *resource;         /* interop registration of pbo */

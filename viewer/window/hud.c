@@ -1,7 +1,7 @@
 /* ------------------------------------------------------------------------------------------------
  * viewer/window/hud.c: the heads-up display, drawn in GL over the image: filter, variants and their
  * summaries, parameters, each pane's kernel time (ms, GB/s, share of the copy bandwidth), the
- * speedup of B over A, the |A - B| statistics, frame time, size, zoom, the pixel under the cursor,
+ * speedup of B over A where it is beyond timing noise (hud_speedup.c), the |A - B| statistics, frame time, size, zoom, the pixel under the cursor,
  * the compute mode, a variant replaced for want of a GPU, the last error, a user kernel's compile
  * error or fault (and its compile under way); colour keys for false
  * colour; the help overlay and the all-variants bar chart. This file tells the app as a hud_model
@@ -205,12 +205,12 @@ static void fill_model(app *a, hud_model *m)
                           fv_params_same(pane_params(a, 0), pane_params(a, 1));
     if (same_code)
         snprintf(speed, sizeof speed, "   same code in A and B: no speed-up");
-    else if (pa->variant != PANE_ORIGINAL && pb->variant != PANE_ORIGINAL && pa->kernel_ms > 0 &&
-             pb->kernel_ms > 0)
-        snprintf(speed, sizeof speed, "   B is %.2fx %s than A",
-                 pa->kernel_ms >= pb->kernel_ms ? pa->kernel_ms / pb->kernel_ms
-                                                : pb->kernel_ms / pa->kernel_ms,
-                 pa->kernel_ms >= pb->kernel_ms ? "faster" : "slower");
+    else if (PANE_COMPUTES(pa) && PANE_COMPUTES(pb)) {
+        /* two codes: a speed-up only beyond the spread of their recent warm runs */
+        const hud_speedup s = hud_speedup_of(&pa->timings, &pb->timings);
+        memcpy(speed, "   ", 3);
+        hud_speedup_text(&s, speed + 3, (int)sizeof speed - 3);
+    }
     snprintf(m->compare, sizeof m->compare, "compare [c]: %s%s%s", compare_names[a->compare],
              a->show_original ? " (original [o])" : "", speed);
     m->diff[0] = 0;

@@ -5,9 +5,9 @@
  * inside the picked parameter) or, for descriptions, shortened with "..."; when the rows do not
  * fit the window's height the least needed lines go first (details, then context), and what is
  * left out is said by "...". Colour keys (legends) explain each false-colour picture: the
- * difference heat map at its gain, Canny's direction and threshold stages, conv's kernel and
- * spectra. Everything lives in the caller's hud_layout: no allocation, so the frame loop may call
- * it every frame.
+ * difference heat map at its gain, the false colour of 16-bit and float display, and the keys the
+ * filters declare for their stages (fv_filter.legend), all drawn alike. Everything lives in the
+ * caller's hud_layout: no allocation, so the frame loop may call it every frame.
  * ------------------------------------------------------------------------------------------------ */
 #include "hud_layout.h"
 
@@ -101,13 +101,6 @@ static void tick_text(char *buf, size_t size, double v, int integer)
 }
 
 /* ---- the parameter line ---- */
-static int param_index(const fv_filter *f, const char *name)
-{
-    for (int i = 0; i < f->n_params; i++)
-        if (!strcmp(f->params[i].name, name)) return i;
-    return -1;
-}
-
 void hud_params_text(const hud_model *m, int p, char *buf, int size, int *picked_at,
                      int *picked_len)
 {
@@ -148,30 +141,9 @@ void hud_params_text(const hud_model *m, int p, char *buf, int size, int *picked
 }
 
 /* ---- legends: which false colour a pane shows ---- */
-typedef struct legend_desc {
-    const char *filter, *stage, *name;
-} legend_desc;
-
-/* the stages whose colours are not the picture's own (see canny.h's canny_display_* and conv.h) */
-static const legend_desc LEGENDS[] = {
-    {"canny", "direction", "canny_direction"},
-    {"canny", "thresholds", "canny_thresholds"},
-    {"conv", "kernel", "conv_kernel"},
-    {"conv", "spectrum_image", "conv_spectrum"},
-    {"conv", "spectrum_kernel", "conv_spectrum"},
-    {"conv", "spectrum_product", "conv_spectrum"},
-};
-
-const char *hud_legend_name(const fv_filter *f, const fv_params *params)
+const fv_legend *hud_legend(const fv_filter *f, const fv_params *params)
 {
-    const int stage = param_index(f, "stage");
-    if (stage < 0 || f->params[stage].type != FV_PARAM_CHOICE) return NULL;
-    char v[48];
-    fv_param_format(f, stage, params->value[stage], v, sizeof v);
-    for (size_t i = 0; i < sizeof LEGENDS / sizeof LEGENDS[0]; i++)
-        if (!strcmp(f->name, LEGENDS[i].filter) && !strcmp(v, LEGENDS[i].stage))
-            return LEGENDS[i].name;
-    return NULL;
+    return f && params && f->legend ? f->legend(params) : NULL;
 }
 
 /* ---- output ---- */
@@ -372,9 +344,19 @@ static void add(line *lines, int *n, const char *text, const uint8_t *rgba, int 
     l->picked_len = 0;
 }
 
+/* The colour keys: the HUD's own two (the difference heat map, the false colour of 16-bit and
+ * float display) and those the panes' filters declare. */
+typedef enum legend_kind { LEGEND_DIFFERENCE, LEGEND_COLORMAP, LEGEND_FILTER } legend_kind;
+
+typedef struct legend_slot {
+    legend_kind kind;
+    const fv_legend *filter_legend; /* LEGEND_FILTER: the filter's key */
+    const char *who;                /* "A: ", "B: ", or "" when it stands for both panes */
+} legend_slot;
+
 /* what the legend panel says and shows, for one kind of false colour */
-static float legend(hud_layout *L, const hud_model *m, const char *name, const char *who,
-                    float right, float bottom, float max_w)
+static float legend(hud_layout *L, const hud_model *m, const legend_slot *slot, float right,
+                    float bottom, float max_w)
 {
     const float gain = m->gain;
     const int s = L->scale;
@@ -384,7 +366,7 @@ static float legend(hud_layout *L, const hud_model *m, const char *name, const c
     const char *swatch_names[4] = {0};
     uint8_t swatch[4][4] = {{0}};
     int n_swatches = 0;
-    if (!strcmp(name, "difference") && m->diff_top > 0) { /* in the image's units */
+    if (slot->kind == LEGEND_DIFFERENCE && m->diff_top > 0) { /* in the image's units */
         snprintf(title, sizeof title, "|A-B| at gain x%g [g]: colour = largest channel error",
                  gain);
         snprintf(ticks[0], sizeof ticks[0], "0");
@@ -392,7 +374,7 @@ static float legend(hud_layout *L, const hud_model *m, const char *name, const c
         tick_text(ticks[2], sizeof ticks[2] - 1, m->diff_top, m->diff_integer);
         strcat(ticks[2], "+");
         ramp = 1;
-    } else if (!strcmp(name, "difference")) {
+    } else if (slot->kind == LEGEND_DIFFERENCE) {
         const int top = (int)floorf(255.0f / gain + 0.5f);
         snprintf(title, sizeof title, "|A-B| at gain x%g [g]: colour = largest channel error",
                  gain);
@@ -400,43 +382,28 @@ static float legend(hud_layout *L, const hud_model *m, const char *name, const c
         snprintf(ticks[1], sizeof ticks[1], "%d", (top + 1) / 2);
         snprintf(ticks[2], sizeof ticks[2], "%d%s", top, top < 255 ? "+" : "");
         ramp = 1;
-    } else if (!strcmp(name, "colormap")) {
+    } else if (slot->kind == LEGEND_COLORMAP) {
         snprintf(title, sizeof title, "false colour %s [m]: luma in the image's units",
                  m->colormap == 1 ? "viridis" : "turbo");
         for (int i = 0; i < 3; i++)
             tick_text(ticks[i], sizeof ticks[i], m->colormap_value[i], m->diff_integer);
         ramp = 3;
-    } else if (!strcmp(name, "canny_direction")) {
-        snprintf(title, sizeof title, "%sgradient direction (brightness: magnitude)", who);
-        static const uint8_t c[4][4] = {
-            {255, 0, 0, 255}, {255, 255, 0, 255}, {0, 255, 0, 255}, {0, 0, 255, 255}};
-        static const char *const t[4] = {"- 0 deg", "/ 45", "| 90", "\\ 135"};
-        for (int i = 0; i < 4; i++) {
-            memcpy(swatch[i], c[i], 4);
-            swatch_names[i] = t[i];
+    } else { /* the filter's own key: a gray ramp with its ticks, or its swatches */
+        const fv_legend *fl = slot->filter_legend;
+        snprintf(title, sizeof title, "%s%s", slot->who, fl->title);
+        if (fl->ramp_ticks[0]) {
+            for (int i = 0; i < 3; i++)
+                snprintf(ticks[i], sizeof ticks[i], "%s",
+                         fl->ramp_ticks[i] ? fl->ramp_ticks[i] : "");
+            ramp = 2;
+        } else {
+            n_swatches =
+                fl->n_swatches < FV_LEGEND_MAX_SWATCHES ? fl->n_swatches : FV_LEGEND_MAX_SWATCHES;
+            for (int i = 0; i < n_swatches; i++) {
+                memcpy(swatch[i], fl->swatches[i].rgba, 4);
+                swatch_names[i] = fl->swatches[i].name ? fl->swatches[i].name : "";
+            }
         }
-        n_swatches = 4;
-    } else if (!strcmp(name, "canny_thresholds")) {
-        snprintf(title, sizeof title, "%sthresholds", who);
-        static const uint8_t c[3][4] = {{255, 255, 255, 255}, {255, 160, 0, 255}, {0, 0, 0, 255}};
-        static const char *const t[3] = {"strong > high", "weak > low", "suppressed"};
-        for (int i = 0; i < 3; i++) {
-            memcpy(swatch[i], c[i], 4);
-            swatch_names[i] = t[i];
-        }
-        n_swatches = 3;
-    } else if (!strcmp(name, "conv_kernel")) {
-        snprintf(title, sizeof title, "%skernel weight / largest weight", who);
-        snprintf(ticks[0], sizeof ticks[0], "0");
-        snprintf(ticks[1], sizeof ticks[1], "0.5");
-        snprintf(ticks[2], sizeof ticks[2], "1");
-        ramp = 2;
-    } else { /* conv_spectrum */
-        snprintf(title, sizeof title, "%slog10 |spectrum| (each channel)", who);
-        snprintf(ticks[0], sizeof ticks[0], "-6");
-        snprintf(ticks[1], sizeof ticks[1], "-3");
-        snprintf(ticks[2], sizeof ticks[2], "0");
-        ramp = 2;
     }
     /* width: the title, or the swatches' labels, within max_w */
     float inner = (float)hud_text_width(title, (int)strlen(title)) * s;
@@ -791,26 +758,26 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
         if (h > 0) chart_top = bottom - h - edge;
     }
     /* the legends: the difference heat map, or each shown pane's false colour */
-    const char *names[3] = {0}, *who[3] = {"", "", ""};
+    legend_slot slots[3];
     int n_legends = 0;
     if (!m->show_original) {
         if (m->compare_mode == HUD_DIFFERENCE)
-            names[n_legends++] = "difference";
+            slots[n_legends++] = (legend_slot){LEGEND_DIFFERENCE, NULL, ""};
         else
             for (int p = 0; p < (m->compare_mode == HUD_SINGLE ? 1 : 2); p++) {
                 if (m->pane[p].original) continue;
-                const char *l = hud_legend_name(m->pane[p].filter, m->pane[p].params);
+                const fv_legend *l = hud_legend(m->pane[p].filter, m->pane[p].params);
                 if (!l) continue;
-                if (n_legends && !strcmp(names[0], l)) {
-                    who[0] = "";
+                if (n_legends && slots[0].filter_legend == l) { /* one key for both panes */
+                    slots[0].who = "";
                     continue;
                 }
-                names[n_legends] = l;
-                who[n_legends++] = p ? "B: " : "A: ";
+                slots[n_legends++] = (legend_slot){LEGEND_FILTER, l, p ? "B: " : "A: "};
             }
-        if (n_legends == 1) who[0] = "";
+        if (n_legends == 1) slots[0].who = "";
         /* the false-colour map of 16-bit and float display, in every mode but the difference */
-        if (m->colormap && m->compare_mode != HUD_DIFFERENCE) names[n_legends++] = "colormap";
+        if (m->colormap && m->compare_mode != HUD_DIFFERENCE)
+            slots[n_legends++] = (legend_slot){LEGEND_COLORMAP, NULL, ""};
     }
     for (int i = 0; i < n_legends; i++) {
         float max_w = m->win_w - 2 * edge, right = m->win_w - edge;
@@ -821,7 +788,7 @@ void hud_layout_build(const hud_model *m, hud_layout *L)
             lb = chart_top;
         else if (chart_w > 0)
             max_w = side;
-        const float h = legend(L, m, names[i], who[i], right, lb, max_w);
+        const float h = legend(L, m, &slots[i], right, lb, max_w);
         if (h > 0) legend_bottom = lb - h - edge;
     }
     float top_of_bottom = chart_top < legend_bottom ? chart_top : legend_bottom;

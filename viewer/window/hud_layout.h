@@ -121,9 +121,9 @@ int hud_scale(int win_w, int win_h);
 void hud_params_text(const hud_model *m, int p, char *buf, int size, int *picked_at,
                      int *picked_len);
 
-/* The colour key a pane with this filter and parameters shows, NULL when its colours are plain
- * (the difference heat map has its own, see hud_layout.c). */
-const char *hud_legend_name(const fv_filter *f, const fv_params *params);
+/* The colour key a pane with this filter and parameters shows (the filter's fv_filter.legend),
+ * NULL when its colours are plain (the difference heat map has its own, see hud_layout.c). */
+const fv_legend *hud_legend(const fv_filter *f, const fv_params *params);
 
 /* The difference heat map's colour of t in 0..1: the same formula as shaders/image.frag's heat. */
 void hud_heat(float t, uint8_t rgba[4]);

@@ -895,6 +895,8 @@ fv_status pipeline_prepare(app *a)
     for (int p = 0; p < 2; p++) {
         memcpy(was[p], a->panes[p].replaced, sizeof was[p]);
         a->panes[p].refused = 0;
+        /* what the panes show changed: B against A starts over from the next warm runs */
+        hud_timings_clear(&a->panes[p].timings);
     }
     pipeline_settle_variants(a);
     if (!a->host_src.data) return FV_OK;
@@ -972,6 +974,7 @@ static fv_status run_pane(app *a, int p, fv_image *out)
         double t0 = fv_now_ms();
         FV_TRY(fv_runner_run(&pn->runner, &a->host_src, &pn->host_out, 0));
         pn->kernel_ms = fv_now_ms() - t0;
+        hud_timings_add(&pn->timings, pn->kernel_ms);
         if (a->compute == FV_COMPUTE_CPU) return FV_OK;
         if (cudaMemcpy2D(out->data, out->pitch, pn->host_out.data, pn->host_out.pitch,
                          (size_t)out->width * fv_image_pixel_bytes(out), (size_t)out->height,
@@ -1030,7 +1033,8 @@ int pipeline_collect(app *a, int wait)
         if (!PANE_COMPUTES(pn) || fv_variant_is_host(pane_variant(a, p)) ||
             (pn->variant == PANE_USER && pn->hosted))
             continue; /* host clock, or the kernel host's answer: already set */
-        fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms);
+        if (fv_timer_elapsed_ms(&pn->timer, &pn->kernel_ms))
+            hud_timings_add(&pn->timings, pn->kernel_ms);
     }
     return 1;
 }
@@ -1093,7 +1097,10 @@ static void user_panes_first(app *a)
         if (pn->hosted) { /* in the kernel host: run and waited for there */
             const kernel_host_outcome o =
                 kernel_host_run(a->kernel_host, p, a->kernel_timeout_s, &pn->kernel_ms);
-            if (o != HOST_DONE) hosted_off(a, p, o);
+            if (o == HOST_DONE)
+                hud_timings_add(&pn->timings, pn->kernel_ms);
+            else
+                hosted_off(a, p, o);
             continue;
         }
         if (run_pane(a, p, &pn->device_out) != FV_OK && user_run_refused(a, p))
