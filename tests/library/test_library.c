@@ -4,10 +4,12 @@
  * Everywhere: the registry, every error a caller can make (one clear message each), a context
  * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
  * reference, invert against its definition, conv with a float kernel array (an image parameter)
- * against the exact sums, and each mistake with one. With a GPU: every GPU variant of every filter through
- * host images, device images (tight, padded, in place, 1 and 3 channels) all equal to one
- * another, the integer filters equal to the reference, two contexts at once on two streams
- * from two threads equal to each one alone, and (with two GPUs) a context on device 1.
+ * against the exact sums, and each mistake with one, one context run on images of every size up
+ * to its own, alone and in batches. With a GPU: every GPU variant of every filter through host
+ * images, device images (tight, padded, in place, 1 and 3 channels) and smaller images, alone
+ * and in batches, all equal to one another, the integer filters equal to the reference, two
+ * contexts at once on two streams from two threads equal to each one alone, and (with two GPUs)
+ * a context on device 1.
  * ------------------------------------------------------------------------------------------------ */
 #include <libfilterview.h>
 
@@ -255,9 +257,14 @@ static void test_errors(void)
     if (!c) return;
     filterview_image a = host_image(16, 9, 4, 0, 1), b = host_image(16, 9, 4, 0, 2);
     filterview_image small = host_image(15, 9, 4, 0, 3), gray = host_image(16, 9, 1, 0, 4);
-    CHECK(filterview_run(c, &small, &b, NULL) == FV_ERR_ARG &&
-              strstr(filterview_context_error(c), "15x9, but the context is for 16x9"),
+    filterview_image large = host_image(17, 9, 4, 0, 3);
+    CHECK(filterview_run(c, &large, &large, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "17x9, but the context is for images up to 16x9"),
           "size: '%s'", filterview_context_error(c));
+    CHECK(filterview_run(c, &small, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "source 15x9, destination 16x9"),
+          "sizes differ: '%s'", filterview_context_error(c));
+    free(large.data);
     CHECK(filterview_run(c, &a, &gray, NULL) == FV_ERR_ARG &&
               strstr(filterview_context_error(c), "channels"),
           "channels: '%s'", filterview_context_error(c));
@@ -297,8 +304,7 @@ static void test_errors(void)
           "a good run after bad ones clears the error");
     CHECK(strcmp(filterview_context_params(c), "radius 2") == 0 ||
               strcmp(filterview_context_params(c), "radius 2") == 0,
-          "params '%s'",
-          filterview_context_params(c));
+          "params '%s'", filterview_context_params(c));
     filterview_context_destroy(c);
     filterview_context_destroy(NULL);
     free(a.data), free(b.data), free(small.data), free(gray.data);
@@ -390,8 +396,132 @@ static void check_layouts(const char *filter, const char *variant, const char *p
     filterview_context_destroy(c);
 }
 
+/* ---- a context serves any image up to the size it was made for ----
+ * One context made for W x H runs images of every smaller size, and the full size again, in any
+ * order, alone and in batches; each result equals that of a context made for the image's own
+ * size. */
+enum { SIZES_W = 40, SIZES_H = 30 };
+static const int any_sizes[][2] = {{SIZES_W, SIZES_H}, {23, 17},     {1, 1},
+                                   {SIZES_W, 1},       {1, SIZES_H}, {7, 30},
+                                   {SIZES_W, SIZES_H}, {39, 29}};
+enum { N_ANY_SIZES = sizeof any_sizes / sizeof any_sizes[0] };
+
+/* One w x h image through the W x H context c (on the host or the device) against `exact`, a
+ * context made for w x h. */
+static void check_one_size(filterview_context *c, filterview_context *exact, const char *filter,
+                           const char *variant, int w, int h, filterview_memory memory)
+{
+    filterview_image src = host_image(w, h, 4, 4, (unsigned)(w * 7 + h)),
+                     got = host_image(w, h, 4, 4, 0), want = host_image(w, h, 4, 4, 0);
+    filterview_image run_src = src, run_dst = got;
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        cudaMalloc(&run_src.data, src.pitch * h);
+        cudaMalloc(&run_dst.data, got.pitch * h);
+        cudaMemcpy(run_src.data, src.data, src.pitch * h, cudaMemcpyHostToDevice);
+        run_src.memory = run_dst.memory = FILTERVIEW_DEVICE;
+    }
+#endif
+    CHECK(filterview_run(c, &run_src, &run_dst, NULL) == FV_OK, "%s/%s %dx%d in %dx%d: %s", filter,
+          variant, w, h, SIZES_W, SIZES_H, filterview_context_error(c));
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        cudaMemcpy(got.data, run_dst.data, got.pitch * h, cudaMemcpyDeviceToHost);
+        cudaFree(run_src.data), cudaFree(run_dst.data);
+    }
+#endif
+    CHECK(filterview_run(exact, &src, &want, NULL) == FV_OK, "%s/%s %dx%d: %s", filter, variant, w,
+          h, filterview_context_error(exact));
+    CHECK(max_diff(&got, &want) == 0, "%s/%s %dx%d %s in a %dx%d context: %d off its own", filter,
+          variant, w, h, memory == FILTERVIEW_DEVICE ? "device" : "host", SIZES_W, SIZES_H,
+          max_diff(&got, &want));
+    free(src.data), free(got.data), free(want.data);
+}
+
+/* A batch of BATCH w x h images through the W x H context c against `exact`'s runs of each.
+ * Host: gray, RGB and RGBA (each change of channel count starts a group). Device: a stack of gray
+ * images one under another (widened and narrowed a group at a time), into a second stack. */
+enum { BATCH = 6 };
+static void check_batch_size(filterview_context *c, filterview_context *exact, const char *filter,
+                             const char *variant, int w, int h, filterview_memory memory)
+{
+    filterview_image src[BATCH], got[BATCH], want[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+        const int channels = memory == FILTERVIEW_DEVICE ? 1 : i < 2 ? 1 : i < 4 ? 3 : 4;
+        src[i] = host_image(w, h, channels, (size_t)(i % 2) * 4, 300u + (unsigned)(i * w + h));
+        got[i] = host_image(w, h, channels, 0, 0);
+        want[i] = host_image(w, h, channels, 0, 0);
+        CHECK(filterview_run(exact, &src[i], &want[i], NULL) == FV_OK, "%s/%s %dx%d image %d: %s",
+              filter, variant, w, h, i, filterview_context_error(exact));
+    }
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        const size_t bytes = (size_t)w * (size_t)h;
+        uint8_t *in = NULL, *out = NULL;
+        cudaMalloc((void **)&in, bytes * BATCH);
+        cudaMalloc((void **)&out, bytes * BATCH);
+        filterview_image dev_src[BATCH], dev_dst[BATCH];
+        for (int i = 0; i < BATCH; i++) {
+            dev_src[i] = dev_dst[i] = src[i];
+            dev_src[i].pitch = dev_dst[i].pitch = (size_t)w;
+            dev_src[i].memory = dev_dst[i].memory = FILTERVIEW_DEVICE;
+            dev_src[i].data = in + (size_t)i * bytes;
+            dev_dst[i].data = out + (size_t)i * bytes;
+            cudaMemcpy2D(dev_src[i].data, w, src[i].data, src[i].pitch, w, h,
+                         cudaMemcpyHostToDevice);
+        }
+        CHECK(filterview_run_batch(c, dev_src, dev_dst, BATCH, NULL) == FV_OK,
+              "%s/%s a device stack of %dx%d in %dx%d: %s", filter, variant, w, h, SIZES_W, SIZES_H,
+              filterview_context_error(c));
+        cudaDeviceSynchronize();
+        for (int i = 0; i < BATCH; i++)
+            cudaMemcpy2D(got[i].data, got[i].pitch, dev_dst[i].data, w, w, h,
+                         cudaMemcpyDeviceToHost);
+        cudaFree(in), cudaFree(out);
+    } else
+#endif
+    {
+        CHECK(filterview_run_batch(c, src, got, BATCH, NULL) == FV_OK,
+              "%s/%s a host batch of %dx%d in %dx%d: %s", filter, variant, w, h, SIZES_W, SIZES_H,
+              filterview_context_error(c));
+    }
+    for (int i = 0; i < BATCH; i++) {
+        CHECK(max_diff(&got[i], &want[i]) == 0,
+              "%s/%s %s batch of %dx%d in a %dx%d context, image %d: %d off its own", filter,
+              variant, memory == FILTERVIEW_DEVICE ? "device" : "host", w, h, SIZES_W, SIZES_H, i,
+              max_diff(&got[i], &want[i]));
+        free(src[i].data), free(got[i].data), free(want[i].data);
+    }
+}
+
+static void check_sizes(const char *filter, const char *variant, filterview_memory memory)
+{
+    filterview_context *c = NULL;
+    char error[512];
+    if (filterview_context_create(&c, filter, variant, SIZES_W, SIZES_H, NULL, error,
+                                  sizeof error) != FV_OK) {
+        CHECK(0, "%s/%s %dx%d: %s", filter, variant, SIZES_W, SIZES_H, error);
+        return;
+    }
+    for (int i = 0; i < N_ANY_SIZES; i++) {
+        const int w = any_sizes[i][0], h = any_sizes[i][1];
+        filterview_context *exact = NULL;
+        if (filterview_context_create(&exact, filter, variant, w, h, NULL, error, sizeof error) !=
+            FV_OK) {
+            CHECK(0, "%s/%s %dx%d: %s", filter, variant, w, h, error);
+            continue;
+        }
+        check_one_size(c, exact, filter, variant, w, h, memory);
+        check_batch_size(c, exact, filter, variant, w, h, memory);
+        filterview_context_destroy(exact);
+    }
+    filterview_context_destroy(c);
+}
+
 static void test_reference(void)
 {
+    for (int i = 0; i < filterview_filter_count(); i++)
+        check_sizes(filterview_filter_name(i), "cpu", FILTERVIEW_HOST);
     const int sizes[][2] = {{1, 1}, {1, 7}, {13, 1}, {31, 17}};
     for (int i = 0; i < 4; i++) {
         check_layouts("box", "cpu", "radius=3", sizes[i][0], sizes[i][1], FILTERVIEW_HOST);
@@ -591,6 +721,8 @@ static void test_gpu(void)
             if (vi.on_host || vi.role == FILTERVIEW_ROLE_PEER) continue;
             check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_HOST);
             check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_DEVICE);
+            check_sizes(f, vi.name, FILTERVIEW_HOST);
+            check_sizes(f, vi.name, FILTERVIEW_DEVICE);
         }
     }
     /* integer filters: the fastest equals the reference */
