@@ -44,6 +44,16 @@ extern "C" {
     FILTERVIEW_VERSION_TEXT(FILTERVIEW_VERSION_MAJOR, FILTERVIEW_VERSION_MINOR,                    \
                             FILTERVIEW_VERSION_PATCH) /* "0.1.0" */
 
+/* ---- growing: every struct starts with its size ----
+ * The caller sets `size` to the struct's size as its header has it (`filterview_image img =
+ * {.size = sizeof img, ...}`, `filterview_param_info info = {.size = sizeof info}`), for the
+ * structs it gives and for those the library fills. The library reads of a struct the caller
+ * gives only the fields its size covers (fields added later read as 0), fills of a struct it
+ * answers only the fields that fit (the rest is left as it was), and steps through an array of
+ * them (a batch's images, image parameters) by its first element's size. So a later release can
+ * add fields at the end without breaking a program built against this header. A size smaller
+ * than the field itself (0: not set) is refused with FV_ERR_ARG. */
+
 /* ---- status codes ---- */
 #ifndef FV_STATUS_DEFINED
 #define FV_STATUS_DEFINED
@@ -89,6 +99,7 @@ typedef enum filterview_param_type {
 } filterview_param_type;
 
 typedef struct filterview_param_info {
+    size_t size; /* the caller's: sizeof (filterview_param_info) (see "Growing" above) */
     const char *name;
     const char *help; /* one line */
     filterview_param_type type;
@@ -112,6 +123,7 @@ typedef enum filterview_role {
 } filterview_role;
 
 typedef struct filterview_variant_info {
+    size_t size; /* the caller's: sizeof (filterview_variant_info) */
     const char *name;
     const char *summary;
     filterview_role role;
@@ -149,6 +161,7 @@ typedef enum filterview_memory {
 } filterview_memory;
 
 typedef struct filterview_image {
+    size_t size; /* the caller's: sizeof (filterview_image) */
     void *data;
     int width, height;
     size_t pitch; /* bytes from one row to the next, >= width * channels * bytes of dtype */
@@ -194,6 +207,7 @@ fv_status filterview_context_create_on(filterview_context **out, int device, con
  * values or an RGB(A) image's mean of R, G and B, of any dtype, at most 127x127; the Python
  * module passes its float32 kernel arrays this way). */
 typedef struct filterview_param_image {
+    size_t size;                   /* the caller's: sizeof (filterview_param_image) */
     const char *name;              /* the image parameter ("kernel-file") */
     const filterview_image *image; /* in host memory; the context keeps a copy */
 } filterview_param_image;
@@ -242,6 +256,7 @@ void filterview_context_destroy(filterview_context *ctx);
 
 /* ---- comparing two images (what the command line's --compare says) ---- */
 typedef struct filterview_diff {
+    size_t size;          /* the caller's: sizeof (filterview_diff) */
     int max_abs;          /* largest |a - b| of any channel */
     double mean_abs;      /* mean |a - b| over all channels */
     long long differing;  /* pixels with any channel different */

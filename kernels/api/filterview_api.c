@@ -152,6 +152,52 @@ int filterview_filter_max_iterations(const char *filter)
     return f ? f->max_iterations : 0;
 }
 
+/* ---- growing structs: each starts with the size its caller's header gives it ---- */
+/* Whether the caller's struct at `caller` (its first field, size_t size) was given a size */
+static int sized(const void *caller)
+{
+    size_t size;
+    memcpy(&size, caller, sizeof size);
+    return size >= sizeof size;
+}
+
+/* The caller's struct filled with what fits of `full` (which this library filled whole), its
+ * size field kept: a caller built against an older header gets the fields it knows */
+static void answer_sized(void *caller, const void *full, size_t full_size)
+{
+    size_t size;
+    memcpy(&size, caller, sizeof size);
+    const size_t n = size < full_size ? size : full_size;
+    memcpy((uint8_t *)caller + sizeof size, (const uint8_t *)full + sizeof size, n - sizeof size);
+}
+
+/* The caller's image as this library knows it: the fields its size covers, 0 after them */
+static filterview_image image_read(const filterview_image *caller)
+{
+    filterview_image img;
+    memset(&img, 0, sizeof img);
+    memcpy(&img, caller, caller->size < sizeof img ? caller->size : sizeof img);
+    return img;
+}
+
+/* image_read once the caller's image is there and sized */
+static fv_status image_in(const filterview_image *caller, filterview_image *img, const char *which)
+{
+    memset(img, 0, sizeof *img);
+    if (!caller) return fv_fail(FV_ERR_ARG, "%s: no image", which);
+    if (!sized(caller))
+        return fv_fail(FV_ERR_ARG, "%s: .size is %zu: set it to sizeof (filterview_image)", which,
+                       caller->size);
+    *img = image_read(caller);
+    return FV_OK;
+}
+
+/* Image i of the caller's array: its elements are its first's size apart */
+static const filterview_image *image_at(const filterview_image *array, int i)
+{
+    return (const filterview_image *)((const uint8_t *)array + (size_t)i * array->size);
+}
+
 int filterview_param_count(const char *filter)
 {
     const fv_filter *f = find_filter(filter);
@@ -161,22 +207,23 @@ int filterview_param_count(const char *filter)
 fv_status filterview_param_get(const char *filter, int index, filterview_param_info *out)
 {
     const fv_filter *f = find_filter(filter);
-    if (!f || !out || index < 0 || index >= f->n_params) return FV_ERR_ARG;
+    if (!f || !out || !sized(out) || index < 0 || index >= f->n_params) return FV_ERR_ARG;
     const fv_param_desc *d = &f->params[index];
-    memset(out, 0, sizeof *out);
-    out->name = d->name;
-    out->help = d->help;
-    out->type = d->type == FV_PARAM_INT      ? FILTERVIEW_PARAM_INT
-                : d->type == FV_PARAM_REAL   ? FILTERVIEW_PARAM_REAL
-                : d->type == FV_PARAM_CHOICE ? FILTERVIEW_PARAM_CHOICE
-                                             : FILTERVIEW_PARAM_IMAGE;
-    out->min = d->type == FV_PARAM_CHOICE ? 0 : d->min;
-    out->max = d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max;
-    out->default_value = d->def;
-    out->odd_only = d->odd_only;
-    out->auto_means = d->auto_means;
-    out->choices = d->choices;
-    out->n_choices = d->n_choices;
+    filterview_param_info info = {.size = sizeof info,
+                                  .name = d->name,
+                                  .help = d->help,
+                                  .type = d->type == FV_PARAM_INT      ? FILTERVIEW_PARAM_INT
+                                          : d->type == FV_PARAM_REAL   ? FILTERVIEW_PARAM_REAL
+                                          : d->type == FV_PARAM_CHOICE ? FILTERVIEW_PARAM_CHOICE
+                                                                       : FILTERVIEW_PARAM_IMAGE,
+                                  .min = d->type == FV_PARAM_CHOICE ? 0 : d->min,
+                                  .max = d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max,
+                                  .default_value = d->def,
+                                  .odd_only = d->odd_only,
+                                  .auto_means = d->auto_means,
+                                  .choices = d->choices,
+                                  .n_choices = d->n_choices};
+    answer_sized(out, &info, sizeof info);
     return FV_OK;
 }
 
@@ -189,15 +236,18 @@ int filterview_variant_count(const char *filter)
 fv_status filterview_variant_get(const char *filter, int index, filterview_variant_info *out)
 {
     const fv_filter *f = find_filter(filter);
-    if (!f || !out || index < 0 || index >= f->n_variants) return FV_ERR_ARG;
+    if (!f || !out || !sized(out) || index < 0 || index >= f->n_variants) return FV_ERR_ARG;
     const fv_variant *v = &f->variants[index];
-    out->name = v->name;
-    out->summary = v->summary;
-    out->role = v->role == FV_ROLE_TEACHING  ? FILTERVIEW_ROLE_TEACHING
-                : v->role == FV_ROLE_FASTEST ? FILTERVIEW_ROLE_FASTEST
-                : v->role == FV_ROLE_PEER    ? FILTERVIEW_ROLE_PEER
-                                             : FILTERVIEW_ROLE_REFERENCE;
-    out->on_host = fv_variant_is_host(v);
+    const filterview_variant_info info = {.size = sizeof info,
+                                          .name = v->name,
+                                          .summary = v->summary,
+                                          .role =
+                                              v->role == FV_ROLE_TEACHING ? FILTERVIEW_ROLE_TEACHING
+                                              : v->role == FV_ROLE_FASTEST ? FILTERVIEW_ROLE_FASTEST
+                                              : v->role == FV_ROLE_PEER    ? FILTERVIEW_ROLE_PEER
+                                                                        : FILTERVIEW_ROLE_REFERENCE,
+                                          .on_host = fv_variant_is_host(v)};
+    answer_sized(out, &info, sizeof info);
     return FV_OK;
 }
 
@@ -292,9 +342,17 @@ static fv_status param_images_set(filterview_context *c, const filterview_param_
     const fv_filter *f = c->filter;
     if (n_images < 0 || (n_images > 0 && !images))
         return fv_fail(FV_ERR_ARG, "image parameters: %d given at %p", n_images, (void *)images);
+    if (n_images > 0 && !sized(images))
+        return fv_fail(FV_ERR_ARG,
+                       "image parameters: .size is %zu: set it to sizeof (filterview_param_image)",
+                       images->size);
     for (int k = 0; k < n_images; k++) {
-        const char *name = images[k].name;
-        const filterview_image *img = images[k].image;
+        /* the array's elements are its first's size apart; fields past it read as NULL */
+        filterview_param_image given = {0};
+        const void *element = (const uint8_t *)images + (size_t)k * images->size;
+        memcpy(&given, element, images->size < sizeof given ? images->size : sizeof given);
+        const char *name = given.name;
+        filterview_image image;
         const int i = name ? fv_param_index(f, name) : -1;
         if (i < 0 || f->params[i].type != FV_PARAM_IMAGE) {
             char names[256] = "";
@@ -305,7 +363,9 @@ static fv_status param_images_set(filterview_context *c, const filterview_param_
                            name ? name : "(NULL)", names[0] ? "it has: " : "it has none", names);
         }
         if (p->image[i]) return fv_fail(FV_ERR_ARG, "%s: given twice", name);
-        if (!img || !img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
+        FV_TRY(image_in(given.image, &image, name));
+        const filterview_image *img = &image;
+        if (!img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
         if (img->memory != FILTERVIEW_HOST)
             return fv_fail(FV_ERR_ARG, "%s: the image must be in host memory", name);
         if (img->channels != 1 && img->channels != 3 && img->channels != 4)
@@ -742,12 +802,15 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
     return cuda_said(cudaGetLastError(), "the filter's run");
 }
 
-fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
-                         filterview_image *dst, void *stream)
+fv_status filterview_run(filterview_context *ctx, const filterview_image *caller_src,
+                         filterview_image *caller_dst, void *stream)
 {
     if (!ctx) return FV_ERR_ARG;
     ctx->error[0] = 0;
-    fv_status st = check_pair(ctx, src, dst, "source", "destination");
+    filterview_image source, destination, *src = &source, *dst = &destination;
+    fv_status st = image_in(caller_src, src, "source");
+    if (st == FV_OK) st = image_in(caller_dst, dst, "destination");
+    if (st == FV_OK) st = check_pair(ctx, src, dst, "source", "destination");
     device_scope scope = {-1};
     if (st == FV_OK && fv_variant_is_host(ctx->variant)) {
         st = run_on_host(ctx, src, dst);
@@ -816,12 +879,20 @@ void filterview_context_destroy(filterview_context *ctx)
 }
 
 /* ---- comparing ---- */
-fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
+fv_status filterview_compare(const filterview_image *caller_a, const filterview_image *caller_b,
                              filterview_diff *out, char *error, size_t error_size)
 {
     copy_message(error, error_size, "");
+    filterview_image image_a, image_b;
+    const filterview_image *a = &image_a, *b = &image_b;
+    if (image_in(caller_a, &image_a, "first image") != FV_OK ||
+        image_in(caller_b, &image_b, "second image") != FV_OK) {
+        copy_message(error, error_size, fv_last_error());
+        return FV_ERR_ARG;
+    }
     const char *why =
-        !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
+        !out || !a->data || !b->data ? "an image or the result is NULL"
+        : !sized(out)                ? "the result's .size is not set: sizeof (filterview_diff)"
         : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST ? "host images only"
         : a->width != b->width || a->height != b->height               ? "sizes differ"
         : a->width < 1 || a->height < 1      ? "an image has no pixels (width and height from 1)"
@@ -841,10 +912,12 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
     const fv_image va = as_fv_image(a), vb = as_fv_image(b);
     fv_diff_stats d;
     fv_diff_host(&va, &vb, &d);
-    out->max_abs = d.max_abs;
-    out->mean_abs = d.mean_abs;
-    out->differing = d.n_differing;
-    out->max_abs_value = d.max_abs_value;
+    const filterview_diff diff = {.size = sizeof diff,
+                                  .max_abs = d.max_abs,
+                                  .mean_abs = d.mean_abs,
+                                  .differing = d.n_differing,
+                                  .max_abs_value = d.max_abs_value};
+    answer_sized(out, &diff, sizeof diff);
     return FV_OK;
 }
 
@@ -986,16 +1059,18 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
                                int first, int count, cudaStream_t stream)
 {
     struct batch_pipeline *b = c->batch;
-    const int channels = src[first].channels;
-    const size_t row = (size_t)b->width * pixel_bytes(&src[first]);
+    const filterview_image first_image = image_read(image_at(src, first));
+    const int channels = first_image.channels;
+    const size_t row = (size_t)b->width * pixel_bytes(&first_image);
     const size_t image = row * (size_t)b->height;
     const int rows = b->height * count;
     s->first = first;
     s->count = count;
     /* the slot's staging holds nothing of use: its last group was copied out before */
-    for (int k = 0; k < count; k++)
-        copy_rows(s->staging + (size_t)k * image, row, src[first + k].data, src[first + k].pitch,
-                  row, b->height);
+    for (int k = 0; k < count; k++) {
+        const filterview_image from = image_read(image_at(src, first + k));
+        copy_rows(s->staging + (size_t)k * image, row, from.data, from.pitch, row, b->height);
+    }
     /* the slot's device buffers are free once its last group's run is done */
     FV_TRY(cuda_said(cudaStreamWaitEvent(b->up, s->run_done, 0), "ordering a batch"));
     if (channels == 4)
@@ -1039,15 +1114,20 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
     return cuda_said(cudaEventRecord(s->down_done, b->down), "ordering a batch");
 }
 
-static fv_status batch_finish(const filterview_context *c, batch_slot *s, filterview_image *dst)
+/* Slot s's results into the caller's destinations (an array of its images' size, whose pixels,
+ * not fields, are written) */
+static fv_status batch_finish(const filterview_context *c, batch_slot *s,
+                              const filterview_image *dst)
 {
     const struct batch_pipeline *b = c->batch;
     FV_TRY(cuda_said(cudaEventSynchronize(s->down_done), "a batch's run"));
-    const size_t row = (size_t)b->width * pixel_bytes(&dst[s->first]);
+    const filterview_image first_image = image_read(image_at(dst, s->first));
+    const size_t row = (size_t)b->width * pixel_bytes(&first_image);
     const size_t image = row * (size_t)b->height;
-    for (int k = 0; k < s->count; k++)
-        copy_rows(dst[s->first + k].data, dst[s->first + k].pitch, s->staging + (size_t)k * image,
-                  row, row, b->height);
+    for (int k = 0; k < s->count; k++) {
+        const filterview_image to = image_read(image_at(dst, s->first + k));
+        copy_rows(to.data, to.pitch, s->staging + (size_t)k * image, row, row, b->height);
+    }
     s->count = 0;
     return FV_OK;
 }
@@ -1057,7 +1137,7 @@ static fv_status batch_finish(const filterview_context *c, batch_slot *s, filter
 typedef struct finish_job {
     filterview_context *c;
     batch_slot *slot;
-    filterview_image *dst;
+    const filterview_image *dst;
     int device; /* the calling thread's: a new thread starts on device 0 */
     fv_status status;
     char error[512];
@@ -1073,9 +1153,10 @@ static void *finish_main(void *arg)
 }
 
 static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
-                                filterview_image *dst, int count, cudaStream_t stream)
+                                const filterview_image *dst, int count, cudaStream_t stream)
 {
-    FV_TRY(batch_begin(c, src[0].width, src[0].height));
+    const filterview_image first = image_read(src);
+    FV_TRY(batch_begin(c, first.width, first.height));
     FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
     int device = 0;
     FV_TRY(cuda_said(cudaGetDevice(&device), "asking for the current CUDA device"));
@@ -1084,8 +1165,11 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
     int k = 0; /* groups so far */
     for (int i = 0; i < count; k++) {
         /* a group: up to b->group images of the first one's channel count */
+        const int channels = image_read(image_at(src, i)).channels;
         int n = 1;
-        while (n < c->batch->group && i + n < count && src[i + n].channels == src[i].channels) n++;
+        while (n < c->batch->group && i + n < count &&
+               image_read(image_at(src, i + n)).channels == channels)
+            n++;
         /* group k - 1 comes out on a thread while group k goes in (other slots, other images) */
         finish_job job = {.c = c, .slot = &slot[(k + 1) % 2], .dst = dst, .device = device};
         pthread_t helper;
@@ -1107,12 +1191,12 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
  * one tall image of its pitch and channels (a stack's images do). */
 static int under_one_another(const filterview_image *img, int first, int n, int height)
 {
-    const filterview_image *a = &img[first];
+    const filterview_image a = image_read(image_at(img, first));
     for (int k = 1; k < n; k++) {
-        const filterview_image *b = &img[first + k];
-        if (b->channels != a->channels || b->pitch != a->pitch ||
-            (const uint8_t *)b->data !=
-                (const uint8_t *)a->data + (size_t)k * (size_t)height * a->pitch)
+        const filterview_image b = image_read(image_at(img, first + k));
+        if (b.channels != a.channels || b.pitch != a.pitch ||
+            (const uint8_t *)b.data !=
+                (const uint8_t *)a.data + (size_t)k * (size_t)height * a.pitch)
             return 0;
     }
     return 1;
@@ -1122,24 +1206,27 @@ static int under_one_another(const filterview_image *img, int first, int n, int 
  * 4-channel buffer, filtered image by image, narrowed in one launch into place; anything else
  * (RGBA, images not one under another) one image at a time. All on `stream`. */
 static fv_status run_batch_device(filterview_context *c, const filterview_image *src,
-                                  filterview_image *dst, int count, cudaStream_t stream)
+                                  const filterview_image *dst, int count, cudaStream_t stream)
 {
-    FV_TRY(batch_begin(c, src[0].width, src[0].height));
+    const filterview_image first = image_read(src);
+    FV_TRY(batch_begin(c, first.width, first.height));
     const int height = c->batch->height;
     batch_slot *s = &c->batch->slot[0];
     for (int i = 0; i < count;) {
+        const filterview_image source = image_read(image_at(src, i));
+        filterview_image destination = image_read(image_at(dst, i));
         int n = 1;
-        if (src[i].channels != 4)
+        if (source.channels != 4)
             while (n < c->batch->group && i + n < count &&
                    under_one_another(src, i, n + 1, height) &&
                    under_one_another(dst, i, n + 1, height))
                 n++;
         if (n == 1) {
-            FV_TRY(run_on_device(c, &src[i], &dst[i], stream));
+            FV_TRY(run_on_device(c, &source, &destination, stream));
             i++;
             continue;
         }
-        fv_image from = as_fv_image(&src[i]), to = as_fv_image(&dst[i]);
+        fv_image from = as_fv_image(&source), to = as_fv_image(&destination);
         fv_image in_all = s->device_in, out_all = s->device_out;
         in_all.width = out_all.width = c->batch->width;
         from.height = to.height = in_all.height = out_all.height = n * height;
@@ -1155,6 +1242,17 @@ static fv_status run_batch_device(filterview_context *c, const filterview_image 
     return cuda_said(cudaGetLastError(), "a batch's run");
 }
 
+/* Image i of a batch's sources and of its destinations, read as image_in reads one */
+static fv_status batch_pair(const filterview_image *src, const filterview_image *dst, int i,
+                            filterview_image *source, filterview_image *destination)
+{
+    char which[48];
+    snprintf(which, sizeof which, "source %d", i);
+    FV_TRY(image_in(image_at(src, i), source, which));
+    snprintf(which, sizeof which, "destination %d", i);
+    return image_in(image_at(dst, i), destination, which);
+}
+
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
                                filterview_image *dst, int count, void *stream_handle)
 {
@@ -1165,22 +1263,25 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
     if (!src || !dst || count < 1)
         st = fv_fail(FV_ERR_ARG, "a batch needs %s",
                      count < 1 ? "one image at least" : "its source and destination");
+    /* the arrays' strides come from their first elements' sizes */
+    filterview_image first_src, first_dst, s, d;
+    if (st == FV_OK) st = batch_pair(src, dst, 0, &first_src, &first_dst);
     for (int i = 0; st == FV_OK && i < count; i++) {
         char source[48], destination[48];
         snprintf(source, sizeof source, "source %d", i);
         snprintf(destination, sizeof destination, "destination %d", i);
-        st = check_pair(ctx, &src[i], &dst[i], source, destination);
-        if (st == FV_OK && (src[i].width != src[0].width || src[i].height != src[0].height))
+        st = batch_pair(src, dst, i, &s, &d);
+        if (st == FV_OK) st = check_pair(ctx, &s, &d, source, destination);
+        if (st == FV_OK && (s.width != first_src.width || s.height != first_src.height))
             st = fv_fail(FV_ERR_ARG,
                          "image %d: %dx%d, image 0 %dx%d: a batch's images have one size", i,
-                         src[i].width, src[i].height, src[0].width, src[0].height);
-        if (st == FV_OK && (src[i].memory != src[0].memory || dst[i].memory != dst[0].memory))
+                         s.width, s.height, first_src.width, first_src.height);
+        if (st == FV_OK && (s.memory != first_src.memory || d.memory != first_dst.memory))
             st = fv_fail(FV_ERR_ARG,
                          "image %d: a batch's sources (and its destinations) all lie "
                          "on the host or all on the device",
                          i);
-        if (st == FV_OK && src[i].memory == FILTERVIEW_HOST && overlaps(&src[i], &dst[i]) &&
-            src[i].data != dst[i].data)
+        if (st == FV_OK && s.memory == FILTERVIEW_HOST && overlaps(&s, &d) && s.data != d.data)
             st = fv_fail(FV_ERR_ARG,
                          "image %d: source and destination overlap without being "
                          "the same image",
@@ -1188,9 +1289,9 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
     }
     const int on_gpu = st == FV_OK && !fv_variant_is_host(ctx->variant);
     const int pipelined =
-        on_gpu && src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
+        on_gpu && first_src.memory == FILTERVIEW_HOST && first_dst.memory == FILTERVIEW_HOST;
     const int on_device =
-        on_gpu && src[0].memory == FILTERVIEW_DEVICE && dst[0].memory == FILTERVIEW_DEVICE;
+        on_gpu && first_src.memory == FILTERVIEW_DEVICE && first_dst.memory == FILTERVIEW_DEVICE;
     if (pipelined || on_device) {
         device_scope scope = {-1};
         st = device_enter(ctx, &scope);
@@ -1207,7 +1308,8 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
         device_leave(&scope);
     } else {
         for (int i = 0; st == FV_OK && i < count; i++) {
-            st = filterview_run(ctx, &src[i], &dst[i], stream);
+            st =
+                filterview_run(ctx, image_at(src, i), (filterview_image *)image_at(dst, i), stream);
             if (st != FV_OK) return st; /* its message is in the context already */
         }
     }

@@ -1,7 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * tests/library/test_library.c: libfilterview's public C API, through include/libfilterview.h
  * alone, linked against the shared library (so its exported symbols are all it needs).
- * Everywhere: the registry, every error a caller can make (one clear message each), a context
+ * Everywhere: the registry, every error a caller can make (one clear message each), structs
+ * of an older (shorter) and a newer (longer) header read and filled by their size, a context
  * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
  * reference, invert against its definition, conv with a float kernel array (an image parameter)
  * against the exact sums, and each mistake with one, one context run on images of every size up
@@ -17,6 +18,7 @@
 #include <cuda_runtime_api.h>
 #endif
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +39,8 @@ static int passed, failed;
 
 static filterview_image host_image(int w, int h, int channels, size_t pad, unsigned seed)
 {
-    filterview_image img = {.width = w,
+    filterview_image img = {.size = sizeof img,
+                            .width = w,
                             .height = h,
                             .pitch = (size_t)w * channels + pad,
                             .channels = channels,
@@ -57,7 +60,7 @@ static filterview_image host_image(int w, int h, int channels, size_t pad, unsig
  * grading itself). */
 static int max_diff(const filterview_image *a, const filterview_image *b)
 {
-    filterview_diff d;
+    filterview_diff d = {.size = sizeof d};
     char why[200];
     if (filterview_compare(a, b, &d, why, sizeof why) != FV_OK) {
         printf("compare failed: %s\n", why);
@@ -105,7 +108,7 @@ static void test_registry(void)
         CHECK(filterview_filter_max_iterations(f) >= 1, "%s: iterations", f);
         int refs = 0, fastest = 0;
         for (int v = 0; v < filterview_variant_count(f); v++) {
-            filterview_variant_info vi;
+            filterview_variant_info vi = {.size = sizeof vi};
             CHECK(filterview_variant_get(f, v, &vi) == FV_OK && vi.name && vi.summary, "%s #%d", f,
                   v);
             refs += vi.role == FILTERVIEW_ROLE_REFERENCE && vi.on_host;
@@ -118,10 +121,10 @@ static void test_registry(void)
               "%s: %d references, %d fastest, of %d variants", f, refs, fastest,
               filterview_variant_count(f));
 #endif
-        filterview_variant_info vi;
+        filterview_variant_info vi = {.size = sizeof vi};
         CHECK(filterview_variant_get(f, 99, &vi) == FV_ERR_ARG, "%s: variant 99", f);
         for (int p = 0; p < filterview_param_count(f); p++) {
-            filterview_param_info pi;
+            filterview_param_info pi = {.size = sizeof pi};
             CHECK(filterview_param_get(f, p, &pi) == FV_OK && pi.name && pi.min <= pi.max &&
                       (pi.auto_means ? pi.default_value == 0 || pi.default_value >= pi.min
                                      : pi.default_value >= pi.min && pi.default_value <= pi.max),
@@ -276,7 +279,7 @@ static void test_errors(void)
     CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG &&
               strstr(filterview_context_error(c), "past the end of memory"),
           "a pitch that overflows: '%s'", filterview_context_error(c));
-    filterview_diff diff;
+    filterview_diff diff = {.size = sizeof diff};
     char error[256];
     CHECK(filterview_compare(&bad, &bad, &diff, error, sizeof error) == FV_ERR_ARG &&
               strstr(error, "past the end of memory"),
@@ -308,6 +311,66 @@ static void test_errors(void)
     filterview_context_destroy(c);
     filterview_context_destroy(NULL);
     free(a.data), free(b.data), free(small.data), free(gray.data);
+}
+
+/* ---- growing structs: the library reads and fills only what the caller's .size covers ---- */
+static void test_growing(void)
+{
+    /* an answer into the struct of an older, shorter header: nothing written past its size */
+    filterview_param_info short_info;
+    memset(&short_info, 0xab, sizeof short_info);
+    short_info.size = offsetof(filterview_param_info, help);
+    const char *const untouched = short_info.help;
+    CHECK(filterview_param_get("box", 0, &short_info) == FV_OK && short_info.name &&
+              strcmp(short_info.name, "radius") == 0 && short_info.help == untouched &&
+              short_info.size == offsetof(filterview_param_info, help),
+          "param_get into a struct that ends after name");
+    filterview_param_info no_size = {0};
+    filterview_variant_info no_size_variant = {0};
+    CHECK(filterview_param_get("box", 0, &no_size) == FV_ERR_ARG && !no_size.name,
+          "param_get into a struct whose .size is 0");
+    CHECK(filterview_variant_get("box", 0, &no_size_variant) == FV_ERR_ARG,
+          "variant_get into a struct whose .size is 0");
+
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "box", "cpu", 8, 6, "radius=1", NULL, 0) == FV_OK, "box");
+    if (!c) return;
+    filterview_image a = host_image(8, 6, 4, 0, 1), b = host_image(8, 6, 4, 0, 0);
+    filterview_image unsized = a;
+    unsized.size = 0;
+    CHECK(filterview_run(c, &unsized, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "set it to sizeof (filterview_image)"),
+          "an image whose .size is 0: '%s'", filterview_context_error(c));
+    filterview_diff no_size_diff = {0};
+    char error[256];
+    CHECK(filterview_compare(&a, &a, &no_size_diff, error, sizeof error) == FV_ERR_ARG &&
+              strstr(error, "sizeof (filterview_diff)"),
+          "compare into a result whose .size is 0: '%s'", error);
+
+    /* the images of a newer header, larger than this library's: read as far as it knows them,
+     * and a batch's elements found by their size */
+    struct newer_image {
+        filterview_image image;
+        double field_of_a_later_release;
+    } src[3], dst[3];
+    int same = 1;
+    for (int k = 0; k < 3; k++) {
+        src[k].image = host_image(8, 6, 4, 0, (unsigned)k + 1);
+        dst[k].image = host_image(8, 6, 4, 0, 0);
+        src[k].image.size = dst[k].image.size = sizeof src[k];
+        src[k].field_of_a_later_release = dst[k].field_of_a_later_release = 1.5;
+    }
+    CHECK(filterview_run_batch(c, &src[0].image, &dst[0].image, 3, NULL) == FV_OK,
+          "a batch of larger structs: %s", filterview_context_error(c));
+    for (int k = 0; k < 3; k++) {
+        CHECK(filterview_run(c, &src[k].image, &b, NULL) == FV_OK, "one of larger structs: %s",
+              filterview_context_error(c));
+        same &= max_diff(&dst[k].image, &b) == 0;
+        free(src[k].image.data), free(dst[k].image.data);
+    }
+    CHECK(same, "a batch of larger structs equals its images one by one");
+    free(a.data), free(b.data);
+    filterview_context_destroy(c);
 }
 
 /* ---- one context's layouts against one another: RGBA tight, padded, in place, RGB, gray ---- */
@@ -711,12 +774,66 @@ static void test_batch_groups(void)
     filterview_context_destroy(c);
 }
 
+/* Batches of the images of a newer header (larger structs) on the GPU paths, smaller than the
+ * context: a host batch of 1, 3 and 4 channels (its groups) and a device stack of gray images
+ * (widened a group at a time), each image equal to its own run. */
+static void test_growing_batches(void)
+{
+    enum { N = 9, W = 50, H = 40, w = 37, h = 29 };
+    struct newer_image {
+        filterview_image image;
+        double field_of_a_later_release;
+    } src[N], got[N], dev[N];
+    filterview_image want[N];
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "median", NULL, W, H, "size=5", NULL, 0) == FV_OK,
+          "median context");
+    if (!c) return;
+    for (int i = 0; i < N; i++) {
+        const int channels = i < 3 ? 1 : i < 6 ? 3 : 4;
+        src[i].image = host_image(w, h, channels, (size_t)(i % 2) * 4, 700u + (unsigned)i);
+        got[i].image = host_image(w, h, channels, 0, 0);
+        want[i] = host_image(w, h, channels, 0, 0);
+        src[i].image.size = got[i].image.size = sizeof src[i];
+        src[i].field_of_a_later_release = got[i].field_of_a_later_release = 1.5;
+        CHECK(filterview_run(c, &src[i].image, &want[i], NULL) == FV_OK, "image %d alone: %s", i,
+              filterview_context_error(c));
+    }
+    CHECK(filterview_run_batch(c, &src[0].image, &got[0].image, N, NULL) == FV_OK,
+          "a host batch of larger structs: '%s'", filterview_context_error(c));
+    for (int i = 0; i < N; i++)
+        CHECK(same_pixels(&got[i].image, &want[i]), "host batch of larger structs, image %d", i);
+    /* the gray ones as a device stack, in place */
+    uint8_t *stack = NULL;
+    cudaMalloc((void **)&stack, (size_t)w * h * 3);
+    for (int i = 0; i < 3; i++) {
+        dev[i] = src[i];
+        dev[i].image.pitch = w;
+        dev[i].image.data = stack + (size_t)i * w * h;
+        dev[i].image.memory = FILTERVIEW_DEVICE;
+        cudaMemcpy2D(dev[i].image.data, w, src[i].image.data, src[i].image.pitch, w, h,
+                     cudaMemcpyHostToDevice);
+    }
+    CHECK(filterview_run_batch(c, &dev[0].image, &dev[0].image, 3, NULL) == FV_OK,
+          "a device stack of larger structs: '%s'", filterview_context_error(c));
+    cudaDeviceSynchronize();
+    for (int i = 0; i < 3; i++) {
+        cudaMemcpy2D(got[i].image.data, got[i].image.pitch, dev[i].image.data, w, w, h,
+                     cudaMemcpyDeviceToHost);
+        CHECK(same_pixels(&got[i].image, &want[i]), "device stack of larger structs, image %d", i);
+    }
+    cudaFree(stack);
+    for (int i = 0; i < N; i++)
+        free(src[i].image.data), free(got[i].image.data), free(want[i].data);
+    filterview_context_destroy(c);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
         const char *f = filterview_filter_name(i);
         for (int v = 0; v < filterview_variant_count(f); v++) {
-            filterview_variant_info vi;
+            filterview_variant_info vi = {.size = sizeof vi};
             filterview_variant_get(f, v, &vi);
             if (vi.on_host || vi.role == FILTERVIEW_ROLE_PEER) continue;
             check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_HOST);
@@ -742,6 +859,7 @@ static void test_gpu(void)
     }
     test_two_streams();
     test_batch_groups();
+    test_growing_batches();
     test_device_one();
 }
 #endif
@@ -769,6 +887,13 @@ static void expect_kernel_error(const char *filter, const filterview_param_image
     filterview_context_destroy(c);
 }
 
+/* One element of an array of image parameters, sized as this header has it */
+static filterview_param_image param_image(const char *name, const filterview_image *image)
+{
+    const filterview_param_image p = {.size = sizeof p, .name = name, .image = image};
+    return p;
+}
+
 static void test_image_params(void)
 {
     /* a binomial 5x5 (weights summing to 256, so quantised exactly): the result is the integer
@@ -776,9 +901,15 @@ static void test_image_params(void)
     static const int b[5] = {1, 4, 6, 4, 1};
     float weights[25];
     for (int i = 0; i < 25; i++) weights[i] = (float)(b[i / 5] * b[i % 5]);
-    filterview_image kernel = {weights,           5, 5, 5 * sizeof(float), 1, FILTERVIEW_HOST,
-                               FILTERVIEW_FLOAT32};
-    filterview_param_image images[] = {{"kernel-file", &kernel}};
+    filterview_image kernel = {.size = sizeof kernel,
+                               .data = weights,
+                               .width = 5,
+                               .height = 5,
+                               .pitch = 5 * sizeof(float),
+                               .channels = 1,
+                               .memory = FILTERVIEW_HOST,
+                               .dtype = FILTERVIEW_FLOAT32};
+    filterview_param_image images[] = {param_image("kernel-file", &kernel)};
     filterview_image src = host_image(9, 7, 1, 3, 99), dst = host_image(9, 7, 1, 0, 1);
     filterview_context *c = NULL;
     char error[512];
@@ -810,18 +941,19 @@ static void test_image_params(void)
     free(dst.data);
 
     weights[12] = 1;
-    filterview_param_image wrong_name[] = {{"kernel", &kernel}};
+    filterview_param_image wrong_name[] = {param_image("kernel", &kernel)};
     expect_kernel_error("conv", wrong_name, 1, FV_ERR_ARG,
                         "conv has no image parameter 'kernel' (it has: kernel-file)");
     expect_kernel_error("box", images, 1, FV_ERR_ARG,
                         "box has no image parameter 'kernel-file' (it has none)");
-    filterview_param_image twice[] = {{"kernel-file", &kernel}, {"kernel-file", &kernel}};
+    filterview_param_image twice[] = {param_image("kernel-file", &kernel),
+                                      param_image("kernel-file", &kernel)};
     expect_kernel_error("conv", twice, 2, FV_ERR_ARG, "kernel-file: given twice");
-    filterview_param_image none[] = {{"kernel-file", NULL}};
+    filterview_param_image none[] = {param_image("kernel-file", NULL)};
     expect_kernel_error("conv", none, 1, FV_ERR_ARG, "kernel-file: no image");
     filterview_image large = kernel;
     large.width = large.height = 129;
-    filterview_param_image too_large[] = {{"kernel-file", &large}};
+    filterview_param_image too_large[] = {param_image("kernel-file", &large)};
     expect_kernel_error("conv", too_large, 1, FV_ERR_SIZE,
                         "kernel-file: 129x129 is not within 1x1..127x127");
     weights[3] = -1;
@@ -829,6 +961,29 @@ static void test_image_params(void)
                         "kernel image 5x5 has weight -1 at (3, 0): weights are finite and not "
                         "negative");
     expect_kernel_error("conv", NULL, 1, FV_ERR_ARG, "image parameters: 1 given");
+    /* the elements of a newer header, larger than this library's: found by the first's size */
+    struct newer_param_image {
+        filterview_param_image param;
+        double field_of_a_later_release;
+    } newer[2] = {{param_image("kernel-file", &kernel), 1.5},
+                  {param_image("kernel-file", &kernel), 1.5}};
+    newer[0].param.size = newer[1].param.size = sizeof newer[0];
+    weights[3] = 0;
+    c = NULL;
+    CHECK(create_with_kernel(&c, "conv", &newer[0].param, 1, error, sizeof error) == FV_OK && c,
+          "conv with a larger image parameter struct: %s", error);
+    filterview_context_destroy(c);
+    expect_kernel_error("conv", &newer[0].param, 2, FV_ERR_ARG, "kernel-file: given twice");
+    /* unsized: the array's element, or the image it points to */
+    filterview_param_image unsized[] = {param_image("kernel-file", &kernel)};
+    unsized[0].size = 0;
+    expect_kernel_error("conv", unsized, 1, FV_ERR_ARG,
+                        "image parameters: .size is 0: set it to sizeof (filterview_param_image)");
+    filterview_image unsized_kernel = kernel;
+    unsized_kernel.size = 0;
+    filterview_param_image of_unsized[] = {param_image("kernel-file", &unsized_kernel)};
+    expect_kernel_error("conv", of_unsized, 1, FV_ERR_ARG,
+                        "kernel-file: .size is 0: set it to sizeof (filterview_image)");
 }
 
 int main(void)
@@ -836,6 +991,7 @@ int main(void)
     setvbuf(stdout, NULL, _IONBF, 0); /* each line out before whatever comes next */
     test_registry();
     test_errors();
+    test_growing();
     test_reference();
     test_image_params();
     char why[256];
