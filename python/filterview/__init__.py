@@ -675,6 +675,19 @@ class Context:
                                                           self.height, self.params)
 
 
+class _CacheKey(NamedTuple):
+    """What a cached context is made for: width and height are its own, the largest it runs."""
+    filter: str
+    variant: Optional[str]
+    width: int
+    height: int
+    dtype: Any
+    params: str
+    device: Optional[int]
+    stream: Optional[int]
+    digest: Any
+
+
 class _ContextCache:
     """The contexts the filter functions reuse, least recently used last out. A context is taken
     out while it runs (so two threads never share one) and put back after."""
@@ -683,13 +696,24 @@ class _ContextCache:
         self.capacity = capacity
         self.created = 0
         self._lock = threading.Lock()
-        self._items: "OrderedDict[tuple, Context]" = OrderedDict()
+        self._items: "OrderedDict[_CacheKey, Context]" = OrderedDict()
 
-    def take(self, key: tuple) -> Optional[Context]:
+    def take(self, key: _CacheKey) -> Optional[Context]:
+        """The context made for `key`, else the smallest one made for a larger image and
+        otherwise the same key (a context runs any image up to its size: the edge chunks of a
+        dask graph reuse the full chunks' context), else None."""
         with self._lock:
-            return self._items.pop(key, None)
+            ctx = self._items.pop(key, None)
+            if ctx is not None:
+                return ctx
+            larger = [k for k in self._items
+                      if k._replace(width=key.width, height=key.height) == key
+                      and k.width >= key.width and k.height >= key.height]
+            if not larger:
+                return None
+            return self._items.pop(min(larger, key=lambda k: k.width * k.height))
 
-    def give(self, key: tuple, ctx: Context) -> None:
+    def give(self, key: _CacheKey, ctx: Context) -> None:
         evicted = []
         with self._lock:
             if key in self._items:
@@ -766,14 +790,15 @@ def _run_device(src: _arrays.Operand, device: Optional[int], who: str) -> Option
 def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup,
                          src: _arrays.Operand, stream: Stream, device: Optional[int],
                          run: Any) -> Any:
-    """run(context, stream handle) with a context from the cache for src's size, dtype, device
-    and stream (made there when none is free), given back afterwards."""
+    """run(context, stream handle) with a context from the cache for src's size (or a larger
+    one), dtype, device and stream (made for src's size when none is free), given back
+    afterwards."""
     device = _run_device(src, device, info.name)
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, setup.text, device, handle,
-           setup.digest)
+    key = _CacheKey(info.name, variant, src.width, src.height, src.dtype, setup.text, device,
+                    handle, setup.digest)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
@@ -784,7 +809,7 @@ def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup
         with _device_scope(src):
             return run(ctx, handle)
     finally:
-        _cache.give(key, ctx)
+        _cache.give(key._replace(width=ctx.width, height=ctx.height), ctx)
 
 
 def _device_scope(op: _arrays.Operand):
