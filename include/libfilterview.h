@@ -5,15 +5,15 @@
  *                                       or CMake: find_package(filterview) and
  *                                       target_link_libraries(app PRIVATE filterview::filterview)
  *
- * What it has: the registry (filters, their variants, their parameters with ranges and
- * choices), and contexts. A context is made once for one filter, one variant, one image size and
- * one parameter set (the parameters are checked there, and everything the variant needs on the
- * GPU is allocated there); each run then allocates nothing. Images live on the host or on the
- * device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA) channels of uint8, uint16 or float32;
- * a run on the device goes on the caller's CUDA stream. Errors are fv_status codes with a
- * one-line message kept in the context (or written to the caller's buffer when there is no
- * context yet); the caller's names and values are quoted in it printable (a control byte or
- * invalid UTF-8 as \xNN).
+ * What it has: the registry (filters, their variants, their parameters with ranges and choices),
+ * and contexts. A context is made once for one filter, one variant, a largest image size and one
+ * parameter set (the parameters are checked there, and everything the variant needs on the GPU is
+ * allocated there); it runs images of any size up to that one, and runs at one size allocate
+ * nothing. Images live on the host or on the device, with a pitch, as 1 (gray), 3 (RGB) or 4 (RGBA)
+ * channels of uint8, uint16 or float32; a run on the device goes on the caller's CUDA stream.
+ * Errors are fv_status codes with a one-line message kept in the context (or written to the
+ * caller's buffer when there is no context yet); the caller's names and values are quoted in it
+ * printable (a control byte or invalid UTF-8 as \xNN).
  *
  * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
  * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
@@ -43,6 +43,16 @@ extern "C" {
 #define FILTERVIEW_VERSION                                                                         \
     FILTERVIEW_VERSION_TEXT(FILTERVIEW_VERSION_MAJOR, FILTERVIEW_VERSION_MINOR,                    \
                             FILTERVIEW_VERSION_PATCH) /* "0.1.0" */
+
+/* ---- growing: every struct starts with its size ----
+ * The caller sets `size` to the struct's size as its header has it (`filterview_image img =
+ * {.size = sizeof img, ...}`, `filterview_param_info info = {.size = sizeof info}`), for the
+ * structs it gives and for those the library fills. The library reads of a struct the caller
+ * gives only the fields its size covers (fields added later read as 0), fills of a struct it
+ * answers only the fields that fit (the rest is left as it was), and steps through an array of
+ * them (a batch's images, image parameters) by its first element's size. So a later release can
+ * add fields at the end without breaking a program built against this header. A size smaller
+ * than the field itself (0: not set) is refused with FV_ERR_ARG. */
 
 /* ---- status codes ---- */
 #ifndef FV_STATUS_DEFINED
@@ -89,6 +99,7 @@ typedef enum filterview_param_type {
 } filterview_param_type;
 
 typedef struct filterview_param_info {
+    size_t size; /* the caller's: sizeof (filterview_param_info) (see "Growing" above) */
     const char *name;
     const char *help; /* one line */
     filterview_param_type type;
@@ -112,6 +123,7 @@ typedef enum filterview_role {
 } filterview_role;
 
 typedef struct filterview_variant_info {
+    size_t size; /* the caller's: sizeof (filterview_variant_info) */
     const char *name;
     const char *summary;
     filterview_role role;
@@ -149,6 +161,7 @@ typedef enum filterview_memory {
 } filterview_memory;
 
 typedef struct filterview_image {
+    size_t size; /* the caller's: sizeof (filterview_image) */
     void *data;
     int width, height;
     size_t pitch; /* bytes from one row to the next, >= width * channels * bytes of dtype */
@@ -161,13 +174,14 @@ typedef struct filterview_image {
 /* ---- contexts ---- */
 typedef struct filterview_context filterview_context;
 
-/* Makes a context for `filter` run by `variant` (NULL: the fastest, or the reference where
- * there is no CUDA device; "cpu": the reference on the host) on images of width x height, with `params`: "name=value" pairs separated by spaces or
- * commas ("radius=64", "low=50 high=150 stage=edges", "iterations=3"), NULL or "" for the
- * defaults; a parameter given twice is refused. Every value is checked against its range here, once. On failure *out is NULL and
- * `error` (when not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'".
- * On success it holds "" or a notice of what was done instead of what was asked: "no CUDA
- * device (...): box/cpu, the reference, runs instead of fast". */
+/* Makes a context for `filter` run by `variant` (NULL: the fastest, or the reference where there is
+ * no CUDA device; "cpu": the reference on the host) on images of up to width x height, with
+ * `params`: "name=value" pairs separated by spaces or commas ("radius=64", "low=50 high=150
+ * stage=edges", "iterations=3"), NULL or "" for the defaults; a parameter given twice is refused.
+ * Every value is checked against its range here, once. On failure *out is NULL and `error` (when
+ * not NULL) holds one line, e.g. "radius: expected an integer 1..128, got '500'". On success it
+ * holds "" or a notice of what was done instead of what was asked: "no CUDA device (...): box/cpu,
+ * the reference, runs instead of fast". */
 fv_status filterview_context_create(filterview_context **out, const char *filter,
                                     const char *variant, int width, int height, const char *params,
                                     char *error, size_t error_size);
@@ -193,6 +207,7 @@ fv_status filterview_context_create_on(filterview_context **out, int device, con
  * values or an RGB(A) image's mean of R, G and B, of any dtype, at most 127x127; the Python
  * module passes its float32 kernel arrays this way). */
 typedef struct filterview_param_image {
+    size_t size;                   /* the caller's: sizeof (filterview_param_image) */
     const char *name;              /* the image parameter ("kernel-file") */
     const filterview_image *image; /* in host memory; the context keeps a copy */
 } filterview_param_image;
@@ -206,21 +221,24 @@ fv_status filterview_context_create_with_images(filterview_context **out, int de
                                                 filterview_dtype dtype, const char *params,
                                                 const filterview_param_image *images, int n_images,
                                                 char *error, size_t error_size);
-/* Runs the filter from src into dst (same size as the context's, same channel count; either may
- * be on the host or the device, and src and dst may be the same image: in place). Device images
- * are read and written on `stream` (a cudaStream_t; NULL: the default stream) and the call
- * returns once the work is enqueued when both are on the device, once it is done otherwise.
- * Allocates nothing. The reference ("cpu") takes host images only. */
+/* Runs the filter from src into dst (one size, at most the context's width and height; one
+ * channel count; either may be on the host or the device, and src and dst may be the same image:
+ * in place). Device images are read and written on `stream` (a cudaStream_t; NULL: the default
+ * stream) and the call returns once the work is enqueued when both are on the device, once it is
+ * done otherwise. A run at the size of the last allocates nothing; at another size, what the
+ * variant made for one size (a cuFFT plan, band buffers, the buffer between iterations) is made
+ * again first, after the last run is done. The reference ("cpu") takes host images only. */
 fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
                          filterview_image *dst, void *stream);
-/* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (the
- * context's size and dtype; a stack's images are src[i].data = base + i * image bytes). The
- * sources lie all on the host or all on the device, and so do the destinations. The result of
- * each equals its own filterview_run bit for bit. Host images are pipelined in groups (as many
- * as 16 MiB of RGBA holds): while one group is filtered, the next goes up and the last comes
+/* Runs the filter over `count` images: src[i] into dst[i], each as filterview_run takes it (all of
+ * one size, up to the context's, and its dtype; a stack's images are src[i].data = base + i * image
+ * bytes). The sources lie all on the host or all on the device, and so do the destinations. The
+ * result of each equals its own filterview_run bit for bit. Host images are pipelined in groups (as
+ * many as 16 MiB of RGBA holds): while one group is filtered, the next goes up and the last comes
  * down, each group in one copy each way (two sets of pinned and device buffers, made by the
- * context's first batch and kept; nothing is allocated per image). A device stack of gray or
- * RGB images is converted to and from the filters' RGBA a group at a time too.
+ * context's first batch and kept; nothing is allocated per image). A device stack of gray or RGB
+ * images is converted to and from the filters' RGBA a group at a time too. A batch of images
+ * smaller than the context's uses the same buffers, a group as many images as at its full size.
  * Returns once every result is in place on the host, or enqueued on the device. */
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
                                filterview_image *dst, int count, void *stream);
@@ -238,6 +256,7 @@ void filterview_context_destroy(filterview_context *ctx);
 
 /* ---- comparing two images (what the command line's --compare says) ---- */
 typedef struct filterview_diff {
+    size_t size;          /* the caller's: sizeof (filterview_diff) */
     int max_abs;          /* largest |a - b| of any channel */
     double mean_abs;      /* mean |a - b| over all channels */
     long long differing;  /* pixels with any channel different */

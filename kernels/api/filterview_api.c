@@ -3,7 +3,9 @@
  * registry and the runner. A context is a runner prepared once (the one place parameters are
  * checked) plus the buffers a run may need to meet the caller's images: RGBA device buffers for
  * host images, other channel counts, rows off 4-byte boundaries and runs in place, and RGBA host
- * buffers for the host side of those. Everything is allocated at create; a run allocates nothing.
+ * buffers for the host side of those. Everything is allocated at create, for the largest image
+ * the context takes; it runs any image up to that size as a view of its buffers. A run at the
+ * size of the last allocates nothing; one at another size remakes the runner's state for it.
  * Messages: the internal fv_fail records one per thread; every public call copies it into the
  * context (or the caller's buffer) before returning, so nothing is shared between contexts.
  * ------------------------------------------------------------------------------------------------ */
@@ -28,7 +30,7 @@ struct filterview_context {
     const fv_filter *filter;
     const fv_variant *variant;
     int device; /* the CUDA device it runs on, made current for each call; -1: the caller's */
-    int width, height;
+    int width, height; /* the largest image it takes: its buffers' size */
     fv_pixel_type type;
     fv_runner runner;
     fv_image device_in, device_out; /* RGBA of the type (GPU variants) */
@@ -150,6 +152,52 @@ int filterview_filter_max_iterations(const char *filter)
     return f ? f->max_iterations : 0;
 }
 
+/* ---- growing structs: each starts with the size its caller's header gives it ---- */
+/* Whether the caller's struct at `caller` (its first field, size_t size) was given a size */
+static int sized(const void *caller)
+{
+    size_t size;
+    memcpy(&size, caller, sizeof size);
+    return size >= sizeof size;
+}
+
+/* The caller's struct filled with what fits of `full` (which this library filled whole), its
+ * size field kept: a caller built against an older header gets the fields it knows */
+static void answer_sized(void *caller, const void *full, size_t full_size)
+{
+    size_t size;
+    memcpy(&size, caller, sizeof size);
+    const size_t n = size < full_size ? size : full_size;
+    memcpy((uint8_t *)caller + sizeof size, (const uint8_t *)full + sizeof size, n - sizeof size);
+}
+
+/* The caller's image as this library knows it: the fields its size covers, 0 after them */
+static filterview_image image_read(const filterview_image *caller)
+{
+    filterview_image img;
+    memset(&img, 0, sizeof img);
+    memcpy(&img, caller, caller->size < sizeof img ? caller->size : sizeof img);
+    return img;
+}
+
+/* image_read once the caller's image is there and sized */
+static fv_status image_in(const filterview_image *caller, filterview_image *img, const char *which)
+{
+    memset(img, 0, sizeof *img);
+    if (!caller) return fv_fail(FV_ERR_ARG, "%s: no image", which);
+    if (!sized(caller))
+        return fv_fail(FV_ERR_ARG, "%s: .size is %zu: set it to sizeof (filterview_image)", which,
+                       caller->size);
+    *img = image_read(caller);
+    return FV_OK;
+}
+
+/* Image i of the caller's array: its elements are its first's size apart */
+static const filterview_image *image_at(const filterview_image *array, int i)
+{
+    return (const filterview_image *)((const uint8_t *)array + (size_t)i * array->size);
+}
+
 int filterview_param_count(const char *filter)
 {
     const fv_filter *f = find_filter(filter);
@@ -159,22 +207,23 @@ int filterview_param_count(const char *filter)
 fv_status filterview_param_get(const char *filter, int index, filterview_param_info *out)
 {
     const fv_filter *f = find_filter(filter);
-    if (!f || !out || index < 0 || index >= f->n_params) return FV_ERR_ARG;
+    if (!f || !out || !sized(out) || index < 0 || index >= f->n_params) return FV_ERR_ARG;
     const fv_param_desc *d = &f->params[index];
-    memset(out, 0, sizeof *out);
-    out->name = d->name;
-    out->help = d->help;
-    out->type = d->type == FV_PARAM_INT      ? FILTERVIEW_PARAM_INT
-                : d->type == FV_PARAM_REAL   ? FILTERVIEW_PARAM_REAL
-                : d->type == FV_PARAM_CHOICE ? FILTERVIEW_PARAM_CHOICE
-                                             : FILTERVIEW_PARAM_IMAGE;
-    out->min = d->type == FV_PARAM_CHOICE ? 0 : d->min;
-    out->max = d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max;
-    out->default_value = d->def;
-    out->odd_only = d->odd_only;
-    out->auto_means = d->auto_means;
-    out->choices = d->choices;
-    out->n_choices = d->n_choices;
+    filterview_param_info info = {.size = sizeof info,
+                                  .name = d->name,
+                                  .help = d->help,
+                                  .type = d->type == FV_PARAM_INT      ? FILTERVIEW_PARAM_INT
+                                          : d->type == FV_PARAM_REAL   ? FILTERVIEW_PARAM_REAL
+                                          : d->type == FV_PARAM_CHOICE ? FILTERVIEW_PARAM_CHOICE
+                                                                       : FILTERVIEW_PARAM_IMAGE,
+                                  .min = d->type == FV_PARAM_CHOICE ? 0 : d->min,
+                                  .max = d->type == FV_PARAM_CHOICE ? d->n_choices - 1 : d->max,
+                                  .default_value = d->def,
+                                  .odd_only = d->odd_only,
+                                  .auto_means = d->auto_means,
+                                  .choices = d->choices,
+                                  .n_choices = d->n_choices};
+    answer_sized(out, &info, sizeof info);
     return FV_OK;
 }
 
@@ -187,15 +236,18 @@ int filterview_variant_count(const char *filter)
 fv_status filterview_variant_get(const char *filter, int index, filterview_variant_info *out)
 {
     const fv_filter *f = find_filter(filter);
-    if (!f || !out || index < 0 || index >= f->n_variants) return FV_ERR_ARG;
+    if (!f || !out || !sized(out) || index < 0 || index >= f->n_variants) return FV_ERR_ARG;
     const fv_variant *v = &f->variants[index];
-    out->name = v->name;
-    out->summary = v->summary;
-    out->role = v->role == FV_ROLE_TEACHING  ? FILTERVIEW_ROLE_TEACHING
-                : v->role == FV_ROLE_FASTEST ? FILTERVIEW_ROLE_FASTEST
-                : v->role == FV_ROLE_PEER    ? FILTERVIEW_ROLE_PEER
-                                             : FILTERVIEW_ROLE_REFERENCE;
-    out->on_host = fv_variant_is_host(v);
+    const filterview_variant_info info = {.size = sizeof info,
+                                          .name = v->name,
+                                          .summary = v->summary,
+                                          .role =
+                                              v->role == FV_ROLE_TEACHING ? FILTERVIEW_ROLE_TEACHING
+                                              : v->role == FV_ROLE_FASTEST ? FILTERVIEW_ROLE_FASTEST
+                                              : v->role == FV_ROLE_PEER    ? FILTERVIEW_ROLE_PEER
+                                                                        : FILTERVIEW_ROLE_REFERENCE,
+                                          .on_host = fv_variant_is_host(v)};
+    answer_sized(out, &info, sizeof info);
     return FV_OK;
 }
 
@@ -290,9 +342,17 @@ static fv_status param_images_set(filterview_context *c, const filterview_param_
     const fv_filter *f = c->filter;
     if (n_images < 0 || (n_images > 0 && !images))
         return fv_fail(FV_ERR_ARG, "image parameters: %d given at %p", n_images, (void *)images);
+    if (n_images > 0 && !sized(images))
+        return fv_fail(FV_ERR_ARG,
+                       "image parameters: .size is %zu: set it to sizeof (filterview_param_image)",
+                       images->size);
     for (int k = 0; k < n_images; k++) {
-        const char *name = images[k].name;
-        const filterview_image *img = images[k].image;
+        /* the array's elements are its first's size apart; fields past it read as NULL */
+        filterview_param_image given = {0};
+        const void *element = (const uint8_t *)images + (size_t)k * images->size;
+        memcpy(&given, element, images->size < sizeof given ? images->size : sizeof given);
+        const char *name = given.name;
+        filterview_image image;
         const int i = name ? fv_param_index(f, name) : -1;
         if (i < 0 || f->params[i].type != FV_PARAM_IMAGE) {
             char names[256] = "";
@@ -303,7 +363,9 @@ static fv_status param_images_set(filterview_context *c, const filterview_param_
                            name ? name : "(NULL)", names[0] ? "it has: " : "it has none", names);
         }
         if (p->image[i]) return fv_fail(FV_ERR_ARG, "%s: given twice", name);
-        if (!img || !img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
+        FV_TRY(image_in(given.image, &image, name));
+        const filterview_image *img = &image;
+        if (!img->data) return fv_fail(FV_ERR_ARG, "%s: no image", name);
         if (img->memory != FILTERVIEW_HOST)
             return fv_fail(FV_ERR_ARG, "%s: the image must be in host memory", name);
         if (img->channels != 1 && img->channels != 3 && img->channels != 4)
@@ -536,9 +598,9 @@ static fv_status check_image(const filterview_context *c, const filterview_image
                              const char *which)
 {
     if (!img || !img->data) return fv_fail(FV_ERR_ARG, "%s: no image", which);
-    if (img->width != c->width || img->height != c->height)
-        return fv_fail(FV_ERR_ARG, "%s: %dx%d, but the context is for %dx%d", which, img->width,
-                       img->height, c->width, c->height);
+    if (img->width < 1 || img->height < 1 || img->width > c->width || img->height > c->height)
+        return fv_fail(FV_ERR_ARG, "%s: %dx%d, but the context is for images up to %dx%d", which,
+                       img->width, img->height, c->width, c->height);
     if (img->channels != 1 && img->channels != 3 && img->channels != 4)
         return fv_fail(FV_ERR_ARG, "%s: %d channels (1, 3 or 4 are taken)", which, img->channels);
     if ((int)img->dtype != (int)c->type)
@@ -560,23 +622,67 @@ static fv_status check_image(const filterview_context *c, const filterview_image
     return FV_OK;
 }
 
+/* The first width x height pixels of one of the context's buffers (made for its largest size),
+ * with the buffer's own pitch */
+static fv_image buffer_view(const fv_image *buffer, int width, int height)
+{
+    fv_image v = *buffer;
+    v.width = width;
+    v.height = height;
+    return v;
+}
+
+/* The source and destination of one run: present, of one size, of one channel count */
+static fv_status check_pair(const filterview_context *c, const filterview_image *src,
+                            const filterview_image *dst, const char *source,
+                            const char *destination)
+{
+    FV_TRY(check_image(c, src, source));
+    FV_TRY(check_image(c, dst, destination));
+    if (src->width != dst->width || src->height != dst->height)
+        return fv_fail(FV_ERR_ARG, "%s %dx%d, %s %dx%d: the sizes differ", source, src->width,
+                       src->height, destination, dst->width, dst->height);
+    if (src->channels != dst->channels)
+        return fv_fail(FV_ERR_ARG, "%s has %d channels, %s %d", source, src->channels, destination,
+                       dst->channels);
+    return FV_OK;
+}
+
+/* The runner prepared for this image's size. The context's buffers were made for its largest;
+ * the variant's state (a cuFFT plan, band buffers) and the buffer between iterations are made for
+ * one size, so a run at another size than the last remakes them, once the last run is done with
+ * them. Runs at one size allocate nothing; a prepare that failed half-way (unprepared) is tried
+ * again by the next run. */
+static fv_status runner_for(filterview_context *c, int width, int height)
+{
+    if (c->runner.prepared && c->runner.width == width && c->runner.height == height) return FV_OK;
+    if (c->last_run)
+        FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
+    const fv_params p = c->runner.params; /* prepare starts from a released runner */
+    return fv_runner_prepare(&c->runner, c->filter, c->variant, &p, width, height);
+}
+
 static fv_status run_on_host(filterview_context *c, const filterview_image *src,
                              filterview_image *dst)
 {
     if (src->memory != FILTERVIEW_HOST || dst->memory != FILTERVIEW_HOST)
         return fv_fail(FV_ERR_ARG, "%s/%s runs on the host: give it host images", c->filter->name,
                        c->variant->name);
+    FV_TRY(runner_for(c, src->width, src->height));
+    const fv_image host_in = buffer_view(&c->host_in, src->width, src->height);
+    const fv_image host_out = buffer_view(&c->host_out, src->width, src->height);
     fv_image in = as_fv_image(src), out = as_fv_image(dst);
     if (src->channels != 4) {
-        fv_api_widen_host(&in, &c->host_in);
-        in = c->host_in;
+        fv_image widened = host_in;
+        fv_api_widen_host(&in, &widened);
+        in = host_in;
     }
     const int narrow = dst->channels != 4 || overlaps(src, dst);
-    if (narrow) out = c->host_out;
+    if (narrow) out = host_out;
     FV_TRY(fv_runner_run(&c->runner, &in, &out, 0));
     if (narrow) {
         fv_image to = as_fv_image(dst);
-        fv_api_narrow_host(&c->host_out, &to);
+        fv_api_narrow_host(&host_out, &to);
     }
     return FV_OK;
 }
@@ -594,13 +700,13 @@ static void chunk_rows(int height, int k, int n, int *y0, int *y1)
 static fv_status upload_host(filterview_context *c, const filterview_image *src, uint8_t *to,
                              size_t to_pitch, cudaStream_t stream)
 {
-    const size_t row = (size_t)c->width * pixel_bytes(src);
+    const size_t row = (size_t)src->width * pixel_bytes(src);
     /* staging is the last run's until its copies are done */
     FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
-    const int chunks = c->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
+    const int chunks = src->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
     for (int k = 0; k < chunks; k++) {
         int y0, y1;
-        chunk_rows(c->height, k, chunks, &y0, &y1);
+        chunk_rows(src->height, k, chunks, &y0, &y1);
         for (int y = y0; y < y1; y++)
             memcpy(c->staging + (size_t)y * row,
                    (const uint8_t *)src->data + (size_t)y * src->pitch, row);
@@ -617,11 +723,11 @@ static fv_status upload_host(filterview_context *c, const filterview_image *src,
 static fv_status download_host(filterview_context *c, const uint8_t *from, size_t from_pitch,
                                filterview_image *dst, cudaStream_t stream)
 {
-    const size_t row = (size_t)c->width * pixel_bytes(dst);
-    const int chunks = c->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
+    const size_t row = (size_t)dst->width * pixel_bytes(dst);
+    const int chunks = dst->height < STAGING_CHUNKS ? 1 : STAGING_CHUNKS;
     for (int k = 0; k < chunks; k++) {
         int y0, y1;
-        chunk_rows(c->height, k, chunks, &y0, &y1);
+        chunk_rows(dst->height, k, chunks, &y0, &y1);
         FV_TRY(cuda_said(cudaMemcpy2DAsync(c->staging + (size_t)y0 * row, row,
                                            from + (size_t)y0 * from_pitch, from_pitch, row,
                                            (size_t)(y1 - y0), cudaMemcpyDeviceToHost, stream),
@@ -630,7 +736,7 @@ static fv_status download_host(filterview_context *c, const uint8_t *from, size_
     }
     for (int k = 0; k < chunks; k++) {
         int y0, y1;
-        chunk_rows(c->height, k, chunks, &y0, &y1);
+        chunk_rows(dst->height, k, chunks, &y0, &y1);
         FV_TRY(cuda_said(cudaEventSynchronize(c->chunk_done[k]), "the filter's run"));
         for (int y = y0; y < y1; y++)
             memcpy((uint8_t *)dst->data + (size_t)y * dst->pitch, c->staging + (size_t)y * row,
@@ -639,13 +745,13 @@ static fv_status download_host(filterview_context *c, const uint8_t *from, size_
     return FV_OK;
 }
 
-/* device_packed seen as an image of `channels` channels with packed rows */
-static fv_image packed_view(const filterview_context *c, int channels)
+/* device_packed seen as a width x height image of `channels` channels with packed rows */
+static fv_image packed_view(const filterview_context *c, int width, int height, int channels)
 {
     fv_image v = {.data = c->device_packed,
-                  .width = c->width,
-                  .height = c->height,
-                  .pitch = (size_t)c->width * (size_t)channels * fv_pixel_type_bytes(c->type),
+                  .width = width,
+                  .height = height,
+                  .pitch = (size_t)width * (size_t)channels * fv_pixel_type_bytes(c->type),
                   .memory = FV_MEMORY_DEVICE,
                   .type = c->type,
                   .channels = channels};
@@ -655,35 +761,38 @@ static fv_image packed_view(const filterview_context *c, int channels)
 static fv_status run_on_device(filterview_context *c, const filterview_image *src,
                                filterview_image *dst, cudaStream_t stream)
 {
-    const size_t row = (size_t)c->width * 4 * fv_pixel_type_bytes(c->type);
+    const int width = src->width, height = src->height;
+    FV_TRY(runner_for(c, width, height));
+    const size_t row = (size_t)width * 4 * fv_pixel_type_bytes(c->type);
     /* in: the caller's device image as it is, or the context's RGBA copy of it */
-    fv_image in = c->device_in;
+    fv_image device_in = buffer_view(&c->device_in, width, height);
+    fv_image in = device_in;
     if (usable_directly(src, FILTERVIEW_DEVICE)) {
         in = as_fv_image(src);
     } else if (src->memory == FILTERVIEW_DEVICE) {
         const fv_image from = as_fv_image(src);
-        FV_TRY(fv_api_widen(&from, &c->device_in, stream));
+        FV_TRY(fv_api_widen(&from, &device_in, stream));
     } else if (src->channels == 4) {
-        FV_TRY(upload_host(c, src, c->device_in.data, c->device_in.pitch, stream));
+        FV_TRY(upload_host(c, src, device_in.data, device_in.pitch, stream));
     } else { /* over the bus as the caller has it (a gray image is a quarter), widened there */
-        const fv_image packed = packed_view(c, src->channels);
+        const fv_image packed = packed_view(c, width, height, src->channels);
         FV_TRY(upload_host(c, src, packed.data, packed.pitch, stream));
-        FV_TRY(fv_api_widen(&packed, &c->device_in, stream));
+        FV_TRY(fv_api_widen(&packed, &device_in, stream));
     }
     /* out: straight into the caller's device image unless it needs narrowing or overlaps src */
     const int direct_out = usable_directly(dst, FILTERVIEW_DEVICE) && !overlaps(src, dst);
-    fv_image out = direct_out ? as_fv_image(dst) : c->device_out;
+    fv_image out = direct_out ? as_fv_image(dst) : buffer_view(&c->device_out, width, height);
     FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
     if (dst->memory == FILTERVIEW_HOST) {
         if (dst->channels == 4) return download_host(c, out.data, out.pitch, dst, stream);
-        fv_image packed = packed_view(c, dst->channels);
+        fv_image packed = packed_view(c, width, height, dst->channels);
         FV_TRY(fv_api_narrow(&out, &packed, stream));
         return download_host(c, packed.data, packed.pitch, dst, stream);
     }
     if (!direct_out) {
         if (dst->channels == 4 && ((uintptr_t)dst->data | dst->pitch) % 4 == 0) {
             FV_TRY(cuda_said(cudaMemcpy2DAsync(dst->data, dst->pitch, out.data, out.pitch, row,
-                                               (size_t)c->height, cudaMemcpyDeviceToDevice, stream),
+                                               (size_t)height, cudaMemcpyDeviceToDevice, stream),
                              "copying the result into place"));
         } else {
             fv_image to = as_fv_image(dst);
@@ -693,16 +802,15 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
     return cuda_said(cudaGetLastError(), "the filter's run");
 }
 
-fv_status filterview_run(filterview_context *ctx, const filterview_image *src,
-                         filterview_image *dst, void *stream)
+fv_status filterview_run(filterview_context *ctx, const filterview_image *caller_src,
+                         filterview_image *caller_dst, void *stream)
 {
     if (!ctx) return FV_ERR_ARG;
     ctx->error[0] = 0;
-    fv_status st = check_image(ctx, src, "source");
-    if (st == FV_OK) st = check_image(ctx, dst, "destination");
-    if (st == FV_OK && src->channels != dst->channels)
-        st = fv_fail(FV_ERR_ARG, "source has %d channels, destination %d", src->channels,
-                     dst->channels);
+    filterview_image source, destination, *src = &source, *dst = &destination;
+    fv_status st = image_in(caller_src, src, "source");
+    if (st == FV_OK) st = image_in(caller_dst, dst, "destination");
+    if (st == FV_OK) st = check_pair(ctx, src, dst, "source", "destination");
     device_scope scope = {-1};
     if (st == FV_OK && fv_variant_is_host(ctx->variant)) {
         st = run_on_host(ctx, src, dst);
@@ -771,12 +879,20 @@ void filterview_context_destroy(filterview_context *ctx)
 }
 
 /* ---- comparing ---- */
-fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
+fv_status filterview_compare(const filterview_image *caller_a, const filterview_image *caller_b,
                              filterview_diff *out, char *error, size_t error_size)
 {
     copy_message(error, error_size, "");
+    filterview_image image_a, image_b;
+    const filterview_image *a = &image_a, *b = &image_b;
+    if (image_in(caller_a, &image_a, "first image") != FV_OK ||
+        image_in(caller_b, &image_b, "second image") != FV_OK) {
+        copy_message(error, error_size, fv_last_error());
+        return FV_ERR_ARG;
+    }
     const char *why =
-        !a || !b || !out || !a->data || !b->data ? "an image or the result is NULL"
+        !out || !a->data || !b->data ? "an image or the result is NULL"
+        : !sized(out)                ? "the result's .size is not set: sizeof (filterview_diff)"
         : a->memory != FILTERVIEW_HOST || b->memory != FILTERVIEW_HOST ? "host images only"
         : a->width != b->width || a->height != b->height               ? "sizes differ"
         : a->width < 1 || a->height < 1      ? "an image has no pixels (width and height from 1)"
@@ -796,10 +912,12 @@ fv_status filterview_compare(const filterview_image *a, const filterview_image *
     const fv_image va = as_fv_image(a), vb = as_fv_image(b);
     fv_diff_stats d;
     fv_diff_host(&va, &vb, &d);
-    out->max_abs = d.max_abs;
-    out->mean_abs = d.mean_abs;
-    out->differing = d.n_differing;
-    out->max_abs_value = d.max_abs_value;
+    const filterview_diff diff = {.size = sizeof diff,
+                                  .max_abs = d.max_abs,
+                                  .mean_abs = d.mean_abs,
+                                  .differing = d.n_differing,
+                                  .max_abs_value = d.max_abs_value};
+    answer_sized(out, &diff, sizeof diff);
     return FV_OK;
 }
 
@@ -843,7 +961,8 @@ typedef struct batch_slot {
 struct batch_pipeline {
     batch_slot slot[2];
     cudaStream_t up, down;
-    int group; /* images a slot holds */
+    int group;         /* images a slot holds */
+    int width, height; /* the size of this batch's images: the context's or less */
 };
 
 static void batch_free(struct batch_pipeline *b)
@@ -900,6 +1019,18 @@ static fv_status batch_make(filterview_context *c)
     return FV_OK;
 }
 
+/* A batch of width x height images (at most the context's size) about to run: the slots made on
+ * the context's first batch, and the runner prepared for that size. The slots were made for the
+ * context's size, so a group of smaller images fits them as a view. */
+static fv_status batch_begin(filterview_context *c, int width, int height)
+{
+    FV_TRY(batch_make(c));
+    FV_TRY(runner_for(c, width, height));
+    c->batch->width = width;
+    c->batch->height = height;
+    return FV_OK;
+}
+
 static void copy_rows(uint8_t *to, size_t to_pitch, const uint8_t *from, size_t from_pitch,
                       size_t row, int height)
 {
@@ -911,12 +1042,14 @@ static void copy_rows(uint8_t *to, size_t to_pitch, const uint8_t *from, size_t 
         memcpy(to + (size_t)y * to_pitch, from + (size_t)y * from_pitch, row);
 }
 
-/* Image k of a slot's 4-channel buffer, as an image of its own. */
-static fv_image slot_image(const filterview_context *c, const fv_image *tall, int k)
+/* Image k of a slot's 4-channel buffer, as an image of its own: the batch's images lie one under
+ * another, each of the batch's size, in rows of the buffer's pitch. */
+static fv_image slot_image(const struct batch_pipeline *b, const fv_image *tall, int k)
 {
     fv_image v = *tall;
-    v.data = tall->data + (size_t)k * (size_t)c->height * tall->pitch;
-    v.height = c->height;
+    v.data = tall->data + (size_t)k * (size_t)b->height * tall->pitch;
+    v.width = b->width;
+    v.height = b->height;
     return v;
 }
 
@@ -926,16 +1059,18 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
                                int first, int count, cudaStream_t stream)
 {
     struct batch_pipeline *b = c->batch;
-    const int channels = src[first].channels;
-    const size_t row = (size_t)c->width * pixel_bytes(&src[first]);
-    const size_t image = row * (size_t)c->height;
-    const int rows = c->height * count;
+    const filterview_image first_image = image_read(image_at(src, first));
+    const int channels = first_image.channels;
+    const size_t row = (size_t)b->width * pixel_bytes(&first_image);
+    const size_t image = row * (size_t)b->height;
+    const int rows = b->height * count;
     s->first = first;
     s->count = count;
     /* the slot's staging holds nothing of use: its last group was copied out before */
-    for (int k = 0; k < count; k++)
-        copy_rows(s->staging + (size_t)k * image, row, src[first + k].data, src[first + k].pitch,
-                  row, c->height);
+    for (int k = 0; k < count; k++) {
+        const filterview_image from = image_read(image_at(src, first + k));
+        copy_rows(s->staging + (size_t)k * image, row, from.data, from.pitch, row, b->height);
+    }
     /* the slot's device buffers are free once its last group's run is done */
     FV_TRY(cuda_said(cudaStreamWaitEvent(b->up, s->run_done, 0), "ordering a batch"));
     if (channels == 4)
@@ -949,9 +1084,10 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
     FV_TRY(cuda_said(cudaEventRecord(s->up_done, b->up), "ordering a batch"));
     FV_TRY(cuda_said(cudaStreamWaitEvent(stream, s->up_done, 0), "ordering a batch"));
     fv_image in_all = s->device_in, out_all = s->device_out;
+    in_all.width = out_all.width = b->width;
     in_all.height = out_all.height = rows;
     const fv_image packed = {.data = s->device_packed,
-                             .width = c->width,
+                             .width = b->width,
                              .height = rows,
                              .pitch = row,
                              .memory = FV_MEMORY_DEVICE,
@@ -959,8 +1095,8 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
                              .channels = channels};
     if (channels != 4) FV_TRY(fv_api_widen(&packed, &in_all, stream));
     for (int k = 0; k < count; k++) {
-        const fv_image in = slot_image(c, &in_all, k);
-        fv_image out = slot_image(c, &out_all, k);
+        const fv_image in = slot_image(c->batch, &in_all, k);
+        fv_image out = slot_image(c->batch, &out_all, k);
         FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
     }
     fv_image packed_out = packed;
@@ -978,14 +1114,20 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
     return cuda_said(cudaEventRecord(s->down_done, b->down), "ordering a batch");
 }
 
-static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_image *dst)
+/* Slot s's results into the caller's destinations (an array of its images' size, whose pixels,
+ * not fields, are written) */
+static fv_status batch_finish(const filterview_context *c, batch_slot *s,
+                              const filterview_image *dst)
 {
+    const struct batch_pipeline *b = c->batch;
     FV_TRY(cuda_said(cudaEventSynchronize(s->down_done), "a batch's run"));
-    const size_t row = (size_t)c->width * pixel_bytes(&dst[s->first]);
-    const size_t image = row * (size_t)c->height;
-    for (int k = 0; k < s->count; k++)
-        copy_rows(dst[s->first + k].data, dst[s->first + k].pitch, s->staging + (size_t)k * image,
-                  row, row, c->height);
+    const filterview_image first_image = image_read(image_at(dst, s->first));
+    const size_t row = (size_t)b->width * pixel_bytes(&first_image);
+    const size_t image = row * (size_t)b->height;
+    for (int k = 0; k < s->count; k++) {
+        const filterview_image to = image_read(image_at(dst, s->first + k));
+        copy_rows(to.data, to.pitch, s->staging + (size_t)k * image, row, row, b->height);
+    }
     s->count = 0;
     return FV_OK;
 }
@@ -995,7 +1137,7 @@ static fv_status batch_finish(filterview_context *c, batch_slot *s, filterview_i
 typedef struct finish_job {
     filterview_context *c;
     batch_slot *slot;
-    filterview_image *dst;
+    const filterview_image *dst;
     int device; /* the calling thread's: a new thread starts on device 0 */
     fv_status status;
     char error[512];
@@ -1011,9 +1153,10 @@ static void *finish_main(void *arg)
 }
 
 static fv_status run_batch_host(filterview_context *c, const filterview_image *src,
-                                filterview_image *dst, int count, cudaStream_t stream)
+                                const filterview_image *dst, int count, cudaStream_t stream)
 {
-    FV_TRY(batch_make(c));
+    const filterview_image first = image_read(src);
+    FV_TRY(batch_begin(c, first.width, first.height));
     FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
     int device = 0;
     FV_TRY(cuda_said(cudaGetDevice(&device), "asking for the current CUDA device"));
@@ -1022,8 +1165,11 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
     int k = 0; /* groups so far */
     for (int i = 0; i < count; k++) {
         /* a group: up to b->group images of the first one's channel count */
+        const int channels = image_read(image_at(src, i)).channels;
         int n = 1;
-        while (n < c->batch->group && i + n < count && src[i + n].channels == src[i].channels) n++;
+        while (n < c->batch->group && i + n < count &&
+               image_read(image_at(src, i + n)).channels == channels)
+            n++;
         /* group k - 1 comes out on a thread while group k goes in (other slots, other images) */
         finish_job job = {.c = c, .slot = &slot[(k + 1) % 2], .dst = dst, .device = device};
         pthread_t helper;
@@ -1045,12 +1191,12 @@ static fv_status run_batch_host(filterview_context *c, const filterview_image *s
  * one tall image of its pitch and channels (a stack's images do). */
 static int under_one_another(const filterview_image *img, int first, int n, int height)
 {
-    const filterview_image *a = &img[first];
+    const filterview_image a = image_read(image_at(img, first));
     for (int k = 1; k < n; k++) {
-        const filterview_image *b = &img[first + k];
-        if (b->channels != a->channels || b->pitch != a->pitch ||
-            (const uint8_t *)b->data !=
-                (const uint8_t *)a->data + (size_t)k * (size_t)height * a->pitch)
+        const filterview_image b = image_read(image_at(img, first + k));
+        if (b.channels != a.channels || b.pitch != a.pitch ||
+            (const uint8_t *)b.data !=
+                (const uint8_t *)a.data + (size_t)k * (size_t)height * a.pitch)
             return 0;
     }
     return 1;
@@ -1060,35 +1206,51 @@ static int under_one_another(const filterview_image *img, int first, int n, int 
  * 4-channel buffer, filtered image by image, narrowed in one launch into place; anything else
  * (RGBA, images not one under another) one image at a time. All on `stream`. */
 static fv_status run_batch_device(filterview_context *c, const filterview_image *src,
-                                  filterview_image *dst, int count, cudaStream_t stream)
+                                  const filterview_image *dst, int count, cudaStream_t stream)
 {
-    FV_TRY(batch_make(c));
+    const filterview_image first = image_read(src);
+    FV_TRY(batch_begin(c, first.width, first.height));
+    const int height = c->batch->height;
     batch_slot *s = &c->batch->slot[0];
     for (int i = 0; i < count;) {
+        const filterview_image source = image_read(image_at(src, i));
+        filterview_image destination = image_read(image_at(dst, i));
         int n = 1;
-        if (src[i].channels != 4)
+        if (source.channels != 4)
             while (n < c->batch->group && i + n < count &&
-                   under_one_another(src, i, n + 1, c->height) &&
-                   under_one_another(dst, i, n + 1, c->height))
+                   under_one_another(src, i, n + 1, height) &&
+                   under_one_another(dst, i, n + 1, height))
                 n++;
         if (n == 1) {
-            FV_TRY(run_on_device(c, &src[i], &dst[i], stream));
+            FV_TRY(run_on_device(c, &source, &destination, stream));
             i++;
             continue;
         }
-        fv_image from = as_fv_image(&src[i]), to = as_fv_image(&dst[i]);
+        fv_image from = as_fv_image(&source), to = as_fv_image(&destination);
         fv_image in_all = s->device_in, out_all = s->device_out;
-        from.height = to.height = in_all.height = out_all.height = n * c->height;
+        in_all.width = out_all.width = c->batch->width;
+        from.height = to.height = in_all.height = out_all.height = n * height;
         FV_TRY(fv_api_widen(&from, &in_all, stream));
         for (int k = 0; k < n; k++) {
-            const fv_image in = slot_image(c, &in_all, k);
-            fv_image out = slot_image(c, &out_all, k);
+            const fv_image in = slot_image(c->batch, &in_all, k);
+            fv_image out = slot_image(c->batch, &out_all, k);
             FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
         }
         FV_TRY(fv_api_narrow(&out_all, &to, stream));
         i += n;
     }
     return cuda_said(cudaGetLastError(), "a batch's run");
+}
+
+/* Image i of a batch's sources and of its destinations, read as image_in reads one */
+static fv_status batch_pair(const filterview_image *src, const filterview_image *dst, int i,
+                            filterview_image *source, filterview_image *destination)
+{
+    char which[48];
+    snprintf(which, sizeof which, "source %d", i);
+    FV_TRY(image_in(image_at(src, i), source, which));
+    snprintf(which, sizeof which, "destination %d", i);
+    return image_in(image_at(dst, i), destination, which);
 }
 
 fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *src,
@@ -1101,22 +1263,25 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
     if (!src || !dst || count < 1)
         st = fv_fail(FV_ERR_ARG, "a batch needs %s",
                      count < 1 ? "one image at least" : "its source and destination");
+    /* the arrays' strides come from their first elements' sizes */
+    filterview_image first_src, first_dst, s, d;
+    if (st == FV_OK) st = batch_pair(src, dst, 0, &first_src, &first_dst);
     for (int i = 0; st == FV_OK && i < count; i++) {
-        char which[48];
-        snprintf(which, sizeof which, "source %d", i);
-        st = check_image(ctx, &src[i], which);
-        snprintf(which, sizeof which, "destination %d", i);
-        if (st == FV_OK) st = check_image(ctx, &dst[i], which);
-        if (st == FV_OK && src[i].channels != dst[i].channels)
-            st = fv_fail(FV_ERR_ARG, "image %d: source has %d channels, destination %d", i,
-                         src[i].channels, dst[i].channels);
-        if (st == FV_OK && (src[i].memory != src[0].memory || dst[i].memory != dst[0].memory))
+        char source[48], destination[48];
+        snprintf(source, sizeof source, "source %d", i);
+        snprintf(destination, sizeof destination, "destination %d", i);
+        st = batch_pair(src, dst, i, &s, &d);
+        if (st == FV_OK) st = check_pair(ctx, &s, &d, source, destination);
+        if (st == FV_OK && (s.width != first_src.width || s.height != first_src.height))
+            st = fv_fail(FV_ERR_ARG,
+                         "image %d: %dx%d, image 0 %dx%d: a batch's images have one size", i,
+                         s.width, s.height, first_src.width, first_src.height);
+        if (st == FV_OK && (s.memory != first_src.memory || d.memory != first_dst.memory))
             st = fv_fail(FV_ERR_ARG,
                          "image %d: a batch's sources (and its destinations) all lie "
                          "on the host or all on the device",
                          i);
-        if (st == FV_OK && src[i].memory == FILTERVIEW_HOST && overlaps(&src[i], &dst[i]) &&
-            src[i].data != dst[i].data)
+        if (st == FV_OK && s.memory == FILTERVIEW_HOST && overlaps(&s, &d) && s.data != d.data)
             st = fv_fail(FV_ERR_ARG,
                          "image %d: source and destination overlap without being "
                          "the same image",
@@ -1124,9 +1289,9 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
     }
     const int on_gpu = st == FV_OK && !fv_variant_is_host(ctx->variant);
     const int pipelined =
-        on_gpu && src[0].memory == FILTERVIEW_HOST && dst[0].memory == FILTERVIEW_HOST;
+        on_gpu && first_src.memory == FILTERVIEW_HOST && first_dst.memory == FILTERVIEW_HOST;
     const int on_device =
-        on_gpu && src[0].memory == FILTERVIEW_DEVICE && dst[0].memory == FILTERVIEW_DEVICE;
+        on_gpu && first_src.memory == FILTERVIEW_DEVICE && first_dst.memory == FILTERVIEW_DEVICE;
     if (pipelined || on_device) {
         device_scope scope = {-1};
         st = device_enter(ctx, &scope);
@@ -1143,7 +1308,8 @@ fv_status filterview_run_batch(filterview_context *ctx, const filterview_image *
         device_leave(&scope);
     } else {
         for (int i = 0; st == FV_OK && i < count; i++) {
-            st = filterview_run(ctx, &src[i], &dst[i], stream);
+            st =
+                filterview_run(ctx, image_at(src, i), (filterview_image *)image_at(dst, i), stream);
             if (st != FV_OK) return st; /* its message is in the context already */
         }
     }

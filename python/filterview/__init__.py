@@ -16,7 +16,7 @@ a RuntimeWarning); ``variant="cpu"`` runs the plain-C reference on host images a
 
 Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, :func:`device_count`, one function per filter
 (``filterview.box`` ...) and :func:`apply` (any filter by name), :class:`Context` (a filter set up
-once for one size, run many times), :func:`compare`, :func:`bench`, the exceptions
+once for a largest size, run many times), :func:`compare`, :func:`bench`, the exceptions
 (:class:`Error` and its subclasses, which are also ``ValueError`` or ``RuntimeError``).
 
 The C library is found through ``$FILTERVIEW_LIBRARY`` (a path), else the path CMake wrote into
@@ -436,8 +436,9 @@ def _check_variant(info: FilterInfo, variant: Optional[str]) -> Optional[Variant
 # ---- contexts ----------------------------------------------------------------------------------
 
 class Context:
-    """A filter set up once for one variant, one image size and one parameter set; each
-    :meth:`run` then allocates nothing in the C library.
+    """A filter set up once for one variant, a largest image size and one parameter set; it
+    runs images of any size up to that one, and each :meth:`run` at the size of the last
+    allocates nothing in the C library.
 
     ``Context("box", width, height, variant=None, iterations=1, radius=64)``: the parameters are
     keywords as in ``filterview.box``; they are checked here (ValueError naming the range), and
@@ -560,8 +561,8 @@ class Context:
 
     def _run(self, src: _arrays.Operand, out: Optional[Image], handle: Optional[int]) -> Image:
         name = self._info.name
-        if (src.width, src.height) != (self.width, self.height):
-            raise ArgumentError("%s: the context is for %dx%d images, got %dx%d (shape %s)"
+        if src.width > self.width or src.height > self.height:
+            raise ArgumentError("%s: the context is for images up to %dx%d, got %dx%d (shape %s)"
                                 % (name, self.width, self.height, src.width, src.height,
                                    src.shape))
         if src.dtype != self.dtype:
@@ -603,10 +604,10 @@ class Context:
 
     def run_batch(self, stack: Image, out: Optional[Image] = None, stream: Stream = None) -> Image:
         """Runs the filter on every image of `stack`, an N x H x W (gray) or N x H x W x C array
-        (NumPy, CuPy or PyTorch) of the context's size and dtype, in one call into the C library
-        (``filterview_run_batch``): host stacks are pipelined (the next image goes up and the
-        last comes down while one is filtered), device stacks run back to back on `stream`.
-        Returns `out` (same shape and dtype) or a new stack; each image equals its own
+        (NumPy, CuPy or PyTorch) of the context's dtype and at most its size, in one call into
+        the C library (``filterview_run_batch``): host stacks are pipelined (the next image goes
+        up and the last comes down while one is filtered), device stacks run back to back on
+        `stream`. Returns `out` (same shape and dtype) or a new stack; each image equals its own
         :meth:`run` bit for bit."""
         name = self._info.name
         ops = _arrays.stack_operands(stack, "stack")
@@ -616,9 +617,9 @@ class Context:
         if handle is None and ops[0].on_device:
             handle = _arrays.default_stream(ops[0])
         op = ops[0]  # a stack's images all have its shape
-        if (op.width, op.height) != (self.width, self.height) or op.dtype != self.dtype:
-            raise ArgumentError("%s: the context is for %dx%d %s images, the stack holds "
-                                "%dx%d %s" % (name, self.width, self.height, self.dtype,
+        if op.width > self.width or op.height > self.height or op.dtype != self.dtype:
+            raise ArgumentError("%s: the context is for %s images up to %dx%d, the stack holds "
+                                "%dx%d %s" % (name, self.dtype, self.width, self.height,
                                               op.width, op.height, op.dtype))
         if self._on_host and ops[0].on_device:
             raise ArgumentError("%s: variant %r runs on host images only: pass NumPy arrays "
@@ -674,6 +675,19 @@ class Context:
                                                           self.height, self.params)
 
 
+class _CacheKey(NamedTuple):
+    """What a cached context is made for: width and height are its own, the largest it runs."""
+    filter: str
+    variant: Optional[str]
+    width: int
+    height: int
+    dtype: Any
+    params: str
+    device: Optional[int]
+    stream: Optional[int]
+    digest: Any
+
+
 class _ContextCache:
     """The contexts the filter functions reuse, least recently used last out. A context is taken
     out while it runs (so two threads never share one) and put back after."""
@@ -682,13 +696,24 @@ class _ContextCache:
         self.capacity = capacity
         self.created = 0
         self._lock = threading.Lock()
-        self._items: "OrderedDict[tuple, Context]" = OrderedDict()
+        self._items: "OrderedDict[_CacheKey, Context]" = OrderedDict()
 
-    def take(self, key: tuple) -> Optional[Context]:
+    def take(self, key: _CacheKey) -> Optional[Context]:
+        """The context made for `key`, else the smallest one made for a larger image and
+        otherwise the same key (a context runs any image up to its size: the edge chunks of a
+        dask graph reuse the full chunks' context), else None."""
         with self._lock:
-            return self._items.pop(key, None)
+            ctx = self._items.pop(key, None)
+            if ctx is not None:
+                return ctx
+            larger = [k for k in self._items
+                      if k._replace(width=key.width, height=key.height) == key
+                      and k.width >= key.width and k.height >= key.height]
+            if not larger:
+                return None
+            return self._items.pop(min(larger, key=lambda k: k.width * k.height))
 
-    def give(self, key: tuple, ctx: Context) -> None:
+    def give(self, key: _CacheKey, ctx: Context) -> None:
         evicted = []
         with self._lock:
             if key in self._items:
@@ -765,14 +790,15 @@ def _run_device(src: _arrays.Operand, device: Optional[int], who: str) -> Option
 def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup,
                          src: _arrays.Operand, stream: Stream, device: Optional[int],
                          run: Any) -> Any:
-    """run(context, stream handle) with a context from the cache for src's size, dtype, device
-    and stream (made there when none is free), given back afterwards."""
+    """run(context, stream handle) with a context from the cache for src's size (or a larger
+    one), dtype, device and stream (made for src's size when none is free), given back
+    afterwards."""
     device = _run_device(src, device, info.name)
     handle = _arrays.stream_handle(stream)
     if handle is None and src.on_device:
         handle = _arrays.default_stream(src)
-    key = (info.name, variant, src.width, src.height, src.dtype, setup.text, device, handle,
-           setup.digest)
+    key = _CacheKey(info.name, variant, src.width, src.height, src.dtype, setup.text, device,
+                    handle, setup.digest)
     ctx = _cache.take(key)
     if ctx is None:
         with _device_scope(src):
@@ -783,7 +809,7 @@ def _with_cached_context(info: FilterInfo, variant: Optional[str], setup: _Setup
         with _device_scope(src):
             return run(ctx, handle)
     finally:
-        _cache.give(key, ctx)
+        _cache.give(key._replace(width=ctx.width, height=ctx.height), ctx)
 
 
 def _device_scope(op: _arrays.Operand):

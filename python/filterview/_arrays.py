@@ -522,8 +522,8 @@ class StackOperands:
         """(filterview_image * count), filled from one NumPy record array that it keeps."""
         fields = [name for name, _ in _lib.ImageC._fields_]
         layout = np.dtype({"names": fields,
-                           "formats": [np.uint64, np.int32, np.int32, np.uint64, np.int32,
-                                       np.int32, np.int32],
+                           "formats": [np.uint64 if ctype in (ctypes.c_size_t, ctypes.c_void_p)
+                                       else np.int32 for _, ctype in _lib.ImageC._fields_],
                            "offsets": [getattr(_lib.ImageC, name).offset for name in fields],
                            "itemsize": ctypes.sizeof(_lib.ImageC)})
         records = np.zeros(self.count, layout)

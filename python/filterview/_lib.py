@@ -44,10 +44,19 @@ HOST = 1
 DEVICE = 2
 
 
-class ParamInfoC(ctypes.Structure):
+class _Sized(ctypes.Structure):
+    """A struct that starts with its own size (libfilterview.h, "growing"): set on creation, so
+    that the library reads and fills only the fields this module knows."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(ctypes.sizeof(self), *args, **kwargs)
+
+
+class ParamInfoC(_Sized):
     """filterview_param_info"""
 
     _fields_ = [
+        ("size", c_size_t),
         ("name", c_char_p),
         ("help", c_char_p),
         ("type", c_int),
@@ -61,10 +70,11 @@ class ParamInfoC(ctypes.Structure):
     ]
 
 
-class VariantInfoC(ctypes.Structure):
+class VariantInfoC(_Sized):
     """filterview_variant_info"""
 
     _fields_ = [
+        ("size", c_size_t),
         ("name", c_char_p),
         ("summary", c_char_p),
         ("role", c_int),
@@ -72,10 +82,11 @@ class VariantInfoC(ctypes.Structure):
     ]
 
 
-class ImageC(ctypes.Structure):
+class ImageC(_Sized):
     """filterview_image"""
 
     _fields_ = [
+        ("size", c_size_t),
         ("data", c_void_p),
         ("width", c_int),
         ("height", c_int),
@@ -86,19 +97,21 @@ class ImageC(ctypes.Structure):
     ]
 
 
-class ParamImageC(ctypes.Structure):
+class ParamImageC(_Sized):
     """filterview_param_image"""
 
     _fields_ = [
+        ("size", c_size_t),
         ("name", c_char_p),
         ("image", POINTER(ImageC)),
     ]
 
 
-class DiffC(ctypes.Structure):
+class DiffC(_Sized):
     """filterview_diff"""
 
     _fields_ = [
+        ("size", c_size_t),
         ("max_abs", c_int),
         ("mean_abs", c_double),
         ("differing", c_longlong),

@@ -1,13 +1,16 @@
 /* ------------------------------------------------------------------------------------------------
  * tests/library/test_library.c: libfilterview's public C API, through include/libfilterview.h
  * alone, linked against the shared library (so its exported symbols are all it needs).
- * Everywhere: the registry, every error a caller can make (one clear message each), a context
+ * Everywhere: the registry, every error a caller can make (one clear message each), structs
+ * of an older (shorter) and a newer (longer) header read and filled by their size, a context
  * run many times, channel layouts (gray, RGB, RGBA), padded pitches and runs in place on the
  * reference, invert against its definition, conv with a float kernel array (an image parameter)
- * against the exact sums, and each mistake with one. With a GPU: every GPU variant of every filter through
- * host images, device images (tight, padded, in place, 1 and 3 channels) all equal to one
- * another, the integer filters equal to the reference, two contexts at once on two streams
- * from two threads equal to each one alone, and (with two GPUs) a context on device 1.
+ * against the exact sums, and each mistake with one, one context run on images of every size up
+ * to its own, alone and in batches. With a GPU: every GPU variant of every filter through host
+ * images, device images (tight, padded, in place, 1 and 3 channels) and smaller images, alone
+ * and in batches, all equal to one another, the integer filters equal to the reference, two
+ * contexts at once on two streams from two threads equal to each one alone, and (with two GPUs)
+ * a context on device 1.
  * ------------------------------------------------------------------------------------------------ */
 #include <libfilterview.h>
 
@@ -15,6 +18,7 @@
 #include <cuda_runtime_api.h>
 #endif
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +39,8 @@ static int passed, failed;
 
 static filterview_image host_image(int w, int h, int channels, size_t pad, unsigned seed)
 {
-    filterview_image img = {.width = w,
+    filterview_image img = {.size = sizeof img,
+                            .width = w,
                             .height = h,
                             .pitch = (size_t)w * channels + pad,
                             .channels = channels,
@@ -55,7 +60,7 @@ static filterview_image host_image(int w, int h, int channels, size_t pad, unsig
  * grading itself). */
 static int max_diff(const filterview_image *a, const filterview_image *b)
 {
-    filterview_diff d;
+    filterview_diff d = {.size = sizeof d};
     char why[200];
     if (filterview_compare(a, b, &d, why, sizeof why) != FV_OK) {
         printf("compare failed: %s\n", why);
@@ -103,7 +108,7 @@ static void test_registry(void)
         CHECK(filterview_filter_max_iterations(f) >= 1, "%s: iterations", f);
         int refs = 0, fastest = 0;
         for (int v = 0; v < filterview_variant_count(f); v++) {
-            filterview_variant_info vi;
+            filterview_variant_info vi = {.size = sizeof vi};
             CHECK(filterview_variant_get(f, v, &vi) == FV_OK && vi.name && vi.summary, "%s #%d", f,
                   v);
             refs += vi.role == FILTERVIEW_ROLE_REFERENCE && vi.on_host;
@@ -116,10 +121,10 @@ static void test_registry(void)
               "%s: %d references, %d fastest, of %d variants", f, refs, fastest,
               filterview_variant_count(f));
 #endif
-        filterview_variant_info vi;
+        filterview_variant_info vi = {.size = sizeof vi};
         CHECK(filterview_variant_get(f, 99, &vi) == FV_ERR_ARG, "%s: variant 99", f);
         for (int p = 0; p < filterview_param_count(f); p++) {
-            filterview_param_info pi;
+            filterview_param_info pi = {.size = sizeof pi};
             CHECK(filterview_param_get(f, p, &pi) == FV_OK && pi.name && pi.min <= pi.max &&
                       (pi.auto_means ? pi.default_value == 0 || pi.default_value >= pi.min
                                      : pi.default_value >= pi.min && pi.default_value <= pi.max),
@@ -255,9 +260,14 @@ static void test_errors(void)
     if (!c) return;
     filterview_image a = host_image(16, 9, 4, 0, 1), b = host_image(16, 9, 4, 0, 2);
     filterview_image small = host_image(15, 9, 4, 0, 3), gray = host_image(16, 9, 1, 0, 4);
-    CHECK(filterview_run(c, &small, &b, NULL) == FV_ERR_ARG &&
-              strstr(filterview_context_error(c), "15x9, but the context is for 16x9"),
+    filterview_image large = host_image(17, 9, 4, 0, 3);
+    CHECK(filterview_run(c, &large, &large, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "17x9, but the context is for images up to 16x9"),
           "size: '%s'", filterview_context_error(c));
+    CHECK(filterview_run(c, &small, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "source 15x9, destination 16x9"),
+          "sizes differ: '%s'", filterview_context_error(c));
+    free(large.data);
     CHECK(filterview_run(c, &a, &gray, NULL) == FV_ERR_ARG &&
               strstr(filterview_context_error(c), "channels"),
           "channels: '%s'", filterview_context_error(c));
@@ -269,7 +279,7 @@ static void test_errors(void)
     CHECK(filterview_run(c, &bad, &b, NULL) == FV_ERR_ARG &&
               strstr(filterview_context_error(c), "past the end of memory"),
           "a pitch that overflows: '%s'", filterview_context_error(c));
-    filterview_diff diff;
+    filterview_diff diff = {.size = sizeof diff};
     char error[256];
     CHECK(filterview_compare(&bad, &bad, &diff, error, sizeof error) == FV_ERR_ARG &&
               strstr(error, "past the end of memory"),
@@ -297,11 +307,70 @@ static void test_errors(void)
           "a good run after bad ones clears the error");
     CHECK(strcmp(filterview_context_params(c), "radius 2") == 0 ||
               strcmp(filterview_context_params(c), "radius 2") == 0,
-          "params '%s'",
-          filterview_context_params(c));
+          "params '%s'", filterview_context_params(c));
     filterview_context_destroy(c);
     filterview_context_destroy(NULL);
     free(a.data), free(b.data), free(small.data), free(gray.data);
+}
+
+/* ---- growing structs: the library reads and fills only what the caller's .size covers ---- */
+static void test_growing(void)
+{
+    /* an answer into the struct of an older, shorter header: nothing written past its size */
+    filterview_param_info short_info;
+    memset(&short_info, 0xab, sizeof short_info);
+    short_info.size = offsetof(filterview_param_info, help);
+    const char *const untouched = short_info.help;
+    CHECK(filterview_param_get("box", 0, &short_info) == FV_OK && short_info.name &&
+              strcmp(short_info.name, "radius") == 0 && short_info.help == untouched &&
+              short_info.size == offsetof(filterview_param_info, help),
+          "param_get into a struct that ends after name");
+    filterview_param_info no_size = {0};
+    filterview_variant_info no_size_variant = {0};
+    CHECK(filterview_param_get("box", 0, &no_size) == FV_ERR_ARG && !no_size.name,
+          "param_get into a struct whose .size is 0");
+    CHECK(filterview_variant_get("box", 0, &no_size_variant) == FV_ERR_ARG,
+          "variant_get into a struct whose .size is 0");
+
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "box", "cpu", 8, 6, "radius=1", NULL, 0) == FV_OK, "box");
+    if (!c) return;
+    filterview_image a = host_image(8, 6, 4, 0, 1), b = host_image(8, 6, 4, 0, 0);
+    filterview_image unsized = a;
+    unsized.size = 0;
+    CHECK(filterview_run(c, &unsized, &b, NULL) == FV_ERR_ARG &&
+              strstr(filterview_context_error(c), "set it to sizeof (filterview_image)"),
+          "an image whose .size is 0: '%s'", filterview_context_error(c));
+    filterview_diff no_size_diff = {0};
+    char error[256];
+    CHECK(filterview_compare(&a, &a, &no_size_diff, error, sizeof error) == FV_ERR_ARG &&
+              strstr(error, "sizeof (filterview_diff)"),
+          "compare into a result whose .size is 0: '%s'", error);
+
+    /* the images of a newer header, larger than this library's: read as far as it knows them,
+     * and a batch's elements found by their size */
+    struct newer_image {
+        filterview_image image;
+        double field_of_a_later_release;
+    } src[3], dst[3];
+    int same = 1;
+    for (int k = 0; k < 3; k++) {
+        src[k].image = host_image(8, 6, 4, 0, (unsigned)k + 1);
+        dst[k].image = host_image(8, 6, 4, 0, 0);
+        src[k].image.size = dst[k].image.size = sizeof src[k];
+        src[k].field_of_a_later_release = dst[k].field_of_a_later_release = 1.5;
+    }
+    CHECK(filterview_run_batch(c, &src[0].image, &dst[0].image, 3, NULL) == FV_OK,
+          "a batch of larger structs: %s", filterview_context_error(c));
+    for (int k = 0; k < 3; k++) {
+        CHECK(filterview_run(c, &src[k].image, &b, NULL) == FV_OK, "one of larger structs: %s",
+              filterview_context_error(c));
+        same &= max_diff(&dst[k].image, &b) == 0;
+        free(src[k].image.data), free(dst[k].image.data);
+    }
+    CHECK(same, "a batch of larger structs equals its images one by one");
+    free(a.data), free(b.data);
+    filterview_context_destroy(c);
 }
 
 /* ---- one context's layouts against one another: RGBA tight, padded, in place, RGB, gray ---- */
@@ -390,8 +459,132 @@ static void check_layouts(const char *filter, const char *variant, const char *p
     filterview_context_destroy(c);
 }
 
+/* ---- a context serves any image up to the size it was made for ----
+ * One context made for W x H runs images of every smaller size, and the full size again, in any
+ * order, alone and in batches; each result equals that of a context made for the image's own
+ * size. */
+enum { SIZES_W = 40, SIZES_H = 30 };
+static const int any_sizes[][2] = {{SIZES_W, SIZES_H}, {23, 17},     {1, 1},
+                                   {SIZES_W, 1},       {1, SIZES_H}, {7, 30},
+                                   {SIZES_W, SIZES_H}, {39, 29}};
+enum { N_ANY_SIZES = sizeof any_sizes / sizeof any_sizes[0] };
+
+/* One w x h image through the W x H context c (on the host or the device) against `exact`, a
+ * context made for w x h. */
+static void check_one_size(filterview_context *c, filterview_context *exact, const char *filter,
+                           const char *variant, int w, int h, filterview_memory memory)
+{
+    filterview_image src = host_image(w, h, 4, 4, (unsigned)(w * 7 + h)),
+                     got = host_image(w, h, 4, 4, 0), want = host_image(w, h, 4, 4, 0);
+    filterview_image run_src = src, run_dst = got;
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        cudaMalloc(&run_src.data, src.pitch * h);
+        cudaMalloc(&run_dst.data, got.pitch * h);
+        cudaMemcpy(run_src.data, src.data, src.pitch * h, cudaMemcpyHostToDevice);
+        run_src.memory = run_dst.memory = FILTERVIEW_DEVICE;
+    }
+#endif
+    CHECK(filterview_run(c, &run_src, &run_dst, NULL) == FV_OK, "%s/%s %dx%d in %dx%d: %s", filter,
+          variant, w, h, SIZES_W, SIZES_H, filterview_context_error(c));
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        cudaMemcpy(got.data, run_dst.data, got.pitch * h, cudaMemcpyDeviceToHost);
+        cudaFree(run_src.data), cudaFree(run_dst.data);
+    }
+#endif
+    CHECK(filterview_run(exact, &src, &want, NULL) == FV_OK, "%s/%s %dx%d: %s", filter, variant, w,
+          h, filterview_context_error(exact));
+    CHECK(max_diff(&got, &want) == 0, "%s/%s %dx%d %s in a %dx%d context: %d off its own", filter,
+          variant, w, h, memory == FILTERVIEW_DEVICE ? "device" : "host", SIZES_W, SIZES_H,
+          max_diff(&got, &want));
+    free(src.data), free(got.data), free(want.data);
+}
+
+/* A batch of BATCH w x h images through the W x H context c against `exact`'s runs of each.
+ * Host: gray, RGB and RGBA (each change of channel count starts a group). Device: a stack of gray
+ * images one under another (widened and narrowed a group at a time), into a second stack. */
+enum { BATCH = 6 };
+static void check_batch_size(filterview_context *c, filterview_context *exact, const char *filter,
+                             const char *variant, int w, int h, filterview_memory memory)
+{
+    filterview_image src[BATCH], got[BATCH], want[BATCH];
+    for (int i = 0; i < BATCH; i++) {
+        const int channels = memory == FILTERVIEW_DEVICE ? 1 : i < 2 ? 1 : i < 4 ? 3 : 4;
+        src[i] = host_image(w, h, channels, (size_t)(i % 2) * 4, 300u + (unsigned)(i * w + h));
+        got[i] = host_image(w, h, channels, 0, 0);
+        want[i] = host_image(w, h, channels, 0, 0);
+        CHECK(filterview_run(exact, &src[i], &want[i], NULL) == FV_OK, "%s/%s %dx%d image %d: %s",
+              filter, variant, w, h, i, filterview_context_error(exact));
+    }
+#ifdef FV_HAVE_CUDA
+    if (memory == FILTERVIEW_DEVICE) {
+        const size_t bytes = (size_t)w * (size_t)h;
+        uint8_t *in = NULL, *out = NULL;
+        cudaMalloc((void **)&in, bytes * BATCH);
+        cudaMalloc((void **)&out, bytes * BATCH);
+        filterview_image dev_src[BATCH], dev_dst[BATCH];
+        for (int i = 0; i < BATCH; i++) {
+            dev_src[i] = dev_dst[i] = src[i];
+            dev_src[i].pitch = dev_dst[i].pitch = (size_t)w;
+            dev_src[i].memory = dev_dst[i].memory = FILTERVIEW_DEVICE;
+            dev_src[i].data = in + (size_t)i * bytes;
+            dev_dst[i].data = out + (size_t)i * bytes;
+            cudaMemcpy2D(dev_src[i].data, w, src[i].data, src[i].pitch, w, h,
+                         cudaMemcpyHostToDevice);
+        }
+        CHECK(filterview_run_batch(c, dev_src, dev_dst, BATCH, NULL) == FV_OK,
+              "%s/%s a device stack of %dx%d in %dx%d: %s", filter, variant, w, h, SIZES_W, SIZES_H,
+              filterview_context_error(c));
+        cudaDeviceSynchronize();
+        for (int i = 0; i < BATCH; i++)
+            cudaMemcpy2D(got[i].data, got[i].pitch, dev_dst[i].data, w, w, h,
+                         cudaMemcpyDeviceToHost);
+        cudaFree(in), cudaFree(out);
+    } else
+#endif
+    {
+        CHECK(filterview_run_batch(c, src, got, BATCH, NULL) == FV_OK,
+              "%s/%s a host batch of %dx%d in %dx%d: %s", filter, variant, w, h, SIZES_W, SIZES_H,
+              filterview_context_error(c));
+    }
+    for (int i = 0; i < BATCH; i++) {
+        CHECK(max_diff(&got[i], &want[i]) == 0,
+              "%s/%s %s batch of %dx%d in a %dx%d context, image %d: %d off its own", filter,
+              variant, memory == FILTERVIEW_DEVICE ? "device" : "host", w, h, SIZES_W, SIZES_H, i,
+              max_diff(&got[i], &want[i]));
+        free(src[i].data), free(got[i].data), free(want[i].data);
+    }
+}
+
+static void check_sizes(const char *filter, const char *variant, filterview_memory memory)
+{
+    filterview_context *c = NULL;
+    char error[512];
+    if (filterview_context_create(&c, filter, variant, SIZES_W, SIZES_H, NULL, error,
+                                  sizeof error) != FV_OK) {
+        CHECK(0, "%s/%s %dx%d: %s", filter, variant, SIZES_W, SIZES_H, error);
+        return;
+    }
+    for (int i = 0; i < N_ANY_SIZES; i++) {
+        const int w = any_sizes[i][0], h = any_sizes[i][1];
+        filterview_context *exact = NULL;
+        if (filterview_context_create(&exact, filter, variant, w, h, NULL, error, sizeof error) !=
+            FV_OK) {
+            CHECK(0, "%s/%s %dx%d: %s", filter, variant, w, h, error);
+            continue;
+        }
+        check_one_size(c, exact, filter, variant, w, h, memory);
+        check_batch_size(c, exact, filter, variant, w, h, memory);
+        filterview_context_destroy(exact);
+    }
+    filterview_context_destroy(c);
+}
+
 static void test_reference(void)
 {
+    for (int i = 0; i < filterview_filter_count(); i++)
+        check_sizes(filterview_filter_name(i), "cpu", FILTERVIEW_HOST);
     const int sizes[][2] = {{1, 1}, {1, 7}, {13, 1}, {31, 17}};
     for (int i = 0; i < 4; i++) {
         check_layouts("box", "cpu", "radius=3", sizes[i][0], sizes[i][1], FILTERVIEW_HOST);
@@ -581,16 +774,72 @@ static void test_batch_groups(void)
     filterview_context_destroy(c);
 }
 
+/* Batches of the images of a newer header (larger structs) on the GPU paths, smaller than the
+ * context: a host batch of 1, 3 and 4 channels (its groups) and a device stack of gray images
+ * (widened a group at a time), each image equal to its own run. */
+static void test_growing_batches(void)
+{
+    enum { N = 9, W = 50, H = 40, w = 37, h = 29 };
+    struct newer_image {
+        filterview_image image;
+        double field_of_a_later_release;
+    } src[N], got[N], dev[N];
+    filterview_image want[N];
+    filterview_context *c = NULL;
+    CHECK(filterview_context_create(&c, "median", NULL, W, H, "size=5", NULL, 0) == FV_OK,
+          "median context");
+    if (!c) return;
+    for (int i = 0; i < N; i++) {
+        const int channels = i < 3 ? 1 : i < 6 ? 3 : 4;
+        src[i].image = host_image(w, h, channels, (size_t)(i % 2) * 4, 700u + (unsigned)i);
+        got[i].image = host_image(w, h, channels, 0, 0);
+        want[i] = host_image(w, h, channels, 0, 0);
+        src[i].image.size = got[i].image.size = sizeof src[i];
+        src[i].field_of_a_later_release = got[i].field_of_a_later_release = 1.5;
+        CHECK(filterview_run(c, &src[i].image, &want[i], NULL) == FV_OK, "image %d alone: %s", i,
+              filterview_context_error(c));
+    }
+    CHECK(filterview_run_batch(c, &src[0].image, &got[0].image, N, NULL) == FV_OK,
+          "a host batch of larger structs: '%s'", filterview_context_error(c));
+    for (int i = 0; i < N; i++)
+        CHECK(same_pixels(&got[i].image, &want[i]), "host batch of larger structs, image %d", i);
+    /* the gray ones as a device stack, in place */
+    uint8_t *stack = NULL;
+    cudaMalloc((void **)&stack, (size_t)w * h * 3);
+    for (int i = 0; i < 3; i++) {
+        dev[i] = src[i];
+        dev[i].image.pitch = w;
+        dev[i].image.data = stack + (size_t)i * w * h;
+        dev[i].image.memory = FILTERVIEW_DEVICE;
+        cudaMemcpy2D(dev[i].image.data, w, src[i].image.data, src[i].image.pitch, w, h,
+                     cudaMemcpyHostToDevice);
+    }
+    CHECK(filterview_run_batch(c, &dev[0].image, &dev[0].image, 3, NULL) == FV_OK,
+          "a device stack of larger structs: '%s'", filterview_context_error(c));
+    cudaDeviceSynchronize();
+    for (int i = 0; i < 3; i++) {
+        cudaMemcpy2D(got[i].image.data, got[i].image.pitch, dev[i].image.data, w, w, h,
+                     cudaMemcpyDeviceToHost);
+        CHECK(same_pixels(&got[i].image, &want[i]), "device stack of larger structs, image %d", i);
+    }
+    cudaFree(stack);
+    for (int i = 0; i < N; i++)
+        free(src[i].image.data), free(got[i].image.data), free(want[i].data);
+    filterview_context_destroy(c);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
         const char *f = filterview_filter_name(i);
         for (int v = 0; v < filterview_variant_count(f); v++) {
-            filterview_variant_info vi;
+            filterview_variant_info vi = {.size = sizeof vi};
             filterview_variant_get(f, v, &vi);
             if (vi.on_host || vi.role == FILTERVIEW_ROLE_PEER) continue;
             check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_HOST);
             check_layouts(f, vi.name, NULL, 67, 41, FILTERVIEW_DEVICE);
+            check_sizes(f, vi.name, FILTERVIEW_HOST);
+            check_sizes(f, vi.name, FILTERVIEW_DEVICE);
         }
     }
     /* integer filters: the fastest equals the reference */
@@ -610,6 +859,7 @@ static void test_gpu(void)
     }
     test_two_streams();
     test_batch_groups();
+    test_growing_batches();
     test_device_one();
 }
 #endif
@@ -637,6 +887,13 @@ static void expect_kernel_error(const char *filter, const filterview_param_image
     filterview_context_destroy(c);
 }
 
+/* One element of an array of image parameters, sized as this header has it */
+static filterview_param_image param_image(const char *name, const filterview_image *image)
+{
+    const filterview_param_image p = {.size = sizeof p, .name = name, .image = image};
+    return p;
+}
+
 static void test_image_params(void)
 {
     /* a binomial 5x5 (weights summing to 256, so quantised exactly): the result is the integer
@@ -644,9 +901,15 @@ static void test_image_params(void)
     static const int b[5] = {1, 4, 6, 4, 1};
     float weights[25];
     for (int i = 0; i < 25; i++) weights[i] = (float)(b[i / 5] * b[i % 5]);
-    filterview_image kernel = {weights,           5, 5, 5 * sizeof(float), 1, FILTERVIEW_HOST,
-                               FILTERVIEW_FLOAT32};
-    filterview_param_image images[] = {{"kernel-file", &kernel}};
+    filterview_image kernel = {.size = sizeof kernel,
+                               .data = weights,
+                               .width = 5,
+                               .height = 5,
+                               .pitch = 5 * sizeof(float),
+                               .channels = 1,
+                               .memory = FILTERVIEW_HOST,
+                               .dtype = FILTERVIEW_FLOAT32};
+    filterview_param_image images[] = {param_image("kernel-file", &kernel)};
     filterview_image src = host_image(9, 7, 1, 3, 99), dst = host_image(9, 7, 1, 0, 1);
     filterview_context *c = NULL;
     char error[512];
@@ -678,18 +941,19 @@ static void test_image_params(void)
     free(dst.data);
 
     weights[12] = 1;
-    filterview_param_image wrong_name[] = {{"kernel", &kernel}};
+    filterview_param_image wrong_name[] = {param_image("kernel", &kernel)};
     expect_kernel_error("conv", wrong_name, 1, FV_ERR_ARG,
                         "conv has no image parameter 'kernel' (it has: kernel-file)");
     expect_kernel_error("box", images, 1, FV_ERR_ARG,
                         "box has no image parameter 'kernel-file' (it has none)");
-    filterview_param_image twice[] = {{"kernel-file", &kernel}, {"kernel-file", &kernel}};
+    filterview_param_image twice[] = {param_image("kernel-file", &kernel),
+                                      param_image("kernel-file", &kernel)};
     expect_kernel_error("conv", twice, 2, FV_ERR_ARG, "kernel-file: given twice");
-    filterview_param_image none[] = {{"kernel-file", NULL}};
+    filterview_param_image none[] = {param_image("kernel-file", NULL)};
     expect_kernel_error("conv", none, 1, FV_ERR_ARG, "kernel-file: no image");
     filterview_image large = kernel;
     large.width = large.height = 129;
-    filterview_param_image too_large[] = {{"kernel-file", &large}};
+    filterview_param_image too_large[] = {param_image("kernel-file", &large)};
     expect_kernel_error("conv", too_large, 1, FV_ERR_SIZE,
                         "kernel-file: 129x129 is not within 1x1..127x127");
     weights[3] = -1;
@@ -697,6 +961,29 @@ static void test_image_params(void)
                         "kernel image 5x5 has weight -1 at (3, 0): weights are finite and not "
                         "negative");
     expect_kernel_error("conv", NULL, 1, FV_ERR_ARG, "image parameters: 1 given");
+    /* the elements of a newer header, larger than this library's: found by the first's size */
+    struct newer_param_image {
+        filterview_param_image param;
+        double field_of_a_later_release;
+    } newer[2] = {{param_image("kernel-file", &kernel), 1.5},
+                  {param_image("kernel-file", &kernel), 1.5}};
+    newer[0].param.size = newer[1].param.size = sizeof newer[0];
+    weights[3] = 0;
+    c = NULL;
+    CHECK(create_with_kernel(&c, "conv", &newer[0].param, 1, error, sizeof error) == FV_OK && c,
+          "conv with a larger image parameter struct: %s", error);
+    filterview_context_destroy(c);
+    expect_kernel_error("conv", &newer[0].param, 2, FV_ERR_ARG, "kernel-file: given twice");
+    /* unsized: the array's element, or the image it points to */
+    filterview_param_image unsized[] = {param_image("kernel-file", &kernel)};
+    unsized[0].size = 0;
+    expect_kernel_error("conv", unsized, 1, FV_ERR_ARG,
+                        "image parameters: .size is 0: set it to sizeof (filterview_param_image)");
+    filterview_image unsized_kernel = kernel;
+    unsized_kernel.size = 0;
+    filterview_param_image of_unsized[] = {param_image("kernel-file", &unsized_kernel)};
+    expect_kernel_error("conv", of_unsized, 1, FV_ERR_ARG,
+                        "kernel-file: .size is 0: set it to sizeof (filterview_image)");
 }
 
 int main(void)
@@ -704,6 +991,7 @@ int main(void)
     setvbuf(stdout, NULL, _IONBF, 0); /* each line out before whatever comes next */
     test_registry();
     test_errors();
+    test_growing();
     test_reference();
     test_image_params();
     char why[256];

@@ -102,8 +102,13 @@ def test_stack_out_and_errors(rng):
     ctx = filterview.Context("box", 9, 8, variant=CPU, radius=1)
     assert ctx.run_batch(stack, out=out) is out
     assert np.array_equal(out[2], filterview.box(stack[2], radius=1, variant=CPU))
-    with pytest.raises(ValueError, match="context is for 9x8"):
+    with pytest.raises(ValueError, match="images up to 9x8"):
         ctx.run_batch(rng_image(rng, (2, 9, 8, 3)))
+    # a smaller stack: the context serves any size up to its own
+    small = rng_image(rng, (2, 5, 7, 3))
+    got = ctx.run_batch(small)
+    for i in range(2):
+        assert np.array_equal(got[i], filterview.box(small[i], radius=1, variant=CPU))
     with pytest.raises(ValueError, match="stack"):
         ctx.run_batch(rng_image(rng, (8, 9)))
     with pytest.raises(ValueError, match="same shape"):

@@ -472,8 +472,10 @@ def test_context(rng):
         out = np.empty_like(img)
         assert ctx.run(img, out=out) is out
         assert_same(out, box_reference(img, 3), "Context.run out=")
-        with pytest.raises(ValueError, match="34x21"):
-            ctx.run(img[:20])
+        # any size up to the context's: each as a context of its own size makes it
+        assert_same(ctx.run(img[:20, :9]), box_reference(img[:20, :9], 3), "Context.run smaller")
+        with pytest.raises(ValueError, match="images up to 34x21"):
+            ctx.run(random_image(rng, 22, 34, 4))
     assert ctx.closed
     with pytest.raises(ValueError, match="closed"):
         ctx.run(img)
@@ -552,6 +554,31 @@ def test_contexts_are_reused(rng):
     assert info["size"] == info["capacity"] == 8
     filterview.clear_cache()
     assert filterview.cache_info()["size"] == 0
+
+
+def test_cache_serves_smaller_images_from_a_larger_context(rng):
+    """A cached context runs any image up to its size: a smaller image (a dask graph's edge
+    chunk) takes the smallest free context that holds it instead of making its own; one that
+    no cached context holds (wider, or taller, or of another dtype) gets its own."""
+    filterview.clear_cache()
+    before = filterview.cache_info()["created"]
+    full = random_image(rng, 40, 50, 4)
+    assert_same(filterview.box(full, radius=2, variant=CPU), box_reference(full, 2), "full")
+    for h, w, channels in ((40, 17, 4), (9, 50, 3), (1, 1, 1), (40, 50, 4)):
+        img = random_image(rng, h, w, channels)
+        assert_same(filterview.box(img, radius=2, variant=CPU), box_reference(img, 2),
+                    "%dx%d in the 50x40 context" % (w, h))
+    assert filterview.cache_info()["created"] == before + 1
+    assert [(k.width, k.height) for k in filterview._cache._items] == [(50, 40)]
+    filterview.box(random_image(rng, 45, 60, 4), radius=2, variant=CPU)  # larger: its own
+    filterview.box(random_image(rng, 20, 30, 4).astype(np.uint16), radius=2, variant=CPU)
+    assert filterview.cache_info()["created"] == before + 3
+    # of two that hold it, the smaller serves (and goes back last, most recently used)
+    filterview.box(random_image(rng, 20, 30, 4), radius=2, variant=CPU)
+    assert filterview.cache_info()["created"] == before + 3
+    last = list(filterview._cache._items)[-1]
+    assert (last.width, last.height, str(last.dtype)) == (50, 40, "uint8")
+    filterview.clear_cache()
 
 
 def test_threads_share_the_cache(rng):

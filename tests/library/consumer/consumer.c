@@ -11,8 +11,10 @@ int main(void)
     static unsigned char src[H][W][3], dst[H][W][3];
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) src[y][x][0] = src[y][x][1] = src[y][x][2] = (x * 7 + y * 13) & 255;
-    filterview_image in = {src, W, H, W * 3, 3, FILTERVIEW_HOST};
-    filterview_image out = {dst, W, H, W * 3, 3, FILTERVIEW_HOST};
+    filterview_image in = {.size = sizeof in, .data = src, .width = W, .height = H,
+                           .pitch = W * 3, .channels = 3, .memory = FILTERVIEW_HOST};
+    filterview_image out = in;
+    out.data = dst;
     char error[256];
     filterview_context *ctx = NULL;
     if (filterview_context_create(&ctx, "box", "cpu", W, H, "radius=4", error, sizeof error) != FV_OK) {
