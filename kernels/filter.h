@@ -247,15 +247,34 @@ typedef struct fv_user_contract_desc {
 /* ---- filters and their variants ---- */
 typedef struct fv_variant fv_variant;
 
+/* ---- typed configurations: a filter's parameters as it reads them ---- */
+/* The values above are what the user sets; what a filter's reference, variants and reach read is
+ * its typed configuration (the Gaussian's sigma, radius, border and integer taps), made once by
+ * the filter's config_make when fv_runner_prepare sees new values, after the table's ranges have
+ * passed. Nothing after it checks a parameter again: every pass trusts its configuration. */
+#define FV_MAX_CONFIG_BYTES 4096
+/* Room for any filter's configuration, aligned for any member (filters assert that theirs fits). */
+typedef union fv_config {
+    double align_double;
+    void *align_pointer;
+    unsigned char bytes[FV_MAX_CONFIG_BYTES];
+} fv_config;
+
+/* Makes a filter's typed configuration from values whose ranges have been checked (see
+ * fv_filter.config_make). Returns 1, or 0 with a one-line reason in `why`. */
+typedef int (*fv_config_make_fn)(const fv_params *p, void *config, char *why, size_t why_size);
+
 /* One pass of a GPU variant `v` (its row of the table: every callback gets it first, so that
  * several variants can share one callback that reads v->id): src and dst are device images of
- * the same size, never aliased; `state` is what the variant's state_create made for these
- * parameters and this size (NULL if it has none). Enqueues on `stream`; allocates nothing.
- * fv_runner_prepare checked the parameters and fv_runner_run the images: a run trusts both. */
+ * the same size, never aliased; `config` is the filter's typed configuration made at prepare;
+ * `state` is what the variant's state_create made for it and this size (NULL if it has none).
+ * Enqueues on `stream`; allocates nothing. fv_runner_prepare checked the parameters and
+ * fv_runner_run the images: a run trusts both. */
 typedef fv_status (*fv_run_fn)(const fv_variant *v, const fv_image *src, fv_image *dst,
-                               const struct fv_params *p, void *state, cudaStream_t stream);
-/* One pass of the CPU reference on host images of the same size. */
-typedef fv_status (*fv_ref_fn)(const fv_image *src, fv_image *dst, const struct fv_params *p);
+                               const void *config, void *state, cudaStream_t stream);
+/* One pass of the CPU reference on host images of the same size, with the filter's typed
+ * configuration. */
+typedef fv_status (*fv_ref_fn)(const fv_image *src, fv_image *dst, const void *config);
 
 /* One kernel a variant launches, for teaching: resources come from the CUDA runtime. */
 typedef struct fv_kernel_info {
@@ -283,13 +302,17 @@ struct fv_variant {
     const char *summary; /* one line a student would understand */
     fv_run_fn run;       /* NULL: the `cpu` variant, i.e. the filter's reference */
     /* Optional device state with a lifetime: made by fv_runner_prepare when the image size or a
-     * parameter changes (before any timing), used by every run, destroyed on change or release. */
-    size_t (*state_bytes)(const fv_variant *v, const fv_params *p, int width, int height);
-    fv_status (*state_create)(const fv_variant *v, void **state, const fv_params *p, int width,
-                              int height);
+     * parameter changes (before any timing), used by every run, destroyed on change or release.
+     * The prepare-time callbacks get the values `p` and the filter's configuration: built-in
+     * variants read the configuration; user kernels pack the values by name (their contract). */
+    size_t (*state_bytes)(const fv_variant *v, const fv_params *p, const void *config, int width,
+                          int height);
+    fv_status (*state_create)(const fv_variant *v, void **state, const fv_params *p,
+                              const void *config, int width, int height);
     void (*state_destroy)(const fv_variant *v, void *state);
     /* What it launches with these parameters (up to max); returns the count. */
-    int (*kernels)(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+    int (*kernels)(const fv_variant *v, const fv_params *p, const void *config, fv_kernel_info *out,
+                   int max);
     /* Optional: what the last run did that its time depends on ("hysteresis: 12 tile rounds"),
      * read from the state after the run has finished (not timed); returns 0 with nothing to say. */
     int (*last_run_text)(const fv_variant *v, const void *state, char *text, size_t size);
@@ -297,8 +320,8 @@ struct fv_variant {
     /* Peers: whether this case is one they can do (NPP's Canny has no blur, its conv only the
      * output stage). Returns 1, or 0 with a one-line reason in `why`; fv_runner_prepare then fails
      * with FV_ERR_UNSUPPORTED before making anything. NULL: every case. */
-    int (*supports)(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                    size_t why_size);
+    int (*supports)(const fv_variant *v, const fv_params *p, const void *config, int width,
+                    int height, char *why, size_t why_size);
     /* The variant's own constant, for callbacks that several variants share (conv's one
      * state_create reads which way it runs from here); 0 where nobody reads it. */
     int id;
@@ -314,9 +337,13 @@ typedef struct fv_filter {
     const fv_param_desc *params;
     int n_params;
     fv_ref_fn ref;
-    /* optional: constraints between parameters, beyond each one's range */
-    fv_status (*check)(const fv_params *p);
-    /* optional: fills derived values (the Gaussian's radius 0 = ceil(3 sigma)) */
+    /* Makes the typed configuration (at most config_bytes <= FV_MAX_CONFIG_BYTES) from values
+     * whose ranges fv_config_make has checked, and applies the rules between parameters that no
+     * range can say: the one place those are checked. Returns 1, or 0 with a one-line reason in
+     * `why`. Called only through fv_config_make. */
+    fv_config_make_fn config_make;
+    size_t config_bytes;
+    /* optional: fills derived values for text (the Gaussian's radius 0 = ceil(3 sigma)) */
     void (*resolve)(fv_params *p);
     const fv_variant *variants;
     int n_variants;
@@ -325,8 +352,9 @@ typedef struct fv_filter {
     /* How far one pass reads from each output pixel, in pixels, with these parameters (derived
      * ones filled in): a chunk given this halo of its neighbours' pixels comes out as the whole
      * image's result does (Dask's map_overlap depth). -1: no bounded reach (a step over the
-     * whole image: Canny's full hysteresis, its automatic thresholds). NULL: 0, a pixel alone. */
-    int (*reach)(const fv_params *p);
+     * whole image: Canny's full hysteresis, its automatic thresholds). NULL: 0, a pixel alone.
+     * Reads the configuration. */
+    int (*reach)(const void *config);
     /* device memory traffic in bytes of one pass (read + write), for GB/s figures */
     double (*traffic_bytes)(const fv_params *p, int width, int height);
     int max_iterations;
@@ -428,7 +456,20 @@ int fv_param_split(const char *text, char *name, size_t name_size, const char **
  * is given too. Used by the library's API, the tests' parameter sets and the command line's -p. */
 fv_status fv_params_from_text(const fv_filter *f, const char *text, fv_params *p);
 /* Every parameter's range, the iteration count, and the filter's own constraints. */
+/* Every parameter's range, the iteration count, and the filter's own constraints: the
+ * configuration made and dropped (fv_config_make), for callers that want an early answer. */
 fv_status fv_params_check(const fv_filter *f, const fv_params *p);
+/* The filter's typed configuration from p: checks every parameter's range (fv_param_check), the
+ * iteration count and image parameters, then f->config_make, whose refusal becomes FV_ERR_ARG
+ * "NAME: why". The one maker of configurations: fv_runner_prepare calls it when values change. */
+fv_status fv_config_make(const fv_filter *f, const fv_params *p, fv_config *out);
+/* The configuration of a filter whose parameters are not typed yet: `check` (NULL: none), then
+ * a copy of the values. */
+int fv_config_of_values(const fv_params *p, void *config, fv_status (*check)(const fv_params *p),
+                        const char *name, char *why, size_t why_size);
+/* How many configurations fv_config_make has made in this process: tests check that a prepare
+ * makes one, and that runs, passes and an unchanged prepare make none. */
+unsigned long long fv_config_makes(void);
 /* Sets parameter `index` (no check), and resets the parameters that follow it to 0 (auto). */
 void fv_param_set(const fv_filter *f, fv_params *p, int index, double value);
 /* Steps parameter `index` by `steps` steps, kept in range (odd-only stays odd). Returns 1 when
@@ -447,8 +488,8 @@ void fv_params_file_tag(const fv_filter *f, const fv_params *p, char *buf, size_
 void fv_param_range_text(const fv_filter *f, int index, char *buf, size_t size);
 /* The parameters with derived values filled in (a copy through f->resolve). */
 fv_params fv_params_resolved(const fv_filter *f, const fv_params *p);
-/* The reach of p->iterations passes (f->reach of the resolved parameters, times the passes), or
- * -1 where it has none. The parameters must be valid (fv_params_check). */
+/* The reach of p->iterations passes (f->reach of the configuration, times the passes), or -1
+ * where it has none or the parameters are not valid (fv_params_check says why). */
 long long fv_filter_reach(const fv_filter *f, const fv_params *p);
 
 /* ---- the one iteration driver (host and device alike) ---- */
@@ -464,6 +505,7 @@ typedef struct fv_runner {
     const fv_filter *filter;
     const fv_variant *variant;
     fv_params params; /* what the state was made for (iterations may change freely) */
+    fv_config config; /* the filter's configuration of params: what every pass reads */
     int width, height;
     int prepared;
     fv_image ping; /* iteration buffer: device, or host for the cpu variant */
@@ -505,8 +547,11 @@ typedef struct fv_kernel_resources {
 
 fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *out);
 /* "gaussian_fast<2>: 256 thr, 40 regs, 32.0 KiB smem, occ 75%; ..." for every kernel of v with
- * p, or a note why there is nothing to say (cpu, peer, no device). */
-void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size);
+ * p, or a note why there is nothing to say (cpu, peer, no device). f is the filter v runs for:
+ * where its table holds v, its configuration is made from p; a user kernel (not in the table)
+ * packs p itself. The caller names f, so that this file needs nothing of the registry's. */
+void fv_variant_resources_text(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                               char *buf, size_t size);
 
 /* ---- GPU comparison of two device images (kernels/core/diff.cu) ---- */
 typedef struct fv_diff_stats {

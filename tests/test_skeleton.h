@@ -53,9 +53,27 @@ static inline fv_params test_params_blank(void)
     return p;
 }
 
-/* Runs a reference; when it refuses, prints why after `what` ("box_ref radius 3"). 1: it ran. */
-static inline int test_ref_runs(fv_ref_fn ref, const fv_image *src, fv_image *dst,
-                                const fv_params *p, const char *what)
+/* Runs a reference with the configuration `make` (the filter's config_make) makes of p, as
+ * prepare would; when it refuses, prints why after `what` ("box_ref radius 3"). 1: it ran. */
+static inline int test_ref_runs(fv_config_make_fn make, fv_ref_fn ref, const fv_image *src,
+                                fv_image *dst, const fv_params *p, const char *what)
+{
+    fv_config config;
+    char why[200] = "";
+    if (!make(p, &config, why, sizeof why)) {
+        printf("%s: %s\n", what, why);
+        return 0;
+    }
+    const fv_status st = ref(src, dst, &config);
+    if (st != FV_OK) printf("%s: %s\n", what, fv_last_error());
+    return st == FV_OK;
+}
+
+/* The same for a reference that reads its values (a filter not typed yet). */
+static inline int test_values_ref_runs(fv_status (*ref)(const fv_image *, fv_image *,
+                                                        const fv_params *),
+                                       const fv_image *src, fv_image *dst, const fv_params *p,
+                                       const char *what)
 {
     const fv_status st = ref(src, dst, p);
     if (st != FV_OK) printf("%s: %s\n", what, fv_last_error());

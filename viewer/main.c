@@ -68,7 +68,7 @@ int main(int argc, char **argv)
             if (k < 0) continue;
             o.params[f].image[k] = &kernel_image;
             o.params[f].value[k] = 1;
-            if (fv_filters[f]->check) st = fv_filters[f]->check(&o.params[f]);
+            st = fv_params_check(fv_filters[f], &o.params[f]);
         }
         if (st != FV_OK) {
             cli_error("--kernel-file: %s", fv_last_error());

@@ -167,9 +167,10 @@ static box_teach_config box_teach_config_of(const fv_params *p)
     return c;
 }
 
-fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                 int height)
+fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                 const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v, (void)width, (void)height;
     box_teach_config *c = (box_teach_config *)malloc(sizeof *c);
     if (!c) return fv_fail(FV_ERR_MEMORY, "box: out of host memory for its configuration");
@@ -218,10 +219,10 @@ static __global__ void box_naive_kernel(fv_image src, fv_image dst, int r, box_d
 
 static const box_kernel_fn box_naive_table[2][2] = BOX_BY_TYPE_AND_BORDER(box_naive_kernel);
 
-fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                         void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)config; /* not typed yet */
     const box_teach_config *c = (const box_teach_config *)state;
     box_pick(box_naive_table, c->type, c->edge.mode)<<<pixel_grid(src), pixel_block(), 0, stream>>>(
         *src, *dst, c->radius, c->divider, c->edge);
@@ -229,8 +230,10 @@ fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
     return FV_OK;
 }
 
-int box_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                      fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
     out[0] = {"box_naive_kernel",
               (const void *)box_pick(box_naive_table, p->type, (fv_border)(int)p->value[BOX_BORDER]),
@@ -298,9 +301,9 @@ static box_kernel_fn box_unrolled_pick(int r, fv_pixel_type type, fv_border bord
 }
 
 fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream)
+                           const void *config, void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)config; /* not typed yet */
     const box_teach_config *c = (const box_teach_config *)state;
     const char *name;
     const box_kernel_fn kernel = box_unrolled_pick(c->radius, c->type, c->edge.mode, &name);
@@ -310,8 +313,10 @@ fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *d
     return FV_OK;
 }
 
-int box_unrolled_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_unrolled_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                         fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
     const char *name;
     const box_kernel_fn kernel =
@@ -386,10 +391,10 @@ static box_smem_fn box_smem_pick(fv_pixel_type type, fv_border border)
     return box_smem_table[type == FV_PIXEL_U16][border != FV_BORDER_REPLICATE];
 }
 
-fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)config; /* not typed yet */
     const box_teach_config *c = (const box_teach_config *)state;
     const box_smem_layout l = box_smem_layout_make(c->radius, c->type);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
@@ -401,8 +406,10 @@ fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     return FV_OK;
 }
 
-int box_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                     fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
     out[0] = {"box_smem_kernel",
               (const void *)box_smem_pick(p->type, (fv_border)(int)p->value[BOX_BORDER]),
@@ -443,8 +450,10 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
              d);
 }
 
-size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                           int height)
 {
+    (void)config; /* not typed yet */
     return (size_t)width * (size_t)height * 4 * fv_pixel_type_bytes(p->type);
 }
 
@@ -476,9 +485,10 @@ static fv_status box_tex_state_fill(box_tex_state *s)
     return FV_OK;
 }
 
-fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                               int height)
+fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p,
+                               const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     *state = NULL;
     box_tex_state *s = (box_tex_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/tex: out of host memory");
@@ -496,10 +506,10 @@ fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_param
     return FV_OK;
 }
 
-fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                       void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)config; /* not typed yet */
     const box_tex_state *s = (const box_tex_state *)state;
     const int r = s->radius;
     FV_CUDA_CHECK(cudaMemcpy2DToArrayAsync(s->array, 0, 0, src->data, src->pitch,
@@ -515,8 +525,10 @@ fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, c
     return FV_OK;
 }
 
-int box_tex_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_tex_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                    fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
     out[0] = {"box_tex_kernel",
               p->type == FV_PIXEL_U16 ? (const void *)box_tex_kernel<uint16_t>

@@ -123,24 +123,28 @@ FV_HOST_DEVICE uint64_t box_quotient_wide(uint64_t n, box_divider d)
 }
 
 /* The `fast` variant (kernels/box/box_fast.cu): constant work per pixel whatever the radius. */
-fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream);
-size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                int height);
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                            int height);
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                const void *config, int width, int height);
 void box_fast_state_destroy(const fv_variant *v, void *state);
-int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+int box_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                     fv_kernel_info *out, int max);
 extern const char box_fast_summary[];
 
 /* What `fast` runs (kernels/box/box_generic.cu): box_fast's kernels for uint8 with the replicate
  * border, the generic two-pass kernels for every other type and border. */
 fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream);
-size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                   int height);
+                          const void *config, void *state, cudaStream_t stream);
+size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
+                               int width, int height);
+fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                   const void *config, int width, int height);
 void box_fastest_state_destroy(const fv_variant *v, void *state);
-int box_fastest_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+int box_fastest_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max);
 
 /* The reference (kernels/box/box_ref.c): separable exact sums, then the rounded mean. */
 fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p);

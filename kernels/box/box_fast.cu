@@ -626,16 +626,19 @@ typedef struct box_fast_state {
     uint2 *band_totals;      /* [bands][totals_pitch]: R | B << 16, G; NULL if unused */
 } box_fast_state;
 
-size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                            int height)
 {
+    (void)config; /* not typed yet */
     const box_fast_geometry g =
         box_fast_geometry_make(box_radius(p), width, height, box_fast_resident_blocks);
     return box_fast_totals_bytes(&g);
 }
 
-fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                int height)
+fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
     s->radius = box_radius(p);
@@ -665,8 +668,10 @@ void box_fast_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
-int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                     fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 4) return 0;
     const int radius = box_radius(p), mode = box_fast_mode(radius);
     int n = 0;
@@ -695,9 +700,10 @@ int box_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *ou
     return n;
 }
 
-fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream)
 {
+    (void)config;                                            /* its state was made from it */
     const box_fast_state *s = (const box_fast_state *)state; /* made for p at this size */
     const int radius = s->radius;
     if (src->pitch > UINT32_MAX ||
@@ -717,14 +723,14 @@ fv_status box_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
     cudaLaunchAttribute early;
     early.id = cudaLaunchAttributeProgrammaticStreamSerialization;
     early.val.programmaticStreamSerializationAllowed = 1;
-    cudaLaunchConfig_t config = {};
-    config.gridDim = dim3(g->blocks_across, g->bands);
-    config.blockDim = dim3(THREADS);
-    config.stream = stream;
-    config.attrs = &early;
-    config.numAttrs = g->use_band_totals && s->programmatic ? 1 : 0;
+    cudaLaunchConfig_t launch = {};
+    launch.gridDim = dim3(g->blocks_across, g->bands);
+    launch.blockDim = dim3(THREADS);
+    launch.stream = stream;
+    launch.attrs = &early;
+    launch.numAttrs = g->use_band_totals && s->programmatic ? 1 : 0;
     FV_CUDA_CHECK(cudaLaunchKernelEx(
-        &config, s->walk, *src, *dst, radius, s->divider, g->outputs_per_group, g->band_rows,
+        &launch, s->walk, *src, *dst, radius, s->divider, g->outputs_per_group, g->band_rows,
         (const uint2 *)(g->use_band_totals ? s->band_totals : NULL), g->totals_pitch, vector));
     FV_CUDA_CHECK(cudaGetLastError());
     return FV_OK;

@@ -412,16 +412,19 @@ static int box_takes_packed(const fv_params *p)
     return p->type == FV_PIXEL_U8 && (fv_border)(int)p->value[BOX_BORDER] == FV_BORDER_REPLICATE;
 }
 
-size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
+                               int width, int height)
 {
-    if (box_takes_packed(p)) return box_fast_state_bytes(v, p, width, height);
+    (void)config; /* not typed yet */
+    if (box_takes_packed(p)) return box_fast_state_bytes(v, p, config, width, height);
     if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) return 0;
     return (size_t)width * (size_t)height * 16;
 }
 
-fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                   int height)
+fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                   const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     *state = NULL;
     box_fastest_state *s = (box_fastest_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
@@ -433,7 +436,7 @@ fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_p
     s->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
     fv_status st = FV_OK;
     if (box_takes_packed(p)) {
-        st = box_fast_state_create(v, &s->packed, p, width, height);
+        st = box_fast_state_create(v, &s->packed, p, config, width, height);
     } else if (s->radius > BOX_FUSED_MAX_RADIUS &&
                cudaMalloc(&s->columns, (size_t)width * (size_t)height * 16) != cudaSuccess) {
         cudaGetLastError();
@@ -493,8 +496,9 @@ static fv_status box_generic_launch(const box_fastest_state *s, const fv_image *
 }
 
 fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream)
+                          const void *config, void *state, cudaStream_t stream)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     const box_fastest_state *s = (const box_fastest_state *)state;
     if (s->packed) return box_fast_run(v, src, dst, p, s->packed, stream);
     switch (s->type) {
@@ -504,9 +508,11 @@ fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *ds
     }
 }
 
-int box_fastest_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int box_fastest_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max)
 {
-    if (box_takes_packed(p)) return box_fast_kernels(v, p, out, max);
+    (void)config; /* not typed yet */
+    if (box_takes_packed(p)) return box_fast_kernels(v, p, config, out, max);
     if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) {
         if (max < 1) return 0;
         const size_t smem = box_fused_smem_bytes(box_radius(p));

@@ -17,9 +17,10 @@
 
 const fv_tolerance box_npp_tolerance = {.max_abs = 1, .max_share = 1.0, .float_abs = 1e-3};
 
-int box_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                     size_t why_size)
+int box_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                     int height, char *why, size_t why_size)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)width;
     (void)height;
@@ -32,9 +33,10 @@ int box_npp_supports(const fv_variant *v, const fv_params *p, int width, int hei
     return 0;
 }
 
-fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                               int height)
+fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                               const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)p;
     (void)width;
@@ -45,9 +47,10 @@ fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_param
     return FV_OK;
 }
 
-fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                       void *state, cudaStream_t stream)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     (void)v;
     npp_state *s = state;
     FV_TRY(npp_begin(s, stream, src, dst));

@@ -18,11 +18,11 @@ extern "C" {
 
 #ifdef FV_HAVE_NPP
 /* 0 (why said) for a 16-bit window too large for NPP's 32-bit sums */
-int box_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                     size_t why_size);
-fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                               int height);
-fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+int box_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                     int height, char *why, size_t why_size);
+fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                               const void *config, int width, int height);
+fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                       void *state, cudaStream_t stream);
 /* NPP rounds the window's mean its own way: within 1 level of box_ref per pass for uint8 and
  * uint16, 1e-3 for float32 (its single-precision sums; any share) */

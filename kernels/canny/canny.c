@@ -156,8 +156,9 @@ static const char *const canny_test_params[] = {"stage=gray",
  * neighbours' magnitudes (one more), one-pass hysteresis looks at the neighbours' classes (one
  * more). Automatic thresholds come from the whole image's magnitudes and full hysteresis follows
  * chains of any length: no bounded reach. */
-static int canny_reach(const fv_params *p)
+static int canny_reach(const void *config)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     canny_config c;
     if (canny_config_make(p, "canny", &c) != FV_OK) return -1;
     switch (c.stage) {
@@ -198,14 +199,26 @@ static const fv_legend *canny_legend(const fv_params *p)
     }
 }
 
+/* not typed yet: the configuration is a copy of the values */
+static int canny_values_config_make(const fv_params *p, void *config, char *why, size_t why_size)
+{
+    return fv_config_of_values(p, config, canny_check, "canny", why, why_size);
+}
+
+static fv_status canny_ref_pass(const fv_image *src, fv_image *dst, const void *config)
+{
+    return canny_ref(src, dst, (const fv_params *)config);
+}
+
 const fv_filter fv_filter_canny = {
     .name = "canny",
     .summary =
         "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
     .params = canny_params,
     .n_params = CANNY_N_PARAMS,
-    .ref = canny_ref,
-    .check = canny_check,
+    .ref = canny_ref_pass,
+    .config_make = canny_values_config_make,
+    .config_bytes = sizeof(fv_params),
     .resolve = canny_resolve,
     .variants = canny_variants,
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),

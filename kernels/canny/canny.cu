@@ -194,8 +194,9 @@ static fv_status naive_hysteresis(const canny_args *a, canny_state *s, cudaStrea
 }
 
 fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream)
+                          const void *config, void *state, cudaStream_t stream)
 {
+    (void)config; /* the state was made from it */
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
@@ -227,8 +228,10 @@ fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *ds
     return FV_OK;
 }
 
-int canny_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int canny_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     canny_config c;
     if (canny_config_make(p, "canny/naive", &c) == FV_OK && canny_is_generic(&c)) {
         const int n = canny_generic_kernels(c.type, out, max);
@@ -847,8 +850,9 @@ static fv_status canny_smem_run_u16(const fv_image *src, fv_image *dst, const ca
 }
 
 fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                         const fv_params *p, void *state, cudaStream_t stream)
+                         const void *config, void *state, cudaStream_t stream)
 {
+    (void)config; /* the state was made from it */
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
@@ -877,8 +881,10 @@ fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst
     return FV_OK;
 }
 
-int canny_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int canny_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                       fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     const bool u16 = p->type == FV_PIXEL_U16;
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
@@ -923,8 +929,9 @@ static fv_status fast_hysteresis(const canny_args *a, canny_state *s, cudaStream
 }
 
 fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                         const fv_params *p, void *state, cudaStream_t stream)
+                         const void *config, void *state, cudaStream_t stream)
 {
+    (void)config; /* the state was made from it */
     canny_config c;
     canny_args a{};
     canny_prepare(src, state, &c, &a);
@@ -955,8 +962,10 @@ fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst
     return FV_OK;
 }
 
-int canny_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int canny_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                       fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     canny_config c;
     const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
     if (ok && canny_is_generic(&c)) {

@@ -32,9 +32,10 @@ void canny_npp_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
-int canny_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                       size_t why_size)
+int canny_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                       int height, char *why, size_t why_size)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)width;
     (void)height;
@@ -53,15 +54,18 @@ int canny_npp_supports(const fv_variant *v, const fv_params *p, int width, int h
     return 0;
 }
 
-size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                             int height)
 {
+    (void)config; /* not typed yet */
     (void)p;
     return 2 * (size_t)width * height;
 }
 
-fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                 int height)
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                 const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     canny_config c;
     FV_TRY(canny_config_make(p, "canny/npp", &c));
     canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
@@ -92,9 +96,10 @@ static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edge
     store_pixel(dst, x, y, canny_display_gray(edges[(size_t)y * w + x]));
 }
 
-fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                         void *state, cudaStream_t stream)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     canny_config c;
     canny_args a{};
     canny_npp_state *s = (canny_npp_state *)state;

@@ -13,15 +13,16 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                 int height);
+size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                             int height);
+fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                 const void *config, int width, int height);
 void canny_npp_state_destroy(const fv_variant *v, void *state);
 /* NPP makes an edge map with full hysteresis from manual thresholds: the other stages, one-pass or
  * capped hysteresis and automatic thresholds are declined, rather than shown as edges */
-int canny_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                       size_t why_size);
-fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+int canny_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                       int height, char *why, size_t why_size);
+fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                         void *state, cudaStream_t stream);
 /* No blur and NPP's own gradient: its edges are not ours, so R, G and B are not bounded (255,
  * any share); alpha is 255 as in every Canny variant, and that is held exactly. */

@@ -103,13 +103,13 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
     if (sigma > 0.0) {
         fv_params g;
         memset(&g, 0, sizeof g);
-        g.value[GAUSSIAN_SIGMA] = sigma;
-        g.iterations = 1;
-        fv_gaussian_taps t;
-        FV_TRY(fv_gaussian_taps_make(&g, &t));
-        if (t.radius > FV_CANNY_MAX_RADIUS)
+        g.value[GAUSSIAN_SIGMA] = sigma; /* radius 0: ceil(3 sigma) */
+        const int radius = fv_gaussian_radius(&g);
+        if (radius > FV_CANNY_MAX_RADIUS)
             return fv_fail(FV_ERR_ARG, "%s: sigma %g needs radius %d, at most %d", who, sigma,
-                           t.radius, FV_CANNY_MAX_RADIUS);
+                           radius, FV_CANNY_MAX_RADIUS);
+        fv_gaussian_taps t;
+        fv_gaussian_taps_fill(sigma, radius, &t);
         c->radius = t.radius;
         memcpy(c->w, t.w, sizeof(int) * (size_t)(2 * t.radius + 1));
     }

@@ -17,8 +17,10 @@ static size_t mag_bytes(fv_pixel_type type)
     return type == FV_PIXEL_U16 ? sizeof(long long) : sizeof(int);
 }
 
-size_t canny_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t canny_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                         int height)
 {
+    (void)config; /* not typed yet */
     const size_t value = fv_pixel_type_bytes(p->type);
     return (size_t)width * height * (2 * value + mag_bytes(p->type) + 1 + sizeof(uint16_t)) +
            MISC_WORDS * sizeof(unsigned) + 2 * sizeof(unsigned long long) +
@@ -58,9 +60,10 @@ static int coop_grid(const void *kernel, long long work_blocks)
     return (int)(work_blocks < most ? work_blocks : most);
 }
 
-fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                             int height)
+fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p,
+                             const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     canny_config c;
     FV_TRY(canny_config_make(p, "canny", &c));
     canny_state *s = (canny_state *)calloc(1, sizeof *s);

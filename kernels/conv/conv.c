@@ -173,8 +173,9 @@ static double conv_traffic(const fv_params *p, int width, int height)
 
 /* The output reads as far as the kernel extends from its centre, on its longest side; the kernel
  * and spectrum stages show the whole image's transform: no bounded reach. */
-static int conv_reach(const fv_params *p)
+static int conv_reach(const void *config)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     if ((int)p->value[CONV_STAGE] != CONV_OUTPUT) return -1;
     conv_kernel *k = malloc(sizeof *k);
     if (!k || conv_kernel_make(p, "conv", k) != FV_OK) {
@@ -211,6 +212,17 @@ static const fv_legend *conv_legend(const fv_params *p)
     }
 }
 
+/* not typed yet: the configuration is a copy of the values */
+static int conv_config_make(const fv_params *p, void *config, char *why, size_t why_size)
+{
+    return fv_config_of_values(p, config, conv_check, "conv", why, why_size);
+}
+
+static fv_status conv_ref_pass(const fv_image *src, fv_image *dst, const void *config)
+{
+    return conv_ref(src, dst, (const fv_params *)config);
+}
+
 const fv_filter fv_filter_conv = {
     .name = "conv",
     .summary =
@@ -218,8 +230,9 @@ const fv_filter fv_filter_conv = {
         "and the spectra as stages",
     .params = conv_params,
     .n_params = CONV_N_PARAMS,
-    .ref = conv_ref,
-    .check = conv_check,
+    .ref = conv_ref_pass,
+    .config_make = conv_config_make,
+    .config_bytes = sizeof(fv_params),
     .variants = conv_variants,
     .n_variants = (int)(sizeof conv_variants / sizeof conv_variants[0]),
     .baseline = "direct",

@@ -229,8 +229,10 @@ static fv_status make_kernel(const fv_params *p, const char *variant, conv_kerne
     return st;
 }
 
-size_t conv_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t conv_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                        int height)
 {
+    (void)config; /* not typed yet */
     int variant = v->id;
     conv_kernel *k = NULL;
     if (make_kernel(p, v->name, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
@@ -369,9 +371,10 @@ static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, in
     return st;
 }
 
-fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                            int height)
+fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p,
+                            const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     const int variant = v->id;
     conv_kernel *k = NULL;
     FV_TRY(make_kernel(p, v->name, &k));
@@ -434,11 +437,11 @@ fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *
     return FV_OK;
 }
 
-fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                    void *state, cudaStream_t stream)
 {
     (void)v;
-    (void)p; /* the state was made for p */
+    (void)config; /* the state was made from it */
     return conv_launch((const conv_state *)state, src, dst, stream);
 }
 
@@ -503,8 +506,10 @@ static const void *smem_kernel_of(const fv_params *p, const char **name, size_t 
                      : (const void *)conv_smem_kernel<uint8_t, false>;
 }
 
-int conv_direct_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int conv_direct_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     (void)v;
     if (max < 1) return 0;
     const char *name = NULL;
@@ -513,10 +518,13 @@ int conv_direct_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info 
     return 1;
 }
 
-int conv_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int conv_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                      fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
-    if (p->type == FV_PIXEL_F32) return conv_direct_kernels(v, p, out, max); /* auto's float */
+    if (p->type == FV_PIXEL_F32)
+        return conv_direct_kernels(v, p, config, out, max); /* auto's float */
     int kw = 0, kh = 0;
     kernel_size_of(p, &kw, &kh);
     const char *name = NULL;
@@ -526,18 +534,24 @@ int conv_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *o
     return 1;
 }
 
-int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                           fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     return conv_fft_kernels(CONV_FFT_PLAIN, p->type, conv_border_of(p).mode, out, max);
 }
 
-int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                          fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     return conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out, max);
 }
 
-int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int conv_auto_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                      fv_kernel_info *out, int max)
 {
-    const int n = conv_smem_kernels(v, p, out, max);
+    (void)config; /* not typed yet */
+    const int n = conv_smem_kernels(v, p, config, out, max);
     return n + conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out + n, max - n);
 }

@@ -24,17 +24,23 @@ enum { V_DIRECT = 1, V_SMEM, V_FFT, V_FFT_FAST, V_AUTO };
 
 
 #ifdef FV_HAVE_CUDA
-fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status conv_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                    void *state, cudaStream_t stream);
-size_t conv_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                            int height);
+size_t conv_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                        int height);
+fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p,
+                            const void *config, int width, int height);
 void conv_state_destroy(const fv_variant *v, void *state);
-int conv_direct_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
-int conv_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
-int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
-int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
-int conv_auto_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+int conv_direct_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max);
+int conv_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                      fv_kernel_info *out, int max);
+int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                           fv_kernel_info *out, int max);
+int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                          fv_kernel_info *out, int max);
+int conv_auto_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                      fv_kernel_info *out, int max);
 int conv_last_run_text(const fv_variant *v, const void *state, char *text, size_t size);
 #endif
 

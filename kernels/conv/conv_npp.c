@@ -24,8 +24,10 @@ const fv_tolerance conv_npp_tolerance = {.max_abs = 8, .max_share = 1.0, .float_
 
 /* NPP convolves (its coefficients "in reverse order"): dst(x) = sum_j src(x + j - anchor) *
  * kernel[kw - 1 - j], so our K goes in as it is, anchored at (kw - 1 - cx, kh - 1 - cy). */
-size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                            int height)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)p;
     (void)width;
@@ -33,9 +35,10 @@ size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, 
     return sizeof(Npp32s) * FV_CONV_MAX_TAPS;
 }
 
-int conv_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                      size_t why_size)
+int conv_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                      int height, char *why, size_t why_size)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)width;
     (void)height;
@@ -44,9 +47,10 @@ int conv_npp_supports(const fv_variant *v, const fv_params *p, int width, int he
     return 0;
 }
 
-fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                int height)
+fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v;
     (void)width;
     (void)height;
@@ -78,9 +82,10 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
     return FV_OK;
 }
 
-fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     (void)v;
     (void)p;
     npp_state *s = state;

@@ -17,12 +17,13 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-int conv_npp_supports(const fv_variant *v, const fv_params *p, int width, int height, char *why,
-                      size_t why_size);
-size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                int height);
-fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const fv_params *p,
+int conv_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                      int height, char *why, size_t why_size);
+size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
+                            int height);
+fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                const void *config, int width, int height);
+fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream);
 /* NPP rounds its own way: within 8 levels of conv_ref per pass for uint8 and uint16 (uint16's
  * single-precision sums of large kernels), 2e-4 for float32 (any share) */

@@ -232,10 +232,18 @@ fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *
     return FV_OK;
 }
 
-void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size)
+void fv_variant_resources_text(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                               char *buf, size_t size)
 {
     fv_kernel_info k[FV_MAX_KERNELS];
-    int n = v->kernels ? v->kernels(v, p, k, FV_MAX_KERNELS) : 0;
+    /* the configuration of f where its table holds v (none for a user kernel: it packs p) */
+    fv_config config;
+    int built_in = 0, made = 0;
+    for (int i = 0; f && i < f->n_variants && !built_in; i++) built_in = &f->variants[i] == v;
+    if (built_in) made = fv_config_make(f, p, &config) == FV_OK;
+    int n = v->kernels && (made || !built_in)
+                ? v->kernels(v, p, made ? &config : NULL, k, FV_MAX_KERNELS)
+                : 0;
     if (fv_variant_is_host(v)) {
         snprintf(buf, size, "runs on the host");
         return;

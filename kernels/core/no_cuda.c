@@ -88,9 +88,10 @@ fv_status fv_kernel_resources_get(const fv_kernel_info *k, fv_kernel_resources *
     return no_device();
 }
 
-void fv_variant_resources_text(const fv_variant *v, const fv_params *p, char *buf, size_t size)
+void fv_variant_resources_text(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                               char *buf, size_t size)
 {
-    (void)p;
+    (void)f, (void)p;
     snprintf(buf, size, "%s", fv_variant_is_host(v) ? "runs on the host" : NO_CUDA_WHY);
 }
 

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,10 @@ int fv_params_same(const fv_params *x, const fv_params *y)
 
 long long fv_filter_reach(const fv_filter *f, const fv_params *p)
 {
-    const fv_params resolved = fv_params_resolved(f, p);
-    const int one = f->reach ? f->reach(&resolved) : 0;
-    return one < 0 ? -1 : (long long)one * (p->iterations > 0 ? p->iterations : 1);
+    fv_config config;
+    if (fv_config_make(f, p, &config) != FV_OK) return -1;
+    const int one = f->reach ? f->reach(&config) : 0;
+    return one < 0 ? -1 : (long long)one * p->iterations;
 }
 
 fv_border fv_params_border(const fv_filter *f, const fv_params *p)
@@ -245,7 +247,15 @@ fv_status fv_params_from_text(const fv_filter *f, const char *text, fv_params *p
     return FV_OK;
 }
 
-fv_status fv_params_check(const fv_filter *f, const fv_params *p)
+/* configurations fv_config_make has made, process-wide (batch workers prepare in threads) */
+static atomic_ullong config_makes;
+
+unsigned long long fv_config_makes(void)
+{
+    return atomic_load(&config_makes);
+}
+
+fv_status fv_config_make(const fv_filter *f, const fv_params *p, fv_config *out)
 {
     for (int i = 0; i < f->n_params; i++) {
         FV_TRY(fv_param_check(f, i, p->value[i], NULL));
@@ -257,7 +267,33 @@ fv_status fv_params_check(const fv_filter *f, const fv_params *p)
     if (p->iterations < 1 || p->iterations > f->max_iterations)
         return fv_fail(FV_ERR_ARG, "iterations: expected an integer 1..%d, got '%d'",
                        f->max_iterations, p->iterations);
-    return f->check ? f->check(p) : FV_OK;
+    atomic_fetch_add_explicit(&config_makes, 1, memory_order_relaxed);
+    memset(out, 0, sizeof *out);
+    char why[200] = "";
+    if (!f->config_make(p, out, why, sizeof why))
+        return fv_fail(FV_ERR_ARG, "%s: %s", f->name,
+                       why[0] ? why : "these parameters do not go together");
+    return FV_OK;
+}
+
+int fv_config_of_values(const fv_params *p, void *config, fv_status (*check)(const fv_params *p),
+                        const char *name, char *why, size_t why_size)
+{
+    if (check && check(p) != FV_OK) {
+        const char *message = fv_last_error();
+        const size_t n = strlen(name);
+        if (!strncmp(message, name, n) && !strncmp(message + n, ": ", 2)) message += n + 2;
+        snprintf(why, why_size, "%s", message);
+        return 0;
+    }
+    memcpy(config, p, sizeof *p);
+    return 1;
+}
+
+fv_status fv_params_check(const fv_filter *f, const fv_params *p)
+{
+    fv_config scratch;
+    return fv_config_make(f, p, &scratch);
 }
 
 void fv_param_set(const fv_filter *f, fv_params *p, int index, double value)

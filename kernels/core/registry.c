@@ -4,10 +4,11 @@
  * timing and reused by every run, driven by the one iteration driver (fv_iterate) on the host
  * and the device alike. Nothing here knows any particular filter.
  *
- * Validation happens here, once: fv_runner_prepare checks the parameters (fv_params_check: ranges,
- * odd sizes, iterations, the filter's own check), the dimensions, the peer's supports and the
- * memory fit; fv_runner_run checks the image pair against what was prepared (size, host or
- * device, rows on 4-byte boundaries). Variants' run functions trust what they are given.
+ * Validation happens here, once: fv_runner_prepare makes the filter's typed configuration
+ * (fv_config_make: ranges, odd sizes, iterations, the rules between parameters) when the values
+ * change, and checks the dimensions, the peer's supports and the memory fit; fv_runner_run checks
+ * the image pair against what was prepared (size, host or device, rows on 4-byte boundaries).
+ * Variants' run functions and the reference read the configuration and trust what they are given.
  * ------------------------------------------------------------------------------------------------ */
 #include "cuda_check.h"
 
@@ -147,13 +148,21 @@ static fv_status check_type_and_border(const fv_filter *f, const fv_variant *v, 
     return FV_OK;
 }
 
-size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
-                              int width, int height)
+static size_t device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                           const fv_config *config, int width, int height)
 {
     if (fv_variant_is_host(v)) return 0;
     size_t bytes = f->max_iterations > 1 ? image_bytes(width, height, p->type) : 0;
-    if (v->state_bytes) bytes += v->state_bytes(v, p, width, height);
+    if (v->state_bytes) bytes += v->state_bytes(v, p, config, width, height);
     return bytes;
+}
+
+size_t fv_runner_device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
+                              int width, int height)
+{
+    fv_config config;
+    if (fv_config_make(f, p, &config) != FV_OK) return device_bytes(f, v, p, NULL, width, height);
+    return device_bytes(f, v, p, &config, width, height);
 }
 
 static void release_state(fv_runner *r)
@@ -189,17 +198,25 @@ static int same_values(const fv_params *a, const fv_params *b)
 fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *v,
                             const fv_params *p, int width, int height)
 {
-    FV_TRY(fv_params_check(f, p));
+    const int same_place = r->prepared && r->filter == f && r->variant == v && r->width == width &&
+                           r->height == height;
+    if (same_place && same_values(&r->params, p) && p->iterations >= 1 &&
+        p->iterations <= f->max_iterations) {
+        r->params.iterations = p->iterations; /* the configuration made for these values holds */
+        return FV_OK;
+    }
+    fv_config config;
+    FV_TRY(fv_config_make(f, p, &config));
     FV_TRY(fv_check_dimensions(width, height));
     FV_TRY(check_type_and_border(f, v, p));
     char why[200] = "";
-    if (v->supports && !v->supports(v, p, width, height, why, sizeof why))
+    if (v->supports && !v->supports(v, p, &config, width, height, why, sizeof why))
         return fv_fail(FV_ERR_UNSUPPORTED, "%s/%s: %s", f->name, v->name,
                        why[0] ? why : "not supported");
     const int host = fv_variant_is_host(v);
-    if (r->prepared && r->filter == f && r->variant == v && r->width == width &&
-        r->height == height && (same_values(&r->params, p) || !v->state_create)) {
-        r->params = *p; /* iterations, or values a stateless variant reads at run time */
+    if (same_place && !v->state_create) { /* new values a stateless variant reads at run time */
+        r->params = *p;
+        r->config = config;
         return FV_OK;
     }
     const int keep_ping = r->prepared && r->width == width && r->height == height && r->variant &&
@@ -213,6 +230,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     r->filter = f;
     r->variant = v;
     r->params = *p;
+    r->config = config;
     r->width = width;
     r->height = height;
     if (host) {
@@ -226,7 +244,7 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     char what[160];
     snprintf(what, sizeof what, "%s/%s at %dx%d", f->name, v->name, width, height);
     size_t need =
-        (v->state_bytes ? v->state_bytes(v, p, width, height) : 0) +
+        (v->state_bytes ? v->state_bytes(v, p, &r->config, width, height) : 0) +
         (f->max_iterations > 1 && !r->ping.data ? image_bytes(width, height, p->type) : 0);
     FV_TRY(fv_device_check_fits(need, what));
     if (f->max_iterations > 1 && !r->ping.data) {
@@ -235,9 +253,9 @@ fv_status fv_runner_prepare(fv_runner *r, const fv_filter *f, const fv_variant *
     }
     if (v->state_create) {
         count_allocation();
-        FV_TRY(v->state_create(v, &r->state, p, width, height));
+        FV_TRY(v->state_create(v, &r->state, p, &r->config, width, height));
     }
-    r->device_bytes = fv_runner_device_bytes(f, v, p, width, height);
+    r->device_bytes = device_bytes(f, v, p, &r->config, width, height);
     r->prepared = 1;
     return FV_OK;
 }
@@ -250,13 +268,13 @@ typedef struct device_pass {
 static fv_status run_device_pass(void *context, const fv_image *in, fv_image *out)
 {
     const device_pass *c = context;
-    return c->r->variant->run(c->r->variant, in, out, &c->r->params, c->r->state, c->stream);
+    return c->r->variant->run(c->r->variant, in, out, &c->r->config, c->r->state, c->stream);
 }
 
 static fv_status run_host_pass(void *context, const fv_image *in, fv_image *out)
 {
     const fv_runner *r = context;
-    return r->filter->ref(in, out, &r->params);
+    return r->filter->ref(in, out, &r->config);
 }
 
 fv_status fv_runner_run(const fv_runner *r, const fv_image *src, fv_image *dst, cudaStream_t stream)

@@ -76,12 +76,11 @@ static const char *const gaussian_test_params[] = {
     "sigma=4 radius=23", "sigma=0.1 radius=32", NULL};
 
 /* the farthest tap whose integer weight is not 0 (a radius far beyond 3 sigma adds zeros) */
-static int gaussian_reach(const fv_params *p)
+static int gaussian_reach(const void *config)
 {
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) != FV_OK) return (int)p->value[GAUSSIAN_RADIUS];
-    int reach = t.radius;
-    while (reach > 0 && t.w[t.radius + reach] == 0) reach--;
+    const fv_gaussian_taps *t = &((const gaussian_config *)config)->taps;
+    int reach = t->radius;
+    while (reach > 0 && t->w[t->radius + reach] == 0) reach--;
     return reach;
 }
 
@@ -90,8 +89,8 @@ static int gaussian_reach(const fv_params *p)
 
 static void gaussian_user_fill(const fv_params *p, unsigned char *base)
 {
-    fv_gaussian_taps t;
-    if (fv_gaussian_taps_make(p, &t) != FV_OK) return; /* checked at prepare: not reached */
+    fv_gaussian_taps t; /* p has passed prepare: its radius is 1..FV_GAUSSIAN_MAX_RADIUS */
+    fv_gaussian_taps_fill(p->value[GAUSSIAN_SIGMA], fv_gaussian_radius(p), &t);
     int taps[GAUSSIAN_TAPS] = {0};
     float pad[GAUSSIAN_TAPS + 2] = {0};
     for (int k = 0; k < 2 * t.radius + 1; k++) {
@@ -123,13 +122,16 @@ static const fv_user_contract_desc gaussian_user_contract = {
     .n_constants = 2,
 };
 
+_Static_assert(sizeof(gaussian_config) <= FV_MAX_CONFIG_BYTES, "fits fv_config");
+
 const fv_filter fv_filter_gaussian = {
     .name = "gaussian",
     .summary = "Gaussian blur (sigma, radius = ceil(3 sigma); default 5x5), alpha kept",
     .params = gaussian_params,
     .n_params = GAUSSIAN_N_PARAMS,
     .ref = gaussian_ref,
-    .check = gaussian_check,
+    .config_make = gaussian_config_make,
+    .config_bytes = sizeof(gaussian_config),
     .resolve = gaussian_resolve,
     .variants = gaussian_variants,
     .n_variants = (int)(sizeof gaussian_variants / sizeof gaussian_variants[0]),

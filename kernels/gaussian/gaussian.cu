@@ -51,9 +51,10 @@ struct gaussian_edge {
     float cval_float;
 };
 
-/* The state of every GPU variant (host memory, made once at prepare): the weights, the border and
- * the pixel type, so that a run only launches. */
-struct gaussian_config {
+/* The state of every GPU variant (host memory, made once at prepare from the typed
+ * configuration): the weights as the kernels take them, the border and the pixel type, so that a
+ * run only launches. */
+struct gaussian_state {
     fv_gaussian_taps taps;
     gaussian_weights gw;
     gaussian_edge edge;
@@ -71,24 +72,20 @@ static void gaussian_weights_of(const fv_gaussian_taps *t, gaussian_weights *gw)
     }
 }
 
-fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                int height)
+fv_status gaussian_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                const void *config, int width, int height)
 {
-    (void)v, (void)width, (void)height;
-    gaussian_config *cfg = (gaussian_config *)calloc(1, sizeof *cfg);
-    if (!cfg) return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for its configuration");
-    const fv_status st = fv_gaussian_taps_make(p, &cfg->taps);
-    if (st != FV_OK) {
-        free(cfg);
-        return st;
-    }
-    gaussian_weights_of(&cfg->taps, &cfg->gw);
-    const double cval = p->value[GAUSSIAN_CVAL];
-    cfg->edge.mode = (fv_border)(int)p->value[GAUSSIAN_BORDER];
-    cfg->edge.cval_float = (float)cval;
-    cfg->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
-    cfg->type = p->type;
-    *state = cfg;
+    (void)v, (void)p, (void)width, (void)height;
+    const gaussian_config *c = (const gaussian_config *)config;
+    gaussian_state *s = (gaussian_state *)calloc(1, sizeof *s);
+    if (!s) return fv_fail(FV_ERR_MEMORY, "gaussian: out of host memory for its state");
+    s->taps = c->taps;
+    gaussian_weights_of(&c->taps, &s->gw);
+    s->edge.mode = c->border;
+    s->edge.cval_float = (float)c->cval;
+    s->edge.cval_int = c->type == FV_PIXEL_F32 ? 0u : (uint32_t)c->cval; /* checked: 0..max */
+    s->type = c->type;
+    *state = s;
     return FV_OK;
 }
 
@@ -356,10 +353,10 @@ static dim3 teach_block(int which)
 }
 
 fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                             const fv_params *p, void *state, cudaStream_t stream)
+                             const void *config, void *state, cudaStream_t stream)
 {
-    (void)p;
-    const gaussian_config *cfg = (const gaussian_config *)state;
+    (void)config; /* its state was made from it */
+    const gaussian_state *cfg = (const gaussian_state *)state;
     const int which = v->id;
     const gaussian_teach_fn fn = teach_kernel(which, cfg->type, cfg->edge.mode);
     const size_t smem = teach_smem_bytes(which, cfg->type, cfg->gw.radius);
@@ -379,11 +376,12 @@ fv_status gaussian_teach_run(const fv_variant *v, const fv_image *src, fv_image 
 
 /* A tile that does not fit the device's shared memory (uint16 at wide radii on small GPUs) is
  * declined with its size, before anything is made. */
-int gaussian_teach_supports(const fv_variant *v, const fv_params *p, int width, int height,
-                            char *why, size_t why_size)
+int gaussian_teach_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
+                            int height, char *why, size_t why_size)
 {
-    (void)width, (void)height;
-    const size_t smem = teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p));
+    (void)p, (void)width, (void)height;
+    const gaussian_config *c = (const gaussian_config *)config;
+    const size_t smem = teach_smem_bytes(v->id, c->type, c->radius);
     int device = 0, most = 0;
     if (smem <= 48 * 1024 || cudaGetDevice(&device) != cudaSuccess ||
         cudaDeviceGetAttribute(&most, cudaDevAttrMaxSharedMemoryPerBlockOptin, device) !=
@@ -395,7 +393,7 @@ int gaussian_teach_supports(const fv_variant *v, const fv_params *p, int width, 
     snprintf(why, why_size,
              "its %s tile at radius %d needs %.1f KiB of shared memory, this GPU gives a block "
              "%.1f KiB",
-             fv_pixel_type_name(p->type), fv_gaussian_radius(p), smem / 1024.0, most / 1024.0);
+             fv_pixel_type_name(c->type), c->radius, smem / 1024.0, most / 1024.0);
     return 0;
 }
 
@@ -760,7 +758,7 @@ __global__ void __launch_bounds__(SEP_COLS *SEP_THREAD_ROWS)
     }
 }
 
-static fv_status gaussian_sep_launch(const gaussian_config *cfg, const fv_image *src, fv_image *dst,
+static fv_status gaussian_sep_launch(const gaussian_state *cfg, const fv_image *src, fv_image *dst,
                                      cudaStream_t stream)
 {
     gaussian_sep_weights sw;
@@ -795,10 +793,10 @@ static fv_status gaussian_sep_launch(const gaussian_config *cfg, const fv_image 
 }
 
 fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                            const fv_params *p, void *state, cudaStream_t stream)
+                            const void *config, void *state, cudaStream_t stream)
 {
-    (void)v, (void)p;
-    const gaussian_config *cfg = (const gaussian_config *)state;
+    (void)v, (void)config; /* its state was made from it */
+    const gaussian_state *cfg = (const gaussian_state *)state;
     if (cfg->type != FV_PIXEL_U8 || cfg->edge.mode != FV_BORDER_REPLICATE)
         return gaussian_sep_launch(cfg, src, dst, stream);
     const fv_gaussian_taps &taps = cfg->taps;
@@ -823,37 +821,41 @@ fv_status gaussian_fast_run(const fv_variant *v, const fv_image *src, fv_image *
 }
 
 /* ---- what each variant launches (the same choices as its launcher) ---- */
-int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int gaussian_teach_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                           fv_kernel_info *out, int max)
 {
+    (void)p;
     if (max < 1) return 0;
+    const gaussian_config *c = (const gaussian_config *)config;
     const dim3 block = teach_block(v->id);
-    out[0] = {teach_names[v->id],
-              (const void *)teach_kernel(v->id, p->type, (fv_border)(int)p->value[GAUSSIAN_BORDER]),
-              (int)(block.x * block.y), teach_smem_bytes(v->id, p->type, fv_gaussian_radius(p))};
+    out[0] = {teach_names[v->id], (const void *)teach_kernel(v->id, c->type, c->border),
+              (int)(block.x * block.y), teach_smem_bytes(v->id, c->type, c->radius)};
     return 1;
 }
 
-int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int gaussian_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                          fv_kernel_info *out, int max)
 {
+    (void)v, (void)p;
     if (max < 1) return 0;
-    if (p->type != FV_PIXEL_U8 || (fv_border)(int)p->value[GAUSSIAN_BORDER] != FV_BORDER_REPLICATE) {
-        const void *fn = p->type == FV_PIXEL_U16   ? (const void *)gaussian_sep_kernel<uint16_t>
-                         : p->type == FV_PIXEL_F32 ? (const void *)gaussian_sep_kernel<float>
+    const gaussian_config *c = (const gaussian_config *)config;
+    if (c->type != FV_PIXEL_U8 || c->border != FV_BORDER_REPLICATE) {
+        const void *fn = c->type == FV_PIXEL_U16   ? (const void *)gaussian_sep_kernel<uint16_t>
+                         : c->type == FV_PIXEL_F32 ? (const void *)gaussian_sep_kernel<float>
                                                    : (const void *)gaussian_sep_kernel<uint8_t>;
-        out[0] = {p->type == FV_PIXEL_U16   ? "gaussian_sep_kernel<uint16>"
-                  : p->type == FV_PIXEL_F32 ? "gaussian_sep_kernel<float>"
+        out[0] = {c->type == FV_PIXEL_U16   ? "gaussian_sep_kernel<uint16>"
+                  : c->type == FV_PIXEL_F32 ? "gaussian_sep_kernel<float>"
                                             : "gaussian_sep_kernel<uint8>",
-                  fn, SEP_COLS * SEP_THREAD_ROWS, sep_smem_bytes(p->type, fv_gaussian_radius(p))};
+                  fn, SEP_COLS * SEP_THREAD_ROWS, sep_smem_bytes(c->type, c->radius)};
         return 1;
     }
-    fv_gaussian_taps taps;
-    if (fv_gaussian_taps_make(p, &taps) == FV_OK && gaussian_wide_applies(taps.w, taps.radius)) {
-        out[0] = gaussian_wide_kernel_info(taps.radius);
+    if (gaussian_wide_applies(c->taps.w, c->taps.radius)) {
+        out[0] = gaussian_wide_kernel_info(c->taps.radius);
         return 1;
     }
     const void *fn = nullptr;
     const char *name = nullptr;
-    switch (fv_gaussian_radius(p)) {
+    switch (c->radius) {
     case 1:
         fn = (const void *)gaussian_fast_kernel<1>;
         name = "gaussian_fast_kernel<1>";

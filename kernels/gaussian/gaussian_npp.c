@@ -18,13 +18,13 @@
 const fv_tolerance gaussian_npp_tolerance = {.max_abs = 2, .max_share = 1.0, .float_abs = 1e-5};
 
 fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                    int width, int height)
+                                    const void *config, int width, int height)
 {
     (void)v;
+    (void)p;
     (void)width;
     (void)height;
-    fv_gaussian_taps t;
-    FV_TRY(fv_gaussian_taps_make(p, &t));
+    const fv_gaussian_taps t = ((const gaussian_config *)config)->taps;
     npp_state *s = NULL;
     FV_TRY(npp_state_make(&s));
     Npp32f host[2 * FV_GAUSSIAN_MAX_RADIUS + 1];
@@ -41,10 +41,10 @@ fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_
 }
 
 fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream)
+                           const void *config, void *state, cudaStream_t stream)
 {
     (void)v;
-    (void)p;
+    (void)config; /* its taps are in the state */
     npp_state *s = state;
     FV_TRY(npp_begin(s, stream, src, dst));
     const NppiSize size = {src->width, src->height};

@@ -19,9 +19,9 @@ extern "C" {
 
 #ifdef FV_HAVE_NPP
 fv_status gaussian_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
-                                    int width, int height);
+                                    const void *config, int width, int height);
 fv_status gaussian_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream);
+                           const void *config, void *state, cudaStream_t stream);
 /* NPP's float arithmetic, rounded in each of its two 1-D passes: within 2 levels of gaussian_ref
  * per pass for uint8 and uint16, 1e-5 for float32 (any share) */
 extern const fv_tolerance gaussian_npp_tolerance;

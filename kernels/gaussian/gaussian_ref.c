@@ -1,8 +1,8 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/gaussian/gaussian_ref.c: CPU reference of the Gaussian blur, for uint8, uint16 and float32
- * RGBA and every border (kernels/core/border.h), alpha passed through. Integer weights from
- * gaussian_taps.c; columns first, then rows, so it equals the direct 2-D sum of
- * w[i] * w[j] * pixel (checked against a brute-force 2-D sum in tests/cpu/test_ref.c, and against
+ * RGBA and every border (kernels/core/border.h), alpha passed through. Integer weights from the
+ * typed configuration made at prepare (gaussian_taps.c); columns first, then rows, so it equals
+ * the direct 2-D sum of w[i] * w[j] * pixel (checked against a brute-force 2-D sum in tests/cpu/test_ref.c, and against
  * scipy.ndimage.gaussian_filter's correlate1d with the same weights by tests/cpu/gaussian_scipy.py).
  *
  * One code path for the three types: every value is read as a double and the sums are kept in
@@ -47,15 +47,14 @@ static void alpha_copy(uint8_t *dst_row, const uint8_t *src_row, fv_pixel_type t
     memcpy(dst_row + (4 * (size_t)x + 3) * bytes, src_row + (4 * (size_t)x + 3) * bytes, bytes);
 }
 
-fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+fv_status gaussian_ref(const fv_image *src, fv_image *dst, const void *config)
 {
-    fv_gaussian_taps t;
-    FV_TRY(fv_gaussian_taps_make(p, &t));
-    const fv_border border = (fv_border)(int)p->value[GAUSSIAN_BORDER];
+    const gaussian_config *c = config;
+    const fv_gaussian_taps t = c->taps;
+    const fv_border border = c->border;
     const fv_pixel_type type = src->type;
     /* the value a float32 kernel holds: cval rounded to float once */
-    const double cval =
-        type == FV_PIXEL_F32 ? (double)(float)p->value[GAUSSIAN_CVAL] : p->value[GAUSSIAN_CVAL];
+    const double cval = type == FV_PIXEL_F32 ? (double)(float)c->cval : c->cval;
     const int r = t.radius, w = src->width, h = src->height;
     double *column_sums = malloc(sizeof(double) * 3 * (size_t)w);
     if (!column_sums)

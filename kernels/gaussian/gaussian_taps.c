@@ -4,12 +4,15 @@
  * Exact weights e_k = 256 * g_k / sum(g), g_k = exp(-k^2 / (2 sigma^2)), are rounded by the
  * largest-remainder method while keeping the symmetry w[k] = w[-k]: floor every e_k, then hand
  * the missing units out in pairs to the offsets with the largest remainders, the odd one (and any
- * that remain) to the centre. Computed once on the host; GPU kernels receive these integers.
+ * that remain) to the centre. Computed once, at prepare, into the Gaussian's typed configuration
+ * (gaussian_config_make, its one check beyond the parameter table's ranges); the reference and
+ * the GPU kernels read these integers from it.
  * Checked by tests/cpu/test_ref.c: sum 256, symmetric, non-increasing, radius ceil(3 sigma).
  * ------------------------------------------------------------------------------------------------ */
 #include "gaussian_taps.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 int fv_gaussian_radius(const fv_params *p)
@@ -20,23 +23,29 @@ int fv_gaussian_radius(const fv_params *p)
     return want < 1 ? 1 : (want > 1e6 ? 1000000 : (int)want);
 }
 
-fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
+int gaussian_config_make(const fv_params *p, void *config, char *why, size_t why_size)
+{
+    gaussian_config *c = config;
+    memset(c, 0, sizeof *c);
+    c->sigma = p->value[GAUSSIAN_SIGMA];
+    c->radius = fv_gaussian_radius(p);
+    /* sigma's range keeps ceil(3 sigma) within the radius's; this says so should either move */
+    if (c->radius > FV_GAUSSIAN_MAX_RADIUS) {
+        snprintf(why, why_size, "sigma %g needs radius %d, at most %d is supported (sigma <= %.2f)",
+                 c->sigma, c->radius, FV_GAUSSIAN_MAX_RADIUS, FV_GAUSSIAN_MAX_SIGMA);
+        return 0;
+    }
+    c->border = (fv_border)(int)p->value[GAUSSIAN_BORDER];
+    c->cval = p->value[GAUSSIAN_CVAL];
+    c->type = p->type;
+    fv_gaussian_taps_fill(c->sigma, c->radius, &c->taps);
+    return 1;
+}
+
+void fv_gaussian_taps_fill(double sigma, int r, fv_gaussian_taps *t)
 {
     memset(t, 0, sizeof *t);
-    const double sigma = p->value[GAUSSIAN_SIGMA];
-    if (!(sigma > 0.0) || !isfinite(sigma))
-        return fv_fail(FV_ERR_ARG, "gaussian: sigma must be a number > 0 (got %g)", sigma);
-    int r = fv_gaussian_radius(p);
-    if (p->value[GAUSSIAN_RADIUS] == 0.0 && r > FV_GAUSSIAN_MAX_RADIUS)
-        return fv_fail(FV_ERR_ARG,
-                       "gaussian: sigma %g needs radius %d, at most %d is "
-                       "supported (sigma <= %.2f)",
-                       sigma, r, FV_GAUSSIAN_MAX_RADIUS, FV_GAUSSIAN_MAX_SIGMA);
-    if (r < 1 || r > FV_GAUSSIAN_MAX_RADIUS)
-        return fv_fail(FV_ERR_ARG, "gaussian: radius must be 1..%d (got %d)",
-                       FV_GAUSSIAN_MAX_RADIUS, r);
     t->radius = r;
-
     double g[FV_GAUSSIAN_MAX_RADIUS + 1], total = 0.0;
     for (int k = 0; k <= r; k++) {
         g[k] = exp(-(double)k * k / (2.0 * sigma * sigma));
@@ -68,13 +77,6 @@ fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t)
         missing -= 2;
     }
     for (int k = -r; k <= r; k++) t->w[r + k] = w[k < 0 ? -k : k];
-    return FV_OK;
-}
-
-fv_status gaussian_check(const fv_params *p)
-{
-    fv_gaussian_taps t;
-    return fv_gaussian_taps_make(p, &t);
 }
 
 void gaussian_resolve(fv_params *p)

@@ -29,15 +29,29 @@ typedef struct fv_gaussian_taps {
     int w[2 * FV_GAUSSIAN_MAX_RADIUS + 1]; /* w[radius + k] is the weight of offset k */
 } fv_gaussian_taps;
 
-/* Validates sigma/radius (a clear message on failure) and fills the weights; radius 0 means
- * ceil(3 sigma). */
-fv_status fv_gaussian_taps_make(const fv_params *p, fv_gaussian_taps *t);
-/* The radius the weights use: the given one, or ceil(3 sigma) for 0. */
+/* The Gaussian's typed configuration, made once at prepare by gaussian_config_make: what the
+ * reference, every GPU variant, the peer and the reach read. */
+typedef struct gaussian_config {
+    double sigma;
+    int radius; /* the stencil's half-width: the given one, or ceil(3 sigma) */
+    fv_border border;
+    double cval; /* the constant border's value, in the image's units */
+    fv_pixel_type type;
+    fv_gaussian_taps taps; /* integer weights of sigma at radius, computed here once */
+} gaussian_config;
+
+/* The radius the weights use: the given one, or ceil(3 sigma) for 0 (for text and the
+ * configuration; checks nothing). */
 int fv_gaussian_radius(const fv_params *p);
-/* The Gaussian's own parameter checks and derived values, for its descriptor. */
-fv_status gaussian_check(const fv_params *p);
+/* The integer weights of `sigma` (> 0) at `radius` (1..FV_GAUSSIAN_MAX_RADIUS): the caller's
+ * configuration has checked both. */
+void fv_gaussian_taps_fill(double sigma, int radius, fv_gaussian_taps *t);
+/* The Gaussian's fv_filter.config_make: the one check of sigma beyond its range (the radius it
+ * derives must fit), then the taps. Returns 1, or 0 with the reason in `why`. */
+int gaussian_config_make(const fv_params *p, void *config, char *why, size_t why_size);
 void gaussian_resolve(fv_params *p);
-fv_status gaussian_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+/* The reference (gaussian_ref.c), an fv_ref_fn: `config` is a gaussian_config. */
+fv_status gaussian_ref(const fv_image *src, fv_image *dst, const void *config);
 
 #ifdef __cplusplus
 }

@@ -39,6 +39,8 @@ const fv_filter fv_filter_invert = {
     .summary = "colour negative (255 - v, 65535 - v, float 1 - v), alpha kept; reads no "
                "neighbour, so no border",
     .ref = invert_ref,
+    .config_make = invert_config_make,
+    .config_bytes = sizeof(invert_config),
     .variants = invert_variants,
     .n_variants = (int)(sizeof invert_variants / sizeof invert_variants[0]),
     .baseline = "naive",

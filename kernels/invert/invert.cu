@@ -55,12 +55,13 @@ template <typename T> __global__ void invert_channels_kernel(fv_image src, fv_im
     out[3] = in[3];
 }
 
-int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int invert_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                         fv_kernel_info *out, int max)
 {
-    (void)v;
+    (void)v, (void)p;
     if (max < 1) return 0;
     const int threads = INVERT_BLOCK_X * INVERT_BLOCK_Y;
-    switch (p->type) {
+    switch (((const invert_config *)config)->type) {
     case FV_PIXEL_U16:
         out[0] = {"invert_naive_kernel<uint16>", (const void *)invert_naive_kernel<uint16_t>,
                   threads, 0};
@@ -91,13 +92,13 @@ static void invert_launch(const fv_image *src, fv_image *dst, T top, dim3 grid, 
 }
 
 fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream)
+                           const void *config, void *state, cudaStream_t stream)
 {
     (void)v;
     (void)state;
     dim3 block(INVERT_BLOCK_X, INVERT_BLOCK_Y);
     dim3 grid((src->width + block.x - 1) / block.x, (src->height + block.y - 1) / block.y);
-    switch (p->type) {
+    switch (((const invert_config *)config)->type) {
     case FV_PIXEL_U16: invert_launch<uint16_t>(src, dst, 65535, grid, block, stream); break;
     case FV_PIXEL_F32: invert_launch<float>(src, dst, 1.0f, grid, block, stream); break;
     case FV_PIXEL_U8:

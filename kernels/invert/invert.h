@@ -8,7 +8,15 @@
 extern "C" {
 #endif
 
-fv_status invert_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+/* Invert's typed configuration: it has no parameters, only the pixel type it was prepared for. */
+typedef struct invert_config {
+    fv_pixel_type type;
+} invert_config;
+
+/* Its fv_filter.config_make: nothing to refuse. */
+int invert_config_make(const fv_params *p, void *config, char *why, size_t why_size);
+/* The reference, an fv_ref_fn: `config` is an invert_config. */
+fv_status invert_ref(const fv_image *src, fv_image *dst, const void *config);
 
 #ifdef __cplusplus
 }

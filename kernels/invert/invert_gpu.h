@@ -15,8 +15,9 @@ extern "C" {
 
 #ifdef FV_HAVE_CUDA
 fv_status invert_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream);
-int invert_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+                           const void *config, void *state, cudaStream_t stream);
+int invert_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                         fv_kernel_info *out, int max);
 #endif
 
 #ifdef __cplusplus

@@ -22,9 +22,18 @@
 #define INVERT_U16(v) (uint16_t)(65535 - (v))
 #define INVERT_F32(v) (1.0f - (v)) /* in float, as the kernel: NaN stays NaN, +-inf flips sign */
 
-fv_status invert_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+int invert_config_make(const fv_params *p, void *config, char *why, size_t why_size)
 {
-    switch (p->type) {
+    (void)why, (void)why_size;
+    invert_config *c = config;
+    c->type = p->type;
+    return 1;
+}
+
+fv_status invert_ref(const fv_image *src, fv_image *dst, const void *config)
+{
+    const invert_config *c = config;
+    switch (c->type) {
     case FV_PIXEL_U16: INVERT_ROWS(uint16_t, INVERT_U16) break;
     case FV_PIXEL_F32: INVERT_ROWS(float, INVERT_F32) break;
     case FV_PIXEL_U8:

@@ -262,9 +262,10 @@ static int median_smem_slot(int ppt)
 }
 
 /* ---- state: the configuration, made once per parameter change ------------------------------ */
-fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                              int height)
+fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p,
+                              const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v, (void)width, (void)height;
     median_config *c = (median_config *)malloc(sizeof *c);
     if (!c) return fv_fail(FV_ERR_MEMORY, "median: out of host memory");
@@ -280,9 +281,9 @@ void median_state_destroy(const fv_variant *v, void *state)
 }
 
 fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream)
+                           const void *config, void *state, cudaStream_t stream)
 {
-    (void)v, (void)p;
+    (void)v, (void)config; /* the state was made from it */
     const median_config *c = (const median_config *)state;
     dim3 block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X,
@@ -293,8 +294,10 @@ fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *d
     return FV_OK;
 }
 
-int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int median_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                         fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     (void)v;
     if (max < 1) return 0;
     const median_count_instance *in = median_count_of(p->type);
@@ -303,9 +306,9 @@ int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info
 }
 
 fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream)
+                          const void *config, void *state, cudaStream_t stream)
 {
-    (void)p;
+    (void)config; /* not typed yet */
     const median_config *c = (const median_config *)state;
     const int ppt = median_smem_ppt(v);
     const median_count_instance *in = median_count_of(c->type);
@@ -318,8 +321,10 @@ fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *ds
     return FV_OK;
 }
 
-int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+int median_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     if (max < 1) return 0;
     const int ppt = median_smem_ppt(v);
     const median_count_instance *in = median_count_of(p->type);

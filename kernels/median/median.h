@@ -184,8 +184,9 @@ static inline median_config median_config_of(const fv_params *p)
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
 fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream);
-int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+                          const void *config, void *state, cudaStream_t stream);
+int median_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max);
 extern const char median_fast_summary[];
 
 /* fast's path for every case but uint8 with replicate (kernels/median/median_fast_keys.cu): the

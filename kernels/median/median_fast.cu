@@ -563,9 +563,9 @@ static int median_fast_is_u8_bordered_hist(const median_config *c)
 }
 
 extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                                     const fv_params *p, void *state, cudaStream_t stream)
+                                     const void *config, void *state, cudaStream_t stream)
 {
-    (void)v, (void)p;
+    (void)v, (void)config; /* the state was made from it */
     const median_config *c = (const median_config *)state;
     if (!median_fast_is_u8_replicate(c) && !median_fast_is_u8_bordered_hist(c))
         return median_fast_keys_run(src, dst, c, stream);
@@ -583,9 +583,10 @@ extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, f
     return FV_OK;
 }
 
-extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out,
-                                   int max)
+extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                                   fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     (void)v;
     if (max < 1) return 0;
     const median_config c = median_config_of(p);

@@ -17,15 +17,17 @@ extern "C" {
 #define MEDIAN_COUNT_TYPES (FV_TYPE_BIT(FV_PIXEL_U8) | FV_TYPE_BIT(FV_PIXEL_U16))
 
 #ifdef FV_HAVE_CUDA
-fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                              int height);
+fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p,
+                              const void *config, int width, int height);
 void median_state_destroy(const fv_variant *v, void *state);
 fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                           const fv_params *p, void *state, cudaStream_t stream);
-int median_naive_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+                           const void *config, void *state, cudaStream_t stream);
+int median_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                         fv_kernel_info *out, int max);
 fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream);
-int median_smem_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max);
+                          const void *config, void *state, cudaStream_t stream);
+int median_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max);
 #endif
 
 #ifdef __cplusplus

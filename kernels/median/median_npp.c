@@ -22,8 +22,10 @@ typedef struct median_npp_state {
     int border;
 } median_npp_state;
 
-size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
+                              int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v;
     const int b = median_size(p) / 2;
     return (size_t)(width + 2 * b) * 4 * fv_pixel_type_bytes(p->type) *
@@ -59,9 +61,10 @@ static fv_status scratch_bytes(fv_pixel_type type, int width, int height, int k,
     }
 }
 
-fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                  int height)
+fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                  const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)v;
     const int k = median_size(p);
     median_npp_state *s = calloc(1, sizeof *s);
@@ -87,8 +90,9 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
 }
 
 fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                         const fv_params *p, void *state, cudaStream_t stream)
+                         const void *config, void *state, cudaStream_t stream)
 {
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
     (void)v;
     median_npp_state *s = state; /* made for p */
     const int k = median_size(p), b = s->border;

@@ -18,12 +18,13 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
-size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, int width, int height);
-fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                  int height);
+size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
+                              int width, int height);
+fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                  const void *config, int width, int height);
 void median_npp_state_destroy(const fv_variant *v, void *state);
 fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                         const fv_params *p, void *state, cudaStream_t stream);
+                         const void *config, void *state, cudaStream_t stream);
 /* a median is chosen, never computed: exact in every type, 0 */
 extern const fv_tolerance median_npp_tolerance;
 

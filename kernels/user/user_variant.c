@@ -63,7 +63,7 @@ typedef struct user_state {
 } user_state;
 
 static fv_status user_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream);
+                          const void *config, void *state, cudaStream_t stream);
 
 fv_user_variant *fv_user_variant_of(const fv_variant *v)
 {
@@ -177,16 +177,19 @@ static void user_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
-static size_t user_state_bytes(const fv_variant *v, const fv_params *p, int width, int height)
+static size_t user_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
+                               int width, int height)
 {
+    (void)config; /* not typed yet */
     (void)p;
     const fv_user_variant *u = fv_user_variant_of(v);
     return u && u->build->two_pass ? (size_t)width * FV_USER_SCRATCH_BYTES * (size_t)height : 0;
 }
 
-static fv_status user_state_create(const fv_variant *v, void **state, const fv_params *p, int width,
-                                   int height)
+static fv_status user_state_create(const fv_variant *v, void **state, const fv_params *p,
+                                   const void *config, int width, int height)
 {
+    (void)config; /* not typed yet */
     fv_user_variant *u = fv_user_variant_of(v);
     *state = NULL;
     user_state *s = calloc(1, sizeof *s);
@@ -245,9 +248,10 @@ static fv_status launch_pass(const fv_user_build *b, const user_state *s, int pa
 }
 
 static fv_status user_run(const fv_variant *v, const fv_image *src, fv_image *dst,
-                          const fv_params *p, void *state, cudaStream_t stream)
+                          const void *config, void *state, cudaStream_t stream)
 {
-    (void)p; /* packed into the state at prepare */
+    const fv_params *p = (const fv_params *)config; /* not typed yet */
+    (void)p;                                        /* packed into the state at prepare */
     const fv_user_variant *u = fv_user_variant_of(v);
     const user_state *s = state;
     user_image in = {src->data, src->width, src->height, src->pitch};
@@ -263,8 +267,10 @@ static fv_status user_run(const fv_variant *v, const fv_image *src, fv_image *ds
     return launch_pass(u->build, s, 1, src->width, src->height, args2, stream);
 }
 
-static int user_kernels(const fv_variant *v, const fv_params *p, fv_kernel_info *out, int max)
+static int user_kernels(const fv_variant *v, const fv_params *p, const void *config,
+                        fv_kernel_info *out, int max)
 {
+    (void)config; /* not typed yet */
     fv_user_variant *u = fv_user_variant_of(v);
     const fv_filter *f = u->build->filter;
     const size_t size = fv_user_params_size(f);

@@ -147,7 +147,8 @@ static int settings(setup *s, char **words, int n, const char *drop, int iters)
 /* f's reference, s->p.iterations passes from src into out (allocated here); FV_OK or why not. */
 static fv_status reference(const setup *s, const fv_image *src, fv_image *out)
 {
-    FV_TRY(fv_params_check(s->f, &s->p));
+    fv_config config;
+    FV_TRY(fv_config_make(s->f, &s->p, &config));
     fv_image a, b;
     FV_TRY(fv_host_image_alloc_as(&a, src->width, src->height, src->type, 4));
     FV_TRY(fv_host_image_alloc_as(&b, src->width, src->height, src->type, 4));
@@ -155,7 +156,7 @@ static fv_status reference(const setup *s, const fv_image *src, fv_image *out)
     fv_image *dst = &a, *other = &b;
     fv_status st = FV_OK;
     for (int i = 0; i < s->p.iterations && st == FV_OK; i++) {
-        st = s->f->ref(in, dst, &s->p);
+        st = s->f->ref(in, dst, &config);
         in = dst;
         fv_image *t = dst;
         dst = other;

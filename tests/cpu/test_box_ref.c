@@ -41,7 +41,7 @@ static int run_ref(const fv_image *src, fv_image *dst, int r)
     const fv_params p = box_params(r);
     char what[48];
     snprintf(what, sizeof what, "box_ref radius %d", r);
-    return test_ref_runs(box_ref, src, dst, &p, what);
+    return test_values_ref_runs(box_ref, src, dst, &p, what);
 }
 
 /* 3x3, r = 1. R = 10 20 30 / 40 50 60 / 70 80 90. Row sums with the edge pixel counted twice:

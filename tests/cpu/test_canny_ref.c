@@ -42,7 +42,7 @@ static fv_params params_of(canny_args a)
 static int run_ref(const fv_image *src, fv_image *dst, canny_args a)
 {
     const fv_params p = params_of(a);
-    return test_ref_runs(canny_ref, src, dst, &p, "canny_ref");
+    return test_values_ref_runs(canny_ref, src, dst, &p, "canny_ref");
 }
 
 static void fill_gray(fv_image *img, int x, int y, int v)
@@ -429,7 +429,7 @@ static void test_typed_step(void)
             for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
                 fv_params p = typed_params((fv_pixel_type)type, stages[k].stage, l2);
                 p.value[CANNY_SIGMA] = 0;
-                ok &= test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+                ok &= test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
                 for (int y = 0; ok && y < 5; y++)
                     for (int x = 0; ok && x < 8; x++)
                         ok = chan(&dst, x, y, 0) == stages[k].want[x] && chan(&dst, x, y, 3) == top;
@@ -456,10 +456,12 @@ static void test_typed_weak(void)
         for (int x = 0; x < 8; x++) set_gray(&src, x, y, x < 4 ? 0 : 0.05);
     fv_params p = typed_params(FV_PIXEL_F32, CANNY_THRESHOLD_MAP, 0);
     p.value[CANNY_SIGMA] = 0;
-    int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 2, 0) == 1 &&
-             chan(&dst, 3, 2, 1) == (float)(160.0 / 255) && chan(&dst, 3, 2, 2) == 0;
+    int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+             chan(&dst, 3, 2, 0) == 1 && chan(&dst, 3, 2, 1) == (float)(160.0 / 255) &&
+             chan(&dst, 3, 2, 2) == 0;
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = ok && test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 2, 0) == 0;
+    ok = ok && test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+         chan(&dst, 3, 2, 0) == 0;
     test_check(&t, ok, "float32: a weak step is amber (1, 160/255, 0) and alone no edge", NULL);
     fv_host_image_free(&src);
     fv_host_image_free(&dst);
@@ -489,7 +491,7 @@ static void test_borders_by_hand(void)
             p.value[CANNY_SIGMA] = 0;
             p.value[CANNY_BORDER] = b;
             p.value[CANNY_CVAL] = c;
-            int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+            int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
             for (int x = 0; ok && x < 4; x++) ok = chan(&dst, x, 0, 0) == want[b][x];
             char what[64];
             snprintf(what, sizeof what, "%s %s", fv_pixel_type_name((fv_pixel_type)type),
@@ -514,19 +516,21 @@ static void test_nan(void)
     set_gray(&src, 4, 3, NAN);
     fv_params p = typed_params(FV_PIXEL_F32, CANNY_MAGNITUDE, 0);
     p.value[CANNY_SIGMA] = 0;
-    int ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && isnan(chan(&dst, 3, 3, 0)) &&
-             isnan(chan(&dst, 5, 4, 0)) && chan(&dst, 3, 0, 0) == 1 && chan(&dst, 6, 3, 0) == 0;
+    int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+             isnan(chan(&dst, 3, 3, 0)) && isnan(chan(&dst, 5, 4, 0)) && chan(&dst, 3, 0, 0) == 1 &&
+             chan(&dst, 6, 3, 0) == 0;
     test_check(&t, ok, "float32: NaN magnitudes where the Sobel reads the NaN, not elsewhere",
                NULL);
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 0, 0) == 1 &&
+    ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 0, 0) == 1 &&
          chan(&dst, 3, 6, 0) == 1 && chan(&dst, 3, 3, 0) == 0 && chan(&dst, 3, 2, 0) == 0;
     test_check(&t, ok, "float32: no edge where the magnitude is NaN; the rest of the edge stays",
                NULL);
     set_gray(&src, 4, 3, INFINITY);
     p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
-    ok = test_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && isinf(chan(&dst, 3, 3, 0)) &&
-         isnan(chan(&dst, 5, 3, 0)) == 0 && isinf(chan(&dst, 5, 2, 0));
+    ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+         isinf(chan(&dst, 3, 3, 0)) && isnan(chan(&dst, 5, 3, 0)) == 0 &&
+         isinf(chan(&dst, 5, 2, 0));
     test_check(&t, ok, "float32: +inf makes infinite magnitudes around it", NULL);
     fv_host_image_free(&src);
     fv_host_image_free(&dst);
@@ -608,11 +612,11 @@ static int write_case(const char *dir, int index, const fv_image *src, double lo
     fv_params p = params_of(a);
     p.value[CANNY_LOW] = low; /* reals: cv2.Canny floors them, as we do */
     p.value[CANNY_HIGH] = high;
-    int ok = test_ref_runs(canny_ref, src, &gray, &p, "canny_ref");
+    int ok = test_values_ref_runs(canny_ref, src, &gray, &p, "canny_ref");
     p.value[CANNY_STAGE] = CANNY_BLUR;
-    ok = ok && test_ref_runs(canny_ref, src, &blur, &p, "canny_ref");
+    ok = ok && test_values_ref_runs(canny_ref, src, &blur, &p, "canny_ref");
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = ok && test_ref_runs(canny_ref, src, &edges, &p, "canny_ref");
+    ok = ok && test_values_ref_runs(canny_ref, src, &edges, &p, "canny_ref");
     char path[1024];
     snprintf(path, sizeof path, "%s/canny_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");
@@ -726,9 +730,9 @@ static int test_scipy(int argc, char **argv, uint32_t *seed)
                 fv_host_image_alloc_as(&mag, w, h, (fv_pixel_type)type, 4);
                 fill_typed_random(&src, seed);
                 int ok = canny_config_make(&p, "canny", &c) == FV_OK &&
-                         test_ref_runs(canny_ref, &src, &blur, &p, "canny_ref");
+                         test_values_ref_runs(canny_ref, &src, &blur, &p, "canny_ref");
                 p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
-                ok = ok && test_ref_runs(canny_ref, &src, &mag, &p, "canny_ref");
+                ok = ok && test_values_ref_runs(canny_ref, &src, &mag, &p, "canny_ref");
                 char path[1024];
                 snprintf(path, sizeof path, "%s/canny_scipy_case_%d.raw", dir, n);
                 FILE *f = fopen(path, "wb");

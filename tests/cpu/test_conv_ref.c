@@ -199,7 +199,7 @@ static void test_motion_angle(void)
 static int run(const fv_image *src, fv_image *dst, const fv_params *p)
 {
     fv_params q = *p;
-    return test_ref_runs(conv_ref, src, dst, with_file(&q), "conv_ref");
+    return test_values_ref_runs(conv_ref, src, dst, with_file(&q), "conv_ref");
 }
 
 /* 3x1, R = 0 90 180, box radius 1 (columns weigh 21843, 21850, 21843):

@@ -86,7 +86,8 @@ static void test_u16_hand(void)
             q[3] = (uint16_t)(60000 + x);
         }
         const fv_params p = gaussian_params(1, 2, (fv_border)b, 500, FV_PIXEL_U16);
-        int ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref uint16");
+        int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                               "gaussian_ref uint16");
         for (int x = 0; x < 3 && ok; x++) {
             const uint16_t *q = u16_at(&dst, x, 0);
             ok = q[0] == want[b][x] && q[3] == 60000 + x &&
@@ -121,7 +122,8 @@ static void test_f32_hand(void)
             q[3] = 0.125f * (float)x;
         }
         const fv_params p = gaussian_params(1, 2, (fv_border)b, 0.5, FV_PIXEL_F32);
-        int ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref float32");
+        int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                               "gaussian_ref float32");
         for (int x = 0; x < 3 && ok; x++) {
             const float *q = f32_at(&dst, x, 0);
             ok = q[0] == (float)want[b][x] && q[1] == 0.5f && q[2] == 0.5f &&
@@ -146,7 +148,8 @@ static void test_u16_full_scale(void)
             for (int x = 0; x < 5; x++)
                 for (int c = 0; c < 4; c++) u16_at(&src, x, y)[c] = 65535;
         const fv_params p = gaussian_params(10.66, 32, (fv_border)b, 65535, FV_PIXEL_U16);
-        int ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref uint16 full scale");
+        int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                               "gaussian_ref uint16 full scale");
         for (int y = 0; y < 4 && ok; y++)
             for (int x = 0; x < 5 && ok; x++)
                 for (int c = 0; c < 4; c++) ok &= u16_at(&dst, x, y)[c] == 65535;
@@ -175,9 +178,11 @@ static void test_u8_as_u16(uint32_t *seed)
                     for (int k = 0; k < 4; k++) u16_at(&c, x, y)[k] = px(&a, x, y)[k];
             const double sigma = 0.7 + (double)(s + (size_t)b) * 0.9;
             fv_params p = gaussian_params(sigma, 0, (fv_border)b, 77, FV_PIXEL_U8);
-            int ok = test_ref_runs(gaussian_ref, &a, &a_out, &p, "gaussian_ref uint8");
+            int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &a, &a_out, &p,
+                                   "gaussian_ref uint8");
             p.type = FV_PIXEL_U16;
-            ok = ok && test_ref_runs(gaussian_ref, &c, &c_out, &p, "gaussian_ref uint16");
+            ok = ok && test_ref_runs(gaussian_config_make, gaussian_ref, &c, &c_out, &p,
+                                     "gaussian_ref uint16");
             for (int y = 0; y < h && ok; y++)
                 for (int x = 0; x < w && ok; x++)
                     for (int k = 0; k < 4; k++)
@@ -208,7 +213,8 @@ static void test_f32_nan_inf(void)
     f32_at(&src, 5, 6)[0] = -INFINITY;
     f32_at(&src, 3, 3)[3] = NAN; /* alpha is copied, never summed */
     fv_params p = gaussian_params(1, 1, FV_BORDER_REPLICATE, 0, FV_PIXEL_F32);
-    int ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref float32 NaN");
+    int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                           "gaussian_ref float32 NaN");
     for (int y = 0; y < 7 && ok; y++)
         for (int x = 0; x < 7 && ok; x++) {
             const float v = f32_at(&dst, x, y)[0];
@@ -234,7 +240,8 @@ static void test_f32_nan_inf(void)
         for (int x = 0; x < 7; x++) f32_at(&src, x, y)[0] = 0.5f;
     f32_at(&src, 3, 3)[0] = NAN;
     p = gaussian_params(0.1, 2, FV_BORDER_REPLICATE, 0, FV_PIXEL_F32);
-    ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref float32 zero taps");
+    ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                       "gaussian_ref float32 zero taps");
     ok = ok && isnan(f32_at(&dst, 1, 3)[0]) && isnan(f32_at(&dst, 5, 5)[0]) &&
          f32_at(&dst, 0, 3)[0] == 0.5f && f32_at(&dst, 3, 0)[0] == 0.5f;
     test_check(&t, ok, "float32: a NaN under a zero tap still gives NaN (0 * NaN)", NULL);
@@ -300,7 +307,8 @@ static int test_scipy(int argc, char **argv, uint32_t *seed)
                     type == FV_PIXEL_F32 ? 0.375 : (type == FV_PIXEL_U8 ? 200 : 51234);
                 const fv_params p = gaussian_params(cases[i].sigma, cases[i].radius, (fv_border)b,
                                                     cval, (fv_pixel_type)type);
-                int ok = test_ref_runs(gaussian_ref, &src, &dst, &p, "gaussian_ref");
+                int ok = test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p,
+                                       "gaussian_ref");
                 char path[1024];
                 snprintf(path, sizeof path, "%s/gaussian_case_%d.raw", dir, n++);
                 FILE *fp = fopen(path, "wb");

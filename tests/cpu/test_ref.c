@@ -22,11 +22,28 @@ static fv_params gaussian_params(double sigma, int radius, int iterations)
     return p;
 }
 
+/* The Gaussian's configuration of p (its range checks are the registry's: sigma and radius
+ * here are in range); 0 where the configuration refuses p. */
+static int gaussian_config_of(const fv_params *p, gaussian_config *c)
+{
+    char why[200];
+    return gaussian_config_make(p, c, why, sizeof why);
+}
+
+/* Its weights; 0 where the configuration refuses p. */
+static int gaussian_taps_of(const fv_params *p, fv_gaussian_taps *taps)
+{
+    gaussian_config c;
+    if (!gaussian_config_of(p, &c)) return 0;
+    *taps = c.taps;
+    return 1;
+}
+
 /* The definition: out = (sum_ij w_i w_j p(clamp(y+i), clamp(x+j)) + 32768) >> 16, alpha kept. */
 static void gaussian_brute_2d(const fv_image *src, fv_image *dst, const fv_params *p)
 {
-    fv_gaussian_taps taps;
-    fv_gaussian_taps_make(p, &taps);
+    fv_gaussian_taps taps = {0};
+    gaussian_taps_of(p, &taps);
     const int r = taps.radius;
     for (int y = 0; y < src->height; y++)
         for (int x = 0; x < src->width; x++)
@@ -90,12 +107,12 @@ static void test_taps_exact(void)
     fv_gaussian_taps taps;
     fv_params p = gaussian_params(0.5, 0, 1);
     test_check(&t,
-               fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == 2 &&
+               gaussian_taps_of(&p, &taps) && taps.radius == 2 &&
                    memcmp(taps.w, half, sizeof half) == 0,
                "sigma 0.5 weights are 0 27 202 27 0", NULL);
     p = gaussian_params(0.5, 1, 1);
     test_check(&t,
-               fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == 1 &&
+               gaussian_taps_of(&p, &taps) && taps.radius == 1 &&
                    memcmp(taps.w, half_r1, sizeof half_r1) == 0,
                "sigma 0.5 radius 1 weights are 27 202 27", NULL);
     static const double cases[][2] = {/* sigma, radius (0: ceil(3 sigma)) */
@@ -109,7 +126,7 @@ static void test_taps_exact(void)
         int want[2 * FV_GAUSSIAN_MAX_RADIUS + 1];
         weights_by_definition(sigma, r, want);
         p = gaussian_params(sigma, radius, 1);
-        const int ok = fv_gaussian_taps_make(&p, &taps) == FV_OK && taps.radius == r;
+        const int ok = gaussian_taps_of(&p, &taps) && taps.radius == r;
         char what[600];
         int len = snprintf(what, sizeof what, "sigma %g radius %d: got", sigma, r);
         for (int k = 0; ok && k <= r && len < 400; k++)
@@ -126,7 +143,7 @@ static void test_taps(void)
 {
     fv_params p = gaussian_params(1.0, 2, 1);
     fv_gaussian_taps taps;
-    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_OK, "taps sigma 1 r 2", NULL);
+    test_check(&t, gaussian_taps_of(&p, &taps), "taps sigma 1 r 2", NULL);
     static const int want[5] = {14, 62, 104, 62, 14}; /* worked out in the commit message */
     test_check(&t, taps.radius == 2 && memcmp(taps.w, want, sizeof want) == 0,
                "sigma 1 radius 2 weights are 14 62 104 62 14", NULL);
@@ -136,7 +153,7 @@ static void test_taps(void)
         p = gaussian_params(sigmas[i], 0, 1);
         char what[64];
         snprintf(what, sizeof what, "sigma %g", sigmas[i]);
-        int ok = fv_gaussian_taps_make(&p, &taps) == FV_OK;
+        int ok = gaussian_taps_of(&p, &taps);
         int r = taps.radius, sum = 0, symmetric = 1, monotone = 1;
         ok = ok && r == (int)ceil(3.0 * sigmas[i] - 1e-9);
         for (int k = -r; ok && k <= r; k++) {
@@ -148,12 +165,7 @@ static void test_taps(void)
                    "weights sum to 256, symmetric, non-increasing, radius ceil(3 sigma):", what);
     }
     p = gaussian_params(10.7, 0, 1);
-    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG,
-               "sigma 10.7 needs radius 33: refused", NULL);
-    p = gaussian_params(0.0, 0, 1);
-    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG, "sigma 0 refused", NULL);
-    p = gaussian_params(NAN, 0, 1);
-    test_check(&t, fv_gaussian_taps_make(&p, &taps) == FV_ERR_ARG, "sigma NaN refused", NULL);
+    test_check(&t, !gaussian_taps_of(&p, &taps), "sigma 10.7 refused", NULL);
 }
 
 /* A parameter table with every kind of parameter, as a filter would declare it. */
@@ -193,7 +205,8 @@ static const fv_param_desc table[] = {
 static const fv_filter table_filter = {.name = "table",
                                        .params = table,
                                        .n_params = 4,
-                                       .check = gaussian_check,
+                                       .config_make = gaussian_config_make,
+                                       .config_bytes = sizeof(gaussian_config),
                                        .resolve = gaussian_resolve,
                                        .max_iterations = 100};
 
@@ -287,15 +300,32 @@ static void test_param_tables(void)
     p.iterations = 101;
     test_check(&t, fv_params_check(f, &p) == FV_ERR_ARG && strstr(fv_last_error(), "1..100"),
                "iterations over the filter's maximum refused", fv_last_error());
+    /* sigma 0 and NaN: its range refuses them, before any configuration is made */
+    const unsigned long long makes = fv_config_makes();
+    p = fv_params_default(f);
+    p.value[0] = 0.0;
+    test_check(&t, fv_params_check(f, &p) == FV_ERR_ARG && strstr(fv_last_error(), "0.1..10.66"),
+               "sigma 0 refused by its range", fv_last_error());
+    p.value[0] = NAN;
+    test_check(&t, fv_params_check(f, &p) == FV_ERR_ARG && strstr(fv_last_error(), "0.1..10.66"),
+               "sigma NaN refused by its range", fv_last_error());
+    test_check(&t, fv_config_makes() == makes, "a value out of range makes no configuration", NULL);
     fv_param_range_text(f, 1, text, sizeof text);
     test_check(&t, strcmp(text, "an integer 1..32, or 0 for ceil(3 sigma); default 2") == 0,
                "range text:", text);
-    /* the Gaussian's own constraint: a derived radius beyond 32 */
+    /* the Gaussian's own constraint, its configuration's: a derived radius beyond 32 (sigma's
+     * range keeps it from happening through the table; the maker says why should they part) */
     fv_params g = gaussian_params(10.7, 0, 1);
-    test_check(&t, gaussian_check(&g) == FV_ERR_ARG && strstr(fv_last_error(), "needs radius 33"),
-               "sigma 10.7 needs radius 33: refused", fv_last_error());
+    gaussian_config made;
+    char why[200] = "";
+    test_check(&t,
+               !gaussian_config_make(&g, &made, why, sizeof why) &&
+                   strstr(why, "sigma 10.7 needs radius 33"),
+               "sigma 10.7 needs radius 33: refused by the configuration", why);
     g = gaussian_params(10.66, 0, 1);
-    test_check(&t, gaussian_check(&g) == FV_OK && fv_gaussian_radius(&g) == 32,
+    test_check(&t,
+               gaussian_config_make(&g, &made, why, sizeof why) && made.radius == 32 &&
+                   made.taps.radius == 32 && fv_gaussian_radius(&g) == 32,
                "sigma 10.66: radius 32", NULL);
 }
 
@@ -310,7 +340,7 @@ static void test_gaussian_hand_computed(void)
     px(&src, 2, 2)[0] = 255; /* an impulse in red */
     px(&src, 2, 2)[1] = 128; /* and a smaller one in green */
     fv_params p = gaussian_params(1.0f, 2, 1);
-    gaussian_ref(&src, &dst, &p);
+    test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p, "gaussian_ref");
     /* red at offset (dy, dx) = (w[dy] * w[dx] * 255 + 32768) >> 16 with w = 14 62 104 62 14:
      * centre 104*104*255 = 2758080 -> 42; (0,1) 104*62*255 = 1644240 -> 25;
      * (1,1) 62*62*255 = 980220 -> 15; (0,2) 104*14*255 = 371280 -> 6; (2,2) 14*14*255 -> 1 */
@@ -334,7 +364,7 @@ static void test_gaussian_hand_computed(void)
     for (int c = 0; c < 256; c += 51) {
         memset(src.data, c, src.pitch * 5);
         p = gaussian_params(2.5f, 0, 1);
-        gaussian_ref(&src, &dst, &p);
+        test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p, "gaussian_ref");
         int same = 1;
         for (size_t i = 0; i < dst.pitch * 5; i++) same &= dst.data[i] == c;
         test_check(&t, same, "constant image unchanged", NULL);
@@ -348,7 +378,7 @@ static void test_gaussian_hand_computed(void)
     const uint8_t one[4] = {200, 7, 99, 31};
     memcpy(src.data, one, 4);
     p = gaussian_params(4.0f, 0, 1);
-    gaussian_ref(&src, &dst, &p);
+    test_ref_runs(gaussian_config_make, gaussian_ref, &src, &dst, &p, "gaussian_ref");
     test_check(&t, memcmp(dst.data, one, 4) == 0, "1x1 image unchanged", NULL);
     fv_host_image_free(&src);
     fv_host_image_free(&dst);
@@ -362,7 +392,8 @@ static int gaussian_against_2d(test_case *c)
     const fv_params p = gaussian_params(sets[c->set][0], (int)sets[c->set][1], 1);
     snprintf(c->what, sizeof c->what, "%dx%d pitch %zu sigma %g radius %g", c->src.width,
              c->src.height, c->got.pitch, p.value[GAUSSIAN_SIGMA], p.value[GAUSSIAN_RADIUS]);
-    const int ran = test_ref_runs(gaussian_ref, &c->src, &c->got, &p, "gaussian_ref");
+    const int ran =
+        test_ref_runs(gaussian_config_make, gaussian_ref, &c->src, &c->got, &p, "gaussian_ref");
     gaussian_brute_2d(&c->src, &c->want, &p);
     return ran;
 }
@@ -392,7 +423,7 @@ static void test_invert_and_iterations(uint32_t *seed)
     fv_host_image_alloc(&twice, 17, 5);
     fv_host_image_alloc(&tmp, 17, 5);
     test_fill_random(&src, seed);
-    fv_params p = gaussian_params(1, 2, 1);
+    invert_config p = {FV_PIXEL_U8};
     invert_ref(&src, &once, &p);
     const uint8_t *s = px(&src, 3, 2), *o = px(&once, 3, 2);
     test_check(&t, o[0] == 255 - s[0] && o[1] == 255 - s[1] && o[2] == 255 - s[2] && o[3] == s[3],
@@ -406,7 +437,9 @@ static void test_invert_and_iterations(uint32_t *seed)
                NULL);
 
     /* the iteration driver's ping-pong: 3 gaussian passes = ref(ref(ref(x))) */
-    fv_params g = gaussian_params(1.5, 0, 1);
+    const fv_params values = gaussian_params(1.5, 0, 1);
+    gaussian_config g;
+    test_check(&t, gaussian_config_of(&values, &g), "sigma 1.5 configured", NULL);
     gaussian_ref(&src, &once, &g);
     gaussian_ref(&once, &tmp, &g);
     gaussian_ref(&tmp, &once, &g);
@@ -429,8 +462,7 @@ static void test_invert_and_iterations(uint32_t *seed)
 static void test_invert_types(void)
 {
     fv_image src, dst;
-    fv_params p = test_params_blank();
-    p.type = FV_PIXEL_U16;
+    invert_config p = {FV_PIXEL_U16};
     fv_host_image_alloc_as(&src, 2, 1, FV_PIXEL_U16, 4);
     fv_host_image_alloc_as(&dst, 2, 1, FV_PIXEL_U16, 4);
     const uint16_t in16[8] = {0, 1, 65535, 7, 32768, 40000, 255, 65535};
@@ -482,7 +514,7 @@ static void write_scipy_case(const char *dir, int index, const fv_image *src, do
     fv_image dst;
     fv_host_image_alloc(&dst, w, h);
     const fv_params p = gaussian_params(sigma, radius, 1);
-    int ok = test_ref_runs(gaussian_ref, src, &dst, &p, "gaussian_ref");
+    int ok = test_ref_runs(gaussian_config_make, gaussian_ref, src, &dst, &p, "gaussian_ref");
     char path[1024];
     snprintf(path, sizeof path, "%s/gaussian_photo_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");

@@ -10,7 +10,7 @@
  * defaults consistent (min <= def <= max, steps > 0, odd-only defaults odd, choices named, an
  * automatic 0 allowed where a parameter has one, `follows` naming another parameter), the
  * defaults passing the filter's own check. Every test_params entry parses and passes the check.
- * Needs no GPU.
+ * Each filter's typed configuration is made once by a prepare, never by its runs. Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box.h"
 #include "canny/canny.h"
@@ -457,6 +457,43 @@ static void test_params_text(void)
            "box: radius=5 iterations=2");
 }
 
+/* The typed configuration: each filter has a maker and a size that fits fv_config; a prepare of
+ * the reference makes one configuration, and neither an unchanged prepare, a change of the
+ * iteration count nor the passes of a run make another (nothing re-reads or re-checks the values
+ * after prepare). */
+static void test_config_made_once(const fv_filter *f)
+{
+    expect(f->config_make != NULL && f->config_bytes > 0 && f->config_bytes <= FV_MAX_CONFIG_BYTES,
+           "%s: a config maker, its configuration of %zu bytes fitting fv_config", f->name,
+           f->config_bytes);
+    const fv_variant *cpu = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    if (!f->config_make || !cpu) return;
+    fv_params p = fv_params_default(f);
+    fv_image src = {0}, dst = {0};
+    fv_runner r = {0};
+    const unsigned long long before = fv_config_makes();
+    fv_status st = fv_host_image_alloc_as(&src, 9, 7, p.type, 4);
+    if (st == FV_OK) st = fv_host_image_alloc_as(&dst, 9, 7, p.type, 4);
+    if (st == FV_OK) {
+        for (size_t i = 0; i < src.pitch * 7; i++) src.data[i] = (uint8_t)(i * 37 + 11);
+        st = fv_runner_prepare(&r, f, cpu, &p, 9, 7);
+    }
+    const unsigned long long after_prepare = fv_config_makes();
+    p.iterations = f->max_iterations > 1 ? 3 : 1;
+    if (st == FV_OK) st = fv_runner_prepare(&r, f, cpu, &p, 9, 7);
+    if (st == FV_OK) st = fv_runner_run(&r, &src, &dst, 0);
+    if (st == FV_OK) st = fv_runner_prepare(&r, f, cpu, &p, 9, 7);
+    if (st == FV_OK) st = fv_runner_run(&r, &src, &dst, 0);
+    expect(st == FV_OK && after_prepare == before + 1 && fv_config_makes() == after_prepare,
+           "%s: prepare makes its configuration once (%llu), %d-pass runs and unchanged "
+           "prepares make none (%llu more): %s",
+           f->name, after_prepare - before, p.iterations, fv_config_makes() - after_prepare,
+           st == FV_OK ? "ok" : fv_last_error());
+    fv_runner_release(&r);
+    fv_host_image_free(&src);
+    fv_host_image_free(&dst);
+}
+
 int main(void)
 {
     test_filter_list();
@@ -470,6 +507,7 @@ int main(void)
         test_test_params(f);
         test_legends(f);
         test_user_contract(f);
+        test_config_made_once(f);
     }
     return test_finish(&t);
 }

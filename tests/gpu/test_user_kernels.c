@@ -182,7 +182,7 @@ static void test_case(int c, const fv_image *photo, uint32_t *seed, const char *
     /* resources of the loaded kernels, as the HUD shows them */
     const fv_params pd = fv_params_default(f);
     fv_kernel_info k[FV_MAX_KERNELS];
-    const int nk = v->kernels(v, &pd, k, FV_MAX_KERNELS);
+    const int nk = v->kernels(v, &pd, NULL, k, FV_MAX_KERNELS); /* a user kernel packs pd */
     int resources_ok = nk == (b->two_pass ? 2 : 1);
     for (int i = 0; i < nk; i++) {
         fv_kernel_resources res;
@@ -190,7 +190,7 @@ static void test_case(int c, const fv_image *photo, uint32_t *seed, const char *
                         res.blocks_per_sm > 0 && res.block_threads == k[i].block_threads;
     }
     char text[400];
-    fv_variant_resources_text(v, &pd, text, sizeof text);
+    fv_variant_resources_text(NULL, v, &pd, text, sizeof text);
     printf("  %s\n", text);
     test_check(&t, resources_ok, "registers, shared memory and occupancy of", cases[c].file);
     t.passed += passed;

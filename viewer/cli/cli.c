@@ -1849,7 +1849,7 @@ void cli_print_list(int verbose)
             char res[512];
             fv_params p = fv_params_default(f);
             if (have_device || fv_variant_is_host(var))
-                fv_variant_resources_text(var, &p, res, sizeof res);
+                fv_variant_resources_text(f, var, &p, res, sizeof res);
             else
                 snprintf(res, sizeof res, "(no CUDA device: kernel resources unknown)");
             print_wrapped_to("", 15, res, LIST_WIDTH);

@@ -350,7 +350,7 @@ static fv_status bench_variant(bench_cell *c, const fv_variant *v, bench_row *r)
             r->share_differing = (double)d.n_differing / ((double)w * h);
         }
     }
-    fv_variant_resources_text(v, p, r->resources, sizeof r->resources);
+    fv_variant_resources_text(f, v, p, r->resources, sizeof r->resources);
     if (st == FV_OK) fv_runner_last_run_text(&runner, r->note, sizeof r->note);
     fv_runner_release(&runner);
     return st;

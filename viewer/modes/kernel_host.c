@@ -758,7 +758,7 @@ static fv_status prepare(helper *s, const host_request *q, payload *pl, host_slo
     if (!sl->timer.start) FV_TRY(fv_timer_create(&sl->timer));
     const fv_variant *v = fv_user_variant_get(sl->user);
     FV_TRY(fv_runner_prepare(&sl->runner, f, v, &sl->params, q->width, q->height));
-    fv_variant_resources_text(v, &sl->params, r->resources, sizeof r->resources);
+    fv_variant_resources_text(f, v, &sl->params, r->resources, sizeof r->resources);
     return FV_OK;
 }
 

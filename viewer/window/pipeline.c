@@ -922,7 +922,7 @@ fv_status pipeline_prepare(app *a)
         fv_status st = fv_runner_prepare(&pn->runner, f, v, pane_params(a, p), a->host_src.width,
                                          a->host_src.height);
         if (st == FV_OK && user && (remake || v->state_create))
-            fv_variant_resources_text(v, pane_params(a, p), pn->resources, sizeof pn->resources);
+            fv_variant_resources_text(f, v, pane_params(a, p), pn->resources, sizeof pn->resources);
         watchdog_end(a);
         if (st != FV_OK && user) { /* its launch or its code is refused: off, the rest runs */
             char why[512];
@@ -959,7 +959,7 @@ fv_status pipeline_prepare(app *a)
             if (a->compute == FV_COMPUTE_CPU && !fv_variant_is_host(v))
                 snprintf(pn->resources, sizeof pn->resources, "-");
             else
-                fv_variant_resources_text(v, pane_params(a, p), pn->resources,
+                fv_variant_resources_text(f, v, pane_params(a, p), pn->resources,
                                           sizeof pn->resources);
         }
     }
@@ -1372,13 +1372,13 @@ fv_status pane_download(app *a, int p, fv_image *host)
 
 typedef struct probe_pass {
     const fv_filter *f;
-    const fv_params *params;
+    const fv_config *config;
 } probe_pass;
 
 static fv_status probe_ref_pass(void *context, const fv_image *in, fv_image *out)
 {
     const probe_pass *c = context;
-    return c->f->ref(in, out, c->params);
+    return c->f->ref(in, out, c->config);
 }
 
 static int probe_reference(app *a, int p, int x, int y, double value[4])
@@ -1386,9 +1386,11 @@ static int probe_reference(app *a, int p, int x, int y, double value[4])
     const fv_filter *f = pane_filter(a, p);
     const fv_params *params = pane_params(a, p);
     const fv_variant *ref = fv_filter_variant_of_role(f, FV_ROLE_REFERENCE);
+    fv_config config;
     if (!ref || !(fv_variant_types(ref) & FV_TYPE_BIT(a->type)) ||
         !(fv_variant_borders(ref) & FV_BORDER_BIT(fv_params_border(f, params))) ||
-        fv_params_border(f, params) == FV_BORDER_WRAP || fv_params_check(f, params) != FV_OK)
+        fv_params_border(f, params) == FV_BORDER_WRAP ||
+        fv_config_make(f, params, &config) != FV_OK)
         return 0;
     const long long reach = fv_filter_reach(f, params);
     if (reach < 0 || reach > PROBE_REACH_MAX) return 0;
@@ -1408,7 +1410,7 @@ static int probe_reference(app *a, int p, int x, int y, double value[4])
             memcpy(in.data + (size_t)row * in.pitch,
                    src->data + (size_t)(y0 + row) * src->pitch + (size_t)x0 * bytes,
                    (size_t)w * bytes);
-        probe_pass pass = {f, params};
+        probe_pass pass = {f, &config};
         st = fv_iterate(probe_ref_pass, &pass, &in, &out, ping.data ? &ping : NULL,
                         params->iterations);
     }
