@@ -81,8 +81,7 @@ static const char *const box_test_params[] = {"radius=2",  "radius=7",  "radius=
 /* the window's half-width */
 static int box_reach(const void *config)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
-    return (int)p->value[BOX_RADIUS];
+    return ((const box_config *)config)->radius;
 }
 
 /* what a user kernel must compute to equal the reference (its contract header says it) */
@@ -92,25 +91,14 @@ static const fv_user_contract_desc box_user_contract = {
         " *   integers (area = (2r+1)^2): the rounded mean, half up.\n",
 };
 
-/* not typed yet: the configuration is a copy of the values */
-static int box_config_make(const fv_params *p, void *config, char *why, size_t why_size)
-{
-    return fv_config_of_values(p, config, NULL, "box", why, why_size);
-}
-
-static fv_status box_ref_pass(const fv_image *src, fv_image *dst, const void *config)
-{
-    return box_ref(src, dst, (const fv_params *)config);
-}
-
 const fv_filter fv_filter_box = {
     .name = "box",
     .summary = "box (mean) filter: the rounded average of a (2r+1)^2 window, alpha kept",
     .params = box_params,
     .n_params = BOX_N_PARAMS,
-    .ref = box_ref_pass,
+    .ref = box_ref,
     .config_make = box_config_make,
-    .config_bytes = sizeof(fv_params),
+    .config_bytes = sizeof(box_config),
     .variants = box_variants,
     .n_variants = (int)(sizeof box_variants / sizeof box_variants[0]),
     .baseline = "naive",

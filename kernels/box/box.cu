@@ -156,25 +156,25 @@ typedef struct box_teach_config {
     fv_pixel_type type;
 } box_teach_config;
 
-static box_teach_config box_teach_config_of(const fv_params *p)
+static box_teach_config box_teach_config_of(const box_config *cfg)
 {
     box_teach_config c;
-    c.radius = box_radius(p);
+    c.radius = cfg->radius;
     c.divider = box_divider_make(c.radius);
-    c.edge.mode = (fv_border)(int)p->value[BOX_BORDER];
-    c.edge.cval = (uint32_t)p->value[BOX_CVAL]; /* checked: 0..the type's max */
-    c.type = p->type;
+    c.edge.mode = cfg->border;
+    c.edge.cval = (uint32_t)cfg->cval; /* checked: 0..the type's max */
+    c.type = cfg->type;
     return c;
 }
 
 fv_status box_teach_state_create(const fv_variant *v, void **state, const fv_params *p,
                                  const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     (void)v, (void)width, (void)height;
     box_teach_config *c = (box_teach_config *)malloc(sizeof *c);
     if (!c) return fv_fail(FV_ERR_MEMORY, "box: out of host memory for its configuration");
-    *c = box_teach_config_of(p);
+    *c = box_teach_config_of(cfg);
     *state = c;
     return FV_OK;
 }
@@ -222,7 +222,7 @@ static const box_kernel_fn box_naive_table[2][2] = BOX_BY_TYPE_AND_BORDER(box_na
 fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                         void *state, cudaStream_t stream)
 {
-    (void)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     const box_teach_config *c = (const box_teach_config *)state;
     box_pick(box_naive_table, c->type, c->edge.mode)<<<pixel_grid(src), pixel_block(), 0, stream>>>(
         *src, *dst, c->radius, c->divider, c->edge);
@@ -233,10 +233,9 @@ fv_status box_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
 int box_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
                       fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     if (max < 1) return 0;
-    out[0] = {"box_naive_kernel",
-              (const void *)box_pick(box_naive_table, p->type, (fv_border)(int)p->value[BOX_BORDER]),
+    out[0] = {"box_naive_kernel", (const void *)box_pick(box_naive_table, cfg->type, cfg->border),
               PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -303,7 +302,7 @@ static box_kernel_fn box_unrolled_pick(int r, fv_pixel_type type, fv_border bord
 fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                            const void *config, void *state, cudaStream_t stream)
 {
-    (void)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     const box_teach_config *c = (const box_teach_config *)state;
     const char *name;
     const box_kernel_fn kernel = box_unrolled_pick(c->radius, c->type, c->edge.mode, &name);
@@ -316,11 +315,10 @@ fv_status box_unrolled_run(const fv_variant *v, const fv_image *src, fv_image *d
 int box_unrolled_kernels(const fv_variant *v, const fv_params *p, const void *config,
                          fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     if (max < 1) return 0;
     const char *name;
-    const box_kernel_fn kernel =
-        box_unrolled_pick(box_radius(p), p->type, (fv_border)(int)p->value[BOX_BORDER], &name);
+    const box_kernel_fn kernel = box_unrolled_pick(cfg->radius, cfg->type, cfg->border, &name);
     out[0] = {name, (const void *)kernel, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -394,7 +392,7 @@ static box_smem_fn box_smem_pick(fv_pixel_type type, fv_border border)
 fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream)
 {
-    (void)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     const box_teach_config *c = (const box_teach_config *)state;
     const box_smem_layout l = box_smem_layout_make(c->radius, c->type);
     dim3 block(SMEM_BLOCK, SMEM_BLOCK);
@@ -409,11 +407,10 @@ fv_status box_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst, 
 int box_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
                      fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     if (max < 1) return 0;
-    out[0] = {"box_smem_kernel",
-              (const void *)box_smem_pick(p->type, (fv_border)(int)p->value[BOX_BORDER]),
-              SMEM_BLOCK * SMEM_BLOCK, box_smem_layout_make(box_radius(p), p->type).bytes};
+    out[0] = {"box_smem_kernel", (const void *)box_smem_pick(cfg->type, cfg->border),
+              SMEM_BLOCK * SMEM_BLOCK, box_smem_layout_make(cfg->radius, cfg->type).bytes};
     return 1;
 }
 
@@ -453,8 +450,8 @@ static __global__ void box_tex_kernel(cudaTextureObject_t texture, fv_image dst,
 size_t box_tex_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                            int height)
 {
-    (void)config; /* not typed yet */
-    return (size_t)width * (size_t)height * 4 * fv_pixel_type_bytes(p->type);
+    const box_config *cfg = (const box_config *)config;
+    return (size_t)width * (size_t)height * 4 * fv_pixel_type_bytes(cfg->type);
 }
 
 void box_tex_state_destroy(const fv_variant *v, void *state)
@@ -488,14 +485,14 @@ static fv_status box_tex_state_fill(box_tex_state *s)
 fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_params *p,
                                const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     *state = NULL;
     box_tex_state *s = (box_tex_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/tex: out of host memory");
     s->width = width;
     s->height = height;
-    s->type = p->type;
-    s->radius = box_radius(p);
+    s->type = cfg->type;
+    s->radius = cfg->radius;
     const fv_status st = box_tex_state_fill(s);
     if (st != FV_OK) {
         cudaGetLastError(); /* the failure is reported; keep it from the next launch check */
@@ -509,7 +506,7 @@ fv_status box_tex_state_create(const fv_variant *v, void **state, const fv_param
 fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                       void *state, cudaStream_t stream)
 {
-    (void)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     const box_tex_state *s = (const box_tex_state *)state;
     const int r = s->radius;
     FV_CUDA_CHECK(cudaMemcpy2DToArrayAsync(s->array, 0, 0, src->data, src->pitch,
@@ -528,11 +525,11 @@ fv_status box_tex_run(const fv_variant *v, const fv_image *src, fv_image *dst, c
 int box_tex_kernels(const fv_variant *v, const fv_params *p, const void *config,
                     fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     if (max < 1) return 0;
     out[0] = {"box_tex_kernel",
-              p->type == FV_PIXEL_U16 ? (const void *)box_tex_kernel<uint16_t>
-                                      : (const void *)box_tex_kernel<uint8_t>,
+              cfg->type == FV_PIXEL_U16 ? (const void *)box_tex_kernel<uint16_t>
+                                        : (const void *)box_tex_kernel<uint8_t>,
               PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }

@@ -64,17 +64,18 @@ FV_HOST_DEVICE box_divider box_divider_make(int radius)
     return d;
 }
 
-/* The radius of p, the one place it becomes an int: an integer in 1..FV_BOX_MAX_RADIUS once
- * fv_runner_prepare has checked p; clamped into that range otherwise, for what cannot fail
- * (reporting kernels of unchecked parameters). */
-FV_HOST_DEVICE int box_radius(const fv_params *p)
-{
-    const double v = p->value[BOX_RADIUS];
-    return v >= FV_BOX_MAX_RADIUS ? FV_BOX_MAX_RADIUS : (v >= 1 ? (int)v : 1);
-}
+/* The box's typed configuration, made once at prepare by box_config_make (box_ref.c): what the
+ * reference, every GPU variant, the peer and the reach read. */
+typedef struct box_config {
+    int radius; /* 1..FV_BOX_MAX_RADIUS: its row's range, checked before the configuration */
+    fv_border border;
+    double cval; /* the constant border's value, in the image's units */
+    fv_pixel_type type;
+} box_config;
 
-/* (sum + area / 2) / area: the mean, rounded half up (one multiply-add with a 64-bit addend,
- * whose high word is shifted) */
+/* The box's fv_filter.config_make: no rule between its parameters beyond their ranges. */
+int box_config_make(const fv_params *p, void *config, char *why, size_t why_size);
+
 FV_HOST_DEVICE uint32_t box_mean(uint32_t sum, box_divider d)
 {
     return (uint32_t)(((uint64_t)sum * d.magic + d.bias) >> 32) >> d.shift;
@@ -147,7 +148,7 @@ int box_fastest_kernels(const fv_variant *v, const fv_params *p, const void *con
                         fv_kernel_info *out, int max);
 
 /* The reference (kernels/box/box_ref.c): separable exact sums, then the rounded mean. */
-fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+fv_status box_ref(const fv_image *src, fv_image *dst, const void *config); /* a box_config */
 
 #ifdef __cplusplus
 }

@@ -629,19 +629,19 @@ typedef struct box_fast_state {
 size_t box_fast_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                             int height)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     const box_fast_geometry g =
-        box_fast_geometry_make(box_radius(p), width, height, box_fast_resident_blocks);
+        box_fast_geometry_make(cfg->radius, width, height, box_fast_resident_blocks);
     return box_fast_totals_bytes(&g);
 }
 
 fv_status box_fast_state_create(const fv_variant *v, void **state, const fv_params *p,
                                 const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     box_fast_state *s = (box_fast_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->radius = box_radius(p);
+    s->radius = cfg->radius;
     s->width = width;
     s->height = height;
     s->geometry = box_fast_geometry_make(s->radius, width, height, box_fast_resident_blocks);
@@ -671,9 +671,9 @@ void box_fast_state_destroy(const fv_variant *v, void *state)
 int box_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
                      fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     if (max < 4) return 0;
-    const int radius = box_radius(p), mode = box_fast_mode(radius);
+    const int radius = cfg->radius, mode = box_fast_mode(radius);
     int n = 0;
     if (radius >= QUAD_MIN_RADIUS &&
         radius <= QUAD_MAX_RADIUS) /* by the image, one of these and one below */

@@ -407,35 +407,35 @@ typedef struct box_fastest_state {
     int radius;
 } box_fastest_state;
 
-static int box_takes_packed(const fv_params *p)
+static int box_takes_packed(const box_config *cfg)
 {
-    return p->type == FV_PIXEL_U8 && (fv_border)(int)p->value[BOX_BORDER] == FV_BORDER_REPLICATE;
+    return cfg->type == FV_PIXEL_U8 && cfg->border == FV_BORDER_REPLICATE;
 }
 
 size_t box_fastest_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
                                int width, int height)
 {
-    (void)config; /* not typed yet */
-    if (box_takes_packed(p)) return box_fast_state_bytes(v, p, config, width, height);
-    if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) return 0;
+    const box_config *cfg = (const box_config *)config;
+    if (box_takes_packed(cfg)) return box_fast_state_bytes(v, p, config, width, height);
+    if (cfg->radius <= BOX_FUSED_MAX_RADIUS) return 0;
     return (size_t)width * (size_t)height * 16;
 }
 
 fv_status box_fastest_state_create(const fv_variant *v, void **state, const fv_params *p,
                                    const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     *state = NULL;
     box_fastest_state *s = (box_fastest_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "box/fast: out of host memory");
-    s->type = p->type;
-    s->radius = box_radius(p);
-    s->edge.mode = (fv_border)(int)p->value[BOX_BORDER];
-    const double cval = p->value[BOX_CVAL];
+    s->type = cfg->type;
+    s->radius = cfg->radius;
+    s->edge.mode = cfg->border;
+    const double cval = cfg->cval;
     s->edge.cval_float = (float)cval;
-    s->edge.cval_int = p->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
+    s->edge.cval_int = cfg->type == FV_PIXEL_F32 ? 0u : (uint32_t)cval; /* checked: 0..max */
     fv_status st = FV_OK;
-    if (box_takes_packed(p)) {
+    if (box_takes_packed(cfg)) {
         st = box_fast_state_create(v, &s->packed, p, config, width, height);
     } else if (s->radius > BOX_FUSED_MAX_RADIUS &&
                cudaMalloc(&s->columns, (size_t)width * (size_t)height * 16) != cudaSuccess) {
@@ -498,9 +498,9 @@ static fv_status box_generic_launch(const box_fastest_state *s, const fv_image *
 fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                           const void *config, void *state, cudaStream_t stream)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     const box_fastest_state *s = (const box_fastest_state *)state;
-    if (s->packed) return box_fast_run(v, src, dst, p, s->packed, stream);
+    if (s->packed) return box_fast_run(v, src, dst, config, s->packed, stream);
     switch (s->type) {
     case FV_PIXEL_U16: return box_generic_launch<uint16_t>(s, src, dst, stream);
     case FV_PIXEL_F32: return box_generic_launch<float>(s, src, dst, stream);
@@ -511,16 +511,16 @@ fv_status box_fastest_run(const fv_variant *v, const fv_image *src, fv_image *ds
 int box_fastest_kernels(const fv_variant *v, const fv_params *p, const void *config,
                         fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    if (box_takes_packed(p)) return box_fast_kernels(v, p, config, out, max);
-    if (box_radius(p) <= BOX_FUSED_MAX_RADIUS) {
+    const box_config *cfg = (const box_config *)config;
+    if (box_takes_packed(cfg)) return box_fast_kernels(v, p, config, out, max);
+    if (cfg->radius <= BOX_FUSED_MAX_RADIUS) {
         if (max < 1) return 0;
-        const size_t smem = box_fused_smem_bytes(box_radius(p));
+        const size_t smem = box_fused_smem_bytes(cfg->radius);
         const int threads = FUSED_COLS * FUSED_THREAD_ROWS;
-        out[0] = p->type == FV_PIXEL_U16
+        out[0] = cfg->type == FV_PIXEL_U16
                      ? fv_kernel_info{"box_fused_kernel<uint16>",
                                       (const void *)box_fused_kernel<uint16_t>, threads, smem}
-                 : p->type == FV_PIXEL_F32
+                 : cfg->type == FV_PIXEL_F32
                      ? fv_kernel_info{"box_fused_kernel<float>",
                                       (const void *)box_fused_kernel<float>, threads, smem}
                      : fv_kernel_info{"box_fused_kernel<uint8>",
@@ -528,7 +528,7 @@ int box_fastest_kernels(const fv_variant *v, const fv_params *p, const void *con
         return 1;
     }
     if (max < 2) return 0;
-    switch (p->type) {
+    switch (cfg->type) {
     case FV_PIXEL_U16:
         out[0] = {"box_columns_kernel<uint16>", (const void *)box_columns_kernel<uint16_t>,
                   COLUMNS_THREADS, 0};

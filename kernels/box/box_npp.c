@@ -20,12 +20,13 @@ const fv_tolerance box_npp_tolerance = {.max_abs = 1, .max_share = 1.0, .float_a
 int box_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
                      int height, char *why, size_t why_size)
 {
-    (void)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     (void)v;
+    (void)p;
     (void)width;
     (void)height;
-    const double side = 2.0 * box_radius(p) + 1;
-    if (p->type != FV_PIXEL_U16 || side * side * 65535.0 <= 2147483647.0) return 1;
+    const double side = 2.0 * cfg->radius + 1;
+    if (cfg->type != FV_PIXEL_U16 || side * side * 65535.0 <= 2147483647.0) return 1;
     snprintf(why, why_size,
              "NPP's 16-bit box sums in signed 32 bits: a %gx%g window of 16-bit pixels overflows "
              "them (radius 90 at most)",
@@ -36,9 +37,9 @@ int box_npp_supports(const fv_variant *v, const fv_params *p, const void *config
 fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
                                const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
     (void)v;
     (void)p;
+    (void)config;
     (void)width;
     (void)height;
     npp_state *s = NULL;
@@ -50,11 +51,11 @@ fv_status box_npp_state_create(const fv_variant *v, void **state, const fv_param
 fv_status box_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                       void *state, cudaStream_t stream)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
+    const box_config *cfg = (const box_config *)config;
     (void)v;
     npp_state *s = state;
     FV_TRY(npp_begin(s, stream, src, dst));
-    const int r = box_radius(p);
+    const int r = cfg->radius;
     const NppiSize size = {src->width, src->height}, mask = {2 * r + 1, 2 * r + 1};
     const NppiPoint origin = {0, 0}, anchor = {r, r};
     const Npp32s sp = (Npp32s)src->pitch, dp = (Npp32s)dst->pitch;

@@ -61,16 +61,23 @@ static void row_put(fv_image *dst, int y, const double *sums, const uint8_t *cen
     }
 }
 
-fv_status box_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+int box_config_make(const fv_params *p, void *config, char *why, size_t why_size)
 {
-    const double radius = p->value[BOX_RADIUS];
-    if (!(radius >= 1 && radius <= FV_BOX_MAX_RADIUS) || radius != (double)(int)radius)
-        return fv_fail(FV_ERR_ARG, "box: radius %g is not an integer in 1..%d", radius,
-                       FV_BOX_MAX_RADIUS);
-    const int r = (int)radius, w = src->width, h = src->height;
-    const fv_border border = (fv_border)(int)p->value[BOX_BORDER];
-    const double cval =
-        src->type == FV_PIXEL_F32 ? (double)(float)p->value[BOX_CVAL] : p->value[BOX_CVAL];
+    (void)why, (void)why_size;
+    box_config *c = config;
+    c->radius = (int)p->value[BOX_RADIUS];
+    c->border = (fv_border)(int)p->value[BOX_BORDER];
+    c->cval = p->value[BOX_CVAL];
+    c->type = p->type;
+    return 1;
+}
+
+fv_status box_ref(const fv_image *src, fv_image *dst, const void *config)
+{
+    const box_config *c = config;
+    const int r = c->radius, w = src->width, h = src->height;
+    const fv_border border = c->border;
+    const double cval = src->type == FV_PIXEL_F32 ? (double)(float)c->cval : c->cval;
     const uint64_t area = (uint64_t)(2 * r + 1) * (uint64_t)(2 * r + 1);
     /* all four channels of a pixel side by side (alpha summed too, then ignored), so that the
      * inner loops run over plain arrays and vectorise */

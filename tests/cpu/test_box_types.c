@@ -84,7 +84,7 @@ static void test_u16_hand(void)
             q[3] = (uint16_t)(60000 + x);
         }
         const fv_params p = box_params(2, (fv_border)b, 500, FV_PIXEL_U16);
-        int ok = test_values_ref_runs(box_ref, &src, &dst, &p, "box_ref uint16");
+        int ok = test_ref_runs(box_config_make, box_ref, &src, &dst, &p, "box_ref uint16");
         for (int x = 0; x < 3 && ok; x++) {
             const uint16_t *q = u16_at(&dst, x, 0);
             ok = q[0] == want[b][x] && q[3] == 60000 + x &&
@@ -116,7 +116,7 @@ static void test_f32_hand(void)
             q[3] = 0.125f * (float)x;
         }
         const fv_params p = box_params(2, (fv_border)b, 0.5, FV_PIXEL_F32);
-        int ok = test_values_ref_runs(box_ref, &src, &dst, &p, "box_ref float32");
+        int ok = test_ref_runs(box_config_make, box_ref, &src, &dst, &p, "box_ref float32");
         for (int x = 0; x < 3 && ok; x++) {
             const float *q = f32_at(&dst, x, 0);
             ok = q[0] == (float)want[b][x] && q[1] == 0.5f && q[2] == 0.5f &&
@@ -140,7 +140,8 @@ static void test_u16_wide_sum(void)
             for (int x = 0; x < 6; x++)
                 for (int c = 0; c < 4; c++) u16_at(&src, x, y)[c] = 65535;
         const fv_params p = box_params(128, (fv_border)b, 65535, FV_PIXEL_U16);
-        int ok = test_values_ref_runs(box_ref, &src, &dst, &p, "box_ref uint16 radius 128");
+        int ok =
+            test_ref_runs(box_config_make, box_ref, &src, &dst, &p, "box_ref uint16 radius 128");
         for (int y = 0; y < 5 && ok; y++)
             for (int x = 0; x < 6 && ok; x++)
                 for (int c = 0; c < 4; c++) ok &= u16_at(&dst, x, y)[c] == 65535;
@@ -194,9 +195,9 @@ static void test_u8_as_u16(uint32_t *seed)
                 for (int x = 0; x < w; x++)
                     for (int k = 0; k < 4; k++) u16_at(&c, x, y)[k] = px(&a, x, y)[k];
             fv_params p = box_params(r, (fv_border)b, 77, FV_PIXEL_U8);
-            int ok = test_values_ref_runs(box_ref, &a, &a_out, &p, "box_ref uint8");
+            int ok = test_ref_runs(box_config_make, box_ref, &a, &a_out, &p, "box_ref uint8");
             p.type = FV_PIXEL_U16;
-            ok = ok && test_values_ref_runs(box_ref, &c, &c_out, &p, "box_ref uint16");
+            ok = ok && test_ref_runs(box_config_make, box_ref, &c, &c_out, &p, "box_ref uint16");
             for (int y = 0; y < h && ok; y++)
                 for (int x = 0; x < w && ok; x++)
                     for (int k = 0; k < 4; k++)
@@ -227,7 +228,7 @@ static void test_f32_nan_inf(void)
     f32_at(&src, 5, 6)[0] = -INFINITY;
     f32_at(&src, 3, 3)[3] = NAN; /* alpha is copied, never summed */
     const fv_params p = box_params(1, FV_BORDER_REPLICATE, 0, FV_PIXEL_F32);
-    int ok = test_values_ref_runs(box_ref, &src, &dst, &p, "box_ref float32 NaN");
+    int ok = test_ref_runs(box_config_make, box_ref, &src, &dst, &p, "box_ref float32 NaN");
     for (int y = 0; y < 7 && ok; y++)
         for (int x = 0; x < 7 && ok; x++) {
             const float v = f32_at(&dst, x, y)[0];
@@ -308,7 +309,7 @@ static int test_scipy(int argc, char **argv, uint32_t *seed)
                 const double cval =
                     type == FV_PIXEL_F32 ? 0.375 : (type == FV_PIXEL_U8 ? 200 : 51234);
                 const fv_params p = box_params(r, (fv_border)b, cval, (fv_pixel_type)type);
-                int ok = test_values_ref_runs(box_ref, &src, &dst, &p, "box_ref");
+                int ok = test_ref_runs(box_config_make, box_ref, &src, &dst, &p, "box_ref");
                 char path[1024];
                 snprintf(path, sizeof path, "%s/box_case_%d.raw", dir, n++);
                 FILE *fp = fopen(path, "wb");

@@ -494,10 +494,31 @@ static void test_config_made_once(const fv_filter *f)
     fv_host_image_free(&dst);
 }
 
+/* A radius outside the box's row (0, 129, 2.5) is refused by its range at prepare, before any
+ * configuration is made: the reference and the kernels never see one. */
+static void test_box_radius_range(void)
+{
+    const fv_filter *f = fv_filter_find("box");
+    const double bad[] = {0, FV_BOX_MAX_RADIUS + 1, 2.5};
+    for (size_t i = 0; f && i < sizeof bad / sizeof bad[0]; i++) {
+        fv_params p = fv_params_default(f);
+        p.value[BOX_RADIUS] = bad[i];
+        fv_runner r = {0};
+        const unsigned long long before = fv_config_makes();
+        const fv_status st =
+            fv_runner_prepare(&r, f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE), &p, 4, 4);
+        expect(st == FV_ERR_ARG && strstr(fv_last_error(), "1..128") && fv_config_makes() == before,
+               "box radius %g refused by its range, no configuration made (%s)", bad[i],
+               fv_last_error());
+        fv_runner_release(&r);
+    }
+}
+
 int main(void)
 {
     test_filter_list();
     test_params_text();
+    test_box_radius_range();
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         if (!f || !f->name) continue;
