@@ -84,8 +84,7 @@ static const char *const median_test_params[] = {"size=5",  "size=7",  "size=9",
 /* half the window */
 static int median_reach(const void *config)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
-    return (int)p->value[MEDIAN_SIZE] / 2;
+    return ((const median_config *)config)->k / 2;
 }
 
 /* what a user kernel must compute to equal the reference (its contract header says it) */
@@ -95,25 +94,14 @@ static const fv_user_contract_desc median_user_contract = {
         " *   sorted size x size window (the smallest v with more than (size*size-1)/2 values <= v).\n",
 };
 
-/* not typed yet: the configuration is a copy of the values */
-static int median_config_make(const fv_params *p, void *config, char *why, size_t why_size)
-{
-    return fv_config_of_values(p, config, NULL, "median", why, why_size);
-}
-
-static fv_status median_ref_pass(const fv_image *src, fv_image *dst, const void *config)
-{
-    return median_ref(src, dst, (const fv_params *)config);
-}
-
 const fv_filter fv_filter_median = {
     .name = "median",
     .summary = "median filter: each of R, G, B is the median of its size x size window, alpha kept",
     .params = median_params,
     .n_params = MEDIAN_N_PARAMS,
-    .ref = median_ref_pass,
+    .ref = median_ref,
     .config_make = median_config_make,
-    .config_bytes = sizeof(fv_params),
+    .config_bytes = sizeof(median_config),
     .variants = median_variants,
     .n_variants = (int)(sizeof median_variants / sizeof median_variants[0]),
     .baseline = "naive",

@@ -265,11 +265,10 @@ static int median_smem_slot(int ppt)
 fv_status median_state_create(const fv_variant *v, void **state, const fv_params *p,
                               const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
-    (void)v, (void)width, (void)height;
+    (void)v, (void)p, (void)width, (void)height;
     median_config *c = (median_config *)malloc(sizeof *c);
     if (!c) return fv_fail(FV_ERR_MEMORY, "median: out of host memory");
-    *c = median_config_of(p);
+    *c = *(const median_config *)config;
     *state = c;
     return FV_OK;
 }
@@ -283,7 +282,7 @@ void median_state_destroy(const fv_variant *v, void *state)
 fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                            const void *config, void *state, cudaStream_t stream)
 {
-    (void)v, (void)config; /* the state was made from it */
+    (void)v, (void)config; /* the state is a copy of it */
     const median_config *c = (const median_config *)state;
     dim3 block(PIXEL_BLOCK_X, PIXEL_BLOCK_Y);
     dim3 grid((src->width + PIXEL_BLOCK_X - 1) / PIXEL_BLOCK_X,
@@ -297,10 +296,10 @@ fv_status median_naive_run(const fv_variant *v, const fv_image *src, fv_image *d
 int median_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
                          fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    (void)v;
+    (void)v, (void)p;
+    const median_config *cfg = (const median_config *)config;
     if (max < 1) return 0;
-    const median_count_instance *in = median_count_of(p->type);
+    const median_count_instance *in = median_count_of(cfg->type);
     out[0] = {in->naive_name, (const void *)in->naive, PIXEL_BLOCK_X * PIXEL_BLOCK_Y, 0};
     return 1;
 }
@@ -308,7 +307,7 @@ int median_naive_kernels(const fv_variant *v, const fv_params *p, const void *co
 fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                           const void *config, void *state, cudaStream_t stream)
 {
-    (void)config; /* not typed yet */
+    (void)config; /* the state is a copy of it */
     const median_config *c = (const median_config *)state;
     const int ppt = median_smem_ppt(v);
     const median_count_instance *in = median_count_of(c->type);
@@ -324,12 +323,13 @@ fv_status median_smem_run(const fv_variant *v, const fv_image *src, fv_image *ds
 int median_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
                         fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    (void)p;
+    const median_config *cfg = (const median_config *)config;
     if (max < 1) return 0;
     const int ppt = median_smem_ppt(v);
-    const median_count_instance *in = median_count_of(p->type);
+    const median_count_instance *in = median_count_of(cfg->type);
     out[0] = {in->smem_name[median_smem_slot(ppt)], (const void *)in->smem[median_smem_slot(ppt)],
-              SMEM_BLOCK * SMEM_BLOCK, in->region_bytes(ppt, median_size(p))};
+              SMEM_BLOCK * SMEM_BLOCK, in->region_bytes(ppt, cfg->k)};
     return 1;
 }
 

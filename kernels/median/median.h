@@ -29,20 +29,6 @@ enum { MEDIAN_SIZE, MEDIAN_BORDER, MEDIAN_CVAL, MEDIAN_N_PARAMS };
 #define FV_MEDIAN_MAX_SIZE 25
 #define FV_MEDIAN_MAX_AREA (FV_MEDIAN_MAX_SIZE * FV_MEDIAN_MAX_SIZE)
 
-/* The window size of p, the one place it becomes an int: an odd integer in
- * FV_MEDIAN_MIN_SIZE..FV_MEDIAN_MAX_SIZE once fv_runner_prepare has checked p; clamped into that
- * range otherwise, for what cannot fail (reporting kernels of unchecked parameters). */
-static inline int median_size(const fv_params *p)
-{
-    const double v = p->value[MEDIAN_SIZE];
-    const int k = v >= FV_MEDIAN_MAX_SIZE ? FV_MEDIAN_MAX_SIZE
-                                          : (v >= FV_MEDIAN_MIN_SIZE ? (int)v : FV_MEDIAN_MIN_SIZE);
-    return k | 1;
-}
-/* The reference's own check, for callers that skip the runner: refused (FV_ERR_ARG, message naming
- * `who`) unless an odd integer in range (kernels/median/median_ref.c). */
-fv_status median_size_check(const fv_params *p, const char *who, int *size);
-
 /* ---- keys: one unsigned order for every pixel type (host and device) ---- */
 #ifdef __CUDACC__
 #define MEDIAN_KEY_FN static __host__ __device__ __forceinline__
@@ -153,34 +139,23 @@ static inline uint32_t median_cval_key(fv_pixel_type type, double cval)
     return cval <= 0 ? 0u : (cval >= max ? (uint32_t)max : (uint32_t)(cval + 0.5));
 }
 
-/* The border and its constant of p, read by index (the reference has no descriptor at hand; the
- * same rows fv_params_border and fv_params_cval read). */
-static inline fv_border median_border(const fv_params *p)
-{
-    const int b = (int)p->value[MEDIAN_BORDER];
-    return b >= 0 && b < FV_BORDER_COUNT ? (fv_border)b : FV_BORDER_REPLICATE;
-}
-
-/* The reference (kernels/median/median_ref.c): every type and border; each channel's keys ranked,
- * then a sliding histogram of ranks along each row. */
-fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p);
-
-/* What every GPU variant is prepared with (its state, made by median_state_create in
- * kernels/median/median.cu from the parameters once, not per pixel): the window size, the pixel
- * type, the border and cval's key in that type. */
+/* The median's typed configuration, made once at prepare by median_config_make
+ * (kernels/median/median_ref.c): what the reference, every GPU variant (their state is a copy),
+ * the peer and the reach read. The window size, the pixel type, the border and cval's key in that
+ * type. */
 typedef struct median_config {
-    int k;
+    int k; /* odd, FV_MEDIAN_MIN_SIZE..FV_MEDIAN_MAX_SIZE: its row's range, checked before */
     fv_pixel_type type;
     fv_border border;
     uint32_t cval_key;
 } median_config;
 
-static inline median_config median_config_of(const fv_params *p)
-{
-    const median_config c = {median_size(p), p->type, median_border(p),
-                             median_cval_key(p->type, p->value[MEDIAN_CVAL])};
-    return c;
-}
+/* The median's fv_filter.config_make: no rule between its parameters beyond their ranges. */
+int median_config_make(const fv_params *p, void *config, char *why, size_t why_size);
+
+/* The reference (kernels/median/median_ref.c), an fv_ref_fn reading a median_config: every type
+ * and border; each channel's keys ranked, then a sliding histogram of ranks along each row. */
+fv_status median_ref(const fv_image *src, fv_image *dst, const void *config);
 
 /* The `fast` variant (kernels/median/median_fast.cu). */
 fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,

@@ -565,7 +565,7 @@ static int median_fast_is_u8_bordered_hist(const median_config *c)
 extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                                      const void *config, void *state, cudaStream_t stream)
 {
-    (void)v, (void)config; /* the state was made from it */
+    (void)v, (void)config; /* the state is a copy of it */
     const median_config *c = (const median_config *)state;
     if (!median_fast_is_u8_replicate(c) && !median_fast_is_u8_bordered_hist(c))
         return median_fast_keys_run(src, dst, c, stream);
@@ -586,10 +586,9 @@ extern "C" fv_status median_fast_run(const fv_variant *v, const fv_image *src, f
 extern "C" int median_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
                                    fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    (void)v;
+    (void)v, (void)p;
     if (max < 1) return 0;
-    const median_config c = median_config_of(p);
+    const median_config c = *(const median_config *)config;
     if (!median_fast_is_u8_replicate(&c) && !median_fast_is_u8_bordered_hist(&c))
         return median_fast_keys_kernels(&c, out, max);
     const median_fast_launch l =

@@ -25,10 +25,10 @@ typedef struct median_npp_state {
 size_t median_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config,
                               int width, int height)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    const int b = median_size(p) / 2;
-    return (size_t)(width + 2 * b) * 4 * fv_pixel_type_bytes(p->type) *
+    (void)v, (void)p;
+    const median_config *c = (const median_config *)config;
+    const int b = c->k / 2;
+    return (size_t)(width + 2 * b) * 4 * fv_pixel_type_bytes(c->type) *
            (size_t)(height + 2 * b); /* plus NPP's scratch */
 }
 
@@ -64,9 +64,8 @@ static fv_status scratch_bytes(fv_pixel_type type, int width, int height, int k,
 fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
                                   const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    const int k = median_size(p);
+    (void)v, (void)p;
+    const int k = ((const median_config *)config)->k;
     median_npp_state *s = calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
     s->border = k / 2;
@@ -92,10 +91,9 @@ fv_status median_npp_state_create(const fv_variant *v, void **state, const fv_pa
 fv_status median_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
                          const void *config, void *state, cudaStream_t stream)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
     (void)v;
-    median_npp_state *s = state; /* made for p */
-    const int k = median_size(p), b = s->border;
+    median_npp_state *s = state; /* made for this configuration */
+    const int k = ((const median_config *)config)->k, b = s->border;
     FV_TRY(npp_begin(s->npp, stream, src, dst));
     const NppStreamContext ctx = s->npp->ctx;
     const NppiSize size = {src->width, src->height}, mask = {k, k};

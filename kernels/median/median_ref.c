@@ -23,15 +23,15 @@
 
 #include <stdlib.h>
 
-fv_status median_size_check(const fv_params *p, const char *who, int *size)
+int median_config_make(const fv_params *p, void *config, char *why, size_t why_size)
 {
-    const double v = p->value[MEDIAN_SIZE];
-    if (!(v >= FV_MEDIAN_MIN_SIZE && v <= FV_MEDIAN_MAX_SIZE) || v != (double)(int)v ||
-        (int)v % 2 == 0)
-        return fv_fail(FV_ERR_ARG, "%s: size %g is not an odd integer in %d..%d", who, v,
-                       FV_MEDIAN_MIN_SIZE, FV_MEDIAN_MAX_SIZE);
-    *size = (int)v;
-    return FV_OK;
+    (void)why, (void)why_size;
+    median_config *c = config;
+    c->k = (int)p->value[MEDIAN_SIZE];
+    c->type = p->type;
+    c->border = (fv_border)(int)p->value[MEDIAN_BORDER];
+    c->cval_key = median_cval_key(p->type, p->value[MEDIAN_CVAL]);
+    return 1;
 }
 
 /* ---- the per-type accessor: a channel as a key, and back ---- */
@@ -144,16 +144,17 @@ static void hist_column(rank_hist *h, const uint32_t *ranks, int w, const int *r
         hist_add(h, rows[i] < 0 || x < 0 ? cval_rank : ranks[(size_t)rows[i] * w + x], delta);
 }
 
-fv_status median_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+fv_status median_ref(const fv_image *src, fv_image *dst, const void *config)
 {
-    int k = 0;
-    FV_TRY(median_size_check(p, "median", &k));
-    if (dst->type != src->type)
-        return fv_fail(FV_ERR_ARG, "median: source is %s, destination %s",
-                       fv_pixel_type_name(src->type), fv_pixel_type_name(dst->type));
+    const median_config *c = config;
+    const int k = c->k;
+    if (dst->type != src->type || src->type != c->type)
+        return fv_fail(FV_ERR_ARG, "median: source is %s, destination %s, configured for %s",
+                       fv_pixel_type_name(src->type), fv_pixel_type_name(dst->type),
+                       fv_pixel_type_name(c->type));
     const fv_pixel_type type = src->type;
-    const fv_border border = median_border(p);
-    const uint32_t cval = median_cval_key(type, p->value[MEDIAN_CVAL]);
+    const fv_border border = c->border;
+    const uint32_t cval = c->cval_key;
     const int r = k / 2, w = src->width, h = src->height, span = w + 2 * r;
     const uint32_t rank = (uint32_t)(k * k - 1) / 2; /* the median has `rank` values below it */
     const size_t n = (size_t)w * (size_t)h;

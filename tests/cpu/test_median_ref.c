@@ -29,7 +29,7 @@ static int run_ref(const fv_image *src, fv_image *dst, int size)
     const fv_params p = median_params(size);
     char what[48];
     snprintf(what, sizeof what, "median_ref size %d", size);
-    return test_values_ref_runs(median_ref, src, dst, &p, what);
+    return test_ref_runs(median_config_make, median_ref, src, dst, &p, what);
 }
 
 static int cmp_u8(const void *a, const void *b)
@@ -389,7 +389,7 @@ static void test_types_against_brute(uint32_t *seed)
                     const fv_params p = typed_params(k, type, (fv_border)b, cval);
                     snprintf(what, sizeof what, "%s %s %dx%d size %d", fv_pixel_type_name(type),
                              fv_border_names[b], w, h, k);
-                    ok = test_values_ref_runs(median_ref, &src, &got, &p, what);
+                    ok = test_ref_runs(median_config_make, median_ref, &src, &got, &p, what);
                     median_brute_typed(&src, &want, k, (fv_border)b, cval_raw(type, cval));
                     int fx = -1, fy = -1;
                     ok = ok && typed_equal(&got, &want, &fx, &fy) && typed_padding_intact(&got);
@@ -443,7 +443,7 @@ static void test_borders_by_hand(void)
             const fv_params p = typed_params(3, type, (fv_border)b, cval);
             char what[96];
             snprintf(what, sizeof what, "%s %s", fv_pixel_type_name(type), fv_border_names[b]);
-            int ok = test_values_ref_runs(median_ref, &src, &dst, &p, what);
+            int ok = test_ref_runs(median_config_make, median_ref, &src, &dst, &p, what);
             const int want[3] = {corner[b], 500, far[b]};
             const int at[3][2] = {{0, 0}, {1, 1}, {2, 2}};
             for (int i = 0; ok && i < 3; i++) {
@@ -501,7 +501,7 @@ static void test_nan_and_infinity(void)
             raw_set(&src, x, 0, 3, f32_bits(nan)); /* alpha: passed through as it is */
         }
         const fv_params p = typed_params(3, FV_PIXEL_F32, FV_BORDER_REPLICATE, 0);
-        int ok = test_values_ref_runs(median_ref, &src, &dst, &p, names[i]);
+        int ok = test_ref_runs(median_config_make, median_ref, &src, &dst, &p, names[i]);
         for (int x = 0; ok && x < 3; x++)
             for (int c = 0; ok && c < 3; c++) ok = raw_get(&dst, x, 0, c) == want[i][x];
         for (int x = 0; ok && x < 3; x++) ok = raw_get(&dst, x, 0, 3) == f32_bits(nan);
@@ -516,7 +516,7 @@ static void test_nan_and_infinity(void)
             for (int c = 0; c < 4; c++)
                 raw_set(&src, i % 3, i / 3, c, i < n_nan ? f32_bits(nan) : f32_bits((float)i));
         const fv_params p = typed_params(3, FV_PIXEL_F32, FV_BORDER_WRAP, 0);
-        const int ok = test_values_ref_runs(median_ref, &src, &dst, &p, "NaN count") &&
+        const int ok = test_ref_runs(median_config_make, median_ref, &src, &dst, &p, "NaN count") &&
                        (n_nan == 5 ? isnan(f32_of(raw_get(&dst, 1, 1, 0)))
                                    : raw_get(&dst, 1, 1, 0) == f32_bits(8));
         test_check(&t, ok, "float32 3x3 wrap:",
@@ -607,8 +607,11 @@ static void test_type_mismatch(void)
     fv_image src = typed_image(2, 2, FV_PIXEL_U16, 0), dst = typed_image(2, 2, FV_PIXEL_F32, 0);
     memset(src.data, 0, src.pitch * 2);
     const fv_params p = typed_params(3, FV_PIXEL_U16, FV_BORDER_REPLICATE, 0);
-    test_check(&t, median_ref(&src, &dst, &p) == FV_ERR_ARG,
-               "median_ref refuses a float32 destination for a uint16 source", NULL);
+    median_config c;
+    char why[200];
+    test_check(
+        &t, median_config_make(&p, &c, why, sizeof why) && median_ref(&src, &dst, &c) == FV_ERR_ARG,
+        "median_ref refuses a float32 destination for a uint16 source", NULL);
     free(src.data), free(dst.data);
 }
 
@@ -705,8 +708,11 @@ static void test_params(void)
     for (size_t b = 0; b < sizeof refused / sizeof refused[0]; b++) {
         fv_params q = median_params(3);
         q.value[MEDIAN_SIZE] = refused[b];
-        test_check(&t, median_ref(&src, &dst, &q) == FV_ERR_ARG,
-                   "median_ref refuses a size that is even, out of range or not whole", NULL);
+        const unsigned long long makes = fv_config_makes();
+        test_check(&t, fv_params_check(f, &q) == FV_ERR_ARG && fv_config_makes() == makes,
+                   "a size that is even, out of range or not whole is refused by its range, "
+                   "before any configuration",
+                   NULL);
     }
     free(src.data);
     free(dst.data);
@@ -855,8 +861,9 @@ static int test_scipy(int argc, char **argv, uint32_t *seed)
                 const fv_params p = typed_params(k, type, (fv_border)b, cval);
                 char path[1024];
                 snprintf(path, sizeof path, "%s/median_%d.raw", dir, n);
-                const int ok = test_values_ref_runs(median_ref, &src, &dst, &p, path) &&
-                               scipy_case_write(path, &src, &dst, k, (fv_border)b, cval);
+                const int ok =
+                    test_ref_runs(median_config_make, median_ref, &src, &dst, &p, path) &&
+                    scipy_case_write(path, &src, &dst, k, (fv_border)b, cval);
                 test_check(&t, ok && test_files_add(files, sizeof files, path),
                            "case file written:", path);
                 free(src.data), free(dst.data);
