@@ -99,7 +99,7 @@ static __global__ void canny_npp_expand_kernel(fv_image dst, const uint8_t *edge
 fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                         void *state, cudaStream_t stream)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
+    (void)config; /* the state was made from it */
     canny_config c;
     canny_args a{};
     canny_npp_state *s = (canny_npp_state *)state;
