@@ -158,17 +158,15 @@ static const char *const canny_test_params[] = {"stage=gray",
  * chains of any length: no bounded reach. */
 static int canny_reach(const void *config)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
-    canny_config c;
-    if (canny_config_make(p, "canny", &c) != FV_OK) return -1;
-    switch (c.stage) {
+    const canny_config *c = (const canny_config *)config;
+    switch (c->stage) {
     case CANNY_GRAY: return 0;
-    case CANNY_BLUR: return c.radius;
+    case CANNY_BLUR: return c->radius;
     case CANNY_MAGNITUDE:
-    case CANNY_DIRECTION: return c.radius + 1;
-    case CANNY_NMS: return c.radius + 2;
-    case CANNY_THRESHOLD_MAP: return c.auto_thresholds ? -1 : c.radius + 2;
-    default: return c.auto_thresholds || (int)p->value[CANNY_HYSTERESIS] == 0 ? -1 : c.radius + 3;
+    case CANNY_DIRECTION: return c->radius + 1;
+    case CANNY_NMS: return c->radius + 2;
+    case CANNY_THRESHOLD_MAP: return c->auto_thresholds ? -1 : c->radius + 2;
+    default: return c->auto_thresholds || !c->one_pass ? -1 : c->radius + 3;
     }
 }
 
@@ -199,16 +197,7 @@ static const fv_legend *canny_legend(const fv_params *p)
     }
 }
 
-/* not typed yet: the configuration is a copy of the values */
-static int canny_values_config_make(const fv_params *p, void *config, char *why, size_t why_size)
-{
-    return fv_config_of_values(p, config, canny_check, "canny", why, why_size);
-}
-
-static fv_status canny_ref_pass(const fv_image *src, fv_image *dst, const void *config)
-{
-    return canny_ref(src, dst, (const fv_params *)config);
-}
+_Static_assert(sizeof(canny_config) <= FV_MAX_CONFIG_BYTES, "fits fv_config");
 
 const fv_filter fv_filter_canny = {
     .name = "canny",
@@ -216,9 +205,9 @@ const fv_filter fv_filter_canny = {
         "Canny edge detector: gray, blur, Sobel, suppression, double threshold, hysteresis; any stage shown",
     .params = canny_params,
     .n_params = CANNY_N_PARAMS,
-    .ref = canny_ref_pass,
-    .config_make = canny_values_config_make,
-    .config_bytes = sizeof(fv_params),
+    .ref = canny_ref,
+    .config_make = canny_config_make,
+    .config_bytes = sizeof(canny_config),
     .resolve = canny_resolve,
     .variants = canny_variants,
     .n_variants = (int)(sizeof canny_variants / sizeof canny_variants[0]),

@@ -231,9 +231,9 @@ fv_status canny_naive_run(const fv_variant *v, const fv_image *src, fv_image *ds
 int canny_naive_kernels(const fv_variant *v, const fv_params *p, const void *config,
                         fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    canny_config c;
-    if (canny_config_make(p, "canny/naive", &c) == FV_OK && canny_is_generic(&c)) {
+    (void)v, (void)p;
+    const canny_config c = *(const canny_config *)config;
+    if (canny_is_generic(&c)) {
         const int n = canny_generic_kernels(c.type, out, max);
         if (n < max)
             out[n] = {"canny_relax_naive_kernel", (const void *)canny_relax_naive_kernel,
@@ -884,8 +884,8 @@ fv_status canny_smem_run(const fv_variant *v, const fv_image *src, fv_image *dst
 int canny_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
                        fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    const bool u16 = p->type == FV_PIXEL_U16;
+    (void)p;
+    const bool u16 = ((const canny_config *)config)->type == FV_PIXEL_U16;
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
         u16 ? fv_kernel_info{"canny_blur_smem_kernel<uint16>",
@@ -965,10 +965,10 @@ fv_status canny_fast_run(const fv_variant *v, const fv_image *src, fv_image *dst
 int canny_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
                        fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    canny_config c;
-    const bool ok = canny_config_make(p, "canny/fast", &c) == FV_OK, bits = ok && c.inc == 0;
-    if (ok && canny_is_generic(&c)) {
+    (void)p;
+    const canny_config c = *(const canny_config *)config;
+    const bool bits = c.inc == 0;
+    if (canny_is_generic(&c)) {
         const int n = canny_generic_kernels(c.type, out, max);
         if (n < max)
             out[n] =
@@ -980,7 +980,7 @@ int canny_fast_kernels(const fv_variant *v, const fv_params *p, const void *conf
     }
     const int n = max < 3 ? max : 3;
     const fv_kernel_info all[3] = {
-        {"canny_fused_kernel", (const void *)fused_kernel_for(ok ? c.radius : 0), TILE_THREADS, 0},
+        {"canny_fused_kernel", (const void *)fused_kernel_for(c.radius), TILE_THREADS, 0},
         bits ? fv_kernel_info{"canny_hysteresis_bits_kernel",
                               (const void *)canny_hysteresis_bits_kernel, TILE_THREADS, 0}
              : fv_kernel_info{"canny_hysteresis_coop_kernel",

@@ -105,18 +105,22 @@ typedef struct canny_config {
      * magnitude is kept squared): integer types floor(t) or floor(t^2), as cv2.Canny floors;
      * float32 t or t^2 rounded to float */
     double lowc, highc;
+    int one_pass; /* hysteresis 1: one look at the neighbours' classes, not chains of any length */
 } canny_config;
 
 /* Checks p (its thresholds against p->type's range) and fills c; messages name `who`
  * ("canny/smem"). A threshold of 0 is the type's default (FV_CANNY_DEFAULT_LOW and _HIGH). */
-fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c);
-/* The filter's check and resolve: canny_config_make's refusals at prepare; 0 thresholds shown as
- * the type's defaults. */
-fv_status canny_check(const fv_params *p);
+fv_status canny_config_fill(const fv_params *p, const char *who, canny_config *c);
+/* Canny's fv_filter.config_make: canny_config_fill's refusals (thresholds beyond the type's
+ * range, a sigma whose radius is too wide) with their reason in `why`; made once at prepare, what
+ * the reference, every variant's state, the peer, kernels() and reach read. */
+int canny_config_make(const fv_params *p, void *config, char *why, size_t why_size);
+/* 0 thresholds shown as the type's defaults. */
 void canny_resolve(fv_params *p);
 /* The default threshold of `type` for levels of 255 (50 -> 50, 12850, 50/255). */
 double canny_default_threshold(fv_pixel_type type, int levels);
-fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p);
+/* The reference, an fv_ref_fn reading a canny_config. */
+fv_status canny_ref(const fv_image *src, fv_image *dst, const void *config);
 extern const char *const canny_stage_names[CANNY_N_STAGES];
 
 /* ---- per-pixel formulas, the same code on host and device ---- */

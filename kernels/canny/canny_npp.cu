@@ -57,17 +57,15 @@ int canny_npp_supports(const fv_variant *v, const fv_params *p, const void *conf
 size_t canny_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                              int height)
 {
-    (void)config; /* not typed yet */
-    (void)p;
+    (void)config, (void)p;
     return 2 * (size_t)width * height;
 }
 
 fv_status canny_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
                                  const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny/npp", &c));
+    (void)p;
+    const canny_config c = *(const canny_config *)config;
     canny_npp_state *s = (canny_npp_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny/npp: out of host memory");
     s->base.config = c;

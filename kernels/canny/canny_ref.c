@@ -17,6 +17,7 @@
 #include "canny.h"
 
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *const canny_stage_names[CANNY_N_STAGES] = {
@@ -65,7 +66,7 @@ static double compared_value(double t, int l2, fv_pixel_type type)
     return type == FV_PIXEL_F32 ? (double)(float)v : floor(v);
 }
 
-fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c)
+fv_status canny_config_fill(const fv_params *p, const char *who, canny_config *c)
 {
     memset(c, 0, sizeof *c);
     int one_pass = 0, sweeps = 0, border = 0;
@@ -94,6 +95,7 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
     c->high = (int)floor(high < FV_CANNY_MAX_THRESHOLD_ANY ? high : FV_CANNY_MAX_THRESHOLD_ANY);
     c->lowc = compared_value(low, c->l2, c->type);
     c->highc = compared_value(high, c->l2, c->type);
+    c->one_pass = one_pass;
     c->inc = one_pass || sweeps > 0 ? 1 : 0;
     c->cap = one_pass ? 2 : sweeps + 1;
     const double sigma = p->value[CANNY_SIGMA];
@@ -116,10 +118,12 @@ fv_status canny_config_make(const fv_params *p, const char *who, canny_config *c
     return FV_OK;
 }
 
-fv_status canny_check(const fv_params *p)
+int canny_config_make(const fv_params *p, void *config, char *why, size_t why_size)
 {
-    canny_config c;
-    return canny_config_make(p, "canny", &c);
+    if (canny_config_fill(p, "canny", config) == FV_OK) return 1;
+    const char *message = fv_last_error(); /* "canny: why": the registry names the filter */
+    snprintf(why, why_size, "%s", strncmp(message, "canny: ", 7) ? message : message + 7);
+    return 0;
 }
 
 void canny_resolve(fv_params *p)
@@ -216,10 +220,9 @@ static void store_rgb(fv_image *dst, int x, int y, double r, double g, double b,
     store(dst, x, y, 3, top);
 }
 
-fv_status canny_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+fv_status canny_ref(const fv_image *src, fv_image *dst, const void *config)
 {
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny", &c));
+    const canny_config c = *(const canny_config *)config;
     const canny_num t = {c.type, fv_pixel_type_max(c.type)};
     const int w = src->width, h = src->height, r = c.radius;
     const size_t n = (size_t)w * h;

@@ -20,9 +20,10 @@ static size_t mag_bytes(fv_pixel_type type)
 size_t canny_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                          int height)
 {
-    (void)config; /* not typed yet */
-    const size_t value = fv_pixel_type_bytes(p->type);
-    return (size_t)width * height * (2 * value + mag_bytes(p->type) + 1 + sizeof(uint16_t)) +
+    (void)v, (void)p;
+    const fv_pixel_type type = ((const canny_config *)config)->type;
+    const size_t value = fv_pixel_type_bytes(type);
+    return (size_t)width * height * (2 * value + mag_bytes(type) + 1 + sizeof(uint16_t)) +
            MISC_WORDS * sizeof(unsigned) + 2 * sizeof(unsigned long long) +
            2 * (size_t)bits_tiles(width, height);
 }
@@ -63,9 +64,8 @@ static int coop_grid(const void *kernel, long long work_blocks)
 fv_status canny_state_create(const fv_variant *v, void **state, const fv_params *p,
                              const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
-    canny_config c;
-    FV_TRY(canny_config_make(p, "canny", &c));
+    (void)p;
+    const canny_config c = *(const canny_config *)config;
     canny_state *s = (canny_state *)calloc(1, sizeof *s);
     if (!s) return fv_fail(FV_ERR_MEMORY, "canny: out of host memory");
     s->config = c;

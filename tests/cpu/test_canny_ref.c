@@ -42,7 +42,7 @@ static fv_params params_of(canny_args a)
 static int run_ref(const fv_image *src, fv_image *dst, canny_args a)
 {
     const fv_params p = params_of(a);
-    return test_values_ref_runs(canny_ref, src, dst, &p, "canny_ref");
+    return test_ref_runs(canny_config_make, canny_ref, src, dst, &p, "canny_ref");
 }
 
 static void fill_gray(fv_image *img, int x, int y, int v)
@@ -293,7 +293,7 @@ static void test_config(void)
     canny_config c;
     canny_args a = {.stage = CANNY_EDGES, .sigma = 1.0, .low = 200, .high = 100};
     fv_params p = params_of(a);
-    int ok = canny_config_make(&p, "canny", &c) == FV_OK && c.low == 100 && c.high == 200 &&
+    int ok = canny_config_fill(&p, "canny", &c) == FV_OK && c.low == 100 && c.high == 200 &&
              c.radius == 3 && c.inc == 0 && c.cap == 1;
     int sum = 0;
     for (int k = 0; k < 2 * c.radius + 1; k++) sum += c.w[k];
@@ -301,10 +301,10 @@ static void test_config(void)
                "low > high swapped; sigma 1: radius 3, taps sum to 256; full: cap 1", NULL);
     a.sweeps = 5;
     p = params_of(a);
-    ok = canny_config_make(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 6;
+    ok = canny_config_fill(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 6;
     a.one_pass = 1;
     p = params_of(a);
-    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 2;
+    ok = ok && canny_config_fill(&p, "canny", &c) == FV_OK && c.inc == 1 && c.cap == 2;
     test_check(&t, ok, "sweeps 5: step 1, cap 6; one-pass: cap 2", NULL);
     static const struct {
         int index;
@@ -314,7 +314,7 @@ static void test_config(void)
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         p = params_of((canny_args){.stage = CANNY_EDGES});
         p.value[bad[b].index] = bad[b].value;
-        test_check(&t, canny_config_make(&p, "canny", &c) == FV_ERR_ARG,
+        test_check(&t, canny_config_fill(&p, "canny", &c) == FV_ERR_ARG,
                    "canny refuses an out-of-range parameter", NULL);
     }
     /* the gray formula is OpenCV's 15-bit one */
@@ -373,19 +373,19 @@ static void test_typed_defaults(void)
 {
     canny_config c;
     fv_params p = typed_params(FV_PIXEL_U8, CANNY_EDGES, 0);
-    int ok = canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 50 && c.highc == 150;
+    int ok = canny_config_fill(&p, "canny", &c) == FV_OK && c.lowc == 50 && c.highc == 150;
     p.type = FV_PIXEL_U16;
-    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 12850 && c.highc == 38550;
+    ok = ok && canny_config_fill(&p, "canny", &c) == FV_OK && c.lowc == 12850 && c.highc == 38550;
     p.type = FV_PIXEL_F32;
-    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == (float)(50.0 / 255) &&
+    ok = ok && canny_config_fill(&p, "canny", &c) == FV_OK && c.lowc == (float)(50.0 / 255) &&
          c.highc == (float)(150.0 / 255);
     p.value[CANNY_NORM] = 1; /* l2: the squares */
-    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK &&
+    ok = ok && canny_config_fill(&p, "canny", &c) == FV_OK &&
          c.lowc == (float)(50.0 / 255 * (50.0 / 255));
     p = typed_params(FV_PIXEL_U16, CANNY_EDGES, 1);
     p.value[CANNY_LOW] = 100000.7;
     p.value[CANNY_HIGH] = 524280;
-    ok = ok && canny_config_make(&p, "canny", &c) == FV_OK &&
+    ok = ok && canny_config_fill(&p, "canny", &c) == FV_OK &&
          c.lowc == floor(100000.7 * 100000.7) && c.highc == 524280.0 * 524280.0;
     test_check(&t, ok,
                "default thresholds 50/150 of 255 levels per type; l2 squares, floored for "
@@ -429,7 +429,7 @@ static void test_typed_step(void)
             for (size_t k = 0; k < sizeof stages / sizeof stages[0]; k++) {
                 fv_params p = typed_params((fv_pixel_type)type, stages[k].stage, l2);
                 p.value[CANNY_SIGMA] = 0;
-                ok &= test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+                ok &= test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref");
                 for (int y = 0; ok && y < 5; y++)
                     for (int x = 0; ok && x < 8; x++)
                         ok = chan(&dst, x, y, 0) == stages[k].want[x] && chan(&dst, x, y, 3) == top;
@@ -456,11 +456,11 @@ static void test_typed_weak(void)
         for (int x = 0; x < 8; x++) set_gray(&src, x, y, x < 4 ? 0 : 0.05);
     fv_params p = typed_params(FV_PIXEL_F32, CANNY_THRESHOLD_MAP, 0);
     p.value[CANNY_SIGMA] = 0;
-    int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+    int ok = test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref") &&
              chan(&dst, 3, 2, 0) == 1 && chan(&dst, 3, 2, 1) == (float)(160.0 / 255) &&
              chan(&dst, 3, 2, 2) == 0;
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = ok && test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+    ok = ok && test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref") &&
          chan(&dst, 3, 2, 0) == 0;
     test_check(&t, ok, "float32: a weak step is amber (1, 160/255, 0) and alone no edge", NULL);
     fv_host_image_free(&src);
@@ -491,7 +491,7 @@ static void test_borders_by_hand(void)
             p.value[CANNY_SIGMA] = 0;
             p.value[CANNY_BORDER] = b;
             p.value[CANNY_CVAL] = c;
-            int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref");
+            int ok = test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref");
             for (int x = 0; ok && x < 4; x++) ok = chan(&dst, x, 0, 0) == want[b][x];
             char what[64];
             snprintf(what, sizeof what, "%s %s", fv_pixel_type_name((fv_pixel_type)type),
@@ -516,19 +516,20 @@ static void test_nan(void)
     set_gray(&src, 4, 3, NAN);
     fv_params p = typed_params(FV_PIXEL_F32, CANNY_MAGNITUDE, 0);
     p.value[CANNY_SIGMA] = 0;
-    int ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+    int ok = test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref") &&
              isnan(chan(&dst, 3, 3, 0)) && isnan(chan(&dst, 5, 4, 0)) && chan(&dst, 3, 0, 0) == 1 &&
              chan(&dst, 6, 3, 0) == 0;
     test_check(&t, ok, "float32: NaN magnitudes where the Sobel reads the NaN, not elsewhere",
                NULL);
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") && chan(&dst, 3, 0, 0) == 1 &&
-         chan(&dst, 3, 6, 0) == 1 && chan(&dst, 3, 3, 0) == 0 && chan(&dst, 3, 2, 0) == 0;
+    ok = test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref") &&
+         chan(&dst, 3, 0, 0) == 1 && chan(&dst, 3, 6, 0) == 1 && chan(&dst, 3, 3, 0) == 0 &&
+         chan(&dst, 3, 2, 0) == 0;
     test_check(&t, ok, "float32: no edge where the magnitude is NaN; the rest of the edge stays",
                NULL);
     set_gray(&src, 4, 3, INFINITY);
     p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
-    ok = test_values_ref_runs(canny_ref, &src, &dst, &p, "canny_ref") &&
+    ok = test_ref_runs(canny_config_make, canny_ref, &src, &dst, &p, "canny_ref") &&
          isinf(chan(&dst, 3, 3, 0)) && isnan(chan(&dst, 5, 3, 0)) == 0 &&
          isinf(chan(&dst, 5, 2, 0));
     test_check(&t, ok, "float32: +inf makes infinite magnitudes around it", NULL);
@@ -551,7 +552,7 @@ static void test_table(void)
     fv_params p = fv_params_default(f);
     canny_config c;
     test_check(&t,
-               canny_config_make(&p, "canny", &c) == FV_OK && c.stage == CANNY_EDGES &&
+               canny_config_fill(&p, "canny", &c) == FV_OK && c.stage == CANNY_EDGES &&
                    c.radius == 2 && c.cap == 1,
                "defaults: edges, sigma 0.6 (5x5), full hysteresis", NULL);
     double v = -1;
@@ -584,7 +585,7 @@ static void test_table(void)
     p.value[CANNY_LOW] = 2039.5; /* a real threshold is floored for the integer types, as cv2's */
     p.type = FV_PIXEL_U8;
     const int real_taken = fv_params_check(f, &p) == FV_OK &&
-                           canny_config_make(&p, "canny", &c) == FV_OK && c.lowc == 150 &&
+                           canny_config_fill(&p, "canny", &c) == FV_OK && c.lowc == 150 &&
                            c.highc == 2039;
     test_check(&t, u8_refused && u16_taken && real_taken,
                "low 2041: refused for uint8, taken for uint16; 2039.5 floored (and swapped)",
@@ -596,7 +597,7 @@ static void test_table(void)
         const int good = test_param_entry(f, *e, &q, why, sizeof why);
         test_check(&t,
                    good && fv_params_check(f, &q) == FV_OK &&
-                       canny_config_make(&q, "canny", &c) == FV_OK,
+                       canny_config_fill(&q, "canny", &c) == FV_OK,
                    "test_params entry valid:", *e);
     }
 }
@@ -612,11 +613,11 @@ static int write_case(const char *dir, int index, const fv_image *src, double lo
     fv_params p = params_of(a);
     p.value[CANNY_LOW] = low; /* reals: cv2.Canny floors them, as we do */
     p.value[CANNY_HIGH] = high;
-    int ok = test_values_ref_runs(canny_ref, src, &gray, &p, "canny_ref");
+    int ok = test_ref_runs(canny_config_make, canny_ref, src, &gray, &p, "canny_ref");
     p.value[CANNY_STAGE] = CANNY_BLUR;
-    ok = ok && test_values_ref_runs(canny_ref, src, &blur, &p, "canny_ref");
+    ok = ok && test_ref_runs(canny_config_make, canny_ref, src, &blur, &p, "canny_ref");
     p.value[CANNY_STAGE] = CANNY_EDGES;
-    ok = ok && test_values_ref_runs(canny_ref, src, &edges, &p, "canny_ref");
+    ok = ok && test_ref_runs(canny_config_make, canny_ref, src, &edges, &p, "canny_ref");
     char path[1024];
     snprintf(path, sizeof path, "%s/canny_case_%d.raw", dir, index);
     FILE *f = fopen(path, "wb");
@@ -729,10 +730,10 @@ static int test_scipy(int argc, char **argv, uint32_t *seed)
                 fv_host_image_alloc_as(&blur, w, h, (fv_pixel_type)type, 4);
                 fv_host_image_alloc_as(&mag, w, h, (fv_pixel_type)type, 4);
                 fill_typed_random(&src, seed);
-                int ok = canny_config_make(&p, "canny", &c) == FV_OK &&
-                         test_values_ref_runs(canny_ref, &src, &blur, &p, "canny_ref");
+                int ok = canny_config_fill(&p, "canny", &c) == FV_OK &&
+                         test_ref_runs(canny_config_make, canny_ref, &src, &blur, &p, "canny_ref");
                 p.value[CANNY_STAGE] = CANNY_MAGNITUDE;
-                ok = ok && test_values_ref_runs(canny_ref, &src, &mag, &p, "canny_ref");
+                ok = ok && test_ref_runs(canny_config_make, canny_ref, &src, &mag, &p, "canny_ref");
                 char path[1024];
                 snprintf(path, sizeof path, "%s/canny_scipy_case_%d.raw", dir, n);
                 FILE *f = fopen(path, "wb");
