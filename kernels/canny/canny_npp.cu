@@ -35,19 +35,16 @@ void canny_npp_state_destroy(const fv_variant *v, void *state)
 int canny_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
                        int height, char *why, size_t why_size)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    (void)width;
-    (void)height;
-    const int stage = (int)p->value[CANNY_STAGE];
+    (void)v, (void)p, (void)width, (void)height;
+    const canny_config *c = (const canny_config *)config;
     const char *no = NULL;
-    if (stage != CANNY_GRAY && stage != CANNY_EDGES)
+    if (c->stage != CANNY_GRAY && c->stage != CANNY_EDGES)
         no = "NPP makes the edge map only (stage edges, or gray: its input)";
-    else if (stage == CANNY_EDGES && p->value[CANNY_HYSTERESIS] != 0)
+    else if (c->stage == CANNY_EDGES && c->one_pass)
         no = "NPP's hysteresis is full (hysteresis full)";
-    else if (stage == CANNY_EDGES && p->value[CANNY_SWEEPS] != 0)
+    else if (c->stage == CANNY_EDGES && c->inc != 0) /* full hysteresis steps labels: capped */
         no = "NPP's hysteresis is not capped (sweeps 0)";
-    else if (stage == CANNY_EDGES && p->value[CANNY_THRESHOLDS] != 0)
+    else if (c->stage == CANNY_EDGES && c->auto_thresholds)
         no = "NPP takes manual thresholds (thresholds manual)";
     if (!no) return 1;
     snprintf(why, why_size, "%s", no);
