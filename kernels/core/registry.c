@@ -148,12 +148,14 @@ static fv_status check_type_and_border(const fv_filter *f, const fv_variant *v, 
     return FV_OK;
 }
 
+/* `config` NULL: values no configuration can be made of, which prepare refuses before making any
+ * state: the iteration buffer alone (state_bytes reads a configuration) */
 static size_t device_bytes(const fv_filter *f, const fv_variant *v, const fv_params *p,
                            const fv_config *config, int width, int height)
 {
     if (fv_variant_is_host(v)) return 0;
     size_t bytes = f->max_iterations > 1 ? image_bytes(width, height, p->type) : 0;
-    if (v->state_bytes) bytes += v->state_bytes(v, p, config, width, height);
+    if (v->state_bytes && config) bytes += v->state_bytes(v, p, config, width, height);
     return bytes;
 }
 

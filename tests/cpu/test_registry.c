@@ -514,6 +514,25 @@ static void test_box_radius_range(void)
     }
 }
 
+/* The device bytes of values prepare would refuse (the first parameter past its range) are the
+ * iteration buffer's alone: no variant's state_bytes is asked without a configuration, which is
+ * what it reads. */
+static void test_device_bytes_of_refused_values(const fv_filter *f)
+{
+    if (f->n_params == 0) return;
+    fv_params p = fv_params_default(f);
+    p.value[0] = f->params[0].max + 1000;
+    if (fv_params_check(f, &p) == FV_OK) return;
+    const size_t buffer = f->max_iterations > 1 ? 8 * 5 * 4 * fv_pixel_type_bytes(p.type) : 0;
+    for (int i = 0; i < f->n_variants; i++) {
+        const fv_variant *v = &f->variants[i];
+        if (fv_variant_is_host(v)) continue;
+        const size_t bytes = fv_runner_device_bytes(f, v, &p, 8, 5);
+        expect(bytes == buffer, "%s/%s: refused values hold %zu device bytes, the buffer's %zu",
+               f->name, v->name, bytes, buffer);
+    }
+}
+
 int main(void)
 {
     test_filter_list();
@@ -529,6 +548,7 @@ int main(void)
         test_legends(f);
         test_user_contract(f);
         test_config_made_once(f);
+        test_device_bytes_of_refused_values(f);
     }
     return test_finish(&t);
 }
