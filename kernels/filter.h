@@ -252,7 +252,10 @@ typedef struct fv_variant fv_variant;
  * its typed configuration (the Gaussian's sigma, radius, border and integer taps), made once by
  * the filter's config_make when fv_runner_prepare sees new values, after the table's ranges have
  * passed. Nothing after it checks a parameter again: every pass trusts its configuration. */
-#define FV_MAX_CONFIG_BYTES 4096
+/* 68 KiB: the largest is conv's, whose kernel of up to 127x127 integer weights (64 KiB) is built
+ * once in it. A runner holds one; a check (fv_params_check, fv_filter_reach) holds one on its
+ * stack for the call. */
+#define FV_MAX_CONFIG_BYTES (68 * 1024)
 /* Room for any filter's configuration, aligned for any member (filters assert that theirs fits). */
 typedef union fv_config {
     double align_double;
@@ -463,10 +466,6 @@ fv_status fv_params_check(const fv_filter *f, const fv_params *p);
  * iteration count and image parameters, then f->config_make, whose refusal becomes FV_ERR_ARG
  * "NAME: why". The one maker of configurations: fv_runner_prepare calls it when values change. */
 fv_status fv_config_make(const fv_filter *f, const fv_params *p, fv_config *out);
-/* The configuration of a filter whose parameters are not typed yet: `check` (NULL: none), then
- * a copy of the values. */
-int fv_config_of_values(const fv_params *p, void *config, fv_status (*check)(const fv_params *p),
-                        const char *name, char *why, size_t why_size);
 /* How many configurations fv_config_make has made in this process: tests check that a prepare
  * makes one, and that runs, passes and an unchanged prepare make none. */
 unsigned long long fv_config_makes(void);

@@ -69,17 +69,6 @@ static inline int test_ref_runs(fv_config_make_fn make, fv_ref_fn ref, const fv_
     return st == FV_OK;
 }
 
-/* The same for a reference that reads its values (a filter not typed yet). */
-static inline int test_values_ref_runs(fv_status (*ref)(const fv_image *, fv_image *,
-                                                        const fv_params *),
-                                       const fv_image *src, fv_image *dst, const fv_params *p,
-                                       const char *what)
-{
-    const fv_status st = ref(src, dst, p);
-    if (st != FV_OK) printf("%s: %s\n", what, fv_last_error());
-    return st == FV_OK;
-}
-
 /* One check: `ran` (the reference ran), `got` equals `want` exactly and got's row padding is
  * untouched; `what` names the case, the first differing pixel is added to it. */
 static inline void test_check_equal(int ran, const fv_image *got, const fv_image *want,

@@ -8,8 +8,6 @@
 #include "conv_gpu.h"
 #include "conv_npp.h"
 
-#include <stdlib.h>
-
 /* ---- the descriptor -------------------------------------------------------------------------- */
 /* The float FFT's error is a small fraction of a level of uint8 or uint16 (docs/perf/conv.md), so
  * only exact sums within it of a rounding boundary (x.5) can come out 1 level off; float32 images
@@ -175,18 +173,13 @@ static double conv_traffic(const fv_params *p, int width, int height)
  * and spectrum stages show the whole image's transform: no bounded reach. */
 static int conv_reach(const void *config)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
-    if ((int)p->value[CONV_STAGE] != CONV_OUTPUT) return -1;
-    conv_kernel *k = malloc(sizeof *k);
-    if (!k || conv_kernel_make(p, "conv", k) != FV_OK) {
-        free(k);
-        return -1;
-    }
+    const conv_config *c = config;
+    if (c->stage != CONV_OUTPUT) return -1;
+    const conv_kernel *k = &c->kernel;
     int reach = k->cx;
     if (k->width - 1 - k->cx > reach) reach = k->width - 1 - k->cx;
     if (k->cy > reach) reach = k->cy;
     if (k->height - 1 - k->cy > reach) reach = k->height - 1 - k->cy;
-    free(k);
     return reach;
 }
 
@@ -203,7 +196,7 @@ static const fv_legend conv_spectrum_legend = {
 
 static const fv_legend *conv_legend(const fv_params *p)
 {
-    switch (conv_stage(p)) {
+    switch ((int)p->value[CONV_STAGE]) {
     case CONV_KERNEL: return &conv_kernel_legend;
     case CONV_SPECTRUM_IMAGE:
     case CONV_SPECTRUM_KERNEL:
@@ -212,16 +205,7 @@ static const fv_legend *conv_legend(const fv_params *p)
     }
 }
 
-/* not typed yet: the configuration is a copy of the values */
-static int conv_config_make(const fv_params *p, void *config, char *why, size_t why_size)
-{
-    return fv_config_of_values(p, config, conv_check, "conv", why, why_size);
-}
-
-static fv_status conv_ref_pass(const fv_image *src, fv_image *dst, const void *config)
-{
-    return conv_ref(src, dst, (const fv_params *)config);
-}
+_Static_assert(sizeof(conv_config) <= FV_MAX_CONFIG_BYTES, "fits fv_config");
 
 const fv_filter fv_filter_conv = {
     .name = "conv",
@@ -230,9 +214,9 @@ const fv_filter fv_filter_conv = {
         "and the spectra as stages",
     .params = conv_params,
     .n_params = CONV_N_PARAMS,
-    .ref = conv_ref_pass,
+    .ref = conv_ref,
     .config_make = conv_config_make,
-    .config_bytes = sizeof(fv_params),
+    .config_bytes = sizeof(conv_config),
     .variants = conv_variants,
     .n_variants = (int)(sizeof conv_variants / sizeof conv_variants[0]),
     .baseline = "direct",

@@ -215,38 +215,22 @@ static int fft_mode_of(int variant, int stage)
     return variant == V_FFT ? CONV_FFT_PLAIN : (variant == V_FFT_FAST ? CONV_FFT_FAST : -1);
 }
 
-static fv_status make_kernel(const fv_params *p, const char *variant, conv_kernel **k)
-{
-    char who[32];
-    snprintf(who, sizeof who, "conv/%s", variant);
-    *k = (conv_kernel *)malloc(sizeof **k);
-    if (!*k) return fv_fail(FV_ERR_MEMORY, "%s: out of host memory", who);
-    fv_status st = conv_kernel_make(p, who, *k);
-    if (st != FV_OK) {
-        free(*k);
-        *k = NULL;
-    }
-    return st;
-}
-
 size_t conv_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                         int height)
 {
-    (void)config; /* not typed yet */
-    int variant = v->id;
-    conv_kernel *k = NULL;
-    if (make_kernel(p, v->name, &k) != FV_OK) return 0; /* prepare refuses the parameters anyway */
-    int close_call = 0;
-    if (variant == V_AUTO) variant = auto_pick(k, width, height, p->type, &close_call);
-    const int stage = conv_stage(p), measures = close_call && stage == CONV_OUTPUT;
+    (void)p;
+    const conv_config *c = (const conv_config *)config;
+    const conv_kernel *k = &c->kernel;
+    int variant = v->id, close_call = 0;
+    if (variant == V_AUTO) variant = auto_pick(k, width, height, c->type, &close_call);
+    const int measures = close_call && c->stage == CONV_OUTPUT;
     if (measures) variant = V_FFT_FAST; /* the most it holds, while auto measures */
-    const int mode = fft_mode_of(variant, stage);
+    const int mode = fft_mode_of(variant, c->stage);
     size_t bytes =
         sizeof(int32_t) * (size_t)k->width * k->height + sizeof(int2) * (size_t)k->height;
     if (mode >= 0) bytes += conv_fft_state_bytes(k, width, height, mode);
     if (measures) /* its two images */
-        bytes += 2 * 4 * fv_pixel_type_bytes(p->type) * (size_t)width * height;
-    free(k);
+        bytes += 2 * 4 * fv_pixel_type_bytes(c->type) * (size_t)width * height;
     return bytes;
 }
 
@@ -374,10 +358,10 @@ static fv_status auto_measure(conv_state *s, const conv_kernel *k, int width, in
 fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *p,
                             const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
+    (void)p;
+    const conv_config *c = (const conv_config *)config;
+    const conv_kernel *k = &c->kernel; /* built once, by conv_config_make */
     const int variant = v->id;
-    conv_kernel *k = NULL;
-    FV_TRY(make_kernel(p, v->name, &k));
     conv_state *s = (conv_state *)calloc(1, sizeof *s);
     const int n = k->width * k->height;
     int32_t *flipped = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
@@ -387,10 +371,10 @@ fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *
     int close_call = 0; /* auto: its model cannot tell, so it measures (auto_measure) */
     if (st == FV_OK) {
         s->variant =
-            variant == V_AUTO ? auto_pick(k, width, height, p->type, &close_call) : variant;
-        s->stage = conv_stage(p);
-        s->type = p->type;
-        s->border = conv_border_of(p);
+            variant == V_AUTO ? auto_pick(k, width, height, c->type, &close_call) : variant;
+        s->stage = c->stage;
+        s->type = c->type;
+        s->border = c->border;
         s->kw = k->width;
         s->kh = k->height;
         s->ax = k->width - 1 - k->cx;
@@ -428,7 +412,6 @@ fv_status conv_state_create(const fv_variant *v, void **state, const fv_params *
     }
     free(flipped);
     free(spans);
-    free(k);
     if (st != FV_OK) {
         conv_state_destroy(v, s);
         return st;
@@ -460,23 +443,11 @@ int conv_last_run_text(const fv_variant *v, const void *state, char *text, size_
     return 1;
 }
 
-/* The kernel size p asks for, for reporting kernels (which cannot fail): 127 where unknown. */
-static void kernel_size_of(const fv_params *p, int *kw, int *kh)
+/* The direct instantiation a run with c launches (the table of conv_launch), with its name. */
+static const void *direct_kernel_of(const conv_config *c, const char **name)
 {
-    conv_kernel *k = NULL;
-    *kw = *kh = FV_CONV_MAX_SIZE;
-    if (make_kernel(p, "direct_smem", &k) == FV_OK) {
-        *kw = k->width;
-        *kh = k->height;
-        free(k);
-    }
-}
-
-/* The direct instantiation a run with p launches (the table of conv_launch), with its name. */
-static const void *direct_kernel_of(const fv_params *p, const char **name)
-{
-    const int replicate = conv_border_of(p).mode == FV_BORDER_REPLICATE;
-    switch (p->type) {
+    const int replicate = c->border.mode == FV_BORDER_REPLICATE;
+    switch (c->type) {
     case FV_PIXEL_U16:
         *name = "conv_direct_kernel<uint16>";
         return (const void *)conv_direct_kernel<uint16_t, false>;
@@ -491,11 +462,11 @@ static const void *direct_kernel_of(const fv_params *p, const char **name)
                      : (const void *)conv_direct_kernel<uint8_t, false>;
 }
 
-static const void *smem_kernel_of(const fv_params *p, const char **name, size_t *bytes, int kw,
-                                  int kh)
+static const void *smem_kernel_of(const conv_config *c, const char **name, size_t *bytes)
 {
-    const int replicate = conv_border_of(p).mode == FV_BORDER_REPLICATE;
-    if (p->type == FV_PIXEL_U16) {
+    const int replicate = c->border.mode == FV_BORDER_REPLICATE;
+    const int kw = c->kernel.width, kh = c->kernel.height;
+    if (c->type == FV_PIXEL_U16) {
         *name = "conv_smem_kernel<uint16>";
         *bytes = smem_bytes<uint16_t>(kw, kh);
         return (const void *)conv_smem_kernel<uint16_t, false>;
@@ -509,11 +480,10 @@ static const void *smem_kernel_of(const fv_params *p, const char **name, size_t 
 int conv_direct_kernels(const fv_variant *v, const fv_params *p, const void *config,
                         fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    (void)v;
+    (void)v, (void)p;
     if (max < 1) return 0;
     const char *name = NULL;
-    const void *func = direct_kernel_of(p, &name);
+    const void *func = direct_kernel_of((const conv_config *)config, &name);
     out[0] = {name, func, DIRECT_BLOCK_X * DIRECT_BLOCK_Y, 0};
     return 1;
 }
@@ -521,15 +491,13 @@ int conv_direct_kernels(const fv_variant *v, const fv_params *p, const void *con
 int conv_smem_kernels(const fv_variant *v, const fv_params *p, const void *config,
                       fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const conv_config *c = (const conv_config *)config;
     if (max < 1) return 0;
-    if (p->type == FV_PIXEL_F32)
+    if (c->type == FV_PIXEL_F32)
         return conv_direct_kernels(v, p, config, out, max); /* auto's float */
-    int kw = 0, kh = 0;
-    kernel_size_of(p, &kw, &kh);
     const char *name = NULL;
     size_t bytes = 0;
-    const void *func = smem_kernel_of(p, &name, &bytes, kw, kh);
+    const void *func = smem_kernel_of(c, &name, &bytes);
     out[0] = {name, func, SMEM_BLOCK_X * SMEM_BLOCK_Y, bytes};
     return 1;
 }
@@ -537,21 +505,23 @@ int conv_smem_kernels(const fv_variant *v, const fv_params *p, const void *confi
 int conv_fft_plain_kernels(const fv_variant *v, const fv_params *p, const void *config,
                            fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    return conv_fft_kernels(CONV_FFT_PLAIN, p->type, conv_border_of(p).mode, out, max);
+    (void)v, (void)p;
+    const conv_config *c = (const conv_config *)config;
+    return conv_fft_kernels(CONV_FFT_PLAIN, c->type, c->border.mode, out, max);
 }
 
 int conv_fft_fast_kernels(const fv_variant *v, const fv_params *p, const void *config,
                           fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
-    return conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out, max);
+    (void)v, (void)p;
+    const conv_config *c = (const conv_config *)config;
+    return conv_fft_kernels(CONV_FFT_FAST, c->type, c->border.mode, out, max);
 }
 
 int conv_auto_kernels(const fv_variant *v, const fv_params *p, const void *config,
                       fv_kernel_info *out, int max)
 {
-    (void)config; /* not typed yet */
+    const conv_config *c = (const conv_config *)config;
     const int n = conv_smem_kernels(v, p, config, out, max);
-    return n + conv_fft_kernels(CONV_FFT_FAST, p->type, conv_border_of(p).mode, out + n, max - n);
+    return n + conv_fft_kernels(CONV_FFT_FAST, c->type, c->border.mode, out + n, max - n);
 }

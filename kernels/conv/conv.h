@@ -90,13 +90,6 @@ typedef struct conv_kernel {
     int32_t w[FV_CONV_MAX_TAPS]; /* w[i * width + j] = K(i, j) >= 0, sum 2^16 */
 } conv_kernel;
 
-/* Checks p (messages name `who`, "conv/fft") and makes its kernel. The `file` shape's kernel is
- * the image in p->image[CONV_KERNEL_FILE] (FV_PARAM_IMAGE `kernel-file`, loaded by the program or
- * given to the library), a gray image's values or an RGB(A) one's (R + G + B) / 3 as weights, of
- * any pixel type; without one, a built-in asymmetric sample (an L, 9x7). */
-fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k);
-/* The shape's own check: parameter ranges, and `file` needs no more than the built-in sample. */
-fv_status conv_check(const fv_params *p);
 /* Quantises non-negative weights f (width x height, not all 0) into k: floor(2^16 f / sum), the
  * remainder to the largest fractions a whole group of equal fractions at a time (so symmetric
  * kernels stay symmetric), what is left to the centre tap (or the first largest where the
@@ -104,8 +97,8 @@ fv_status conv_check(const fv_params *p);
 fv_status conv_quantise(const double *f, int width, int height, conv_kernel *k);
 
 /* A kernel image (host, any type, 1, 3 or 4 channels) for `kernel-file`: refused when larger
- * than 127x127, with a weight that is negative or not finite, or black everywhere (conv_check
- * refuses such parameters with the same message). */
+ * than 127x127, with a weight that is negative or not finite, or black everywhere
+ * (conv_config_make refuses such parameters with the same message). */
 fv_status conv_kernel_image_check(const fv_image *img);
 
 /* The FFT's padded length for n samples: the smallest 2,3,5-smooth m >= n, even when `even`. */
@@ -117,20 +110,40 @@ int conv_fft_size(int n, int even);
  * (x + ax, y + ay): no wrap-around reaches it. */
 void conv_fft_grid(const conv_kernel *k, int width, int height, int *P, int *Q);
 
-/* The reference (kernels/conv/conv_ref.c): exact direct sums; spectra by a double-precision FFT. */
-fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p);
-
-/* The border of the output and of the padded spectra: mode and constant, read once from p. */
+/* The border of the output and of the padded spectra: mode and constant. */
 typedef struct conv_border {
     fv_border mode;
     double cval; /* in the image's units (the registry checked it against the type) */
 } conv_border;
 
-static inline conv_border conv_border_of(const fv_params *p)
-{
-    conv_border b = {(fv_border)(int)p->value[CONV_BORDER], p->value[CONV_CVAL]};
-    return b;
-}
+/* The convolution's typed configuration, made once at prepare by conv_config_make
+ * (kernels/conv/conv_kernels.c): what the reference, every GPU variant's state, the NPP peer,
+ * kernels() and the reach read. The shape's parameters are kept where the shape has them (0
+ * otherwise); the kernel is built and quantised here, once, from them or from the `kernel-file`
+ * image, which is not read again. About 64 KiB: fv_config has room for it. */
+typedef struct conv_config {
+    int stage;    /* CONV_OUTPUT .. CONV_SPECTRUM_PRODUCT */
+    int shape;    /* CONV_GAUSSIAN .. CONV_FILE */
+    double sigma; /* gaussian */
+    int radius;   /* disk, box */
+    int length;   /* motion */
+    double angle; /* motion, degrees */
+    conv_border border;
+    fv_pixel_type type;
+    conv_kernel kernel; /* quantised, sum 2^16 */
+} conv_config;
+
+/* The convolution's fv_filter.config_make: the `kernel-file` image's own check (its size and
+ * weights, which no range can say), then the kernel, from values whose ranges have been checked.
+ * The `file` shape's kernel is the image in p->image[CONV_KERNEL_FILE] (FV_PARAM_IMAGE
+ * `kernel-file`, loaded by the program or given to the library), a gray image's values or an
+ * RGB(A) one's (R + G + B) / 3 as weights, of any pixel type; without one, a built-in asymmetric
+ * sample (an L, 9x7). Returns 1, or 0 with the reason in `why`. */
+int conv_config_make(const fv_params *p, void *config, char *why, size_t why_size);
+
+/* The reference (kernels/conv/conv_ref.c), an fv_ref_fn reading a conv_config: exact direct
+ * sums; spectra by a double-precision FFT. */
+fv_status conv_ref(const fv_image *src, fv_image *dst, const void *config);
 
 /* ---- the FFT side (kernels/conv/conv_fft.cu), used by kernels/conv/conv.cu ---- */
 /* PLAIN: one R2C/C2R plan, the channels one after another (variant fft); FAST: the three
@@ -153,12 +166,6 @@ CONV_HD double conv_level_in(fv_pixel_type type, unsigned level)
     return type == FV_PIXEL_U16   ? 257.0 * level
            : type == FV_PIXEL_F32 ? level / 255.0
                                   : (double)level;
-}
-
-/* The stage p shows, the one place it becomes an int (checked by fv_runner_prepare). */
-static inline int conv_stage(const fv_params *p)
-{
-    return (int)p->value[CONV_STAGE];
 }
 
 /* ---- per-pixel formulas of the stages, the same code on host and device ---- */

@@ -1,7 +1,9 @@
 /* ------------------------------------------------------------------------------------------------
- * kernels/conv/conv_kernels.c: the convolution's kernels from its parameters (plain C, shared by the
- * reference and the GPU variants): the shapes, their quantisation to integers summing to 2^16,
- * the `file` kernel from the image parameter `kernel-file`, and the FFT's padded sizes.
+ * kernels/conv/conv_kernels.c: the convolution's typed configuration and its kernel (plain C):
+ * conv_config_make, called once at prepare, keeps the shape's parameters and builds the kernel
+ * there (the shapes, their quantisation to integers summing to 2^16, the `file` kernel from the
+ * image parameter `kernel-file`), which the reference, the GPU variants' states, the NPP peer and
+ * the reach then read; and the FFT's padded sizes.
  *
  * Shapes (weights before quantisation; each is symmetric under (di, dj) -> (-di, -dj), and the
  * first three under mirroring too, because they are computed from |di|, |dj| only):
@@ -19,6 +21,7 @@
 #include "conv.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,39 +72,6 @@ fv_status conv_kernel_image_check(const fv_image *img)
                        "kernel image %dx%d is black everywhere: a kernel needs a weight above 0",
                        img->width, img->height);
     return FV_OK;
-}
-
-static fv_status check_values(const fv_params *p, const char *who)
-{
-    const double *v = p->value;
-    if (!(v[CONV_STAGE] >= 0 && v[CONV_STAGE] < CONV_N_STAGES) ||
-        v[CONV_STAGE] != (int)v[CONV_STAGE])
-        return fv_fail(FV_ERR_ARG, "%s: stage %g is not one of 0..%d", who, v[CONV_STAGE],
-                       CONV_N_STAGES - 1);
-    if (!(v[CONV_SHAPE] >= 0 && v[CONV_SHAPE] < CONV_N_SHAPES) ||
-        v[CONV_SHAPE] != (int)v[CONV_SHAPE])
-        return fv_fail(FV_ERR_ARG, "%s: shape %g is not one of 0..%d", who, v[CONV_SHAPE],
-                       CONV_N_SHAPES - 1);
-    if (!(v[CONV_SIGMA] >= FV_CONV_MIN_SIGMA && v[CONV_SIGMA] <= FV_CONV_MAX_SIGMA))
-        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not in %g..%g", who, v[CONV_SIGMA],
-                       FV_CONV_MIN_SIGMA, FV_CONV_MAX_SIGMA);
-    if (!(v[CONV_RADIUS] >= 1 && v[CONV_RADIUS] <= FV_CONV_MAX_RADIUS) ||
-        v[CONV_RADIUS] != (int)v[CONV_RADIUS])
-        return fv_fail(FV_ERR_ARG, "%s: radius %g is not an integer in 1..%d", who, v[CONV_RADIUS],
-                       FV_CONV_MAX_RADIUS);
-    if (!(v[CONV_LENGTH] >= 1 && v[CONV_LENGTH] <= FV_CONV_MAX_LENGTH) ||
-        v[CONV_LENGTH] != (int)v[CONV_LENGTH])
-        return fv_fail(FV_ERR_ARG, "%s: length %g is not an integer in 1..%d", who, v[CONV_LENGTH],
-                       FV_CONV_MAX_LENGTH);
-    if (!(v[CONV_ANGLE] >= 0 && v[CONV_ANGLE] <= 180))
-        return fv_fail(FV_ERR_ARG, "%s: angle %g is not in 0..180", who, v[CONV_ANGLE]);
-    if (p->image[CONV_KERNEL_FILE]) return conv_kernel_image_check(p->image[CONV_KERNEL_FILE]);
-    return FV_OK;
-}
-
-fv_status conv_check(const fv_params *p)
-{
-    return check_values(p, "conv");
 }
 
 /* ---- quantisation ---- */
@@ -194,18 +164,19 @@ static void trim_symmetric(double *f, int *width, int *height)
     *height = nh;
 }
 
-/* The raw weights of p's shape into f (FV_CONV_MAX_TAPS doubles); sets the size. */
-static void shape_weights(const fv_params *p, double *f, int *width, int *height)
+/* The raw weights of c's shape into f (FV_CONV_MAX_TAPS doubles); sets the size. `image` is the
+ * `kernel-file` image (NULL: the built-in sample). */
+static void shape_weights(const conv_config *c, const fv_image *image, double *f, int *width,
+                          int *height)
 {
-    const int shape = (int)p->value[CONV_SHAPE];
+    const int shape = c->shape;
     if (shape == CONV_FILE) {
-        const fv_image *img = p->image[CONV_KERNEL_FILE];
-        if (img) { /* checked by conv_kernel_image_check: 1x1..127x127, not black */
-            *width = img->width;
-            *height = img->height;
-            for (int y = 0; y < img->height; y++)
-                for (int x = 0; x < img->width; x++)
-                    f[y * img->width + x] = kernel_image_weight(img, x, y);
+        if (image) { /* checked by conv_kernel_image_check: 1x1..127x127, not black */
+            *width = image->width;
+            *height = image->height;
+            for (int y = 0; y < image->height; y++)
+                for (int x = 0; x < image->width; x++)
+                    f[y * image->width + x] = kernel_image_weight(image, x, y);
         } else { /* the L: a 2-pixel column on the left, a 2-pixel row at the bottom, a dot */
             *width = SAMPLE_W;
             *height = SAMPLE_H;
@@ -217,22 +188,22 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
         }
         return;
     }
+    /* every r fits: sigma <= 20 gives ceil(3 sigma) <= 60, radius <= 63, length / 2 <= 63 (the
+     * rows' ranges, checked before the configuration is made) */
     int r = 0;
     if (shape == CONV_GAUSSIAN)
-        r = (int)ceil(3.0 * p->value[CONV_SIGMA]);
+        r = (int)ceil(3.0 * c->sigma);
     else if (shape == CONV_DISK || shape == CONV_BOX)
-        r = (int)p->value[CONV_RADIUS];
+        r = c->radius;
     else
-        r = ((int)p->value[CONV_LENGTH]) / 2; /* motion: an odd square around the segment */
-    if (r > FV_CONV_MAX_SIZE / 2) r = FV_CONV_MAX_SIZE / 2;
-    if (r < 0) r = 0;
+        r = c->length / 2; /* motion: an odd square around the segment */
     const int n = 2 * r + 1;
-    const double sigma = p->value[CONV_SIGMA], rr = (r + 0.5) * (r + 0.5);
-    const double angle = p->value[CONV_ANGLE] * 3.14159265358979323846 / 180.0;
-    double c = cos(angle), s = sin(angle);
-    if (fabs(c) < 1e-12) c = 0; /* 90 degrees: exactly vertical, no 1e-17 weights beside it */
-    if (fabs(s) < 1e-12) s = 0;
-    const double half = (p->value[CONV_LENGTH] - 1) / 2.0;
+    const double sigma = c->sigma, rr = (r + 0.5) * (r + 0.5);
+    const double angle = c->angle * 3.14159265358979323846 / 180.0;
+    double cs = cos(angle), sn = sin(angle);
+    if (fabs(cs) < 1e-12) cs = 0; /* 90 degrees: exactly vertical, no 1e-17 weights beside it */
+    if (fabs(sn) < 1e-12) sn = 0;
+    const double half = (c->length - 1) / 2.0;
     for (int i = 0; i < n; i++)
         for (int j = 0; j < n; j++) {
             const int di = i - r, dj = j - r, ai = abs(di), aj = abs(dj);
@@ -251,7 +222,7 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
             } else if (shape == CONV_BOX) {
                 v = 1.0;
             } else { /* motion: y up on screen is -di */
-                const double along = fabs(dj * c - di * s), across = fabs(dj * s + di * c);
+                const double along = fabs(dj * cs - di * sn), across = fabs(dj * sn + di * cs);
                 const double a = half + 1.0 - along, b = 1.0 - across;
                 v = (a > 0 ? (a < 1 ? a : 1.0) : 0.0) * (b > 0 ? b : 0.0);
             }
@@ -261,16 +232,41 @@ static void shape_weights(const fv_params *p, double *f, int *width, int *height
     trim_symmetric(f, width, height);
 }
 
-fv_status conv_kernel_make(const fv_params *p, const char *who, conv_kernel *k)
+/* why = the failure's message without the "conv: " the registry puts before it */
+static int refused(char *why, size_t why_size)
 {
-    FV_TRY(check_values(p, who));
+    const char *message = fv_last_error();
+    snprintf(why, why_size, "%s", strncmp(message, "conv: ", 6) ? message : message + 6);
+    return 0;
+}
+
+int conv_config_make(const fv_params *p, void *config, char *why, size_t why_size)
+{
+    conv_config *c = config;
+    memset(c, 0, sizeof *c);
+    const fv_image *image = p->image[CONV_KERNEL_FILE];
+    if (image && conv_kernel_image_check(image) != FV_OK) return refused(why, why_size);
+    c->stage = (int)p->value[CONV_STAGE];
+    c->shape = (int)p->value[CONV_SHAPE];
+    if (c->shape == CONV_GAUSSIAN) c->sigma = p->value[CONV_SIGMA];
+    if (c->shape == CONV_DISK || c->shape == CONV_BOX) c->radius = (int)p->value[CONV_RADIUS];
+    if (c->shape == CONV_MOTION) {
+        c->length = (int)p->value[CONV_LENGTH];
+        c->angle = p->value[CONV_ANGLE];
+    }
+    c->border.mode = (fv_border)(int)p->value[CONV_BORDER];
+    c->border.cval = p->value[CONV_CVAL];
+    c->type = p->type;
     double *f = malloc(sizeof *f * FV_CONV_MAX_TAPS);
-    if (!f) return fv_fail(FV_ERR_MEMORY, "%s: out of host memory", who);
+    if (!f) {
+        snprintf(why, why_size, "out of host memory for the kernel");
+        return 0;
+    }
     int width = 0, height = 0;
-    shape_weights(p, f, &width, &height);
-    fv_status st = conv_quantise(f, width, height, k);
+    shape_weights(c, image, f, &width, &height);
+    const fv_status st = conv_quantise(f, width, height, &c->kernel);
     free(f);
-    return st;
+    return st == FV_OK ? 1 : refused(why, why_size);
 }
 
 /* ---- FFT sizes ----

@@ -27,22 +27,16 @@ const fv_tolerance conv_npp_tolerance = {.max_abs = 8, .max_share = 1.0, .float_
 size_t conv_npp_state_bytes(const fv_variant *v, const fv_params *p, const void *config, int width,
                             int height)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    (void)p;
-    (void)width;
-    (void)height;
-    return sizeof(Npp32s) * FV_CONV_MAX_TAPS;
+    (void)v, (void)p, (void)width, (void)height;
+    const conv_kernel *k = &((const conv_config *)config)->kernel;
+    return sizeof(Npp32s) * (size_t)k->width * (size_t)k->height;
 }
 
 int conv_npp_supports(const fv_variant *v, const fv_params *p, const void *config, int width,
                       int height, char *why, size_t why_size)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    (void)width;
-    (void)height;
-    if (conv_stage(p) == CONV_OUTPUT) return 1;
+    (void)v, (void)p, (void)width, (void)height;
+    if (((const conv_config *)config)->stage == CONV_OUTPUT) return 1;
     snprintf(why, why_size, "NPP makes the output stage only");
     return 0;
 }
@@ -50,30 +44,33 @@ int conv_npp_supports(const fv_variant *v, const fv_params *p, const void *confi
 fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_params *p,
                                 const void *config, int width, int height)
 {
-    (void)config; /* not typed yet */
-    (void)v;
-    (void)width;
-    (void)height;
-    conv_kernel *k = malloc(sizeof *k);
-    if (!k) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
-    fv_status st = conv_kernel_make(p, "conv/npp", k);
-    npp_state *s = NULL;
-    if (st == FV_OK) st = npp_state_make(&s);
-    const size_t n = st == FV_OK ? (size_t)k->width * (size_t)k->height : 0;
-    for (size_t i = 0; p->type != FV_PIXEL_U8 && i < n; i++) { /* as floats, in place */
-        const Npp32f w = (Npp32f)k->w[i] / FV_CONV_WEIGHT_SUM;
-        memcpy(&k->w[i], &w, sizeof w);
+    (void)p, (void)width, (void)height;
+    const conv_config *c = config;
+    const conv_kernel *k = &c->kernel; /* built once, by conv_config_make */
+    const size_t n = (size_t)k->width * (size_t)k->height;
+    /* uint8: the integer weights as they are; else as floats, w / 2^16 */
+    Npp32s *taps = malloc(sizeof *taps * n);
+    if (!taps) return fv_fail(FV_ERR_MEMORY, "npp: out of host memory");
+    for (size_t i = 0; i < n; i++) {
+        if (c->type == FV_PIXEL_U8) {
+            taps[i] = k->w[i];
+        } else {
+            const Npp32f w = (Npp32f)k->w[i] / FV_CONV_WEIGHT_SUM;
+            memcpy(&taps[i], &w, sizeof w);
+        }
     }
+    npp_state *s = NULL;
+    fv_status st = npp_state_make(&s);
     if (st == FV_OK) {
         s->n_taps = k->width | k->height << 16; /* the kernel's size, for the run */
         if (cudaMalloc((void **)&s->taps, sizeof(Npp32s) * n) != cudaSuccess ||
-            cudaMemcpy(s->taps, k->w, sizeof(Npp32s) * n, cudaMemcpyHostToDevice) != cudaSuccess) {
+            cudaMemcpy(s->taps, taps, sizeof(Npp32s) * n, cudaMemcpyHostToDevice) != cudaSuccess) {
             cudaGetLastError();
             st =
                 fv_fail(FV_ERR_MEMORY, "npp: cannot place the convolution's weights on the device");
         }
     }
-    free(k);
+    free(taps);
     if (st != FV_OK) {
         npp_state_destroy(v, s);
         return st;
@@ -85,9 +82,8 @@ fv_status conv_npp_state_create(const fv_variant *v, void **state, const fv_para
 fv_status conv_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst, const void *config,
                        void *state, cudaStream_t stream)
 {
-    const fv_params *p = (const fv_params *)config; /* not typed yet */
     (void)v;
-    (void)p;
+    (void)config; /* the state was made from it */
     npp_state *s = state;
     FV_TRY(npp_begin(s, stream, src, dst));
     const int kw = s->n_taps & 0xffff, kh = s->n_taps >> 16;

@@ -1,13 +1,13 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/conv/conv_ref.c: CPU reference of the large-kernel convolution (kernels/conv/conv.h): the output
- * by direct sums over the quantised kernel in double (exact for uint8 and uint16; float32 rounded
- * once), any type and any border through fv_border_index, alpha kept; the kernel stage, and the
- * spectrum stages by a double-precision FFT of our own (recursive mixed radix; the padded sizes
- * are 2,3,5,7-smooth) on the same padded grid as the FFT variants. One code path for the three
- * types (channel_at, store). Checked on hand-worked sums, shapes, types and borders by
- * tests/cpu/test_conv_ref.c and against scipy.ndimage.correlate by tests/cpu/conv_scipy.py; every
- * direct GPU variant equals it exactly for the integer types, the FFT variants within their
- * stated tolerance (tests/gpu/test_filters.c).
+ * by direct sums over the quantised kernel of its configuration (made once at prepare) in double
+ * (exact for uint8 and uint16; float32 rounded once), any type and any border through
+ * fv_border_index, alpha kept; the kernel stage, and the spectrum stages by a double-precision
+ * FFT of our own (recursive mixed radix; the padded sizes are 2,3,5,7-smooth) on the same padded
+ * grid as the FFT variants. One code path for the three types (channel_at, store). Checked on
+ * hand-worked sums, shapes, types and borders by tests/cpu/test_conv_ref.c and against
+ * scipy.ndimage.correlate by tests/cpu/conv_scipy.py; every direct GPU variant equals it exactly
+ * for the integer types, the FFT variants within their stated tolerance (tests/gpu/test_filters.c).
  * ------------------------------------------------------------------------------------------------ */
 #include "conv.h"
 #include "border.h"
@@ -260,21 +260,16 @@ static fv_status spectrum_stage(const fv_image *src, fv_image *dst, const conv_k
     return st;
 }
 
-fv_status conv_ref(const fv_image *src, fv_image *dst, const fv_params *p)
+fv_status conv_ref(const fv_image *src, fv_image *dst, const void *config)
 {
-    conv_kernel *k = malloc(sizeof *k);
-    if (!k) return fv_fail(FV_ERR_MEMORY, "conv: out of host memory");
-    fv_status st = conv_kernel_make(p, "conv", k);
-    const int stage = conv_stage(p);
-    const conv_border b = conv_border_of(p);
-    if (st == FV_OK) {
-        if (stage == CONV_OUTPUT)
-            direct_sums(src, dst, k, &b);
-        else if (stage == CONV_KERNEL)
-            kernel_stage(dst, k);
-        else
-            st = spectrum_stage(src, dst, k, stage, &b);
+    const conv_config *c = config;
+    if (c->stage == CONV_OUTPUT) {
+        direct_sums(src, dst, &c->kernel, &c->border);
+        return FV_OK;
     }
-    free(k);
-    return st;
+    if (c->stage == CONV_KERNEL) {
+        kernel_stage(dst, &c->kernel);
+        return FV_OK;
+    }
+    return spectrum_stage(src, dst, &c->kernel, c->stage, &c->border);
 }

@@ -276,20 +276,6 @@ fv_status fv_config_make(const fv_filter *f, const fv_params *p, fv_config *out)
     return FV_OK;
 }
 
-int fv_config_of_values(const fv_params *p, void *config, fv_status (*check)(const fv_params *p),
-                        const char *name, char *why, size_t why_size)
-{
-    if (check && check(p) != FV_OK) {
-        const char *message = fv_last_error();
-        const size_t n = strlen(name);
-        if (!strncmp(message, name, n) && !strncmp(message + n, ": ", 2)) message += n + 2;
-        snprintf(why, why_size, "%s", message);
-        return 0;
-    }
-    memcpy(config, p, sizeof *p);
-    return 1;
-}
-
 fv_status fv_params_check(const fv_filter *f, const fv_params *p)
 {
     fv_config scratch;

@@ -10,7 +10,8 @@
  * defaults consistent (min <= def <= max, steps > 0, odd-only defaults odd, choices named, an
  * automatic 0 allowed where a parameter has one, `follows` naming another parameter), the
  * defaults passing the filter's own check. Every test_params entry parses and passes the check.
- * Each filter's typed configuration is made once by a prepare, never by its runs. Needs no GPU.
+ * Each filter's typed configuration is made once by a prepare, never by its runs; conv's kernel
+ * is made there, and its sigma and radius are checked by their rows alone. Needs no GPU.
  * ------------------------------------------------------------------------------------------------ */
 #include "box/box.h"
 #include "canny/canny.h"
@@ -533,11 +534,92 @@ static void test_device_bytes_of_refused_values(const fv_filter *f)
     }
 }
 
+/* Conv's sigma and radius outside their rows (sigma 0.2, 20.5; radius 0, 64, 2.5) are refused by
+ * the rows' ranges at prepare, before any configuration is made: that is their one check, and
+ * the kernel is never built from one. */
+static void test_conv_ranges(void)
+{
+    const fv_filter *f = fv_filter_find("conv");
+    static const struct {
+        int shape, index;
+        double value;
+        const char *range;
+    } bad[] = {{CONV_GAUSSIAN, CONV_SIGMA, FV_CONV_MIN_SIGMA - 0.1, "0.3..20"},
+               {CONV_GAUSSIAN, CONV_SIGMA, FV_CONV_MAX_SIGMA + 0.5, "0.3..20"},
+               {CONV_DISK, CONV_RADIUS, 0, "1..63"},
+               {CONV_BOX, CONV_RADIUS, FV_CONV_MAX_RADIUS + 1, "1..63"},
+               {CONV_BOX, CONV_RADIUS, 2.5, "1..63"}};
+    for (size_t i = 0; f && i < sizeof bad / sizeof bad[0]; i++) {
+        fv_params p = fv_params_default(f);
+        p.value[CONV_SHAPE] = bad[i].shape;
+        p.value[bad[i].index] = bad[i].value;
+        fv_runner r = {0};
+        const unsigned long long before = fv_config_makes();
+        const fv_status st =
+            fv_runner_prepare(&r, f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE), &p, 4, 4);
+        expect(st == FV_ERR_ARG && strstr(fv_last_error(), bad[i].range) &&
+                   fv_config_makes() == before,
+               "conv %s %g refused by its range, no configuration made (%s)",
+               f->params[bad[i].index].name, bad[i].value, fv_last_error());
+        fv_runner_release(&r);
+    }
+}
+
+/* A gray 3x1 host image of the given levels. */
+static fv_image gray_row(const uint8_t levels[3])
+{
+    fv_image img = {0};
+    if (fv_host_image_alloc_as(&img, 3, 1, FV_PIXEL_U8, 4) != FV_OK) return img;
+    for (int x = 0; x < 3; x++) {
+        uint8_t *q = img.data + 4 * x;
+        q[0] = q[1] = q[2] = levels[x];
+        q[3] = 255;
+    }
+    return img;
+}
+
+/* Conv's kernel is made once, at prepare, into its configuration: a pass reads it from there,
+ * not from the `kernel-file` image again (as every GPU variant's state always has), so an image
+ * changed in place after prepare changes nothing until a prepare with new values. */
+static void test_conv_kernel_made_at_prepare(void)
+{
+    const fv_filter *f = fv_filter_find("conv");
+    if (!f) return;
+    const uint8_t red[3] = {0, 90, 180}, left[3] = {255, 0, 0};
+    fv_image src = gray_row(red), kernel = gray_row(left), dst = {0};
+    fv_params p = fv_params_default(f);
+    p.value[CONV_SHAPE] = CONV_FILE;
+    p.value[CONV_KERNEL_FILE] = 1;
+    p.image[CONV_KERNEL_FILE] = &kernel;
+    fv_runner r = {0};
+    fv_status st = src.data && kernel.data ? fv_host_image_alloc_as(&dst, 3, 1, FV_PIXEL_U8, 4)
+                                           : fv_fail(FV_ERR_MEMORY, "no images");
+    if (st == FV_OK)
+        st = fv_runner_prepare(&r, f, fv_filter_variant_of_role(f, FV_ROLE_REFERENCE), &p, 3, 1);
+    const unsigned long long makes = fv_config_makes();
+    /* the image becomes [0 0 1] (it would move the picture right) after prepare */
+    for (int x = 0; st == FV_OK && x < 3; x++) memset(kernel.data + 4 * x, x == 2 ? 9 : 0, 3);
+    if (st == FV_OK) st = fv_runner_run(&r, &src, &dst, 0);
+    /* [1 0 0]: out(x) = S(x + 1), the last pixel's right neighbour its replicated self */
+    expect(st == FV_OK && dst.data[0] == 90 && dst.data[4] == 180 && dst.data[8] == 180 &&
+               fv_config_makes() == makes,
+           "conv: a pass runs prepare's kernel [1 0 0] (90 180 180), not the image changed since "
+           "(%d %d %d): %s",
+           dst.data ? dst.data[0] : -1, dst.data ? dst.data[4] : -1, dst.data ? dst.data[8] : -1,
+           st == FV_OK ? "ok" : fv_last_error());
+    fv_runner_release(&r);
+    fv_host_image_free(&src);
+    fv_host_image_free(&kernel);
+    fv_host_image_free(&dst);
+}
+
 int main(void)
 {
     test_filter_list();
     test_params_text();
     test_box_radius_range();
+    test_conv_ranges();
+    test_conv_kernel_made_at_prepare();
     for (int i = 0; i < fv_n_filters; i++) {
         const fv_filter *f = fv_filters[i];
         if (!f || !f->name) continue;
