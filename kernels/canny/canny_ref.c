@@ -98,10 +98,9 @@ fv_status canny_config_fill(const fv_params *p, const char *who, canny_config *c
     c->one_pass = one_pass;
     c->inc = one_pass || sweeps > 0 ? 1 : 0;
     c->cap = one_pass ? 2 : sweeps + 1;
+    /* sigma's row (0..FV_CANNY_MAX_SIGMA) has checked it before: the radius it derives is the one
+     * rule left, there should the two bounds ever drift apart */
     const double sigma = p->value[CANNY_SIGMA];
-    if (!(sigma >= 0.0 && sigma <= FV_CANNY_MAX_SIGMA))
-        return fv_fail(FV_ERR_ARG, "%s: sigma %g is not a number in 0..%g", who, sigma,
-                       FV_CANNY_MAX_SIGMA);
     if (sigma > 0.0) {
         fv_params g;
         memset(&g, 0, sizeof g);

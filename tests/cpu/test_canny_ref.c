@@ -309,13 +309,26 @@ static void test_config(void)
     static const struct {
         int index;
         double value;
-    } bad[] = {{CANNY_STAGE, 7}, {CANNY_SIGMA, -1}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041},
-               {CANNY_HIGH, -1}, {CANNY_NORM, 2},   {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
+    } bad[] = {{CANNY_STAGE, 7}, {CANNY_SIGMA, 4.5}, {CANNY_LOW, 2041},    {CANNY_HIGH, -1},
+               {CANNY_NORM, 2},  {CANNY_SWEEPS, -1}, {CANNY_SWEEPS, 10001}};
     for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
         p = params_of((canny_args){.stage = CANNY_EDGES});
         p.value[bad[b].index] = bad[b].value;
         test_check(&t, canny_config_fill(&p, "canny", &c) == FV_ERR_ARG,
                    "canny refuses an out-of-range parameter", NULL);
+    }
+    /* sigma -1 and NaN: refused by sigma's row at prepare, before any configuration is made (its
+     * one check besides the radius sigma derives, which 4.5 above fails) */
+    const double bad_sigma[2] = {-1, NAN};
+    for (int b = 0; b < 2; b++) {
+        p = params_of((canny_args){.stage = CANNY_EDGES});
+        p.value[CANNY_SIGMA] = bad_sigma[b];
+        const unsigned long long makes = fv_config_makes();
+        test_check(&t,
+                   fv_params_check(fv_filter_find("canny"), &p) == FV_ERR_ARG &&
+                       strstr(fv_last_error(), "sigma: expected") && fv_config_makes() == makes,
+                   "canny sigma out of range refused by its row, no configuration made",
+                   fv_last_error());
     }
     /* the gray formula is OpenCV's 15-bit one */
     ok = canny_gray(0xffffffu) == 255 && canny_gray(0) == 0 && canny_gray(0x0000ffu) == 76 &&
