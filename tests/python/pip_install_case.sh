@@ -20,6 +20,12 @@ before=$(ls -a "$src" "$src/python" "$src/python/filterview")
 "$python" -m venv --system-site-packages "$work/venv" >"$work/venv.log" 2>&1 ||
     { cat "$work/venv.log"; fail "python -m venv failed"; }
 venv_py=$work/venv/bin/python
+# what the install needs must be the system's packages, which the environment sees (not modules
+# reached through PYTHONPATH or a user's site folder, which it does not)
+missing=$(env -u PYTHONPATH "$venv_py" -c "
+import importlib.util
+print(' '.join(m for m in ('numpy', 'setuptools', 'wheel') if importlib.util.find_spec(m) is None))")
+[ -z "$missing" ] || skip "a virtual environment of $python does not see $missing among the system's packages"
 (cd "$work" && env -u PYTHONPATH FILTERVIEW_BUILD_DIR="$build" \
     "$venv_py" -m pip install --no-build-isolation --no-index "$src") >"$work/pip.log" 2>&1 ||
     { cat "$work/pip.log"; fail "pip install failed"; }
