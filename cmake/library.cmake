@@ -70,6 +70,23 @@ find_package(Python3 COMPONENTS Interpreter)
 # --dask runs the Python the module is installed for (FILTERVIEW_PYTHON: another)
 if(Python3_FOUND)
   target_compile_definitions(filterview PRIVATE FV_PYTHON="${Python3_EXECUTABLE}")
+  # the module needs NumPy: where this Python lacks it and the python3 on PATH has it (a machine
+  # whose own Python is elsewhere), say which to choose rather than skip its tests in silence
+  execute_process(COMMAND ${Python3_EXECUTABLE} -c "import numpy" RESULT_VARIABLE fv_no_numpy
+                  OUTPUT_QUIET ERROR_QUIET)
+  if(fv_no_numpy)
+    find_program(FV_PATH_PYTHON python3 NO_CACHE)
+    set(fv_hint "")
+    if(FV_PATH_PYTHON AND NOT FV_PATH_PYTHON STREQUAL Python3_EXECUTABLE)
+      execute_process(COMMAND ${FV_PATH_PYTHON} -c "import numpy" RESULT_VARIABLE fv_path_no_numpy
+                      OUTPUT_QUIET ERROR_QUIET)
+      if(NOT fv_path_no_numpy)
+        set(fv_hint "; ${FV_PATH_PYTHON} has it: -DPython3_EXECUTABLE=${FV_PATH_PYTHON}")
+      endif()
+    endif()
+    message(STATUS "Python module: ${Python3_EXECUTABLE} has no NumPy (Debian: python3-numpy), "
+                   "so its tests will skip${fv_hint}")
+  endif()
 endif()
 file(GLOB FV_PYTHON_SOURCES CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/python/filterview/*.py)
 set(FV_PYTHON_BUILD ${CMAKE_BINARY_DIR}/python/filterview)
