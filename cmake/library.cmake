@@ -48,7 +48,7 @@ export(EXPORT filterviewTargets NAMESPACE filterview:: FILE ${CMAKE_BINARY_DIR}/
 # pkg-config: the static library's own needs in Libs.private
 set(FV_PC_PRIVATE "-lpthread -ldl -lrt -lm")
 if(FV_CUDA)
-  set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -lstdc++ ${FV_PC_PRIVATE}")
+  set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static ${FV_PC_PRIVATE}")
 endif()
 if(FV_HAVE_NPP)
   set(FV_PC_PRIVATE "${FV_PC_PRIVATE} -lnppif -lnppidei -lnppc")

@@ -27,6 +27,10 @@ others=$(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | awk '$2 ~ /[T
     grep -v '^filterview_' | grep -v '^FILTERVIEW_0$' || true)
 [ -z "$others" ] || fail "exports more than the API: $(echo $others | head -c 300)"
 echo "soname $soname; exports: $(nm -D --defined-only "$prefix/$libdir/libfilterview.so" | grep -c ' T filterview_') API functions, nothing else"
+# the static library needs no C++ runtime: a C program links it with the C compiler alone (a
+# toolchain whose libstdc++.a is not position-independent could not link it into a PIE program)
+cxx=$(nm -u "$prefix/$libdir/libfilterview.a" | awk '$1 == "U" && $2 ~ /^(_Z|__cxa_guard|__gxx_personality)/ { print $2 }' | sort -u)
+[ -z "$cxx" ] || fail "libfilterview.a needs the C++ runtime: $(echo $cxx | head -c 300)"
 
 # CMake: find_package(filterview)
 cp -r "$src/tests/library/consumer" "$work/consumer" || fail "cannot copy the consumer"
