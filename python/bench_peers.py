@@ -4,8 +4,9 @@ reach for otherwise (CuPy's cupyx.scipy, PyTorch, OpenCV), in one process on one
 
 --types prints another table instead, row by row as each is measured: every filter x pixel type
 (uint8, uint16, float32) at 3840x2160 and 9984x6400, RGBA on the device, filterview's fastest
-variant beside NVIDIA NPP's function for that type (the `npp` variant, "declines" where NPP has
-none) and cupyx.scipy.ndimage on the same type, each with its share of the copy bandwidth: the
+variant beside NVIDIA NPP's function for that type (the `npp` variant; "none" where the build has
+no NPP peer for the filter, "declines" where its NPP function does not take the case) and
+cupyx.scipy.ndimage on the same type, each with its share of the copy bandwidth: the
 time of a device-to-device copy of the same image (read once, written once) over the filter's.
 It runs each case 5 times after 1 untimed run (1 time when a run takes over a second), about
 three minutes on an H100.
@@ -444,8 +445,11 @@ def typed_table(out_path=None):
             for name, params, peer, peer_name in _typed_cases():
                 ours, why = _typed_cell(lambda: filterview.apply(
                     name, src, out=dst, stream=STREAM, **params))
-                npp, npp_why = _typed_cell(lambda: filterview.apply(
-                    name, src, variant="npp", out=dst, stream=STREAM, **params))
+                if "npp" in [v.name for v in filterview.filter_info(name).variants]:
+                    npp, npp_why = _typed_cell(lambda: filterview.apply(
+                        name, src, variant="npp", out=dst, stream=STREAM, **params))
+                else:  # no NPP function (invert), or a build without NPP
+                    npp, npp_why = None, "none"
                 if peer is None or cundimage is None:
                     theirs, their_why = None, "-"
                 else:
