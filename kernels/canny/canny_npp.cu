@@ -104,19 +104,15 @@ fv_status canny_npp_run(const fv_variant *v, const fv_image *src, fv_image *dst,
     FV_CUDA_CHECK(cudaGetLastError());
     const uint8_t *shown = s->base.gray;
     if (a.stage != CANNY_GRAY) {
-        unsigned flags = 0;
-        FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
-        s->ctx.hStream = stream;
-        s->ctx.nStreamFlags = flags;
+        FV_TRY(npp_context_stream(&s->ctx, stream));
         const NppiSize size = {a.w, a.h};
         const NppiPoint origin = {0, 0};
-        const NppStatus st = nppiFilterCannyBorder_8u_C1R_Ctx(
-            s->base.gray, a.w, size, origin, s->base.blur, a.w, size, NPP_FILTER_SOBEL,
-            NPP_MASK_SIZE_3_X_3, (Npp16s)c.low, (Npp16s)c.high, c.l2 ? nppiNormL2 : nppiNormL1,
-            NPP_BORDER_REPLICATE, s->buffer, s->ctx);
-        if (st < NPP_SUCCESS)
-            return fv_fail(FV_ERR_CUDA,
-                           "nppiFilterCannyBorder_8u_C1R_Ctx failed with NPP status %d", (int)st);
+        FV_TRY(npp_result(nppiFilterCannyBorder_8u_C1R_Ctx(
+                              s->base.gray, a.w, size, origin, s->base.blur, a.w, size,
+                              NPP_FILTER_SOBEL, NPP_MASK_SIZE_3_X_3, (Npp16s)c.low, (Npp16s)c.high,
+                              c.l2 ? nppiNormL2 : nppiNormL1, NPP_BORDER_REPLICATE, s->buffer,
+                              s->ctx),
+                          "nppiFilterCannyBorder_8u_C1R_Ctx"));
         shown = s->base.blur;
     }
     canny_npp_expand_kernel<<<grid, block, 0, stream>>>(*dst, shown, a.w, a.h);

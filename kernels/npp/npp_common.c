@@ -55,12 +55,12 @@ void npp_state_destroy(const fv_variant *v, void *state)
     free(s);
 }
 
-fv_status npp_stream(npp_state *s, cudaStream_t stream)
+fv_status npp_context_stream(NppStreamContext *ctx, cudaStream_t stream)
 {
     unsigned flags = 0;
     FV_CUDA_CHECK(cudaStreamGetFlags(stream, &flags));
-    s->ctx.hStream = stream;
-    s->ctx.nStreamFlags = flags;
+    ctx->hStream = stream;
+    ctx->nStreamFlags = flags;
     return FV_OK;
 }
 
@@ -80,7 +80,7 @@ fv_status npp_begin(npp_state *s, cudaStream_t stream, const fv_image *src, cons
                        (int)fv_image_pixel_bytes(bad), bad == src ? "source" : "destination",
                        (int)((uintptr_t)bad->data % (uintptr_t)fv_image_pixel_bytes(bad)),
                        bad->pitch);
-    return npp_stream(s, stream);
+    return npp_context_stream(&s->ctx, stream);
 }
 
 fv_status npp_result(NppStatus st, const char *call)

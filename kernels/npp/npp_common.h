@@ -38,12 +38,12 @@ fv_status npp_stream_context_fill(NppStreamContext *ctx);
 /* A state with its context filled and no taps. */
 fv_status npp_state_make(npp_state **out);
 void npp_state_destroy(const fv_variant *v, void *state);
-/* Points s's context at `stream` (and its flags) for the next NPP call. */
-fv_status npp_stream(npp_state *s, cudaStream_t stream);
-/* npp_stream, after checking that src's and dst's rows start on whole pixels (their address and
- * pitch multiples of the pixel's bytes: 4, 8 or 16): NPP's 16u and 32f functions refuse other
- * layouts (NPP_ALIGNMENT_ERROR) or, for its median, fault the device. A peer declines such an
- * image with FV_ERR_UNSUPPORTED, which names the layout. */
+/* Points ctx at `stream` (and its flags) for the next NPP call. */
+fv_status npp_context_stream(NppStreamContext *ctx, cudaStream_t stream);
+/* npp_context_stream on s's context, after checking that src's and dst's rows start on whole
+ * pixels (their address and pitch multiples of the pixel's bytes: 4, 8 or 16): NPP's 16u and 32f
+ * functions refuse other layouts (NPP_ALIGNMENT_ERROR) or, for its median, fault the device. A
+ * peer declines such an image with FV_ERR_UNSUPPORTED, which names the layout. */
 fv_status npp_begin(npp_state *s, cudaStream_t stream, const fv_image *src, const fv_image *dst);
 /* FV_OK for success and warnings, FV_ERR_CUDA naming `call` otherwise. */
 fv_status npp_result(NppStatus st, const char *call);
