@@ -108,27 +108,28 @@ static kept_graph *kept_place(fv_api_graphs *g)
     return oldest;
 }
 
-/* The group's runs captured into *graph; NULL and graphs off when they cannot be. */
-static void capture(fv_api_graphs *g, fv_api_group_fn enqueue, void *group, cudaGraph_t *graph)
+/* The group's runs captured into *graph; NULL, and why in `why`, when they cannot be. */
+static void capture(fv_api_graphs *g, fv_api_group_fn enqueue, void *group, cudaGraph_t *graph,
+                    char *why, size_t why_size)
 {
     *graph = NULL;
     cudaError_t err = cudaStreamBeginCapture(g->capture, cudaStreamCaptureModeThreadLocal);
     if (err != cudaSuccess) {
         (void)cudaGetLastError();
-        graphs_off(g, "cannot capture: %s", cudaGetErrorString(err));
+        snprintf(why, why_size, "cannot capture: %s", cudaGetErrorString(err));
         return;
     }
     const fv_status st = enqueue(group, g->capture);
-    char why[256] = ""; /* the run's message, before anything else sets one */
-    if (st != FV_OK) snprintf(why, sizeof why, "%s", fv_last_error());
+    /* the run's message, before anything else sets one */
+    if (st != FV_OK) snprintf(why, why_size, "a run cannot be captured: %s", fv_last_error());
     /* ended whatever happened, or the stream stays capturing */
     err = cudaStreamEndCapture(g->capture, graph);
     (void)cudaGetLastError();
     if (st == FV_OK && err == cudaSuccess && *graph) return;
     if (*graph) (void)cudaGraphDestroy(*graph);
     *graph = NULL;
-    /* a run that synchronises or allocates is refused while capturing: it runs directly */
-    graphs_off(g, "a run cannot be captured: %s", st != FV_OK ? why : cudaGetErrorString(err));
+    if (st == FV_OK)
+        snprintf(why, why_size, "a run cannot be captured: %s", cudaGetErrorString(err));
 }
 
 /* `graph` into place k: the kept executable graph updated where CUDA takes the update (the same
@@ -164,8 +165,16 @@ fv_status fv_api_graph_run(fv_api_graphs *g, const fv_api_graph_key *key, fv_api
     kept_graph *k = kept_find(g, key);
     if (!k || !key->fixed) {
         cudaGraph_t graph;
-        capture(g, enqueue, group, &graph);
-        if (!graph) return enqueue(group, stream);
+        char why[320];
+        capture(g, enqueue, group, &graph, why, sizeof why);
+        if (!graph) {
+            /* a run that synchronises or allocates is refused while capturing: it runs directly,
+             * and so do the context's later groups; a run that fails directly too failed for a
+             * reason of its own (the device's), which is the caller's answer */
+            const fv_status st = enqueue(group, stream);
+            if (st == FV_OK) graphs_off(g, "%s", why);
+            return st;
+        }
         if (!k) k = kept_place(g);
         const char *how = "";
         const int installed = install(g, k, graph, &how);
