@@ -46,7 +46,7 @@ static void graphs_off(fv_api_graphs *g, const char *fmt, ...)
                 g->off);
 }
 
-fv_status fv_api_graphs_make(fv_api_graphs **out, const char *label)
+fv_status fv_api_graphs_make(fv_api_graphs **out, const char *label, const char *refused)
 {
     fv_api_graphs *g = calloc(1, sizeof *g);
     *out = g;
@@ -56,6 +56,8 @@ fv_status fv_api_graphs_make(fv_api_graphs **out, const char *label)
     g->verbose = asked && strcmp(asked, "verbose") == 0;
     if (asked && strcmp(asked, "0") == 0) {
         graphs_off(g, "FILTERVIEW_BATCH_GRAPHS=0");
+    } else if (refused) {
+        graphs_off(g, "%s", refused);
     } else if (cudaStreamCreateWithFlags(&g->capture, cudaStreamNonBlocking) != cudaSuccess) {
         g->capture = NULL;
         graphs_off(g, "no stream to capture on: %s", cudaGetErrorString(cudaGetLastError()));

@@ -6,8 +6,9 @@
  * time and the kept graph updated in place (cudaGraphExecUpdate), instantiated anew only when the
  * update is refused. Whatever cannot be captured (a run that synchronises or allocates) or any
  * graph call that fails turns graphs off for the context: its groups then run directly, as before.
- * FILTERVIEW_BATCH_GRAPHS=0 turns them off from the start; =verbose says on stderr each graph
- * made or updated and why graphs went off.
+ * A variant whose code is not documented as safe to capture (fv_variant.uncapturable: NPP's
+ * peers) and FILTERVIEW_BATCH_GRAPHS=0 turn them off from the start; =verbose says on stderr
+ * each graph made or updated and why graphs went off.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_API_GRAPH_H
 #define FV_API_GRAPH_H
@@ -33,8 +34,9 @@ typedef struct fv_api_graphs fv_api_graphs;
 typedef fv_status (*fv_api_group_fn)(void *group, cudaStream_t stream);
 
 /* The graphs of a context's batches: made with its first batch, on the current device. `label`
- * ("gaussian/fast") names the context in what verbose says. */
-fv_status fv_api_graphs_make(fv_api_graphs **out, const char *label);
+ * ("gaussian/fast") names the context in what verbose says; `refused` is why its variant's runs
+ * must not be captured (fv_variant.uncapturable: graphs off from the start), NULL where they may. */
+fv_status fv_api_graphs_make(fv_api_graphs **out, const char *label, const char *refused);
 /* Frees the graphs and the capture stream (after the work that launched them is done). */
 void fv_api_graphs_free(fv_api_graphs *g);
 /* Runs `enqueue(group, ...)`'s work on `stream`: as the graph kept for `key` when graphs are on,

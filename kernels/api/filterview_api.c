@@ -1008,7 +1008,7 @@ static fv_status batch_make(filterview_context *c)
     const size_t bytes = c->staging_bytes * (size_t)b->group;
     char label[96];
     snprintf(label, sizeof label, "%s/%s", c->filter->name, c->variant->name);
-    FV_TRY(fv_api_graphs_make(&b->graphs, label));
+    FV_TRY(fv_api_graphs_make(&b->graphs, label, c->variant->uncapturable));
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->up, cudaStreamNonBlocking), "a copy stream"));
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->down, cudaStreamNonBlocking), "a copy stream"));
     for (int k = 0; k < 2; k++) {

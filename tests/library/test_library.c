@@ -872,14 +872,21 @@ static void log_end(stderr_log *l)
 }
 
 /* A context of `filter`'s variant (NULL: the fastest) whose batches take FILTERVIEW_BATCH_GRAPHS
- * = `graphs` (NULL: unset), read by its first batch, which is run here on the first image. */
+ * = `graphs` (NULL: unset), read by its first batch, which is run here on the first image. NULL
+ * where a peer declines the filter's defaults (said). */
 static filterview_context *graphs_context(const char *filter, const char *variant,
                                           const char *graphs, int w, int h,
                                           const filterview_image *first)
 {
     filterview_context *c = NULL;
     char error[512];
-    if (filterview_context_create(&c, filter, variant, w, h, NULL, error, sizeof error) != FV_OK) {
+    const fv_status st =
+        filterview_context_create(&c, filter, variant, w, h, NULL, error, sizeof error);
+    if (st == FV_ERR_UNSUPPORTED) {
+        printf("  %s/%s declines the defaults (%s): not run\n", filter, variant, error);
+        return NULL;
+    }
+    if (st != FV_OK) {
         CHECK(0, "%s/%s: %s", filter, variant ? variant : "fastest", error);
         return NULL;
     }
@@ -937,10 +944,46 @@ static void graphs_batches(filterview_context *c, const filterview_image *src,
     cudaFree(stack), cudaFree(rgba_in), cudaFree(rgba_out);
 }
 
-/* Every filter's fastest variant (and canny's naive, whose hysteresis waits for the device: it
- * cannot be captured, and its batches fall back to direct launches): batches without graphs
- * (FILTERVIEW_BATCH_GRAPHS=0) equal each image's own run, and batches with graphs equal them, bit
- * for bit, on every call. */
+/* One variant's batches, without graphs (FILTERVIEW_BATCH_GRAPHS=0) against each image's own run
+ * and with graphs, three calls, against those without, bit for bit. 0 where the variant declines
+ * the filter's defaults. */
+static int batch_graphs_case(const char *filter, const char *variant, const filterview_image *src,
+                             filterview_image *one, filterview_image *want, filterview_image *got)
+{
+    filterview_context *direct = graphs_context(filter, variant, "0", GW, GH, &src[0]);
+    filterview_context *graphs = graphs_context(filter, variant, NULL, GW, GH, &src[0]);
+    if (!direct || !graphs) {
+        filterview_context_destroy(direct), filterview_context_destroy(graphs);
+        return 0;
+    }
+    for (int i = 0; i < GN; i++)
+        CHECK(filterview_run(direct, &src[i], &one[i], NULL) == FV_OK, "%s/%s image %d: %s", filter,
+              variant, i, filterview_context_error(direct));
+    char how[96];
+    snprintf(how, sizeof how, "%s/%s without graphs", filter, variant);
+    graphs_batches(direct, src, want, 0, how);
+    for (int i = 0; i < 2 * GN; i++)
+        if (i < GN + 8 || i >= GN + 16)
+            CHECK(same_pixels(&want[i], &one[i % GN]), "%s: %s image %d, against its own run", how,
+                  i < GN ? "host" : "device", i % GN);
+    for (int call = 0; call < 3; call++) {
+        snprintf(how, sizeof how, "%s/%s with graphs, call %d", filter, variant, call + 1);
+        graphs_batches(graphs, src, got, call, how);
+        for (int i = 0; i < 2 * GN; i++) {
+            if (i >= GN + 8 && i < GN + 16) continue; /* no RGB device images */
+            CHECK(same_pixels(&got[i], &want[i]), "%s: %s image %d, graphs against none", how,
+                  i < GN ? "host" : "device", i % GN);
+        }
+    }
+    filterview_context_destroy(direct), filterview_context_destroy(graphs);
+    return 1;
+}
+
+/* Every GPU variant of every filter, each capturing its own calls: canny's naive and smem, whose
+ * hysteresis waits for the device, cannot be captured and fall back to direct launches; NPP's
+ * peers are launched directly from the start; the rest replay graphs (box's tex copies into its
+ * texture's array, conv's FFT variants run cuFFT, canny's fast launches a cooperative kernel,
+ * box's fast a programmatic one on sm_90). */
 static void test_batch_graphs(void)
 {
     filterview_image src[GN], one[GN], want[2 * GN], got[2 * GN];
@@ -953,37 +996,17 @@ static void test_batch_graphs(void)
             got[k * GN + i] = host_image(GW, GH, channels, 0, 0);
         }
     }
-    for (int f = 0; f <= filterview_filter_count(); f++) {
-        const char *filter = f < filterview_filter_count() ? filterview_filter_name(f) : "canny";
-        const char *variant = f < filterview_filter_count() ? NULL : "naive";
-        const char *name = variant ? variant : "fastest";
-        filterview_context *direct = graphs_context(filter, variant, "0", GW, GH, &src[0]);
-        filterview_context *graphs = graphs_context(filter, variant, NULL, GW, GH, &src[0]);
-        if (!direct || !graphs) {
-            filterview_context_destroy(direct), filterview_context_destroy(graphs);
-            continue;
+    int tested = 0;
+    for (int f = 0; f < filterview_filter_count(); f++) {
+        const char *filter = filterview_filter_name(f);
+        for (int v = 0; v < filterview_variant_count(filter); v++) {
+            filterview_variant_info vi = {.size = sizeof vi};
+            filterview_variant_get(filter, v, &vi);
+            if (!vi.on_host) tested += batch_graphs_case(filter, vi.name, src, one, want, got);
         }
-        for (int i = 0; i < GN; i++)
-            CHECK(filterview_run(direct, &src[i], &one[i], NULL) == FV_OK, "%s/%s image %d: %s",
-                  filter, name, i, filterview_context_error(direct));
-        char how[96];
-        snprintf(how, sizeof how, "%s/%s without graphs", filter, name);
-        graphs_batches(direct, src, want, 0, how);
-        for (int i = 0; i < 2 * GN; i++)
-            if (i < GN + 8 || i >= GN + 16)
-                CHECK(same_pixels(&want[i], &one[i % GN]), "%s: %s image %d, against its own run",
-                      how, i < GN ? "host" : "device", i % GN);
-        for (int call = 0; call < 3; call++) {
-            snprintf(how, sizeof how, "%s/%s with graphs, call %d", filter, name, call + 1);
-            graphs_batches(graphs, src, got, call, how);
-            for (int i = 0; i < 2 * GN; i++) {
-                if (i >= GN + 8 && i < GN + 16) continue; /* no RGB device images */
-                CHECK(same_pixels(&got[i], &want[i]), "%s: %s image %d, graphs against none", how,
-                      i < GN ? "host" : "device", i % GN);
-            }
-        }
-        filterview_context_destroy(direct), filterview_context_destroy(graphs);
     }
+    CHECK(tested > filterview_filter_count(),
+          "%d GPU variants' batches compared: teaching variants besides one a filter", tested);
     for (int i = 0; i < GN; i++) free(src[i].data), free(one[i].data);
     for (int i = 0; i < 2 * GN; i++) free(want[i].data), free(got[i].data);
 }
@@ -992,7 +1015,7 @@ static void test_batch_graphs(void)
  * says each graph it makes or updates. Graphs are made at the first call; later calls launch them
  * as they are (host and gray device batches: the context's own buffers) or update them (RGBA
  * device batches, whose addresses move) and make none. Canny's naive variant says once that its
- * batches run directly. */
+ * batches run directly, and so does box's NPP peer, before trying any capture. */
 static void test_batch_graphs_made_once(void)
 {
     filterview_image src[GN], got[2 * GN];
@@ -1034,11 +1057,31 @@ static void test_batch_graphs_made_once(void)
     const int off = log_count(&log, "batch graphs off, direct launches: a run cannot be captured");
     graphs_batches(c, src, got, 0, "canny/naive, verbose");
     const int again = log_count(&log, "batch graph");
-    log_end(&log);
     CHECK(off == 1 && again == 0,
           "canny/naive: said once that its batches run directly (%d), then nothing (%d)", off,
           again);
     filterview_context_destroy(c);
+    /* NPP's peers are never captured: NPP does not say that its calls may be */
+    int npp = 0;
+    for (int v = 0; v < filterview_variant_count("box"); v++) {
+        filterview_variant_info vi = {.size = sizeof vi};
+        filterview_variant_get("box", v, &vi);
+        npp |= strcmp(vi.name, "npp") == 0;
+    }
+    c = npp ? graphs_context("box", "npp", "verbose", GW, GH, &src[0]) : NULL;
+    if (c) {
+        const int refused = log_count(&log, "batch graphs off, direct launches: NPP does not");
+        graphs_batches(c, src, got, 0, "box/npp, verbose");
+        const int npp_again = log_count(&log, "batch graph");
+        CHECK(refused == 1 && npp_again == 0,
+              "box/npp: said at its first batch that NPP is launched directly (%d), then nothing "
+              "(%d)",
+              refused, npp_again);
+    } else {
+        printf("  no box/npp (built without NPP): the peers' refusal is not checked\n");
+    }
+    filterview_context_destroy(c);
+    log_end(&log);
     for (int i = 0; i < GN; i++) free(src[i].data), free(got[i].data), free(got[GN + i].data);
 }
 
