@@ -883,7 +883,8 @@ static filterview_context *graphs_context(const char *filter, const char *varian
     const fv_status st =
         filterview_context_create(&c, filter, variant, w, h, NULL, error, sizeof error);
     if (st == FV_ERR_UNSUPPORTED) {
-        printf("  %s/%s declines the defaults (%s): not run\n", filter, variant, error);
+        printf("  %s/%s declines the defaults (%s): not run\n", filter,
+               variant ? variant : "fastest", error);
         return NULL;
     }
     if (st != FV_OK) {
@@ -1085,6 +1086,53 @@ static void test_batch_graphs_made_once(void)
     for (int i = 0; i < GN; i++) free(src[i].data), free(got[i].data), free(got[GN + i].data);
 }
 
+/* A graph kept for a group holds the runner's state as it was prepared: a run at another size
+ * remakes that state, and the next batch at the first size must capture a new graph, never replay
+ * the old one (whose kernels read freed buffers). Canny's fast variant, whose intermediates are
+ * device buffers of the image's size: a batch, one run at a smaller size, a batch again, each
+ * image equal to its own run, and under FILTERVIEW_BATCH_GRAPHS=verbose a graph made by each
+ * batch. */
+static void test_batch_graphs_after_prepare(void)
+{
+    enum { N = 6, W = 64, H = 48, w = 40, h = 30 };
+    filterview_image src[N], want[N], got[N];
+    for (int i = 0; i < N; i++) {
+        src[i] = host_image(W, H, 1, 0, 1700u + (unsigned)i);
+        want[i] = host_image(W, H, 1, 0, 0);
+        got[i] = host_image(W, H, 1, 0, 0);
+    }
+    filterview_context *alone = NULL;
+    CHECK(filterview_context_create(&alone, "canny", "fast", W, H, NULL, NULL, 0) == FV_OK,
+          "canny/fast context");
+    for (int i = 0; alone && i < N; i++)
+        CHECK(filterview_run(alone, &src[i], &want[i], NULL) == FV_OK, "image %d alone: %s", i,
+              filterview_context_error(alone));
+    filterview_context_destroy(alone);
+    stderr_log log = log_begin();
+    filterview_context *c = graphs_context("canny", "fast", "verbose", W, H, &src[0]);
+    log_count(&log, ""); /* the first batch, of one image */
+    filterview_image small = host_image(w, h, 1, 0, 1800u), small_out = host_image(w, h, 1, 0, 0);
+    void *spacer = NULL; /* held while the state is remade, so that it lands elsewhere */
+    for (int round = 0; c && round < 2; round++) {
+        CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK, "batch %d: %s", round + 1,
+              filterview_context_error(c));
+        for (int i = 0; i < N; i++)
+            CHECK(same_pixels(&got[i], &want[i]), "batch %d, image %d against its own run",
+                  round + 1, i);
+        const int made = log_count(&log, "batch graph made");
+        CHECK(made == 1, "batch %d made %d graphs: one, for the runner as it is prepared now",
+              round + 1, made);
+        CHECK(filterview_run(c, &small, &small_out, NULL) == FV_OK, "a %dx%d run: %s", w, h,
+              filterview_context_error(c));
+        if (!spacer) cudaMalloc(&spacer, (size_t)W * H * 16);
+    }
+    log_end(&log);
+    cudaFree(spacer);
+    filterview_context_destroy(c);
+    free(small.data), free(small_out.data);
+    for (int i = 0; i < N; i++) free(src[i].data), free(want[i].data), free(got[i].data);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
@@ -1120,6 +1168,7 @@ static void test_gpu(void)
     test_device_one();
     test_batch_graphs();
     test_batch_graphs_made_once();
+    test_batch_graphs_after_prepare();
 }
 #endif
 
