@@ -332,6 +332,12 @@ struct fv_variant {
      * registry refuses others at prepare, naming what it does run. 0: uint8 only, replicate
      * only (what every variant ran before types and borders existed). */
     unsigned types, borders;
+    /* Why a batch must not record its runs into a CUDA graph and replay them, NULL where it may
+     * (kernels/api/api_graph.h). Set for code whose behaviour under stream capture is not
+     * documented: a step of it that escaped the capture (work on another stream, a host value
+     * read once) would be replayed wrong without any error. A run that synchronises needs no
+     * reason here: CUDA refuses it while capturing, and the batch runs directly. */
+    const char *uncapturable;
 };
 
 typedef struct fv_filter {

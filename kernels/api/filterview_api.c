@@ -11,6 +11,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "libfilterview.h"
 
+#include "api_graph.h"
 #include "api_pack.h"
 #include "device.h"
 #include "filter.h"
@@ -33,6 +34,7 @@ struct filterview_context {
     int width, height; /* the largest image it takes: its buffers' size */
     fv_pixel_type type;
     fv_runner runner;
+    unsigned prepared; /* the runner's preparations after create: a batch's graphs' key */
     fv_image device_in, device_out; /* RGBA of the type (GPU variants) */
     uint8_t *device_packed;         /* a host image's rows as the caller lays them out (1 or 3
                                        channels), packed, on the device: widened from, narrowed
@@ -659,6 +661,7 @@ static fv_status runner_for(filterview_context *c, int width, int height)
     if (c->last_run)
         FV_TRY(cuda_said(cudaEventSynchronize(c->last_run), "waiting for the last run"));
     const fv_params p = c->runner.params; /* prepare starts from a released runner */
+    c->prepared++; /* its state is somewhere else now: graphs captured before are stale */
     return fv_runner_prepare(&c->runner, c->filter, c->variant, &p, width, height);
 }
 
@@ -945,9 +948,11 @@ unsigned filterview_variant_borders(const char *filter, const char *variant)
  * (group k + 1 in, group k - 1 out). A group
  * crosses the bus in one copy each way and is widened and narrowed in one launch each (the
  * conversions are per pixel, so a group is one tall image to them); the filter runs image by
- * image on the caller's stream (its borders are each image's, and a variant's state and
- * iteration buffer are one per context). The slots are made by the context's first batch of
- * host images and kept. */
+ * image (its borders are each image's, and a variant's state and iteration buffer are one per
+ * context), but a group's runs are one CUDA graph launched on the caller's stream (api_graph.h):
+ * captured at a group's first run in a slot and launched again as it is by every later group of
+ * that size, since the slots' buffers stay where they are. The slots are made by the context's
+ * first batch and kept. */
 #define GROUP_BYTES ((size_t)16 << 20) /* RGBA bytes of a slot's group: 16 images of 512x512 */
 
 typedef struct batch_slot {
@@ -961,7 +966,8 @@ typedef struct batch_slot {
 struct batch_pipeline {
     batch_slot slot[2];
     cudaStream_t up, down;
-    int group;         /* images a slot holds */
+    fv_api_graphs *graphs; /* the groups' runs as CUDA graphs */
+    int group;             /* images a slot holds */
     int width, height; /* the size of this batch's images: the context's or less */
 };
 
@@ -978,6 +984,7 @@ static void batch_free(struct batch_pipeline *b)
         for (int e = 0; e < 3; e++)
             if (*events[e]) (void)cudaEventDestroy(*events[e]);
     }
+    fv_api_graphs_free(b->graphs);
     if (b->up) (void)cudaStreamDestroy(b->up);
     if (b->down) (void)cudaStreamDestroy(b->down);
     (void)cudaGetLastError();
@@ -999,6 +1006,9 @@ static fv_status batch_make(filterview_context *c)
     if (group > by_pixels) group = by_pixels;
     b->group = group < 1 ? 1 : (int)group;
     const size_t bytes = c->staging_bytes * (size_t)b->group;
+    char label[96];
+    snprintf(label, sizeof label, "%s/%s", c->filter->name, c->variant->name);
+    FV_TRY(fv_api_graphs_make(&b->graphs, label, c->variant->uncapturable));
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->up, cudaStreamNonBlocking), "a copy stream"));
     FV_TRY(cuda_said(cudaStreamCreateWithFlags(&b->down, cudaStreamNonBlocking), "a copy stream"));
     for (int k = 0; k < 2; k++) {
@@ -1053,6 +1063,40 @@ static fv_image slot_image(const struct batch_pipeline *b, const fv_image *tall,
     return v;
 }
 
+/* A group's runs on the context's buffers: image k of `in` (the group's images one under another,
+ * each of the batch's size) into image k of `out`. */
+typedef struct slot_runs {
+    filterview_context *c;
+    fv_image in, out;
+    int count;
+} slot_runs;
+
+static fv_status slot_runs_enqueue(void *group, cudaStream_t stream)
+{
+    const slot_runs *g = group;
+    for (int k = 0; k < g->count; k++) {
+        const fv_image in = slot_image(g->c->batch, &g->in, k);
+        fv_image out = slot_image(g->c->batch, &g->out, k);
+        FV_TRY(fv_runner_run(&g->c->runner, &in, &out, stream));
+    }
+    return FV_OK;
+}
+
+/* The runs of `count` images, `in` into `out`, in slot `slot`'s buffers: one graph's launch */
+static fv_status slot_run(filterview_context *c, int slot, const fv_image *in, const fv_image *out,
+                          int count, cudaStream_t stream)
+{
+    struct batch_pipeline *b = c->batch;
+    slot_runs group = {.c = c, .in = *in, .out = *out, .count = count};
+    const fv_api_graph_key key = {.slot = slot,
+                                  .count = count,
+                                  .width = b->width,
+                                  .height = b->height,
+                                  .prepared = c->prepared,
+                                  .fixed = 1};
+    return fv_api_graph_run(b->graphs, &key, slot_runs_enqueue, &group, stream);
+}
+
 /* Images first .. first + count - 1 (of one channel count) into slot s: up on b->up, widened
  * and filtered on `stream`, narrowed there and down on b->down. */
 static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filterview_image *src,
@@ -1094,11 +1138,7 @@ static fv_status batch_enqueue(filterview_context *c, batch_slot *s, const filte
                              .type = c->type,
                              .channels = channels};
     if (channels != 4) FV_TRY(fv_api_widen(&packed, &in_all, stream));
-    for (int k = 0; k < count; k++) {
-        const fv_image in = slot_image(c->batch, &in_all, k);
-        fv_image out = slot_image(c->batch, &out_all, k);
-        FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
-    }
+    FV_TRY(slot_run(c, (int)(s - b->slot), &in_all, &out_all, count, stream));
     fv_image packed_out = packed;
     if (channels != 4) FV_TRY(fv_api_narrow(&out_all, &packed_out, stream));
     FV_TRY(cuda_said(cudaEventRecord(s->run_done, stream), "ordering a batch"));
@@ -1202,9 +1242,40 @@ static int under_one_another(const filterview_image *img, int first, int n, int 
     return 1;
 }
 
+/* Whether image i's run reads and writes the caller's own device images, as run_on_device would
+ * (RGBA on 4-byte rows, not in place) */
+static int runs_on_callers(const filterview_image *src, const filterview_image *dst, int i)
+{
+    const filterview_image s = image_read(image_at(src, i)), d = image_read(image_at(dst, i));
+    return usable_directly(&s, FILTERVIEW_DEVICE) && usable_directly(&d, FILTERVIEW_DEVICE) &&
+           !overlaps(&s, &d);
+}
+
+/* A group's runs on the caller's images: images first .. first + count - 1 */
+typedef struct caller_runs {
+    filterview_context *c;
+    const filterview_image *src, *dst;
+    int first, count;
+} caller_runs;
+
+static fv_status caller_runs_enqueue(void *group, cudaStream_t stream)
+{
+    const caller_runs *g = group;
+    for (int k = g->first; k < g->first + g->count; k++) {
+        const filterview_image s = image_read(image_at(g->src, k));
+        const filterview_image d = image_read(image_at(g->dst, k));
+        const fv_image in = as_fv_image(&s);
+        fv_image out = as_fv_image(&d);
+        FV_TRY(fv_runner_run(&g->c->runner, &in, &out, stream));
+    }
+    return FV_OK;
+}
+
 /* A device stack of gray or RGB images: a group of them widened in one launch into a slot's
- * 4-channel buffer, filtered image by image, narrowed in one launch into place; anything else
- * (RGBA, images not one under another) one image at a time. All on `stream`. */
+ * 4-channel buffer, filtered (one graph's launch), narrowed in one launch into place. RGBA images
+ * run in place of the caller's, a group as one graph too: its addresses are the caller's, so it
+ * is captured again and the kept graph updated. Anything else (images not one under another, in
+ * place, rows off 4 bytes) one image at a time. All on `stream`. */
 static fv_status run_batch_device(filterview_context *c, const filterview_image *src,
                                   const filterview_image *dst, int count, cudaStream_t stream)
 {
@@ -1216,11 +1287,26 @@ static fv_status run_batch_device(filterview_context *c, const filterview_image 
         const filterview_image source = image_read(image_at(src, i));
         filterview_image destination = image_read(image_at(dst, i));
         int n = 1;
-        if (source.channels != 4)
+        if (source.channels != 4) {
             while (n < c->batch->group && i + n < count &&
                    under_one_another(src, i, n + 1, height) &&
                    under_one_another(dst, i, n + 1, height))
                 n++;
+        } else if (runs_on_callers(src, dst, i)) {
+            while (n < c->batch->group && i + n < count && runs_on_callers(src, dst, i + n)) n++;
+        }
+        if (n > 1 && source.channels == 4) {
+            caller_runs group = {.c = c, .src = src, .dst = dst, .first = i, .count = n};
+            const fv_api_graph_key key = {.slot = -1,
+                                          .count = n,
+                                          .width = c->batch->width,
+                                          .height = c->batch->height,
+                                          .prepared = c->prepared,
+                                          .fixed = 0};
+            FV_TRY(fv_api_graph_run(c->batch->graphs, &key, caller_runs_enqueue, &group, stream));
+            i += n;
+            continue;
+        }
         if (n == 1) {
             FV_TRY(run_on_device(c, &source, &destination, stream));
             i++;
@@ -1231,11 +1317,7 @@ static fv_status run_batch_device(filterview_context *c, const filterview_image 
         in_all.width = out_all.width = c->batch->width;
         from.height = to.height = in_all.height = out_all.height = n * height;
         FV_TRY(fv_api_widen(&from, &in_all, stream));
-        for (int k = 0; k < n; k++) {
-            const fv_image in = slot_image(c->batch, &in_all, k);
-            fv_image out = slot_image(c->batch, &out_all, k);
-            FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
-        }
+        FV_TRY(slot_run(c, 0, &in_all, &out_all, n, stream));
         FV_TRY(fv_api_narrow(&out_all, &to, stream));
         i += n;
     }

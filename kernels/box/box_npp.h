@@ -40,7 +40,8 @@ extern const fv_tolerance box_npp_tolerance;
      .state_destroy = npp_state_destroy,                                                           \
      .tolerance = &box_npp_tolerance,                                                              \
      .types = FV_TYPES_ALL,                                                                        \
-     .borders = FV_BORDERS_REPLICATE},
+     .borders = FV_BORDERS_REPLICATE,                                                              \
+     .uncapturable = FV_NPP_UNCAPTURABLE},
 #else
 #define FV_VARIANT_NPP_BOX
 #endif

@@ -8,6 +8,10 @@
 
 #include "filter.h"
 
+#ifdef FV_HAVE_NPP
+#include "npp/npp_common.h"
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -40,7 +44,8 @@ extern const fv_tolerance canny_npp_tolerance;
      .state_create = canny_npp_state_create,                                                       \
      .state_destroy = canny_npp_state_destroy,                                                     \
      .tolerance = &canny_npp_tolerance,                                                            \
-     .supports = canny_npp_supports},
+     .supports = canny_npp_supports,                                                               \
+     .uncapturable = FV_NPP_UNCAPTURABLE},
 #else
 #define FV_VARIANT_NPP_CANNY
 #endif

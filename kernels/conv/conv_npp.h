@@ -45,7 +45,8 @@ extern const fv_tolerance conv_npp_tolerance;
      .tolerance = &conv_npp_tolerance,                                                             \
      .supports = conv_npp_supports,                                                                \
      .types = FV_TYPES_ALL,                                                                        \
-     .borders = FV_BORDERS_REPLICATE},
+     .borders = FV_BORDERS_REPLICATE,                                                              \
+     .uncapturable = FV_NPP_UNCAPTURABLE},
 #else
 #define FV_VARIANT_NPP_CONV
 #endif

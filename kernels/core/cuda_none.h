@@ -38,6 +38,8 @@ typedef enum cudaError {
  * a pointer). */
 typedef struct CUstream_st *cudaStream_t;
 typedef struct CUevent_st *cudaEvent_t;
+typedef struct CUgraph_st *cudaGraph_t;
+typedef struct CUgraphExec_st *cudaGraphExec_t;
 typedef struct cudaArray *cudaArray_t;
 struct cudaGraphicsResource;
 
@@ -58,6 +60,16 @@ enum cudaMemcpyKind {
     cudaMemcpyDeviceToHost = 2,
     cudaMemcpyDeviceToDevice = 3
 };
+
+enum cudaStreamCaptureMode {
+    cudaStreamCaptureModeGlobal = 0,
+    cudaStreamCaptureModeThreadLocal = 1,
+    cudaStreamCaptureModeRelaxed = 2
+};
+
+typedef struct cudaGraphExecUpdateResultInfo_st {
+    int result;
+} cudaGraphExecUpdateResultInfo;
 
 #define cudaEventDisableTiming                0x02
 #define cudaStreamNonBlocking                 0x01
@@ -231,6 +243,41 @@ static inline cudaError_t cudaEventSynchronize(cudaEvent_t event)
 static inline cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t stop)
 {
     *ms = 0;
+    return cudaErrorNoDevice;
+}
+
+/* CUDA graphs: a stream's work captured once and launched again as one */
+static inline cudaError_t cudaStreamBeginCapture(cudaStream_t stream,
+                                                 enum cudaStreamCaptureMode mode)
+{
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *graph)
+{
+    *graph = NULL;
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGraphInstantiate(cudaGraphExec_t *exec, cudaGraph_t graph,
+                                               unsigned long long flags)
+{
+    *exec = NULL;
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGraphExecUpdate(cudaGraphExec_t exec, cudaGraph_t graph,
+                                              cudaGraphExecUpdateResultInfo *info)
+{
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGraphLaunch(cudaGraphExec_t exec, cudaStream_t stream)
+{
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    return cudaErrorNoDevice;
+}
+static inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t exec)
+{
     return cudaErrorNoDevice;
 }
 

@@ -43,7 +43,8 @@ extern const fv_tolerance median_npp_tolerance;
      .state_destroy = median_npp_state_destroy,                                                    \
      .tolerance = &median_npp_tolerance,                                                           \
      .types = FV_TYPES_ALL,                                                                        \
-     .borders = FV_BORDERS_REPLICATE},
+     .borders = FV_BORDERS_REPLICATE,                                                              \
+     .uncapturable = FV_NPP_UNCAPTURABLE},
 #else
 #define FV_VARIANT_NPP_MEDIAN
 #endif

@@ -26,6 +26,11 @@ extern "C" {
 #endif
 
 #ifdef FV_HAVE_NPP
+/* Every peer's fv_variant.uncapturable: NPP's documentation says nothing of its calls under
+ * stream capture (cuFFT's has a section on CUDA graphs) and its code cannot be read, so a batch
+ * launches the peers directly. */
+#define FV_NPP_UNCAPTURABLE "NPP does not document its calls as safe to capture into a CUDA graph"
+
 typedef struct npp_state {
     NppStreamContext ctx;
     Npp32f *taps; /* device: the Gaussian's 1-D kernel (conv: its Npp32s weights for uint8, its

@@ -607,8 +607,10 @@ class Context:
         (NumPy, CuPy or PyTorch) of the context's dtype and at most its size, in one call into
         the C library (``filterview_run_batch``): host stacks are pipelined (the next image goes
         up and the last comes down while one is filtered), device stacks run back to back on
-        `stream`. Returns `out` (same shape and dtype) or a new stack; each image equals its own
-        :meth:`run` bit for bit."""
+        `stream`; a group's filter launches are replayed as one CUDA graph
+        (``FILTERVIEW_BATCH_GRAPHS=0`` in the environment: launched one by one). Returns `out`
+        (same shape and dtype) or a new stack; each image equals its own :meth:`run` bit for
+        bit."""
         name = self._info.name
         ops = _arrays.stack_operands(stack, "stack")
         if not ops:

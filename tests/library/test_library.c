@@ -9,8 +9,9 @@
  * to its own, alone and in batches. With a GPU: every GPU variant of every filter through host
  * images, device images (tight, padded, in place, 1 and 3 channels) and smaller images, alone
  * and in batches, all equal to one another, the integer filters equal to the reference, two
- * contexts at once on two streams from two threads equal to each one alone, and (with two GPUs)
- * a context on device 1.
+ * contexts at once on two streams from two threads equal to each one alone, (with two GPUs) a
+ * context on device 1, and batches run as CUDA graphs equal to batches run without them, with no
+ * graph made after a context's first batch.
  * ------------------------------------------------------------------------------------------------ */
 #include <libfilterview.h>
 
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int passed, failed;
 #define CHECK(cond, ...)                                                                           \
@@ -828,6 +830,309 @@ static void test_growing_batches(void)
     filterview_context_destroy(c);
 }
 
+/* ---- a batch's runs as CUDA graphs ----
+ * What the library says on stderr under FILTERVIEW_BATCH_GRAPHS=verbose is read back from a file:
+ * stderr points there between log_begin and log_end. */
+typedef struct stderr_log {
+    FILE *file;
+    int saved; /* the real stderr */
+    long read; /* what log_count has read so far */
+} stderr_log;
+
+static stderr_log log_begin(void)
+{
+    stderr_log l = {tmpfile(), -1, 0};
+    fflush(stderr);
+    if (l.file) l.saved = dup(2);
+    if (l.saved >= 0) dup2(fileno(l.file), 2);
+    return l;
+}
+
+/* The lines said since the last count that hold `words`, counted (and shown). */
+static int log_count(stderr_log *l, const char *words)
+{
+    fflush(stderr);
+    if (!l->file) return -1;
+    char line[1024];
+    int n = 0;
+    fseek(l->file, l->read, SEEK_SET);
+    while (fgets(line, sizeof line, l->file)) {
+        n += strstr(line, words) != NULL;
+        printf("  said: %s", line);
+    }
+    l->read = ftell(l->file);
+    return n;
+}
+
+static void log_end(stderr_log *l)
+{
+    fflush(stderr);
+    if (l->saved >= 0) dup2(l->saved, 2), close(l->saved);
+    if (l->file) fclose(l->file);
+}
+
+/* A context of `filter`'s variant (NULL: the fastest) whose batches take FILTERVIEW_BATCH_GRAPHS
+ * = `graphs` (NULL: unset), read by its first batch, which is run here on the first image. NULL
+ * where a peer declines the filter's defaults (said). */
+static filterview_context *graphs_context(const char *filter, const char *variant,
+                                          const char *graphs, int w, int h,
+                                          const filterview_image *first)
+{
+    filterview_context *c = NULL;
+    char error[512];
+    const fv_status st =
+        filterview_context_create(&c, filter, variant, w, h, NULL, error, sizeof error);
+    if (st == FV_ERR_UNSUPPORTED) {
+        printf("  %s/%s declines the defaults (%s): not run\n", filter,
+               variant ? variant : "fastest", error);
+        return NULL;
+    }
+    if (st != FV_OK) {
+        CHECK(0, "%s/%s: %s", filter, variant ? variant : "fastest", error);
+        return NULL;
+    }
+    if (graphs)
+        setenv("FILTERVIEW_BATCH_GRAPHS", graphs, 1);
+    else
+        unsetenv("FILTERVIEW_BATCH_GRAPHS");
+    filterview_image out = *first;
+    out.data = malloc(first->pitch * (size_t)first->height);
+    CHECK(filterview_run_batch(c, first, &out, 1, NULL) == FV_OK, "%s: a first batch: %s", filter,
+          filterview_context_error(c));
+    free(out.data);
+    unsetenv("FILTERVIEW_BATCH_GRAPHS");
+    return c;
+}
+
+enum { GN = 24, GW = 37, GH = 23 };
+
+/* The three kinds of batch, run by c into got[]: a host batch of 1, 3 and 4 channels (slots 0, 1,
+ * 0 again with another count), a device stack of gray images (widened into slot 0) and a device
+ * batch of RGBA images in buffers of the caller's (at `shift` images into a larger allocation, so
+ * that each call's addresses differ). Images 0-7 gray, 8-15 RGB, 16-23 RGBA. */
+static void graphs_batches(filterview_context *c, const filterview_image *src,
+                           filterview_image *got, int shift, const char *how)
+{
+    CHECK(filterview_run_batch(c, src, got, GN, NULL) == FV_OK, "%s host batch: %s", how,
+          filterview_context_error(c));
+    const size_t gray = (size_t)GW * GH, rgba = gray * 4;
+    uint8_t *stack = NULL, *rgba_in = NULL, *rgba_out = NULL;
+    cudaMalloc((void **)&stack, gray * 8);
+    cudaMalloc((void **)&rgba_in, rgba * (8 + (size_t)shift));
+    cudaMalloc((void **)&rgba_out, rgba * (8 + (size_t)shift));
+    filterview_image dev[GN], out[GN];
+    for (int i = 0; i < GN; i++) {
+        const int is_gray = i < 8;
+        if (i >= 8 && i < 16) continue; /* the RGB ones: host only */
+        dev[i] = out[i] = src[i];
+        dev[i].memory = out[i].memory = FILTERVIEW_DEVICE;
+        dev[i].pitch = out[i].pitch = is_gray ? (size_t)GW : (size_t)GW * 4;
+        dev[i].data = out[i].data =
+            is_gray ? stack + (size_t)i * gray : rgba_in + (size_t)(i - 16 + shift) * rgba;
+        if (!is_gray) out[i].data = rgba_out + (size_t)(i - 16 + shift) * rgba;
+        cudaMemcpy2D(dev[i].data, dev[i].pitch, src[i].data, src[i].pitch, dev[i].pitch, GH,
+                     cudaMemcpyHostToDevice);
+    }
+    CHECK(filterview_run_batch(c, dev, dev, 8, NULL) == FV_OK, "%s gray device stack in place: %s",
+          how, filterview_context_error(c));
+    CHECK(filterview_run_batch(c, &dev[16], &out[16], 8, NULL) == FV_OK, "%s RGBA device batch: %s",
+          how, filterview_context_error(c));
+    cudaDeviceSynchronize();
+    for (int i = 0; i < GN; i++)
+        if (i < 8 || i >= 16)
+            cudaMemcpy2D(got[GN + i].data, got[GN + i].pitch, out[i].data, out[i].pitch,
+                         out[i].pitch, GH, cudaMemcpyDeviceToHost);
+    cudaFree(stack), cudaFree(rgba_in), cudaFree(rgba_out);
+}
+
+/* One variant's batches, without graphs (FILTERVIEW_BATCH_GRAPHS=0) against each image's own run
+ * and with graphs, three calls, against those without, bit for bit. 0 where the variant declines
+ * the filter's defaults. */
+static int batch_graphs_case(const char *filter, const char *variant, const filterview_image *src,
+                             filterview_image *one, filterview_image *want, filterview_image *got)
+{
+    filterview_context *direct = graphs_context(filter, variant, "0", GW, GH, &src[0]);
+    filterview_context *graphs = graphs_context(filter, variant, NULL, GW, GH, &src[0]);
+    if (!direct || !graphs) {
+        filterview_context_destroy(direct), filterview_context_destroy(graphs);
+        return 0;
+    }
+    for (int i = 0; i < GN; i++)
+        CHECK(filterview_run(direct, &src[i], &one[i], NULL) == FV_OK, "%s/%s image %d: %s", filter,
+              variant, i, filterview_context_error(direct));
+    char how[96];
+    snprintf(how, sizeof how, "%s/%s without graphs", filter, variant);
+    graphs_batches(direct, src, want, 0, how);
+    for (int i = 0; i < 2 * GN; i++)
+        if (i < GN + 8 || i >= GN + 16)
+            CHECK(same_pixels(&want[i], &one[i % GN]), "%s: %s image %d, against its own run", how,
+                  i < GN ? "host" : "device", i % GN);
+    for (int call = 0; call < 3; call++) {
+        snprintf(how, sizeof how, "%s/%s with graphs, call %d", filter, variant, call + 1);
+        graphs_batches(graphs, src, got, call, how);
+        for (int i = 0; i < 2 * GN; i++) {
+            if (i >= GN + 8 && i < GN + 16) continue; /* no RGB device images */
+            CHECK(same_pixels(&got[i], &want[i]), "%s: %s image %d, graphs against none", how,
+                  i < GN ? "host" : "device", i % GN);
+        }
+    }
+    filterview_context_destroy(direct), filterview_context_destroy(graphs);
+    return 1;
+}
+
+/* Every GPU variant of every filter, each capturing its own calls: canny's naive and smem, whose
+ * hysteresis waits for the device, cannot be captured and fall back to direct launches; NPP's
+ * peers are launched directly from the start; the rest replay graphs (box's tex copies into its
+ * texture's array, conv's FFT variants run cuFFT, canny's fast launches a cooperative kernel,
+ * box's fast a programmatic one on sm_90). */
+static void test_batch_graphs(void)
+{
+    filterview_image src[GN], one[GN], want[2 * GN], got[2 * GN];
+    for (int i = 0; i < GN; i++) {
+        const int channels = i < 8 ? 1 : i < 16 ? 3 : 4;
+        src[i] = host_image(GW, GH, channels, (size_t)(i % 3) * 4, 900u + (unsigned)i);
+        one[i] = host_image(GW, GH, channels, 0, 0);
+        for (int k = 0; k < 2; k++) { /* [i]: the host batch's, [GN + i]: the device's */
+            want[k * GN + i] = host_image(GW, GH, channels, 0, 0);
+            got[k * GN + i] = host_image(GW, GH, channels, 0, 0);
+        }
+    }
+    int tested = 0;
+    for (int f = 0; f < filterview_filter_count(); f++) {
+        const char *filter = filterview_filter_name(f);
+        for (int v = 0; v < filterview_variant_count(filter); v++) {
+            filterview_variant_info vi = {.size = sizeof vi};
+            filterview_variant_get(filter, v, &vi);
+            if (!vi.on_host) tested += batch_graphs_case(filter, vi.name, src, one, want, got);
+        }
+    }
+    CHECK(tested > filterview_filter_count(),
+          "%d GPU variants' batches compared: teaching variants besides one a filter", tested);
+    for (int i = 0; i < GN; i++) free(src[i].data), free(one[i].data);
+    for (int i = 0; i < 2 * GN; i++) free(want[i].data), free(got[i].data);
+}
+
+/* Nothing is made after a context's first batch: under FILTERVIEW_BATCH_GRAPHS=verbose the library
+ * says each graph it makes or updates. Graphs are made at the first call; later calls launch them
+ * as they are (host and gray device batches: the context's own buffers) or update them (RGBA
+ * device batches, whose addresses move) and make none. Canny's naive variant says once that its
+ * batches run directly, and so does box's NPP peer, before trying any capture. */
+static void test_batch_graphs_made_once(void)
+{
+    filterview_image src[GN], got[2 * GN];
+    for (int i = 0; i < GN; i++) {
+        const int channels = i < 8 ? 1 : i < 16 ? 3 : 4;
+        src[i] = host_image(GW, GH, channels, 0, 1300u + (unsigned)i);
+        got[i] = host_image(GW, GH, channels, 0, 0);
+        got[GN + i] = host_image(GW, GH, channels, 0, 0);
+    }
+    stderr_log log = log_begin();
+    filterview_context *c = graphs_context("gaussian", NULL, "verbose", GW, GH, &src[0]);
+    log_count(&log, ""); /* the first batch of one image */
+    for (int call = 0; c && call < 3; call++) {
+        graphs_batches(c, src, got, call, "gaussian, verbose");
+        const int made = log_count(&log, "batch graph made");
+        if (call == 0) /* slot 0's 8 images serve the gray, the RGBA and the device stack */
+            CHECK(made == 3,
+                  "the first call makes 3 graphs (slots 0 and 1, the RGBA device "
+                  "batch's): %d",
+                  made);
+        else
+            CHECK(made == 0, "call %d made %d graphs: nothing is made after the first", call + 1,
+                  made);
+    }
+    filterview_context_destroy(c);
+    /* updates of the RGBA batch, counted on calls of that batch alone */
+    c = graphs_context("gaussian", NULL, "verbose", GW, GH, &src[0]);
+    log_count(&log, "");
+    for (int call = 0; c && call < 3; call++) {
+        graphs_batches(c, src, got, call, "gaussian, verbose");
+        const int updated = log_count(&log, "batch graph updated");
+        CHECK(call == 0 ? updated == 0 : updated == 1,
+              "call %d: %d updates (the RGBA batch's graph is updated on each call after the "
+              "first)",
+              call + 1, updated);
+    }
+    filterview_context_destroy(c);
+    c = graphs_context("canny", "naive", "verbose", GW, GH, &src[0]);
+    const int off = log_count(&log, "batch graphs off, direct launches: a run cannot be captured");
+    graphs_batches(c, src, got, 0, "canny/naive, verbose");
+    const int again = log_count(&log, "batch graph");
+    CHECK(off == 1 && again == 0,
+          "canny/naive: said once that its batches run directly (%d), then nothing (%d)", off,
+          again);
+    filterview_context_destroy(c);
+    /* NPP's peers are never captured: NPP does not say that its calls may be */
+    int npp = 0;
+    for (int v = 0; v < filterview_variant_count("box"); v++) {
+        filterview_variant_info vi = {.size = sizeof vi};
+        filterview_variant_get("box", v, &vi);
+        npp |= strcmp(vi.name, "npp") == 0;
+    }
+    c = npp ? graphs_context("box", "npp", "verbose", GW, GH, &src[0]) : NULL;
+    if (c) {
+        const int refused = log_count(&log, "batch graphs off, direct launches: NPP does not");
+        graphs_batches(c, src, got, 0, "box/npp, verbose");
+        const int npp_again = log_count(&log, "batch graph");
+        CHECK(refused == 1 && npp_again == 0,
+              "box/npp: said at its first batch that NPP is launched directly (%d), then nothing "
+              "(%d)",
+              refused, npp_again);
+    } else {
+        printf("  no box/npp (built without NPP): the peers' refusal is not checked\n");
+    }
+    filterview_context_destroy(c);
+    log_end(&log);
+    for (int i = 0; i < GN; i++) free(src[i].data), free(got[i].data), free(got[GN + i].data);
+}
+
+/* A graph kept for a group holds the runner's state as it was prepared: a run at another size
+ * remakes that state, and the next batch at the first size must capture a new graph, never replay
+ * the old one (whose kernels read freed buffers). Canny's fast variant, whose intermediates are
+ * device buffers of the image's size: a batch, one run at a smaller size, a batch again, each
+ * image equal to its own run, and under FILTERVIEW_BATCH_GRAPHS=verbose a graph made by each
+ * batch. */
+static void test_batch_graphs_after_prepare(void)
+{
+    enum { N = 6, W = 64, H = 48, w = 40, h = 30 };
+    filterview_image src[N], want[N], got[N];
+    for (int i = 0; i < N; i++) {
+        src[i] = host_image(W, H, 1, 0, 1700u + (unsigned)i);
+        want[i] = host_image(W, H, 1, 0, 0);
+        got[i] = host_image(W, H, 1, 0, 0);
+    }
+    filterview_context *alone = NULL;
+    CHECK(filterview_context_create(&alone, "canny", "fast", W, H, NULL, NULL, 0) == FV_OK,
+          "canny/fast context");
+    for (int i = 0; alone && i < N; i++)
+        CHECK(filterview_run(alone, &src[i], &want[i], NULL) == FV_OK, "image %d alone: %s", i,
+              filterview_context_error(alone));
+    filterview_context_destroy(alone);
+    stderr_log log = log_begin();
+    filterview_context *c = graphs_context("canny", "fast", "verbose", W, H, &src[0]);
+    log_count(&log, ""); /* the first batch, of one image */
+    filterview_image small = host_image(w, h, 1, 0, 1800u), small_out = host_image(w, h, 1, 0, 0);
+    void *spacer = NULL; /* held while the state is remade, so that it lands elsewhere */
+    for (int round = 0; c && round < 2; round++) {
+        CHECK(filterview_run_batch(c, src, got, N, NULL) == FV_OK, "batch %d: %s", round + 1,
+              filterview_context_error(c));
+        for (int i = 0; i < N; i++)
+            CHECK(same_pixels(&got[i], &want[i]), "batch %d, image %d against its own run",
+                  round + 1, i);
+        const int made = log_count(&log, "batch graph made");
+        CHECK(made == 1, "batch %d made %d graphs: one, for the runner as it is prepared now",
+              round + 1, made);
+        CHECK(filterview_run(c, &small, &small_out, NULL) == FV_OK, "a %dx%d run: %s", w, h,
+              filterview_context_error(c));
+        if (!spacer) cudaMalloc(&spacer, (size_t)W * H * 16);
+    }
+    log_end(&log);
+    cudaFree(spacer);
+    filterview_context_destroy(c);
+    free(small.data), free(small_out.data);
+    for (int i = 0; i < N; i++) free(src[i].data), free(want[i].data), free(got[i].data);
+}
+
 static void test_gpu(void)
 {
     for (int i = 0; i < filterview_filter_count(); i++) {
@@ -861,6 +1166,9 @@ static void test_gpu(void)
     test_batch_groups();
     test_growing_batches();
     test_device_one();
+    test_batch_graphs();
+    test_batch_graphs_made_once();
+    test_batch_graphs_after_prepare();
 }
 #endif
 

@@ -2,7 +2,8 @@
 
 - apply_batch / Context.run_batch: a stack (N x H x W [x C]) and a list of images of different
   sizes with per-image parameters equal N single calls bit for bit; the reference everywhere, and
-  every filter's fastest GPU variant on host and device stacks where there is a device.
+  every filter's fastest GPU variant on host and device stacks where there is a device, its
+  batches run as CUDA graphs equal to them run without (FILTERVIEW_BATCH_GRAPHS=0).
 - reach: a tile cut from the image with a halo of `reach` pixels, filtered alone, equals the
   whole image's result inside the tile (checked with the reference, every filter, several
   parameter sets; an off-by-one reach fails it).
@@ -170,6 +171,48 @@ def test_gpu_device_stack_equals_single_calls(rng):
         assert isinstance(got, cupy.ndarray)
         for i in range(stack.shape[0]):
             assert np.array_equal(cupy.asnumpy(got[i]), filterview.apply(name, stack[i])), name
+
+
+def _batches(name, stacks, graphs, monkeypatch, calls=2):
+    """Each stack through one Context of `name`'s fastest variant, `calls` times, its batches
+    taking FILTERVIEW_BATCH_GRAPHS=graphs (None: unset, graphs on), which its first batch reads."""
+    if graphs is None:
+        monkeypatch.delenv("FILTERVIEW_BATCH_GRAPHS", raising=False)
+    else:
+        monkeypatch.setenv("FILTERVIEW_BATCH_GRAPHS", graphs)
+    height, width = stacks[0].shape[1:3]
+    results = []
+    with filterview.Context(name, width, height) as ctx:
+        for _ in range(calls):
+            results.append([ctx.run_batch(s) for s in stacks])
+    monkeypatch.delenv("FILTERVIEW_BATCH_GRAPHS", raising=False)
+    return results
+
+
+@pytest.mark.skipif(not HAVE_DEVICE, reason="no CUDA device")
+def test_gpu_batch_graphs_equal_direct_launches(rng, monkeypatch):
+    """Every filter's fastest variant: a batch's runs replayed as CUDA graphs (the default) equal
+    them launched one by one (FILTERVIEW_BATCH_GRAPHS=0), bit for bit, on the first call (graphs
+    captured) and the next (launched again, or updated where the addresses are the caller's).
+    Host stacks of more images than a group holds (both slots, a short last group), and device
+    stacks of gray (the context's buffers) and RGBA images (the caller's) where CuPy is."""
+    stacks = [rng_image(rng, (40, 300, 400)), rng_image(rng, (7, 300, 400, 3))]
+    try:
+        import cupy
+        stacks += [cupy.asarray(rng_image(rng, (9, 300, 400))),
+                   cupy.asarray(rng_image(rng, (9, 300, 400, 4)))]
+    except ImportError:
+        cupy = None
+    as_host = cupy.asnumpy if cupy is not None else np.asarray
+    names = [n for n in filterview.filters() if filterview.filter_info(n).variants]
+    assert names
+    for name in names:
+        direct = _batches(name, stacks, "0", monkeypatch)
+        graphs = _batches(name, stacks, None, monkeypatch)
+        for call in range(2):
+            for k, (a, b) in enumerate(zip(direct[call], graphs[call])):
+                assert np.array_equal(as_host(a), as_host(b)), \
+                    "%s: stack %d, call %d: graphs differ from direct launches" % (name, k, call)
 
 
 # ---- pixel types ----
