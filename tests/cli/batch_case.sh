@@ -41,7 +41,7 @@ done
 code=$?
 cat "$out/log" "$out/err"
 [ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
-grep -Eq "^filtered 3 of 5 images \(box/cpu, radius 2, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads; 2 failed$" "$out/log" ||
+grep -Eq "^filtered 3 of 5 images \(box/cpu, radius 2, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads, codec cpu; 2 failed$" "$out/log" ||
   fail "no summary line"
 [ "$(wc -l <"$out/err")" = 2 ] || fail "expected two lines on stderr"
 grep -q "images/s" "$out/err" && fail "a progress bar was drawn where stderr is no terminal"

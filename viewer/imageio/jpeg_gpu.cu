@@ -255,13 +255,12 @@ extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_
     FV_TRY(jpeg_gpu_choose(g, name, &h, &b));
     const int w = h.width, ht = h.height, swap = h.orientation >= 5;
     const int up_w = swap ? ht : w, up_h = swap ? w : ht;
-    const int allocated = out->data == NULL;
-    if (allocated)
-        FV_TRY(fv_device_image_alloc(out, up_w, up_h));
-    else if (out->width != up_w || out->height != up_h || out->memory != FV_MEMORY_DEVICE ||
-             fv_image_channels(out) != 4)
-        return fv_fail(FV_ERR_ARG, "'%s' is %dx%d upright: not the %dx%d device image given", name,
-                       up_w, up_h, out->width, out->height);
+    /* the caller's image is reused when it has the size, as a folder's images mostly do */
+    if (out->data &&
+        (out->width != up_w || out->height != up_h || out->memory != FV_MEMORY_DEVICE ||
+         fv_image_channels(out) != 4 || out->type != FV_PIXEL_U8))
+        fv_device_image_free(out);
+    if (!out->data) FV_TRY(fv_device_image_alloc(out, up_w, up_h));
     const size_t rgb_pitch = 3 * (size_t)w;
     fv_status s = jpeg_gpu_scratch(g, rgb_pitch * (size_t)ht);
     nvjpegImage_t dst;
@@ -278,10 +277,7 @@ extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_
     if (s == FV_OK) s = jpeg_gpu_cuda(cudaStreamSynchronize(stream), "decode", name);
     /* the metadata the CPU codec would give, read from the same markers */
     if (s == FV_OK && info) s = codec_jpeg_inspect(name, data, size, &h, info);
-    if (s != FV_OK) {
-        if (allocated) fv_device_image_free(out);
-        return s;
-    }
+    if (s != FV_OK) return s;
     if (used) *used = b;
     return FV_OK;
 }

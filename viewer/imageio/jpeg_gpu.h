@@ -42,8 +42,9 @@ int jpeg_gpu_has_hardware(const jpeg_gpu *g);
 /* "hardware" or "GPU hybrid" */
 const char *jpeg_gpu_backend_name(jpeg_gpu_backend b);
 
-/* Decodes `size` bytes into `out`, a device RGBA8 image: allocated here (fv_device_image_alloc)
- * when out->data is NULL, else it must have the upright image's size. The work is queued on
+/* Decodes `size` bytes into `out`, a device RGBA8 image: kept when it has the upright image's
+ * size, else (or when out->data is NULL) made here (fv_device_image_alloc), the caller's to
+ * free either way. The work is queued on
  * `stream` and done when this returns. `info` (NULL: not wanted) as codec_jpeg_decode fills it;
  * `used` (NULL: not wanted) says which decoder ran. FV_ERR_UNSUPPORTED: the CPU codec's file. */
 fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data, size_t size,
