@@ -251,7 +251,7 @@ extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_
     if (nvjpegJpegStreamParse(g->handle, data, size, 0, 0, g->parsed) != NVJPEG_STATUS_SUCCESS)
         return fv_fail(FV_ERR_UNSUPPORTED, "'%s': nvJPEG cannot parse it: not for the GPU codec",
                        name);
-    jpeg_gpu_backend b;
+    jpeg_gpu_backend b = JPEG_GPU_HYBRID;
     FV_TRY(jpeg_gpu_choose(g, name, &h, &b));
     const int w = h.width, ht = h.height, swap = h.orientation >= 5;
     const int up_w = swap ? ht : w, up_h = swap ? w : ht;

@@ -266,6 +266,8 @@ fv_status run_device_check(const char *advice)
 void run_default_variant(cli_options *o)
 {
     if (o->variant_given || o->user_file || fv_variant_is_host(o->variant)) return;
+    /* --codec gpu asks for the GPU: its absence is that run's one error (gpu_codec_choose) */
+    if (o->codec == CLI_CODEC_GPU) return;
     const char *why = fv_device_unavailable_reason();
     const fv_variant *ref = fv_filter_variant_of_role(o->filter, FV_ROLE_REFERENCE);
     if (!why || !ref) return;
