@@ -4,7 +4,8 @@
  * JPEG output, encoded by nvJPEG from the device result; every other file, and a JPEG the GPU
  * codec cannot decode (counted: "fell back to the CPU codec"), through the CPU codecs, on the
  * same device buffers. batch.c (one file, "-" included) and batch_many.c (a folder) use it.
- * Tested by tests/cli/codec_case.sh (the choice and its refusals) and tests/gpu/codec_gpu.sh.
+ * Tested by the CLI cases codec_* (the choice, its refusals, the summary) and
+ * tests/gpu/codec_gpu.sh.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_GPU_CODEC_H
 #define FV_GPU_CODEC_H
