@@ -836,9 +836,10 @@ int batch_many_main(const cli_options *o)
     b.host = fv_variant_is_host(b.v);
     /* said before any file is read; after this, the runner's prepare is the only check */
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
-    /* with --dask the workers' GPUs filter: this machine needs none */
+    /* --codec gpu without a device is said before anything is read; auto asks the files below */
     int gpu_jpeg = 0;
-    if (gpu_codec_choose(o, b.v, &gpu_jpeg) != FV_OK) return run_fail_line();
+    if (gpu_codec_choose(o, b.v, 1, &gpu_jpeg) != FV_OK) return run_fail_line();
+    /* with --dask the workers' GPUs filter: this machine needs none */
     if (!b.host && !o->dask && run_device_check("use -v cpu to run the reference") != FV_OK)
         return run_fail_line();
     walk w;
@@ -892,6 +893,9 @@ int batch_many_main(const cli_options *o)
             b.jobs[kept++] = b.jobs[i];
     }
     if (!code) b.n_jobs = n = kept;
+    /* auto takes the GPU codec where it helps: a folder of JPEGs alone */
+    for (int i = 0; gpu_jpeg && o->codec == CLI_CODEC_AUTO && i < b.n_jobs; i++)
+        if (!gpu_codec_is_jpeg_name(b.jobs[i].in)) gpu_jpeg = 0;
     if (!code && n == 0) code = 1; /* every image's folder refused, each said */
     if (!code && access(o->output, W_OK) != 0) {
         char dir_text[IMAGE_NAME_SHOWN];

@@ -17,6 +17,15 @@
 
 #ifdef FV_HAVE_NVJPEG
 #include "jpeg_gpu.h"
+#endif
+
+int gpu_codec_is_jpeg_name(const char *path)
+{
+    return !image_is_stdio(path) &&
+           image_format_of(path, IMAGE_FORMAT_BY_NAME) == IMAGE_FORMAT_JPEG;
+}
+
+#ifdef FV_HAVE_NVJPEG
 
 struct gpu_codec {
     const cli_options *o;
@@ -31,7 +40,7 @@ struct gpu_codec {
     gpu_codec_counts counts;
 };
 
-fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int *use_gpu)
+fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int inputs_jpeg, int *use_gpu)
 {
     *use_gpu = 0;
     /* noise, --save-source and tiles work on the host image: the CPU codecs' path (the CLI
@@ -45,7 +54,8 @@ fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int *use_g
         snprintf(why, sizeof why, "%s", fv_last_error());
         return fv_fail(FV_ERR_NO_DEVICE, "--codec gpu: %s: give --codec cpu", why);
     }
-    *use_gpu = device == FV_OK && !fv_variant_is_host(v);
+    *use_gpu =
+        device == FV_OK && !fv_variant_is_host(v) && (o->codec == CLI_CODEC_GPU || inputs_jpeg);
     return FV_OK;
 }
 
@@ -194,11 +204,15 @@ gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c)
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)
 {
     const gpu_codec_counts *n = &c->counts;
-    int len = snprintf(buf, size,
-                       "codec gpu (nvJPEG%s: %d hardware, %d GPU hybrid decodes, %d "
-                       "encodes)",
-                       jpeg_gpu_has_hardware(c->jpeg) ? "" : ", no hardware decoder",
-                       n->decoded_hardware, n->decoded_hybrid, n->encoded);
+    int len = jpeg_gpu_has_hardware(c->jpeg)
+                  ? snprintf(buf, size,
+                             "codec gpu (nvJPEG decoded %d on the hardware decoder, %d on the GPU "
+                             "hybrid one, encoded %d)",
+                             n->decoded_hardware, n->decoded_hybrid, n->encoded)
+                  : snprintf(buf, size,
+                             "codec gpu (nvJPEG decoded %d on the GPU hybrid decoder, this GPU "
+                             "has no hardware one; encoded %d)",
+                             n->decoded_hybrid, n->encoded);
     if (n->fell_back && len > 0 && (size_t)len < size)
         snprintf(buf + len, size - (size_t)len, "; %d %s fell back to the CPU codec", n->fell_back,
                  n->fell_back == 1 ? "JPEG" : "JPEGs");
@@ -206,9 +220,9 @@ void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)
 
 #else /* a build without nvJPEG: the CPU codecs alone (--codec gpu is refused by the CLI) */
 
-fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int *use_gpu)
+fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int inputs_jpeg, int *use_gpu)
 {
-    (void)v;
+    (void)v, (void)inputs_jpeg;
     *use_gpu = 0;
     if (o->codec == CLI_CODEC_GPU)
         return fv_fail(FV_ERR_ARG, "--codec gpu: this build has no GPU JPEG codec");

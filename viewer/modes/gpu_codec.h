@@ -14,8 +14,12 @@
 #include "image_io.h"
 
 /* Whether the run uses the GPU codec: --codec gpu (FV_ERR_NO_DEVICE, said, without a device),
- * or auto where this build has nvJPEG, a device is there and the variant runs on the GPU. */
-fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int *use_gpu);
+ * or auto where it helps: this build has nvJPEG, a device is there, the variant runs on the GPU
+ * and the inputs are JPEG files (`inputs_jpeg`: by their names). */
+fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int inputs_jpeg,
+                           int *use_gpu);
+/* Whether `path` names a JPEG file (.jpg, .jpeg; standard input: no). */
+int gpu_codec_is_jpeg_name(const char *path);
 
 typedef struct gpu_codec gpu_codec;
 
@@ -38,8 +42,8 @@ fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_sa
                          int *width, int *height, double *ms);
 
 gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c);
-/* "codec gpu (nvJPEG: 3 hardware, 1 GPU hybrid decodes, 4 encodes); 2 JPEGs fell back to the CPU
- * codec" */
+/* "codec gpu (nvJPEG decoded 3 on the hardware decoder, 1 on the GPU hybrid one, encoded 4); 2
+ * JPEGs fell back to the CPU codec" */
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size);
 
 #endif
