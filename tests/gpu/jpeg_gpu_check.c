@@ -11,7 +11,8 @@
  * for the progressive and 4:1:1 files. CMYK: FV_ERR_UNSUPPORTED (the CPU codec's file); a forged
  * size: refused with the CPU reader's reason, not handed to the CPU codec; truncated and garbled
  * files: a status, no crash. Encode: a device image encoded by nvJPEG at quality 90, decoded by the
- * CPU codec, within 1 dB (PSNR against the source) of TurboJPEG's encode at the same quality.
+ * CPU codec, within 1 dB (PSNR against the source) of TurboJPEG's encode at the same quality; a
+ * gray image encoded as a one-component JPEG.
  * Exits 77 without a CUDA device.
  *   jpeg_gpu_check                 the checks
  *   jpeg_gpu_check --corpus DIR    writes the corpus into DIR (no GPU needed): a folder batch's
@@ -300,6 +301,42 @@ static void check_encode(jpeg_gpu *g, cudaStream_t stream)
     fv_device_image_free(&dev);
 }
 
+/* A gray image (R = G = B) encoded as one component: a gray JPEG, its luma the source's. */
+static void check_encode_gray(jpeg_gpu *g, cudaStream_t stream)
+{
+    fv_image src, dev = {0}, back = {0}, native = {0};
+    smooth_photo(&src, 129, 67);
+    for (size_t i = 0; i < (size_t)src.width * src.height; i++)
+        src.data[4 * i + 1] = src.data[4 * i + 2] = src.data[4 * i];
+    fv_status s = fv_device_image_alloc(&dev, src.width, src.height);
+    if (s == FV_OK) s = fv_image_upload(&dev, &src);
+    FILE *tmp = tmpfile();
+    if (s == FV_OK && !tmp) s = fv_fail(FV_ERR_IO, "no temporary file");
+    if (s == FV_OK) s = jpeg_gpu_encode(g, "gray.jpg", fileno(tmp), &dev, 90, 1, NULL, stream);
+    long n = 0;
+    uint8_t *bytes = NULL;
+    if (s == FV_OK) {
+        fflush(tmp);
+        n = ftell(tmp);
+        bytes = malloc((size_t)n);
+        rewind(tmp);
+        if (fread(bytes, 1, (size_t)n, tmp) != (size_t)n) s = FV_ERR_IO;
+    }
+    if (s == FV_OK) s = image_load_native_bytes("gray.jpg", bytes, (size_t)n, NULL, &native, NULL);
+    if (s == FV_OK) s = cpu_decode(bytes, (size_t)n, &back);
+    char detail[96] = "";
+    const double p = s == FV_OK ? psnr(&back, &src) : 0;
+    snprintf(detail, sizeof detail, "(%d channels, %.2f dB)", s == FV_OK ? native.channels : 0, p);
+    test_check(&T, s == FV_OK && native.channels == 1 && p > 30,
+               "nvJPEG encodes a gray image as a gray JPEG (one component, over 30 dB)", detail);
+    free(bytes);
+    if (tmp) fclose(tmp);
+    fv_host_image_free(&src);
+    fv_host_image_free(&back);
+    fv_host_image_free(&native);
+    fv_device_image_free(&dev);
+}
+
 /* A forged size is refused as the CPU reader refuses it; damaged files fail with a status. */
 static void check_bad_files(jpeg_gpu *g, const corpus_file *good, cudaStream_t stream)
 {
@@ -376,6 +413,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < n; i++) check_decode(g, &corpus[i], stream);
     check_bad_files(g, &corpus[0], stream);
     check_encode(g, stream);
+    check_encode_gray(g, stream);
     for (int i = 0; i < n; i++) free(corpus[i].data);
     cudaStreamDestroy(stream);
     jpeg_gpu_destroy(g);

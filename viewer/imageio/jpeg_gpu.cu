@@ -8,8 +8,9 @@
  * here), the hybrid one through the decoupled API (host, transfer, device phases). Both write
  * interleaved RGB into a scratch buffer; one kernel widens it to RGBA and turns it as EXIF says
  * (orientation.h, the CPU codec's map) into the caller's device image.
- * Encode: one kernel narrows RGBA to interleaved RGB, nvjpegEncodeImage at 4:2:0 (gray: Y only)
- * and the stream is written with the metadata's markers (codec_jpeg_write_stream).
+ * Encode: one kernel narrows RGBA to interleaved RGB for nvjpegEncodeImage at 4:2:0 (a gray
+ * image: its luma plane for nvjpegEncodeYUV, one component), and the stream is written with the
+ * metadata's markers (codec_jpeg_write_stream).
  * Checked by tests/gpu/jpeg_gpu_check.c.
  * ------------------------------------------------------------------------------------------------ */
 extern "C" {
@@ -95,15 +96,17 @@ static __global__ void jpeg_gpu_widen_kernel(const uint8_t *rgb, size_t rgb_pitc
     *(uchar4 *)(rgba + (size_t)dy * rgba_pitch + 4 * (size_t)dx) = p;
 }
 
-/* RGBA to interleaved RGB for the encoder: alpha, which JPEG cannot hold, dropped. */
+/* RGBA to interleaved RGB for the encoder, or (channels 1: a gray image's, R = G = B) its luma
+ * plane, which is R; alpha, which JPEG cannot hold, dropped. */
 static __global__ void jpeg_gpu_narrow_kernel(const uint8_t *rgba, size_t rgba_pitch, int w, int h,
-                                              uint8_t *rgb, size_t rgb_pitch)
+                                              int channels, uint8_t *out, size_t out_pitch)
 {
     const int x = blockIdx.x * blockDim.x + threadIdx.x, y = blockIdx.y * blockDim.y + threadIdx.y;
     if (x >= w || y >= h) return;
     const uchar4 p = *(const uchar4 *)(rgba + (size_t)y * rgba_pitch + 4 * (size_t)x);
-    uint8_t *d = rgb + (size_t)y * rgb_pitch + 3 * (size_t)x;
+    uint8_t *d = out + (size_t)y * out_pitch + (size_t)channels * x;
     d[0] = p.x;
+    if (channels == 1) return;
     d[1] = p.y;
     d[2] = p.z;
 }
@@ -300,20 +303,26 @@ static fv_status jpeg_gpu_encoder_set(jpeg_gpu *g, int quality, int gray, cudaSt
 static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int quality, int gray,
                                         size_t *len, cudaStream_t stream)
 {
-    const int w = img->width, h = img->height;
-    const size_t rgb_pitch = 3 * (size_t)w;
-    FV_TRY(jpeg_gpu_scratch(g, rgb_pitch * (size_t)h));
+    const int w = img->width, h = img->height, channels = gray ? 1 : 3;
+    const size_t pitch = (size_t)channels * w;
+    FV_TRY(jpeg_gpu_scratch(g, pitch * (size_t)h));
     FV_TRY(jpeg_gpu_encoder_set(g, quality, gray, stream));
     jpeg_gpu_narrow_kernel<<<jpeg_gpu_grid(w, h), dim3(PACK_BLOCK_X, PACK_BLOCK_Y), 0, stream>>>(
-        img->data, img->pitch, w, h, g->rgb, rgb_pitch);
+        img->data, img->pitch, w, h, channels, g->rgb, pitch);
     FV_CUDA_CHECK(cudaGetLastError());
     nvjpegImage_t src;
     memset(&src, 0, sizeof src);
     src.channel[0] = g->rgb;
-    src.pitch[0] = rgb_pitch;
-    NVJPEG_CHECK(nvjpegEncodeImage(g->handle, g->encoder, g->encoder_params, &src,
-                                   NVJPEG_INPUT_RGBI, w, h, stream));
+    src.pitch[0] = pitch;
+    /* gray: the luma plane alone, as YUV with no chroma (an RGB input would be 3 components) */
+    if (gray)
+        NVJPEG_CHECK(nvjpegEncodeYUV(g->handle, g->encoder, g->encoder_params, &src,
+                                     NVJPEG_CSS_GRAY, w, h, stream));
+    else
+        NVJPEG_CHECK(nvjpegEncodeImage(g->handle, g->encoder, g->encoder_params, &src,
+                                       NVJPEG_INPUT_RGBI, w, h, stream));
     NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->handle, g->encoder, NULL, len, stream));
+    FV_CUDA_CHECK(cudaStreamSynchronize(stream)); /* the length is known once the encode is done */
     if (*len > g->bits_bytes) {
         if (g->bits) cudaFreeHost(g->bits);
         g->bits = NULL;
