@@ -703,7 +703,7 @@ static void expect_fit(const char *what, const uint8_t *f, size_t n, codec_jpeg_
 {
     codec_jpeg_header h;
     fv_status st = codec_jpeg_inspect("fit.jpg", f, n, &h, NULL);
-    static const char *const fit_name[] = {"CPU only", "GPU hybrid", "GPU (hardware too)"};
+    static const char *const fit_name[] = {"CPU only", "hybrid", "GPU (hardware too)"};
     char detail[160];
     snprintf(detail, sizeof detail, "status %d, %s (%s)", (int)st, fit_name[h.fit],
              h.why ? h.why : "-");
@@ -727,9 +727,9 @@ static void test_jpeg_gpu_fit(void)
         {"baseline 4:2:2", TJPF_RGBA, TJSAMP_422, 0, CODEC_JPEG_GPU_ANY, NULL},
         {"baseline 4:4:0", TJPF_RGBA, TJSAMP_440, 0, CODEC_JPEG_GPU_ANY, NULL},
         {"baseline gray", TJPF_RGBA, TJSAMP_GRAY, 0, CODEC_JPEG_GPU_ANY, NULL},
-        {"baseline 4:1:1: GPU hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_411, 0,
+        {"baseline 4:1:1: hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_411, 0,
          CODEC_JPEG_GPU_HYBRID, "4:1:1"},
-        {"progressive 4:2:0: GPU hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_420,
+        {"progressive 4:2:0: hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_420,
          TJFLAG_PROGRESSIVE, CODEC_JPEG_GPU_HYBRID, "progressive"},
         {"CMYK: the CPU codec's", TJPF_CMYK, TJSAMP_444, 0, CODEC_JPEG_CPU_ONLY, "CMYK"},
     };

@@ -117,7 +117,7 @@ typedef struct corpus_file {
     uint8_t *data;
     size_t size;
     int subsampled; /* chroma upsampled: the looser bound */
-    int hybrid;     /* only the GPU hybrid decoder takes it */
+    int hybrid;     /* only the hybrid decoder takes it */
     int cmyk;       /* the CPU codec's file */
     int any;        /* either decoder (1x1: the hardware one may decline so small a frame) */
 } corpus_file;

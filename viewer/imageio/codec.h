@@ -77,7 +77,7 @@ typedef enum codec_jpeg_gpu_fit {
     CODEC_JPEG_CPU_ONLY = 0, /* not for the GPU codec: arithmetic coding, CMYK/YCCK, 12-bit,
                                 unusual sampling or components; the CPU codec decodes it or says
                                 why it cannot */
-    CODEC_JPEG_GPU_HYBRID,   /* progressive, extended, several scans, 4:1:1, 4:1:0: nvJPEG's GPU
+    CODEC_JPEG_GPU_HYBRID,   /* progressive, extended, several scans, 4:1:1, 4:1:0: nvJPEG's
                                 hybrid decoder, not the hardware one */
     CODEC_JPEG_GPU_ANY       /* baseline, one scan, 4:4:4/4:2:2/4:2:0/4:4:0 or gray: the
                                 hardware decoder too */

@@ -2,10 +2,12 @@
  * viewer/imageio/jpeg_gpu.cu: the GPU JPEG codec through nvJPEG (see jpeg_gpu.h).
  *
  * Decode: codec_jpeg_inspect first (the CPU reader's limits, and whether the file is for the
- * hardware decoder, the GPU hybrid one or the CPU codec), then nvJPEG's own parse, and its
- * verdict (nvjpegDecodeBatchedSupported for the hardware decoder, nvjpegDecoderJpegSupported for
- * the hybrid one). The hardware decoder is driven through nvjpegDecodeBatched (a batch of one
- * here), the hybrid one through the decoupled API (host, transfer, device phases). Both write
+ * hardware decoder, the hybrid one or the CPU codec), then nvJPEG's own parse, and its verdict
+ * (nvjpegDecodeBatchedSupported for the hardware decoder, nvjpegDecoderJpegSupported for the
+ * hybrid one). The hardware decoder is driven through nvjpegDecodeBatched (a batch of one here),
+ * the hybrid one (NVJPEG_BACKEND_HYBRID: Huffman decode on the CPU, which takes the progressive
+ * and multi-scan files the hardware leaves) through the decoupled API (host, transfer, device
+ * phases). Both write
  * interleaved RGB into a scratch buffer; one kernel widens it to RGBA and turns it as EXIF says
  * (orientation.h, the CPU codec's map) into the caller's device image.
  * Encode: one kernel narrows RGBA to interleaved RGB for nvjpegEncodeImage at 4:2:0 (a gray
@@ -33,7 +35,7 @@ struct jpeg_gpu {
     nvjpegHandle_t handle;
     int hardware;               /* the handle drives the hardware decoder */
     nvjpegJpegState_t batched;  /* the hardware decoder's state: batches of one */
-    nvjpegJpegDecoder_t hybrid; /* the GPU hybrid decoder, decoupled API */
+    nvjpegJpegDecoder_t hybrid; /* NVJPEG_BACKEND_HYBRID, decoupled API */
     nvjpegJpegState_t hybrid_state;
     nvjpegBufferPinned_t pinned;  /* the hybrid decoder's staging */
     nvjpegBufferDevice_t scratch; /* and its device buffer */
@@ -137,7 +139,9 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
         NVJPEG_CHECK(
             nvjpegDecodeBatchedInitialize(g->handle, g->batched, 1, 1, NVJPEG_OUTPUT_RGBI));
     }
-    NVJPEG_CHECK(nvjpegDecoderCreate(g->handle, NVJPEG_BACKEND_GPU_HYBRID, &g->hybrid));
+    /* HYBRID, not GPU_HYBRID: the files left to this decoder are progressive, multi-scan or 4:1:1,
+     * which GPU_HYBRID's GPU Huffman decode is not for (nvjpeg.h: baseline, interleaved scan) */
+    NVJPEG_CHECK(nvjpegDecoderCreate(g->handle, NVJPEG_BACKEND_HYBRID, &g->hybrid));
     NVJPEG_CHECK(nvjpegDecoderStateCreate(g->handle, g->hybrid, &g->hybrid_state));
     NVJPEG_CHECK(nvjpegBufferPinnedCreate(g->handle, NULL, &g->pinned));
     NVJPEG_CHECK(nvjpegBufferDeviceCreate(g->handle, NULL, &g->scratch));
@@ -201,7 +205,7 @@ extern "C" int jpeg_gpu_has_hardware(const jpeg_gpu *g)
 
 extern "C" const char *jpeg_gpu_backend_name(jpeg_gpu_backend b)
 {
-    return b == JPEG_GPU_HARDWARE ? "hardware" : "GPU hybrid";
+    return b == JPEG_GPU_HARDWARE ? "hardware" : "hybrid";
 }
 
 /* Which decoder takes the parsed file: the hardware one where the header and nvJPEG both say so,

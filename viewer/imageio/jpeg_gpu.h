@@ -5,7 +5,7 @@
  *
  * Decode: a JPEG file's bytes into a device RGBA8 image (the filter's source buffer), with the
  * hardware decoder (NVJPG) where the GPU has one and the file suits it (baseline, one scan), else
- * nvJPEG's GPU hybrid decoder; EXIF orientation applied as the CPU codec applies it. Before any
+ * nvJPEG's hybrid decoder; EXIF orientation applied as the CPU codec applies it. Before any
  * decode the CPU reader's header checks run (codec_jpeg_inspect: the same limits and messages);
  * a file nvJPEG cannot decode as the CPU codec would (arithmetic, CMYK/YCCK, 12-bit, unusual
  * sampling, or one nvJPEG declines) fails with FV_ERR_UNSUPPORTED, "not for the GPU codec": the
@@ -39,7 +39,7 @@ fv_status jpeg_gpu_create(jpeg_gpu **out);
 void jpeg_gpu_destroy(jpeg_gpu *g);
 /* Whether the hardware decoder is there (else every file goes to the hybrid one). */
 int jpeg_gpu_has_hardware(const jpeg_gpu *g);
-/* "hardware" or "GPU hybrid" */
+/* "hardware" or "hybrid" */
 const char *jpeg_gpu_backend_name(jpeg_gpu_backend b);
 
 /* Decodes `size` bytes into `out`, a device RGBA8 image: kept when it has the upright image's

@@ -206,11 +206,11 @@ void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)
     const gpu_codec_counts *n = &c->counts;
     int len = jpeg_gpu_has_hardware(c->jpeg)
                   ? snprintf(buf, size,
-                             "codec gpu (nvJPEG decoded %d on the hardware decoder, %d on the GPU "
+                             "codec gpu (nvJPEG decoded %d on the hardware decoder, %d on the "
                              "hybrid one, encoded %d)",
                              n->decoded_hardware, n->decoded_hybrid, n->encoded)
                   : snprintf(buf, size,
-                             "codec gpu (nvJPEG decoded %d on the GPU hybrid decoder, this GPU "
+                             "codec gpu (nvJPEG decoded %d on the hybrid decoder, this GPU "
                              "has no hardware one; encoded %d)",
                              n->decoded_hybrid, n->encoded);
     if (n->fell_back && len > 0 && (size_t)len < size)
