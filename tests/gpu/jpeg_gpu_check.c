@@ -10,7 +10,9 @@
  * The decoder that ran: the hardware one for baseline files where the GPU has it, the hybrid one
  * for the progressive and 4:1:1 files. CMYK: FV_ERR_UNSUPPORTED (the CPU codec's file); a forged
  * size: refused with the CPU reader's reason, not handed to the CPU codec; truncated and garbled
- * files: a status, no crash. Encode: a device image encoded by nvJPEG at quality 90, decoded by the
+ * files: a status, no crash, a truncated progressive file never a failure of the GPU codec (a
+ * stream nvJPEG finds damaged is the CPU codec's), and both decoders decode good files after
+ * them (a failed batch resets the hardware decoder's state). Encode: a device image encoded by nvJPEG at quality 90, decoded by the
  * CPU codec, within 1 dB (PSNR against the source) of TurboJPEG's encode at the same quality; a
  * gray image encoded as a one-component JPEG.
  * Exits 77 without a CUDA device.
@@ -337,8 +339,10 @@ static void check_encode_gray(jpeg_gpu *g, cudaStream_t stream)
     fv_device_image_free(&dev);
 }
 
-/* A forged size is refused as the CPU reader refuses it; damaged files fail with a status. */
-static void check_bad_files(jpeg_gpu *g, const corpus_file *good, cudaStream_t stream)
+/* A forged size is refused as the CPU reader refuses it; damaged files fail with a status, and
+ * the decoders decode good files after them. */
+static void check_bad_files(jpeg_gpu *g, const corpus_file *good, const corpus_file *progressive,
+                            cudaStream_t stream)
 {
     fv_image dev = {0};
     uint8_t *forged = malloc(good->size);
@@ -361,6 +365,19 @@ static void check_bad_files(jpeg_gpu *g, const corpus_file *good, cudaStream_t s
     /* the returned status is either; what counts is that it returns, and memcheck's verdict */
     jpeg_gpu_decode(g, "garbled.jpg", forged, good->size, &dev, NULL, NULL, stream);
     free(forged);
+    if (progressive) {
+        /* past the header, so that the hybrid decoder's host phase meets the end of the data */
+        const size_t cut = progressive->size * 2 / 3;
+        s = jpeg_gpu_decode(g, "truncated_progressive.jpg", progressive->data, cut, &dev, NULL,
+                            NULL, stream);
+        printf("truncated progressive file (%zu of %zu bytes): %s\n", cut, progressive->size,
+               s == FV_OK ? "decoded" : fv_last_error());
+        test_check(&T, s != FV_ERR_CUDA && s != FV_ERR_MEMORY,
+                   "a truncated progressive file: decoded or the CPU codec's, not a GPU failure",
+                   s == FV_OK ? NULL : fv_last_error());
+        check_decode(g, progressive, stream);
+    }
+    check_decode(g, good, stream);
     fv_device_image_free(&dev);
 }
 
@@ -411,7 +428,10 @@ int main(int argc, char **argv)
     cudaStreamCreate(&stream);
     const int n = make_corpus(corpus, 64);
     for (int i = 0; i < n; i++) check_decode(g, &corpus[i], stream);
-    check_bad_files(g, &corpus[0], stream);
+    const corpus_file *progressive = NULL;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(corpus[i].name, "progressive_444.jpg")) progressive = &corpus[i];
+    check_bad_files(g, &corpus[0], progressive, stream);
     check_encode(g, stream);
     check_encode_gray(g, stream);
     for (int i = 0; i < n; i++) free(corpus[i].data);

@@ -35,6 +35,7 @@ struct jpeg_gpu {
     nvjpegHandle_t handle;
     int hardware;               /* the handle drives the hardware decoder */
     nvjpegJpegState_t batched;  /* the hardware decoder's state: batches of one */
+    int batched_ready;          /* initialised, and no batch has failed since */
     nvjpegJpegDecoder_t hybrid; /* NVJPEG_BACKEND_HYBRID, decoupled API */
     nvjpegJpegState_t hybrid_state;
     nvjpegBufferPinned_t pinned;  /* the hybrid decoder's staging */
@@ -63,6 +64,7 @@ static const char *nvjpeg_status_text(nvjpegStatus_t s)
     case NVJPEG_STATUS_ARCH_MISMATCH: return "not on this GPU";
     case NVJPEG_STATUS_INTERNAL_ERROR: return "internal error";
     case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "not implemented";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "incomplete bitstream";
     default: return "unknown status";
     }
 }
@@ -138,6 +140,7 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
         NVJPEG_CHECK(nvjpegJpegStateCreate(g->handle, &g->batched));
         NVJPEG_CHECK(
             nvjpegDecodeBatchedInitialize(g->handle, g->batched, 1, 1, NVJPEG_OUTPUT_RGBI));
+        g->batched_ready = 1;
     }
     /* HYBRID, not GPU_HYBRID: the files left to this decoder are progressive, multi-scan or 4:1:1,
      * which GPU_HYBRID's GPU Huffman decode is not for (nvjpeg.h: baseline, interleaved scan) */
@@ -230,20 +233,52 @@ static fv_status jpeg_gpu_choose(jpeg_gpu *g, const char *name, const codec_jpeg
     return fv_fail(FV_ERR_UNSUPPORTED, "'%s': nvJPEG declines it: not for the GPU codec", name);
 }
 
-static fv_status jpeg_gpu_run_decoder(jpeg_gpu *g, jpeg_gpu_backend b, const uint8_t *data,
-                                      size_t size, nvjpegImage_t *dst, cudaStream_t stream)
+/* Runs decoder b; the first failing call's status, and its name in *step. */
+static nvjpegStatus_t jpeg_gpu_run_decoder(jpeg_gpu *g, jpeg_gpu_backend b, const uint8_t *data,
+                                           size_t size, nvjpegImage_t *dst, cudaStream_t stream,
+                                           const char **step)
 {
+    nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
     if (b == JPEG_GPU_HARDWARE) {
+        /* nvjpeg.h: nvjpegDecodeBatchedInitialize is "also use[d] to reset failed batches" */
+        if (!g->batched_ready) {
+            *step = "nvjpegDecodeBatchedInitialize";
+            st = nvjpegDecodeBatchedInitialize(g->handle, g->batched, 1, 1, NVJPEG_OUTPUT_RGBI);
+            if (st != NVJPEG_STATUS_SUCCESS) return st;
+            g->batched_ready = 1;
+        }
         const unsigned char *one[1] = {data};
         const size_t lengths[1] = {size};
-        NVJPEG_CHECK(nvjpegDecodeBatched(g->handle, g->batched, one, lengths, dst, stream));
-        return FV_OK;
+        *step = "nvjpegDecodeBatched";
+        st = nvjpegDecodeBatched(g->handle, g->batched, one, lengths, dst, stream);
+        if (st != NVJPEG_STATUS_SUCCESS) g->batched_ready = 0;
+        return st;
     }
-    NVJPEG_CHECK(nvjpegDecodeJpegHost(g->handle, g->hybrid, g->hybrid_state, g->params, g->parsed));
-    NVJPEG_CHECK(
-        nvjpegDecodeJpegTransferToDevice(g->handle, g->hybrid, g->hybrid_state, g->parsed, stream));
-    NVJPEG_CHECK(nvjpegDecodeJpegDevice(g->handle, g->hybrid, g->hybrid_state, dst, stream));
-    return FV_OK;
+    *step = "nvjpegDecodeJpegHost";
+    st = nvjpegDecodeJpegHost(g->handle, g->hybrid, g->hybrid_state, g->params, g->parsed);
+    if (st != NVJPEG_STATUS_SUCCESS) return st;
+    *step = "nvjpegDecodeJpegTransferToDevice";
+    st = nvjpegDecodeJpegTransferToDevice(g->handle, g->hybrid, g->hybrid_state, g->parsed, stream);
+    if (st != NVJPEG_STATUS_SUCCESS) return st;
+    *step = "nvjpegDecodeJpegDevice";
+    return nvjpegDecodeJpegDevice(g->handle, g->hybrid, g->hybrid_state, dst, stream);
+}
+
+/* A decoder's failure as a status: a stream nvJPEG finds bad or incomplete is the CPU codec's to
+ * decode or to refuse with its own reason (as DALI falls back to its host decoder), so that both
+ * codecs agree on damaged files; anything else is a failure of the GPU codec. */
+static fv_status jpeg_gpu_decode_failed(jpeg_gpu_backend b, nvjpegStatus_t st, const char *step,
+                                        const char *name, cudaStream_t stream)
+{
+    /* a transfer queued before the failing call may still read the pinned staging buffer */
+    cudaStreamSynchronize(stream);
+    if (st == NVJPEG_STATUS_BAD_JPEG || st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
+        st == NVJPEG_STATUS_INCOMPLETE_BITSTREAM)
+        return fv_fail(FV_ERR_UNSUPPORTED, "'%s': nvJPEG's %s decoder: %s: not for the GPU codec",
+                       name, jpeg_gpu_backend_name(b), nvjpeg_status_text(st));
+    return fv_fail(st == NVJPEG_STATUS_ALLOCATOR_FAILURE ? FV_ERR_MEMORY : FV_ERR_CUDA,
+                   "'%s': nvJPEG's %s decoder: %s failed: %s", name, jpeg_gpu_backend_name(b), step,
+                   nvjpeg_status_text(st));
 }
 
 extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data,
@@ -274,7 +309,11 @@ extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_
     memset(&dst, 0, sizeof dst);
     dst.channel[0] = g->rgb;
     dst.pitch[0] = rgb_pitch;
-    if (s == FV_OK) s = jpeg_gpu_run_decoder(g, b, data, size, &dst, stream);
+    if (s == FV_OK) {
+        const char *step = "";
+        const nvjpegStatus_t st = jpeg_gpu_run_decoder(g, b, data, size, &dst, stream, &step);
+        if (st != NVJPEG_STATUS_SUCCESS) s = jpeg_gpu_decode_failed(b, st, step, name, stream);
+    }
     if (s == FV_OK) {
         jpeg_gpu_widen_kernel<<<jpeg_gpu_grid(w, ht), dim3(PACK_BLOCK_X, PACK_BLOCK_Y), 0,
                                 stream>>>(g->rgb, rgb_pitch, w, ht, h.orientation, out->data,

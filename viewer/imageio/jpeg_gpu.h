@@ -8,8 +8,9 @@
  * nvJPEG's hybrid decoder; EXIF orientation applied as the CPU codec applies it. Before any
  * decode the CPU reader's header checks run (codec_jpeg_inspect: the same limits and messages);
  * a file nvJPEG cannot decode as the CPU codec would (arithmetic, CMYK/YCCK, 12-bit, unusual
- * sampling, or one nvJPEG declines) fails with FV_ERR_UNSUPPORTED, "not for the GPU codec": the
- * caller then decodes those bytes with the CPU codec.
+ * sampling, one nvJPEG declines, or one its decoder finds bad or incomplete) fails with
+ * FV_ERR_UNSUPPORTED, "not for the GPU codec": the caller then decodes those bytes with the CPU
+ * codec, which decodes or refuses a damaged file as it always does.
  * Encode: a device RGBA8 image to a JPEG file at the CLI's quality, 4:2:0 (gray: one component)
  * as the CPU codec writes it, alpha dropped, EXIF and ICC markers after APP0.
  * Checked by tests/gpu/jpeg_gpu_check.c against libjpeg-turbo on the project's JPEG corpus.
