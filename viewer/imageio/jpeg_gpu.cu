@@ -42,6 +42,7 @@ struct jpeg_gpu {
     nvjpegBufferDevice_t scratch; /* and its device buffer */
     nvjpegDecodeParams_t params;
     nvjpegJpegStream_t parsed;
+    nvjpegHandle_t encode_handle; /* the default backend's, for the encoder alone */
     nvjpegEncoderState_t encoder;
     nvjpegEncoderParams_t encoder_params;
     int quality, gray; /* what encoder_params hold; 0: not set yet */
@@ -153,8 +154,11 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
     NVJPEG_CHECK(nvjpegDecodeParamsCreate(g->handle, &g->params));
     NVJPEG_CHECK(nvjpegDecodeParamsSetOutputFormat(g->params, NVJPEG_OUTPUT_RGBI));
     NVJPEG_CHECK(nvjpegJpegStreamCreate(g->handle, &g->parsed));
-    NVJPEG_CHECK(nvjpegEncoderStateCreate(g->handle, &g->encoder, NULL));
-    NVJPEG_CHECK(nvjpegEncoderParamsCreate(g->handle, &g->encoder_params, NULL));
+    /* NVJPEG_BACKEND_HARDWARE is a decoder's backend; NVIDIA's encoders (the nvJPEG samples,
+     * nvImageCodec, torchvision) all encode on a default-backend handle, so this one has its own */
+    NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->encode_handle));
+    NVJPEG_CHECK(nvjpegEncoderStateCreate(g->encode_handle, &g->encoder, NULL));
+    NVJPEG_CHECK(nvjpegEncoderParamsCreate(g->encode_handle, &g->encoder_params, NULL));
     return FV_OK;
 }
 
@@ -188,6 +192,7 @@ extern "C" void jpeg_gpu_destroy(jpeg_gpu *g)
     if (!g) return;
     if (g->encoder_params) nvjpegEncoderParamsDestroy(g->encoder_params);
     if (g->encoder) nvjpegEncoderStateDestroy(g->encoder);
+    if (g->encode_handle) nvjpegDestroy(g->encode_handle);
     if (g->parsed) nvjpegJpegStreamDestroy(g->parsed);
     if (g->params) nvjpegDecodeParamsDestroy(g->params);
     if (g->hybrid_state) nvjpegJpegStateDestroy(g->hybrid_state);
@@ -359,13 +364,15 @@ static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int qu
     src.pitch[0] = pitch;
     /* gray: the luma plane alone, as YUV with no chroma (an RGB input would be 3 components) */
     if (gray)
-        NVJPEG_CHECK(nvjpegEncodeYUV(g->handle, g->encoder, g->encoder_params, &src,
+        NVJPEG_CHECK(nvjpegEncodeYUV(g->encode_handle, g->encoder, g->encoder_params, &src,
                                      NVJPEG_CSS_GRAY, w, h, stream));
     else
-        NVJPEG_CHECK(nvjpegEncodeImage(g->handle, g->encoder, g->encoder_params, &src,
+        NVJPEG_CHECK(nvjpegEncodeImage(g->encode_handle, g->encoder, g->encoder_params, &src,
                                        NVJPEG_INPUT_RGBI, w, h, stream));
-    NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->handle, g->encoder, NULL, len, stream));
-    FV_CUDA_CHECK(cudaStreamSynchronize(stream)); /* the length is known once the encode is done */
+    /* the length is known once the encode is done: synchronise before asking, as nvImageCodec's
+     * nvJPEG encoder does */
+    FV_CUDA_CHECK(cudaStreamSynchronize(stream));
+    NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->encode_handle, g->encoder, NULL, len, stream));
     if (*len > g->bits_bytes) {
         if (g->bits) cudaFreeHost(g->bits);
         g->bits = NULL;
@@ -373,7 +380,7 @@ static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int qu
         FV_CUDA_CHECK(cudaMallocHost((void **)&g->bits, *len));
         g->bits_bytes = *len;
     }
-    NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->handle, g->encoder, g->bits, len, stream));
+    NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->encode_handle, g->encoder, g->bits, len, stream));
     FV_CUDA_CHECK(cudaStreamSynchronize(stream));
     return FV_OK;
 }
