@@ -162,6 +162,21 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
     return FV_OK;
 }
 
+/* The decoding handle's flags: chroma upsampled by interpolation, as libjpeg-turbo's "fancy"
+ * upsampling does, so that both codecs agree on subsampled files. The flag exists from nvJPEG 12.1;
+ * the library's version is checked before passing it, as nvImageCodec and DALI check it. */
+static unsigned jpeg_gpu_decode_flags(void)
+{
+#ifdef NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION
+    int major = 0, minor = 0;
+    if (nvjpegGetProperty(MAJOR_VERSION, &major) == NVJPEG_STATUS_SUCCESS &&
+        nvjpegGetProperty(MINOR_VERSION, &minor) == NVJPEG_STATUS_SUCCESS &&
+        (major > 12 || (major == 12 && minor >= 1)))
+        return NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
+#endif
+    return 0;
+}
+
 extern "C" fv_status jpeg_gpu_create(jpeg_gpu **out)
 {
     *out = NULL;
@@ -169,12 +184,13 @@ extern "C" fv_status jpeg_gpu_create(jpeg_gpu **out)
     jpeg_gpu *g = (jpeg_gpu *)calloc(1, sizeof *g);
     if (!g) return fv_fail(FV_ERR_MEMORY, "out of host memory");
     /* the hardware decoder where the GPU has JPEG engines; nvJPEG refuses the backend elsewhere */
-    g->hardware =
-        nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, 0, &g->handle) == NVJPEG_STATUS_SUCCESS;
+    const unsigned flags = jpeg_gpu_decode_flags();
+    g->hardware = nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL, flags, &g->handle) ==
+                  NVJPEG_STATUS_SUCCESS;
     fv_status s = FV_OK;
     if (!g->hardware) {
         g->handle = NULL;
-        nvjpegStatus_t st = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->handle);
+        nvjpegStatus_t st = nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, flags, &g->handle);
         if (st != NVJPEG_STATUS_SUCCESS)
             s = fv_fail(FV_ERR_CUDA, "nvJPEG cannot start on this GPU: %s", nvjpeg_status_text(st));
     }
