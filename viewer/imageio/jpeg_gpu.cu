@@ -7,12 +7,12 @@
  * hybrid one). The hardware decoder is driven through nvjpegDecodeBatched (a batch of one here),
  * the hybrid one (NVJPEG_BACKEND_HYBRID: Huffman decode on the CPU, which takes the progressive
  * and multi-scan files the hardware leaves) through the decoupled API (host, transfer, device
- * phases). Both write
- * interleaved RGB into a scratch buffer; one kernel widens it to RGBA and turns it as EXIF says
- * (orientation.h, the CPU codec's map) into the caller's device image.
- * Encode: one kernel narrows RGBA to interleaved RGB for nvjpegEncodeImage at 4:2:0 (a gray
- * image: its luma plane for nvjpegEncodeYUV, one component), and the stream is written with the
- * metadata's markers (codec_jpeg_write_stream).
+ * phases). Both write interleaved RGB into a scratch buffer; one kernel widens it to RGBA and
+ * turns it as EXIF says (orientation.h, the CPU codec's map) into the caller's device image. A
+ * stream either decoder finds damaged is left to the CPU codec (FV_ERR_UNSUPPORTED).
+ * Encode, on a default-backend handle of its own: one kernel narrows RGBA to interleaved RGB for
+ * nvjpegEncodeImage at 4:2:0 (a gray image: its luma plane for nvjpegEncodeYUV, one component),
+ * and the stream is written with the metadata's markers (codec_jpeg_write_stream).
  * Checked by tests/gpu/jpeg_gpu_check.c.
  * ------------------------------------------------------------------------------------------------ */
 extern "C" {
@@ -154,8 +154,8 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
     NVJPEG_CHECK(nvjpegDecodeParamsCreate(g->handle, &g->params));
     NVJPEG_CHECK(nvjpegDecodeParamsSetOutputFormat(g->params, NVJPEG_OUTPUT_RGBI));
     NVJPEG_CHECK(nvjpegJpegStreamCreate(g->handle, &g->parsed));
-    /* NVJPEG_BACKEND_HARDWARE is a decoder's backend; NVIDIA's encoders (the nvJPEG samples,
-     * nvImageCodec, torchvision) all encode on a default-backend handle, so this one has its own */
+    /* NVJPEG_BACKEND_HARDWARE is a decoder's backend; the nvJPEG samples, nvImageCodec and
+     * torchvision all encode on a default-backend handle, so the encoder has one of its own */
     NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->encode_handle));
     NVJPEG_CHECK(nvjpegEncoderStateCreate(g->encode_handle, &g->encoder, NULL));
     NVJPEG_CHECK(nvjpegEncoderParamsCreate(g->encode_handle, &g->encoder_params, NULL));
