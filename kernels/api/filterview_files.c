@@ -21,6 +21,8 @@
 
 #ifdef FV_HAVE_NVJPEG
 #include "jpeg_gpu.h"
+
+#include <pthread.h>
 #endif
 
 /* The caller's error buffer gets the last failure's line (already printable: the codecs quote
@@ -102,14 +104,65 @@ static fv_status upload_new(const fv_image *host, fv_image *device)
 }
 
 #ifdef FV_HAVE_NVJPEG
-/* One codec per call: nvJPEG's handle is made on the caller's current device, which may differ
- * from one call to the next. Decodes `data` to RGBA8 and narrows it to the file's channels;
- * FV_ERR_UNSUPPORTED when nvJPEG declines the file (the CPU codec's then). */
+/* nvJPEG's handle, decoder states and buffers take milliseconds to make: each thread keeps one
+ * codec for the device it last used (made again when the thread's current device changes),
+ * freed when the thread ends. A process's main thread keeps its codec to the end. */
+typedef struct codec_slot {
+    jpeg_gpu *codec;
+    int device;
+} codec_slot;
+
+static pthread_key_t codec_key;
+static pthread_once_t codec_once = PTHREAD_ONCE_INIT;
+static int codec_key_made;
+
+static void codec_slot_free(void *p)
+{
+    codec_slot *slot = p;
+    jpeg_gpu_destroy(slot->codec);
+    free(slot);
+}
+
+static void codec_key_make(void)
+{
+    codec_key_made = pthread_key_create(&codec_key, codec_slot_free) == 0;
+}
+
+static fv_status thread_codec(jpeg_gpu **out)
+{
+    int device = 0;
+    if (cudaGetDevice(&device) != cudaSuccess)
+        return fv_fail(FV_ERR_NO_DEVICE, "no CUDA device: %s",
+                       cudaGetErrorString(cudaGetLastError()));
+    pthread_once(&codec_once, codec_key_make);
+    if (!codec_key_made) return fv_fail(FV_ERR_MEMORY, "cannot keep the JPEG codec per thread");
+    codec_slot *slot = pthread_getspecific(codec_key);
+    if (slot && slot->codec && slot->device == device) {
+        *out = slot->codec;
+        return FV_OK;
+    }
+    if (!slot) {
+        slot = calloc(1, sizeof *slot);
+        if (!slot || pthread_setspecific(codec_key, slot) != 0) {
+            free(slot);
+            return fv_fail(FV_ERR_MEMORY, "out of host memory");
+        }
+    }
+    jpeg_gpu_destroy(slot->codec);
+    slot->codec = NULL;
+    FV_TRY(jpeg_gpu_create(&slot->codec));
+    slot->device = device;
+    *out = slot->codec;
+    return FV_OK;
+}
+
+/* Decodes `data` to RGBA8 and narrows it to the file's channels; FV_ERR_UNSUPPORTED when nvJPEG
+ * declines the file (the CPU codec's then). */
 static fv_status read_nvjpeg(const char *name, const uint8_t *data, size_t size, fv_image *out,
                              image_load_info *info)
 {
     jpeg_gpu *g = NULL;
-    FV_TRY(jpeg_gpu_create(&g));
+    FV_TRY(thread_codec(&g));
     fv_image rgba = {0};
     fv_status s = jpeg_gpu_decode(g, name, data, size, &rgba, info, NULL, 0);
     if (s == FV_OK)
@@ -120,7 +173,6 @@ static fv_status read_nvjpeg(const char *name, const uint8_t *data, size_t size,
         s = fv_fail(FV_ERR_CUDA, "%s: %s", name, cudaGetErrorString(cudaGetLastError()));
     if (s != FV_OK) fv_device_image_free(out);
     fv_device_image_free(&rgba);
-    jpeg_gpu_destroy(g);
     return s;
 }
 #endif
@@ -230,7 +282,7 @@ static fv_status nvjpeg_writer(void *context, const char *name, int fd)
 {
     const nvjpeg_write *w = context;
     jpeg_gpu *g = NULL;
-    FV_TRY(jpeg_gpu_create(&g));
+    FV_TRY(thread_codec(&g));
     fv_image rgba = {0};
     fv_status s = fv_device_image_alloc(&rgba, w->img->width, w->img->height);
     if (s == FV_OK) s = fv_api_widen(w->img, &rgba, 0);
@@ -238,7 +290,6 @@ static fv_status nvjpeg_writer(void *context, const char *name, int fd)
         s = jpeg_gpu_encode(g, name, fd, &rgba, w->quality, fv_image_channels(w->img) == 1, NULL,
                             0);
     fv_device_image_free(&rgba);
-    jpeg_gpu_destroy(g);
     return s;
 }
 #endif

@@ -1122,7 +1122,7 @@ class _DeviceFile:
             "stream": None}  # decoded and copied before imread returns: nothing to wait for
 
     def __del__(self):
-        if self._img.data:
+        if self._img.data and _clib is not None:  # (None while the interpreter shuts down)
             _clib.filterview_image_free(ctypes.byref(self._img))
 
 
