@@ -46,12 +46,15 @@ install(FILES ${CMAKE_BINARY_DIR}/filterviewConfig.cmake
 export(EXPORT filterviewTargets NAMESPACE filterview:: FILE ${CMAKE_BINARY_DIR}/filterviewTargets.cmake)
 
 # pkg-config: the static library's own needs in Libs.private
-set(FV_PC_PRIVATE "-lpthread -ldl -lrt -lm")
+set(FV_PC_PRIVATE "-lturbojpeg -ljpeg -lspng -ldeflate -ltiff -lz -lpthread -ldl -lrt -lm")
 if(FV_CUDA)
   set(FV_PC_PRIVATE "-L${CUDAToolkit_LIBRARY_DIR} -lcudart_static ${FV_PC_PRIVATE}")
 endif()
 if(FV_HAVE_NPP)
   set(FV_PC_PRIVATE "${FV_PC_PRIVATE} -lnppif -lnppidei -lnppc")
+endif()
+if(FV_HAVE_NVJPEG)
+  set(FV_PC_PRIVATE "${FV_PC_PRIVATE} -lnvjpeg")
 endif()
 # relocatable: the prefix is found from where the file is (cmake --install --prefix DIR)
 file(RELATIVE_PATH FV_PC_UP /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)

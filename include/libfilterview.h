@@ -15,9 +15,9 @@
  * caller's buffer when there is no context yet); the caller's names and values are quoted in it
  * printable (a control byte or invalid UTF-8 as \xNN).
  *
- * No OpenGL, no files, no process-wide state: two contexts may run at once on two streams and
- * two threads. The CUDA stream is a cudaStream_t (or a CUstream) passed as a pointer, so this
- * header needs no CUDA header. Plain C; usable from C++.
+ * No OpenGL and, but for filterview_image_read/write, no files; no process-wide state: two
+ * contexts may run at once on two streams and two threads. The CUDA stream is a cudaStream_t (or
+ * a CUstream) passed as a pointer, so this header needs no CUDA header. Plain C; usable from C++.
  *
  * Version: FILTERVIEW_VERSION_* below is the header's; filterview_version() the loaded
  * library's. The shared library's soname is libfilterview.so.FILTERVIEW_VERSION_MAJOR, and
@@ -267,6 +267,54 @@ typedef struct filterview_diff {
  * are in the images' units (float32: max_abs rounded up; max_abs_value exact). NaN equals NaN. */
 fv_status filterview_compare(const filterview_image *a, const filterview_image *b,
                              filterview_diff *out, char *error, size_t error_size);
+
+/* ---- image files (the command line's codecs) ----
+ * PNG, JPEG, PNM, BMP and TIFF read with the file's own type and channels (8-bit: uint8, 16-bit:
+ * uint16, float TIFF: float32; gray 1, RGB 3, RGBA 4; a JPEG's EXIF orientation applied), and
+ * written as the command line's -o writes them: the format by the name's ending (.png, .jpg,
+ * .jpeg, .pgm, .ppm, .pnm, .tif, .tiff), through a temporary file renamed over the target, so
+ * that a failure never leaves half a file. "-" reads standard input and writes standard output
+ * (PNG). Writing installs, on first use, handlers that remove the temporary file for the signals
+ * nobody handles yet (SIGTERM, SIGHUP, ...), then end the process as before. */
+typedef enum filterview_codec {
+    FILTERVIEW_CODEC_CPU = 0,   /* the host's codecs (libspng, libjpeg-turbo, libtiff, ...) */
+    FILTERVIEW_CODEC_NVJPEG = 1 /* nvJPEG on the GPU: JPEG files and device images, where the
+                                   library was built with it and the file suits it */
+} filterview_codec;
+
+typedef struct filterview_file_info {
+    size_t size;            /* the caller's: sizeof (filterview_file_info) */
+    char format[8];         /* "PNG", "JPEG", "PNM", "BMP", "TIFF" */
+    filterview_codec codec; /* which codec decoded or encoded the pixels */
+    int lossy;              /* the file holds less than the image written: `note` says what */
+    char note[320];         /* one line ("'a.jpg': 16-bit written as 8-bit ..."), or "" */
+} filterview_file_info;
+
+/* Reads `path` into a new image in `memory` (FILTERVIEW_HOST, or FILTERVIEW_DEVICE: the current
+ * device), which `out` (its size set) receives; free it with filterview_image_free. A device
+ * read of a JPEG is decoded by nvJPEG where the library has it and the file suits it, any other
+ * file on the host and copied up; `info` (NULL: not wanted) says which. Fails with one line in
+ * `error` that names the file: FV_ERR_IO (missing, unreadable), FV_ERR_FORMAT (not an image,
+ * damaged), FV_ERR_SIZE, FV_ERR_NO_DEVICE (a device read without a device). */
+fv_status filterview_image_read(const char *path, filterview_memory memory, filterview_image *out,
+                                filterview_file_info *info, char *error, size_t error_size);
+/* Frees an image filterview_image_read made (host or device memory) and clears its data;
+ * one with no data is fine. */
+void filterview_image_free(filterview_image *img);
+
+typedef struct filterview_write_options {
+    size_t size;      /* the caller's: sizeof (filterview_write_options) */
+    int jpeg_quality; /* 1..100; 0: 90, the command line's */
+} filterview_write_options;
+
+/* Writes `img` (host or device, any type and channel count) to `path`, as the command line's -o
+ * (the same checks and refusals: an unknown ending, a folder, a read-only file). A device uint8
+ * image written as JPEG is encoded by nvJPEG where the library has it; any other is copied down
+ * and encoded on the host. What the format cannot hold (16-bit or float to JPEG, alpha to JPEG
+ * or PNM, ...) is converted and said in info->note. `opt` NULL: the defaults. */
+fv_status filterview_image_write(const char *path, const filterview_image *img,
+                                 const filterview_write_options *opt, filterview_file_info *info,
+                                 char *error, size_t error_size);
 
 #ifdef __cplusplus
 }

@@ -16,7 +16,8 @@ a RuntimeWarning); ``variant="cpu"`` runs the plain-C reference on host images a
 
 Contents: :func:`filters`, :func:`filter_info`, :func:`device_available`, :func:`device_count`, one function per filter
 (``filterview.box`` ...) and :func:`apply` (any filter by name), :class:`Context` (a filter set up
-once for a largest size, run many times), :func:`compare`, :func:`bench`, the exceptions
+once for a largest size, run many times), :func:`compare`, :func:`bench`, :func:`imread` and
+:func:`imwrite` (image files, decoded on the GPU with ``device="cuda"``), the exceptions
 (:class:`Error` and its subclasses, which are also ``ValueError`` or ``RuntimeError``).
 
 The C library is found through ``$FILTERVIEW_LIBRARY`` (a path), else the path CMake wrote into
@@ -33,6 +34,7 @@ import inspect
 import keyword
 import math
 import numbers
+import os
 import statistics
 import threading
 import warnings
@@ -1064,6 +1066,172 @@ def compare(a: Image, b: Image) -> Diff:
     return Diff(int(d.max_abs), float(d.mean_abs), int(d.differing), float(d.max_abs_value))
 
 
+# ---- image files --------------------------------------------------------------------------------
+
+class FileError(Error, OSError):
+    """A file that cannot be read or written (FV_ERR_IO), or is no image filterview reads or is
+    damaged (FV_ERR_FORMAT); an OSError. The message names the file."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FileInfo:
+    """What :func:`imread` read or :func:`imwrite` wrote: ``format`` ("PNG", "JPEG", "PNM", "BMP",
+    "TIFF"), ``codec`` ("cpu": the host's codecs; "nvjpeg": the GPU's JPEG codec) and ``note``:
+    one line on what the file holds less than the image (a 16-bit image written as JPEG ...), ""
+    when nothing was lost."""
+
+    format: str
+    codec: str
+    note: str
+
+
+def _file_info(c: _lib.FileInfoC) -> FileInfo:
+    return FileInfo(_text(c.format), _lib.CODEC_NAMES.get(int(c.codec), str(c.codec)),
+                    _text(c.note))
+
+
+def _file_error(status: int, message: str) -> Error:
+    message = message or _text(_clib.filterview_status_name(status))
+    if status in (_lib.FV_ERR_IO, _lib.FV_ERR_FORMAT):
+        return FileError(message, status)
+    if status == _lib.FV_ERR_NO_DEVICE:
+        return NoDeviceError("%s (device=None reads into host memory)" % message, status)
+    return _error(status, message)
+
+
+_NP_DTYPES = {0: np.uint8, 1: np.uint16, 2: np.float32}
+_TYPESTR = {0: "|u1", 1: "<u2", 2: "<f4"}
+
+
+def _shape_of(img: _lib.ImageC) -> Tuple[Tuple[int, ...], Tuple[int, ...]]:
+    """The image's shape (gray: H x W) and its strides in bytes."""
+    item = np.dtype(_NP_DTYPES[img.dtype]).itemsize
+    if img.channels == 1:
+        return (img.height, img.width), (img.pitch, item)
+    return (img.height, img.width, img.channels), (img.pitch, img.channels * item, item)
+
+
+class _DeviceFile:
+    """An image :func:`imread` decoded into device memory: the library's allocation, shown
+    through ``__cuda_array_interface__`` and freed when the last array over it goes."""
+
+    def __init__(self, img: _lib.ImageC):
+        self._img = img
+        shape, strides = _shape_of(img)
+        self.__cuda_array_interface__ = {
+            "shape": shape, "strides": strides, "typestr": _TYPESTR[img.dtype],
+            "data": (int(img.data), False), "version": 3,
+            "stream": None}  # decoded and copied before imread returns: nothing to wait for
+
+    def __del__(self):
+        if self._img.data and _clib is not None:  # (None while the interpreter shuts down)
+            _clib.filterview_image_free(ctypes.byref(self._img))
+
+
+def _device_array(owner: _DeviceFile) -> Any:
+    """CuPy's array over the image where CuPy is there, else PyTorch's tensor, else the owner
+    itself (any library that reads __cuda_array_interface__ takes it)."""
+    try:
+        import cupy  # noqa: PLC0415
+        return cupy.asarray(owner)
+    except ImportError:
+        pass
+    try:
+        import torch  # noqa: PLC0415
+        return torch.as_tensor(owner, device="cuda")
+    except ImportError:
+        return owner
+
+
+def _path_bytes(path: Any, who: str) -> bytes:
+    if isinstance(path, bytes):
+        return path
+    try:
+        return os.fsencode(path)
+    except TypeError:
+        raise TypeError("%s: path must be a str, bytes or os.PathLike, got %s"
+                        % (who, type(path).__name__)) from None
+
+
+def imread(path: Any, device: Optional[str] = None, *, return_info: bool = False) -> Any:
+    """Reads an image file (PNG, JPEG, PNM, BMP, TIFF; "-": standard input) with the file's own
+    type and channels: a NumPy array of uint8, uint16 or float32, H x W for gray, H x W x 3 or
+    H x W x 4 for colour (a JPEG's EXIF orientation applied), as the command line reads it.
+
+    ``device="cuda"``: the image in GPU memory, a CuPy array (a PyTorch tensor where there is no
+    CuPy; else an object with ``__cuda_array_interface__``), of the current CUDA device. A JPEG is
+    decoded there by nvJPEG where the library was built with it and the file suits it, any other
+    file on the CPU and copied up. ``return_info=True`` returns ``(image, FileInfo)``, whose
+    ``codec`` says which ("nvjpeg" or "cpu").
+
+    Raises :class:`FileError` (an OSError) naming the file when it is missing, unreadable, no
+    image or damaged, :class:`NoDeviceError` for ``device="cuda"`` without a GPU."""
+    if device not in (None, "cpu", "cuda"):
+        raise ValueError('imread: device must be None, "cpu" or "cuda", got %r' % (device,))
+    name = _path_bytes(path, "imread")
+    img = _lib.ImageC()
+    info = _lib.FileInfoC()
+    err = ctypes.create_string_buffer(_ERROR_SIZE)
+    memory = _lib.DEVICE if device == "cuda" else _lib.HOST
+    status = _clib.filterview_image_read(name, memory, ctypes.byref(img), ctypes.byref(info), err,
+                                         _ERROR_SIZE)
+    if status != _lib.FV_OK:
+        raise _file_error(status, _text(err.value))
+    if memory == _lib.DEVICE:
+        image = _device_array(_DeviceFile(img))
+    else:
+        try:
+            shape, strides = _shape_of(img)
+            raw = (ctypes.c_uint8 * (img.pitch * (img.height - 1) + strides[1] * img.width)) \
+                .from_address(img.data)
+            image = np.lib.stride_tricks.as_strided(
+                np.frombuffer(raw, _NP_DTYPES[img.dtype]), shape, strides).copy()
+        finally:
+            _clib.filterview_image_free(ctypes.byref(img))
+    return (image, _file_info(info)) if return_info else image
+
+
+def _synchronize(op: _arrays.Operand) -> None:
+    """Waits for the work CuPy or PyTorch has queued on the device (the array's pixels may still
+    be being written): the library copies or encodes them on its own stream."""
+    if op.kind == _arrays.KIND_CUPY:
+        _arrays._cupy().cuda.runtime.deviceSynchronize()
+    elif op.kind == _arrays.KIND_TORCH:
+        _arrays._torch().cuda.synchronize(op.device)
+
+
+def imwrite(path: Any, image: Image, *, quality: Optional[int] = None) -> FileInfo:
+    """Writes `image` (NumPy, or a CUDA array: CuPy, PyTorch, ``__cuda_array_interface__``; uint8,
+    uint16 or float32; H x W, H x W x 1, 3 or 4) to `path` as ``filterview -o`` writes it: the
+    format by the name's ending (.png, .jpg/.jpeg, .pgm/.ppm/.pnm, .tif/.tiff; "-": PNG on
+    standard output), through a temporary file renamed over the target, so that a failure leaves
+    no half file. 16-bit PNG and TIFF, and float32 TIFF, keep every value. ``quality``: JPEG's,
+    1..100 (None: 90).
+
+    A uint8 gray or RGB device image written as JPEG is encoded on the GPU by nvJPEG where the
+    library has it; any other device image is copied to the host and written there. Returns a
+    :class:`FileInfo`: its ``note`` says what the file could not hold (alpha or 16 bits to JPEG,
+    ...) and ``codec`` which codec wrote it. Raises, naming the file, :class:`ArgumentError` (a
+    ValueError) for an ending filterview does not write, :class:`FileError` (an OSError) for a
+    folder, a read-only file or a failed write; ValueError for a bad quality."""
+    name = _path_bytes(path, "imwrite")
+    if quality is not None and (isinstance(quality, bool) or not isinstance(
+            quality, numbers.Integral) or not 1 <= quality <= 100):
+        raise ArgumentError("imwrite: quality must be an integer 1..100, got %r" % (quality,))
+    op = _arrays.operand(image, "image")
+    if op.on_device:
+        _synchronize(op)
+    img = op.image()
+    opt = _lib.WriteOptionsC(int(quality or 0))
+    info = _lib.FileInfoC()
+    err = ctypes.create_string_buffer(_ERROR_SIZE)
+    status = _clib.filterview_image_write(name, ctypes.byref(img), ctypes.byref(opt),
+                                          ctypes.byref(info), err, _ERROR_SIZE)
+    if status != _lib.FV_OK:
+        raise _file_error(status, _text(err.value))
+    return _file_info(info)
+
+
 # ---- benchmarking ------------------------------------------------------------------------------
 
 class BenchRow(NamedTuple):
@@ -1165,7 +1333,7 @@ __all__ = [
     "apply",
     "Context", "compare", "Diff", "reach", "apply_batch", "bench", "BenchRow", "clear_cache", "cache_info",
     "FilterInfo", "ParamInfo", "VariantInfo", "Error", "ArgumentError", "NoDeviceError",
-    "LibraryError",
+    "LibraryError", "imread", "imwrite", "FileInfo", "FileError",
 ]
 
 def _publish() -> None:

@@ -119,6 +119,31 @@ class DiffC(_Sized):
     ]
 
 
+# ---- filterview_codec ----
+CODEC_NAMES = {0: "cpu", 1: "nvjpeg"}
+
+
+class FileInfoC(_Sized):
+    """filterview_file_info"""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("format", ctypes.c_char * 8),
+        ("codec", c_int),
+        ("lossy", c_int),
+        ("note", ctypes.c_char * 320),
+    ]
+
+
+class WriteOptionsC(_Sized):
+    """filterview_write_options"""
+
+    _fields_ = [
+        ("size", c_size_t),
+        ("jpeg_quality", c_int),
+    ]
+
+
 def _declare(lib: ctypes.CDLL) -> None:
     def fn(name, restype, *argtypes):
         f = getattr(lib, name)
@@ -158,6 +183,11 @@ def _declare(lib: ctypes.CDLL) -> None:
     fn("filterview_context_destroy", None, c_void_p)
     fn("filterview_compare", c_int, POINTER(ImageC), POINTER(ImageC), POINTER(DiffC), c_char_p,
        c_size_t)
+    fn("filterview_image_read", c_int, c_char_p, c_int, POINTER(ImageC), POINTER(FileInfoC),
+       c_char_p, c_size_t)
+    fn("filterview_image_free", None, POINTER(ImageC))
+    fn("filterview_image_write", c_int, c_char_p, POINTER(ImageC), POINTER(WriteOptionsC),
+       POINTER(FileInfoC), c_char_p, c_size_t)
 
 
 def _candidates() -> List[Tuple[str, str]]:

@@ -23,7 +23,7 @@ if [ "$mode" = gpu ]; then
   code=$?
   cat "$out/log" "$out/err"
   [ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
-  grep -Eq "^filtered 5 of 7 images \(gaussian/fast, .*on the GPU, [0-9]+ threads; 2 failed$" "$out/log" || fail "no summary line"
+  grep -Eq "^filtered 5 of 7 images \(gaussian/fast, .*on the GPU, [0-9]+ threads, codec cpu; 2 failed$" "$out/log" || fail "no summary line"
   for n in good1.png good2.jpg good3.ppm; do
     "$check" single "$out/all/${n%.*}.png" "$out/ref/${n%.*}.png" >/dev/null || fail "$n (GPU) differs from the cpu run"
     "$ref" check --tested sigma "$out/all/${n%.*}.png" "$fx/batch/$n" gaussian sigma=2 ||
@@ -41,7 +41,7 @@ done
 code=$?
 cat "$out/log" "$out/err"
 [ "$code" = 1 ] || fail "exit status $code, expected 1 (two bad files)"
-grep -Eq "^filtered 3 of 5 images \(box/cpu, radius 2, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads; 2 failed$" "$out/log" ||
+grep -Eq "^filtered 3 of 5 images \(box/cpu, radius 2, .*\) into '.*all/' in .* images/s on the CPU, [0-9]+ threads, codec cpu; 2 failed$" "$out/log" ||
   fail "no summary line"
 [ "$(wc -l <"$out/err")" = 2 ] || fail "expected two lines on stderr"
 grep -q "images/s" "$out/err" && fail "a progress bar was drawn where stderr is no terminal"

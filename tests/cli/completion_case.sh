@@ -87,6 +87,7 @@ expect "filterview -f canny -p stage=ed" edges
 expect "filterview -f canny --norm " l1 l2
 expect "filterview -f conv --stage=" output kernel spectrum_image spectrum_kernel spectrum_product
 expect "filterview --interop " buffer texture pbo staging
+expect "filterview -o x.jpg --codec " auto cpu gpu
 expect "filterview --completion " bash
 # without -f: every filter's variants and parameters
 expect_has "filterview -v " $(variants_of gaussian) $(variants_of box) $(variants_of conv)

@@ -29,7 +29,7 @@ cat "$out/log" "$out/err"
 [ "$(wc -l <"$out/err")" = 1 ] || fail "expected one line about the link"
 grep -q "^filterview: skipped 1 link to a folder ('.*/in/zlink'): links are not followed$" "$out/err" ||
   fail "no line about the link to a folder"
-grep -q "^filtered 4 of 4 images .*on the CPU, 1 thread$" "$out/log" || fail "no summary of 4 images on 1 thread"
+grep -q "^filtered 4 of 4 images .*on the CPU, 1 thread, codec cpu$" "$out/log" || fail "no summary of 4 images on 1 thread"
 for f in a.png sub/b.png sub/deep/c.png other/d.png; do [ -f "$out/deep/$f" ] || fail "$f not written"; done
 [ -e "$out/deep/.hidden" ] || [ -e "$out/deep/zlink" ] && fail "a hidden folder or a link to a folder was taken"
 cmp -s "$out/deep/a.png" "$out/flat/new/a.png" || fail "a.png differs between the runs"

@@ -18,6 +18,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
 
+#include "codec.h"
 #include "image_io.h"
 
 #include <errno.h>
@@ -694,6 +695,91 @@ static void test_jpeg_lib(void)
 }
 
 /* ---- PNM, BMP ---- */
+
+/* ---- which JPEGs the GPU codec takes (codec_jpeg_inspect: the header alone) ---- */
+
+static void expect_fit(const char *what, const uint8_t *f, size_t n, codec_jpeg_gpu_fit want,
+                       const char *why_has)
+{
+    codec_jpeg_header h;
+    fv_status st = codec_jpeg_inspect("fit.jpg", f, n, &h, NULL);
+    static const char *const fit_name[] = {"CPU only", "hybrid", "GPU (hardware too)"};
+    char detail[160];
+    snprintf(detail, sizeof detail, "status %d, %s (%s)", (int)st, fit_name[h.fit],
+             h.why ? h.why : "-");
+    check(st == FV_OK && h.fit == want && (!why_has || (h.why && strstr(h.why, why_has))), what,
+          detail);
+}
+
+static void test_jpeg_gpu_fit(void)
+{
+    fv_image img;
+    blocky(&img, 40, 24);
+    static const struct {
+        const char *what;
+        int pf, samp, flags;
+        codec_jpeg_gpu_fit fit;
+        const char *why;
+    } tj[] = {
+        {"baseline 4:2:0: the hardware decoder's", TJPF_RGBA, TJSAMP_420, 0, CODEC_JPEG_GPU_ANY,
+         NULL},
+        {"baseline 4:4:4", TJPF_RGBA, TJSAMP_444, 0, CODEC_JPEG_GPU_ANY, NULL},
+        {"baseline 4:2:2", TJPF_RGBA, TJSAMP_422, 0, CODEC_JPEG_GPU_ANY, NULL},
+        {"baseline 4:4:0", TJPF_RGBA, TJSAMP_440, 0, CODEC_JPEG_GPU_ANY, NULL},
+        {"baseline gray", TJPF_RGBA, TJSAMP_GRAY, 0, CODEC_JPEG_GPU_ANY, NULL},
+        {"baseline 4:1:1: hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_411, 0,
+         CODEC_JPEG_GPU_HYBRID, "4:1:1"},
+        {"progressive 4:2:0: hybrid, not the hardware decoder", TJPF_RGBA, TJSAMP_420,
+         TJFLAG_PROGRESSIVE, CODEC_JPEG_GPU_HYBRID, "progressive"},
+        {"CMYK: the CPU codec's", TJPF_CMYK, TJSAMP_444, 0, CODEC_JPEG_CPU_ONLY, "CMYK"},
+    };
+    for (size_t k = 0; k < sizeof tj / sizeof tj[0]; k++) {
+        size_t n = 0;
+        uint8_t *f = jpeg_make(&img, tj[k].pf, tj[k].samp, 90, tj[k].flags, &n);
+        char what[128];
+        snprintf(what, sizeof what, "GPU codec fit, %s", tj[k].what);
+        expect_fit(what, f, n, tj[k].fit, tj[k].why);
+        free(f);
+    }
+    static const int one[3] = {1, 1, 1}, odd_h[3] = {2, 1, 2}, odd_v[3] = {2, 2, 1};
+    size_t n = 0;
+    uint8_t *f = jpeg_lib_make(&img, 3, one, one, NULL, 0, 1, &n);
+    expect_fit("GPU codec fit, arithmetic coding: the CPU codec's", f, n, CODEC_JPEG_CPU_ONLY,
+               "arithmetic");
+    free(f);
+    f = jpeg_lib_make(&img, 3, odd_h, odd_v, NULL, 0, 0, &n);
+    expect_fit("GPU codec fit, sampling 2x2,1x2,2x1: the CPU codec's", f, n, CODEC_JPEG_CPU_ONLY,
+               "sampling");
+    free(f);
+
+    /* the size, the orientation and the CPU reader's limits, with its own message */
+    uint8_t *base = jpeg_make(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &n);
+    size_t ne = 0;
+    uint8_t *turned = jpeg_with_exif(base, n, 6, 1, &ne);
+    codec_jpeg_header h;
+    check(codec_jpeg_inspect("fit.jpg", turned, ne, &h, NULL) == FV_OK && h.width == 40 &&
+              h.height == 24 && h.orientation == 6 && h.components == 3,
+          "GPU codec fit: the stored size, 3 components and EXIF orientation 6", NULL);
+    free(turned);
+    const size_t sof = jpeg_sof_at(base, n);
+    base[sof + 4] = base[sof + 6] = 0xea; /* 60000 x 60000 claimed by a 1 KB file */
+    base[sof + 5] = base[sof + 7] = 0x60;
+    fv_image cpu_img;
+    char cpu_message[512] = "";
+    if (load_bytes("fit.jpg", base, n, &cpu_img) != FV_OK)
+        snprintf(cpu_message, sizeof cpu_message, "%s", fv_last_error());
+    else
+        fv_host_image_free(&cpu_img);
+    const fv_status st = codec_jpeg_inspect("fit.jpg", base, n, &h, NULL);
+    /* the CPU load names the file by its path here: the reasons after the names must agree */
+    const char *gpu_reason = st != FV_OK ? strstr(fv_last_error(), "': ") : NULL;
+    const char *cpu_reason = strstr(cpu_message, "': ");
+    check(gpu_reason && cpu_reason && strcmp(gpu_reason, cpu_reason) == 0,
+          "GPU codec fit: a forged size refused before decoding, as the CPU reader says",
+          st != FV_OK ? fv_last_error() : "accepted");
+    free(base);
+    fv_host_image_free(&img);
+}
 
 static void test_pnm_bmp(void)
 {
@@ -1691,7 +1777,8 @@ static void test_output_files(void)
           "a missing folder is refused", fv_last_error());
     path_of(p, "x.gif");
     check(image_save_png(p, &img) == FV_ERR_ARG &&
-              strstr(fv_last_error(), "must end in .png, .jpg, .jpeg, .pgm, .ppm, .pnm, .tif or .tiff"),
+              strstr(fv_last_error(),
+                     "must end in .png, .jpg, .jpeg, .pgm, .ppm, .pnm, .tif or .tiff"),
           "an unknown ending is refused", fv_last_error());
     check(no_temp_left(), "no temporary file left by failed writes", NULL);
 
@@ -1837,6 +1924,7 @@ int main(int argc, char **argv)
     test_png_kinds();
     test_jpeg();
     test_jpeg_lib();
+    test_jpeg_gpu_fit();
     test_pnm_bmp();
     test_bad_files();
     test_bmp();

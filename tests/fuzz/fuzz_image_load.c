@@ -3,8 +3,11 @@
  * the decoders behind it, TIFF through libtiff included). Each input is written to one temporary
  * file and loaded twice: through image_load, as the program does today (RGBA8), and through
  * image_load_native (the file's own type and channels, and its metadata). A success must give a
- * size within the limits, a layout the library knows, and pixels that can all be read.
+ * size within the limits, a layout the library knows, and pixels that can all be read. The GPU
+ * JPEG codec's header checks (codec_jpeg_inspect) run on the bytes too: a file they hand to the
+ * GPU must have a size within the limits, one or three components and an EXIF orientation.
  * ------------------------------------------------------------------------------------------------ */
+#include "codec.h"
 #include "image_io.h"
 
 #include <stdint.h>
@@ -36,6 +39,7 @@ static void touch(const fv_image *img)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    image_load_info info_gpu = {0};
     if (!path[0]) {
         snprintf(path, sizeof path, "/tmp/fv_fuzz_image_%ld", (long)getpid());
         atexit(remove_temp);
@@ -44,6 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!f) abort();
     if (size && fwrite(data, 1, size, f) != size) abort();
     fclose(f);
+    codec_jpeg_header h;
+    if (codec_jpeg_inspect("fuzz.jpg", data, size, &h, &info_gpu) == FV_OK) {
+        if (h.fit != CODEC_JPEG_CPU_ONLY &&
+            (h.width < 1 || h.height < 1 || h.width > FV_MAX_DIMENSION ||
+             h.height > FV_MAX_DIMENSION || (h.components != 1 && h.components != 3) ||
+             h.orientation < 1 || h.orientation > 8))
+            abort();
+        image_metadata_free(&info_gpu.metadata);
+    }
     fv_image img;
     if (image_load(path, &img) == FV_OK) {
         if (img.type != FV_PIXEL_U8 || fv_image_channels(&img) != 4) abort();

@@ -11,7 +11,8 @@
  * and in batches, all equal to one another, the integer filters equal to the reference, two
  * contexts at once on two streams from two threads equal to each one alone, (with two GPUs) a
  * context on device 1, and batches run as CUDA graphs equal to batches run without them, with no
- * graph made after a context's first batch.
+ * graph made after a context's first batch. Image files: written and read back (host; with a GPU,
+ * device images too), an older file info filled by its size, and the refusals, each naming the file.
  * ------------------------------------------------------------------------------------------------ */
 #include <libfilterview.h>
 
@@ -1294,6 +1295,125 @@ static void test_image_params(void)
                         "kernel-file: .size is 0: set it to sizeof (filterview_image)");
 }
 
+/* ---- image files ---- */
+/* A host copy of a device image (tight rows), for comparisons on the host */
+static filterview_image host_copy(const filterview_image *d)
+{
+    filterview_image h = host_image(d->width, d->height, d->channels, 0, 0);
+#ifdef FV_HAVE_CUDA
+    cudaMemcpy2D(h.data, h.pitch, d->data, d->pitch, (size_t)d->width * d->channels,
+                 (size_t)d->height, cudaMemcpyDeviceToHost);
+#endif
+    return h;
+}
+
+static void test_files(int gpu)
+{
+    char dir[] = "/tmp/fv_test_library_XXXXXX", path[256], error[512];
+    if (!mkdtemp(dir)) {
+        CHECK(0, "mkdtemp");
+        return;
+    }
+    /* a padded RGB image written as PNG and read back: the same pixels, tightly packed */
+    filterview_image rgb = host_image(23, 17, 3, 5, 7), back = {.size = sizeof back};
+    filterview_file_info info = {.size = sizeof info};
+    snprintf(path, sizeof path, "%s/rgb.png", dir);
+    CHECK(filterview_image_write(path, &rgb, NULL, &info, error, sizeof error) == FV_OK &&
+              strcmp(info.format, "PNG") == 0 && info.codec == FILTERVIEW_CODEC_CPU && !info.lossy,
+          "write %s: '%s'", path, error);
+    CHECK(filterview_image_read(path, FILTERVIEW_HOST, &back, &info, error, sizeof error) ==
+                  FV_OK &&
+              back.channels == 3 && back.dtype == FILTERVIEW_UINT8 &&
+              back.memory == FILTERVIEW_HOST && back.pitch == 23 * 3 && same_pixels(&rgb, &back),
+          "read %s back: '%s'", path, error);
+    /* a gray JPEG stays gray; what JPEG loses of RGBA is said */
+    filterview_image gray = host_image(16, 16, 1, 0, 3), rgba = host_image(16, 16, 4, 0, 5);
+    snprintf(path, sizeof path, "%s/gray.jpg", dir);
+    filterview_image gray_back = {.size = sizeof gray_back};
+    CHECK(filterview_image_write(path, &gray, NULL, NULL, error, sizeof error) == FV_OK &&
+              filterview_image_read(path, FILTERVIEW_HOST, &gray_back, NULL, error, sizeof error) ==
+                  FV_OK &&
+              gray_back.channels == 1,
+          "gray JPEG read back with %d channels: '%s'", gray_back.channels, error);
+    filterview_image_free(&gray_back);
+    CHECK(gray_back.data == NULL, "freed and cleared");
+    snprintf(path, sizeof path, "%s/rgba.jpg", dir);
+    filterview_write_options opt = {.size = sizeof opt, .jpeg_quality = 101};
+    CHECK(filterview_image_write(path, &rgba, &opt, &info, error, sizeof error) == FV_ERR_ARG &&
+              strstr(error, "jpeg_quality"),
+          "quality 101: '%s'", error);
+    opt.jpeg_quality = 75;
+    CHECK(filterview_image_write(path, &rgba, &opt, &info, error, sizeof error) == FV_OK &&
+              info.lossy && strstr(info.note, "rgba.jpg"),
+          "RGBA to JPEG: note '%s'", info.note);
+    /* an older header's info: nothing written past its size */
+    filterview_file_info older;
+    memset(&older, 0xab, sizeof older);
+    older.size = offsetof(filterview_file_info, lossy);
+    snprintf(path, sizeof path, "%s/rgb.png", dir);
+    filterview_image again = {.size = sizeof again};
+    CHECK(filterview_image_read(path, FILTERVIEW_HOST, &again, &older, error, sizeof error) ==
+                  FV_OK &&
+              strcmp(older.format, "PNG") == 0 && (unsigned char)older.note[0] == 0xab,
+          "read into an older filterview_file_info");
+    filterview_image_free(&again);
+    /* refusals, each naming the file */
+    filterview_image unsized = {0};
+    CHECK(filterview_image_read(path, FILTERVIEW_HOST, &unsized, NULL, error, sizeof error) ==
+                  FV_ERR_ARG &&
+              strstr(error, "sizeof (filterview_image)"),
+          "unsized image: '%s'", error);
+    snprintf(path, sizeof path, "%s/missing.png", dir);
+    CHECK(filterview_image_read(path, FILTERVIEW_HOST, &again, NULL, error, sizeof error) ==
+                  FV_ERR_IO &&
+              strstr(error, "missing.png"),
+          "missing file: '%s'", error);
+    snprintf(path, sizeof path, "%s/out.gif", dir);
+    CHECK(filterview_image_write(path, &rgb, NULL, NULL, error, sizeof error) != FV_OK &&
+              strstr(error, "out.gif"),
+          "unknown ending: '%s'", error);
+    snprintf(path, sizeof path, "%s/rgb.png", dir);
+    filterview_image dev = {.size = sizeof dev};
+    if (!gpu) {
+        CHECK(filterview_image_read(path, FILTERVIEW_DEVICE, &dev, NULL, error, sizeof error) ==
+                  FV_ERR_NO_DEVICE,
+              "device read without a device: '%s'", error);
+    } else {
+        /* a PNG decoded on the host and copied up; a JPEG of it written from the device */
+        CHECK(filterview_image_read(path, FILTERVIEW_DEVICE, &dev, &info, error, sizeof error) ==
+                      FV_OK &&
+                  dev.memory == FILTERVIEW_DEVICE && info.codec == FILTERVIEW_CODEC_CPU,
+              "device read of a PNG: '%s'", error);
+        filterview_image down = host_copy(&dev);
+        CHECK(same_pixels(&down, &rgb), "device read equals the file");
+        snprintf(path, sizeof path, "%s/dev.jpg", dir);
+        CHECK(filterview_image_write(path, &dev, NULL, &info, error, sizeof error) == FV_OK,
+              "device write: '%s'", error);
+        printf("a device RGB image written as JPEG by the %s codec\n",
+               info.codec == FILTERVIEW_CODEC_NVJPEG ? "nvjpeg" : "cpu");
+        filterview_image jpeg = {.size = sizeof jpeg};
+        CHECK(filterview_image_read(path, FILTERVIEW_DEVICE, &jpeg, &info, error, sizeof error) ==
+                      FV_OK &&
+                  jpeg.channels == 3 && jpeg.width == 23 && jpeg.height == 17,
+              "device read of a JPEG: '%s'", error);
+        printf("a JPEG read into device memory by the %s codec\n",
+               info.codec == FILTERVIEW_CODEC_NVJPEG ? "nvjpeg" : "cpu");
+        filterview_image_free(&jpeg);
+        filterview_image_free(&dev);
+        free(down.data);
+    }
+    filterview_image_free(&back);
+    free(rgb.data);
+    free(gray.data);
+    free(rgba.data);
+    const char *names[] = {"rgb.png", "gray.jpg", "rgba.jpg", "dev.jpg"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        remove(path);
+    }
+    CHECK(rmdir(dir) == 0, "%s: only the files written were there", dir);
+}
+
 int main(void)
 {
     setvbuf(stdout, NULL, _IONBF, 0); /* each line out before whatever comes next */
@@ -1303,6 +1423,7 @@ int main(void)
     test_reference();
     test_image_params();
     char why[256];
+    test_files(filterview_device_available(why, sizeof why));
 #ifdef FV_HAVE_CUDA
     if (filterview_device_available(why, sizeof why))
         test_gpu();

@@ -628,6 +628,23 @@ static int parse_interop(parse_state *s, const char *flag)
     return bad(flag, "'buffer', 'texture', 'pbo' or 'staging'", how);
 }
 
+/* --codec's words (also the completion's choices: cli_flag_doc_get) */
+static const struct {
+    const char *name;
+    cli_codec codec;
+} codec_names[] = {{"auto", CLI_CODEC_AUTO}, {"cpu", CLI_CODEC_CPU}, {"gpu", CLI_CODEC_GPU}};
+
+static int parse_codec(parse_state *s, const char *flag)
+{
+    const char *name = next_value(s);
+    for (size_t k = 0; name && k < sizeof codec_names / sizeof codec_names[0]; k++)
+        if (!strcmp(name, codec_names[k].name)) {
+            s->o->codec = codec_names[k].codec;
+            return 1;
+        }
+    return bad(flag, "'cpu', 'gpu' or 'auto'", name);
+}
+
 static int parse_format(parse_state *s, const char *flag)
 {
     const char *name = next_value(s);
@@ -998,6 +1015,17 @@ static const cli_flag cli_flags[] = {
      .section = HELP_OPTIONS,
      .label = "--jpeg-quality N",
      .help = "JPEG quality, 1..100 (default 90)"},
+    {.names = {"--codec"},
+     .arg = ARG_CUSTOM,
+     .parse = parse_codec,
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--codec WHO",
+     .help = "who decodes and encodes JPEG files: 'cpu' (libjpeg-turbo), 'gpu' "
+             "(nvJPEG, with the GPU's JPEG engines where it has them; builds with "
+             "nvJPEG) or 'auto' (default: gpu for JPEG inputs where the build has "
+             "it, a device is there and the variant runs on the GPU). JPEGs the GPU "
+             "codec cannot decode go to the CPU codec, counted in the summary"},
     {.names = {"--noise"},
      .arg = ARG_PERCENT,
      .field = FIELD(noise.density),
@@ -1547,6 +1575,37 @@ static int check_codec_options(const cli_options *o, int to_stdout)
     return 1;
 }
 
+/* --codec gpu needs a build with nvJPEG and a variant that runs on the GPU, where the decoded
+ * image is; whether a device is there is the run's to say (exit 1). */
+static int check_codec_choice(const cli_options *o)
+{
+    if (o->codec != CLI_CODEC_GPU) return 1;
+#ifndef FV_HAVE_NVJPEG
+    cli_error("--codec gpu: this build has no GPU JPEG codec (nvJPEG was not found when it was "
+              "built): give --codec cpu or auto");
+    return 0;
+#else
+    if (o->variant_given && o->variant && fv_variant_is_host(o->variant)) {
+        cli_error("--codec gpu decodes into the GPU, but -v %s filters on the CPU: give --codec "
+                  "cpu or a GPU variant",
+                  o->variant->name);
+        return 0;
+    }
+    const char *host_side = o->dask                     ? "--dask"
+                            : fv_noise_is_on(&o->noise) ? "--noise"
+                            : o->save_source            ? "--save-source"
+                            : o->tile                   ? "--tile"
+                                                        : NULL;
+    if (host_side) {
+        cli_error("--codec gpu keeps the image on the GPU, but %s needs it on the host: give "
+                  "--codec cpu",
+                  host_side);
+        return 0;
+    }
+    return 1;
+#endif
+}
+
 /* Never lose an original: an output that is an input (the same file, through links too) is
  * refused unless --in-place says so; two outputs never name one file. */
 static int check_originals(const cli_options *o)
@@ -1809,6 +1868,7 @@ int cli_parse(int argc, char **argv, cli_options *o)
     if (o->chart && !check_output_arg("--chart", o->chart)) return 0;
     if (o->format && !check_format(o, to_stdout)) return 0;
     if (!check_codec_options(o, to_stdout)) return 0;
+    if (!check_codec_choice(o)) return 0;
     return check_originals(o);
 }
 
@@ -2007,13 +2067,17 @@ int cli_flag_doc_get(int row, cli_flag_doc *out)
     if (f->parse == parse_param) out->value = CLI_VALUE_PARAM;
     if (f->parse == parse_pane) out->value = CLI_VALUE_PANE;
     if (f->parse == parse_compare) out->value = CLI_VALUE_SPEC;
-    if (f->parse == parse_interop || f->parse == parse_completion) {
+    if (f->parse == parse_interop || f->parse == parse_completion || f->parse == parse_codec) {
         size_t len = 0;
         choices[0] = 0;
         for (size_t k = 0;
              f->parse == parse_interop && k < sizeof interop_paths / sizeof interop_paths[0]; k++)
             len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
                                     interop_paths[k].name);
+        for (size_t k = 0;
+             f->parse == parse_codec && k < sizeof codec_names / sizeof codec_names[0]; k++)
+            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
+                                    codec_names[k].name);
         for (size_t k = 0; f->parse == parse_completion &&
                            k < sizeof completion_shells / sizeof completion_shells[0];
              k++)

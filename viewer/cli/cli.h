@@ -45,6 +45,14 @@ typedef enum fv_interop_path {
                            refused (to compare, or to get round a broken driver) */
 } fv_interop_path;
 
+/* Who decodes and encodes JPEG files in a batch (--codec). */
+typedef enum cli_codec {
+    CLI_CODEC_AUTO = 0, /* the GPU's where this build has nvJPEG, a device is there and the
+                           variant runs on the GPU; else the CPU's (default) */
+    CLI_CODEC_CPU,      /* libjpeg-turbo */
+    CLI_CODEC_GPU       /* nvJPEG; the files it cannot decode go to the CPU's */
+} cli_codec;
+
 /* What a pane (-a, -b) or a --compare side shows: a filter's variant, the user's own kernel
  * (FILTER:user=FILE), or the original. */
 typedef struct pane_spec {
@@ -84,6 +92,7 @@ typedef struct cli_options {
     const char *dask;          /* --dask ADDRESS: a folder batch's files on a Dask cluster */
     int png_level;             /* --png-level 0..9 (-1: the default) */
     int jpeg_quality;          /* --jpeg-quality 1..100 (0: the default) */
+    cli_codec codec;           /* --codec cpu|gpu|auto */
     fv_noise noise;            /* --noise, --noise-sigma, --noise-seed: on the source */
     const char *save_source;   /* --save-source: write the source the filter sees (-o) */
     const fv_filter *filter;   /* -f (default gaussian) */

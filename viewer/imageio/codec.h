@@ -71,6 +71,36 @@ fv_status codec_bmp_decode(const char *name, const uint8_t *data, size_t size,
 fv_status codec_tiff_decode(const char *name, const uint8_t *data, size_t size,
                             const image_allocator *a, fv_image *out, image_load_info *info);
 
+/* Which JPEG files the GPU codec (nvJPEG, jpeg_gpu.cu) may decode, judged from the header alone
+ * so that a file it cannot decode goes to the CPU codec before any GPU work. */
+typedef enum codec_jpeg_gpu_fit {
+    CODEC_JPEG_CPU_ONLY = 0, /* not for the GPU codec: arithmetic coding, CMYK/YCCK, 12-bit,
+                                unusual sampling or components; the CPU codec decodes it or says
+                                why it cannot */
+    CODEC_JPEG_GPU_HYBRID,   /* progressive, extended, several scans, 4:1:1, 4:1:0: nvJPEG's
+                                hybrid decoder, not the hardware one */
+    CODEC_JPEG_GPU_ANY       /* baseline, one scan, 4:4:4/4:2:2/4:2:0/4:4:0 or gray: the
+                                hardware decoder too */
+} codec_jpeg_gpu_fit;
+
+typedef struct codec_jpeg_header {
+    codec_jpeg_gpu_fit fit;
+    const char *why;   /* static text: why not the hardware decoder or not the GPU; NULL: ANY */
+    int width, height; /* the frame's, as stored (before orientation) */
+    int components;
+    int orientation; /* EXIF 1..8 */
+} codec_jpeg_header;
+
+/* Reads a JPEG's markers into `h` and applies the CPU reader's limits (size, pixels a byte,
+ * scans: the same messages), failing where the CPU codec would before decoding; a frame the CPU
+ * codec refuses by name is CODEC_JPEG_CPU_ONLY, for it to say so. `info` (NULL: not wanted) gets
+ * what codec_jpeg_decode would give it: the description, EXIF (upright) and ICC. */
+fv_status codec_jpeg_inspect(const char *name, const uint8_t *data, size_t size,
+                             codec_jpeg_header *h, image_load_info *info);
+/* Writes an encoder's JPEG stream to fd with the metadata's markers (EXIF, ICC) after its APP0. */
+fv_status codec_jpeg_write_stream(const char *name, int fd, const uint8_t *jpeg, size_t len,
+                                  const image_metadata *meta);
+
 /* Encoders write the whole file to fd; `name` is for messages. Each takes the layouts it can
  * hold (image_io.c converts first): PNG uint8/uint16 with 1, 3 or 4 channels; JPEG uint8 with 1,
  * 3 or 4 (alpha dropped); PNM uint8/uint16 with 1 or 3; TIFF any. `meta` may be NULL. */

@@ -352,16 +352,24 @@ static fv_status tiff_as_rgba8(const char *name, const uint8_t *data, size_t siz
     return s;
 }
 
-static fv_status load_any(const char *path, const image_allocator *a, codec_want want,
-                          fv_image *out, image_load_info *info)
+/* The file's name as messages show it: printable, "standard input" for "-". */
+static void shown_name(const char *path, char *name, size_t size)
 {
-    memset(out, 0, sizeof *out);
-    if (info) memset(info, 0, sizeof *info);
+    image_printable(image_is_stdio(path) ? "standard input" : path, name, size);
+}
+
+fv_status image_read_file(const char *path, uint8_t **data, size_t *size)
+{
     char name[IMAGE_NAME_SHOWN];
-    image_printable(image_is_stdio(path) ? "standard input" : path, name, sizeof name);
-    uint8_t *data = NULL;
-    size_t size = 0;
-    FV_TRY(read_whole_file(path, name, &data, &size));
+    shown_name(path, name, sizeof name);
+    return read_whole_file(path, name, data, size);
+}
+
+/* Decodes a whole file already in memory, whatever its format. */
+static fv_status decode_any(const char *name, const uint8_t *data, size_t size,
+                            const image_allocator *a, codec_want want, fv_image *out,
+                            image_load_info *info)
+{
     fv_status s;
     if (starts_with(data, size, "\x89PNG\r\n\x1a\n", 8))
         s = codec_png_decode(name, data, size, a, want, out, info);
@@ -389,8 +397,32 @@ static fv_status load_any(const char *path, const image_allocator *a, codec_want
                     "'%s' is not an image filterview can read (it reads PNG, JPEG, "
                     "PNM, BMP and TIFF)",
                     name);
+    return s;
+}
+
+static fv_status load_any(const char *path, const image_allocator *a, codec_want want,
+                          fv_image *out, image_load_info *info)
+{
+    memset(out, 0, sizeof *out);
+    if (info) memset(info, 0, sizeof *info);
+    char name[IMAGE_NAME_SHOWN];
+    shown_name(path, name, sizeof name);
+    uint8_t *data = NULL;
+    size_t size = 0;
+    FV_TRY(read_whole_file(path, name, &data, &size));
+    fv_status s = decode_any(name, data, size, a, want, out, info);
     free(data);
     return s;
+}
+
+fv_status image_load_native_bytes(const char *path, const uint8_t *data, size_t size,
+                                  const image_allocator *a, fv_image *out, image_load_info *info)
+{
+    memset(out, 0, sizeof *out);
+    if (info) memset(info, 0, sizeof *info);
+    char name[IMAGE_NAME_SHOWN];
+    shown_name(path, name, sizeof name);
+    return decode_any(name, data, size, a, CODEC_NATIVE, out, info);
 }
 
 fv_status image_load_native(const char *path, const image_allocator *a, fv_image *out,
@@ -877,6 +909,20 @@ static fv_status encode(image_format format, const char *name, int fd, const fv_
     }
 }
 
+/* image_save_as's encode as an image_writer. */
+typedef struct encode_job {
+    image_format format;
+    const fv_image *img;
+    const image_save_options *o;
+    unsigned maxval;
+} encode_job;
+
+static fv_status encode_to(void *context, const char *name, int fd)
+{
+    const encode_job *j = context;
+    return encode(j->format, name, fd, j->img, j->o, j->maxval);
+}
+
 fv_status image_save_as(const char *path, const fv_image *img, const image_save_options *opt,
                         image_save_report *report)
 {
@@ -915,24 +961,33 @@ fv_status image_save_as(const char *path, const fv_image *img, const image_save_
         loss_note(r, name, img, &loss);
     }
     if (format == IMAGE_FORMAT_PNG && to_channels == 4) r->file_channels = 4; /* or 3: opaque */
-    const unsigned maxval = format == IMAGE_FORMAT_PNM ? pnm_maxval(out, o.metadata) : 0;
-    fv_status s;
+    encode_job job = {.format = format,
+                      .img = out,
+                      .o = &o,
+                      .maxval = format == IMAGE_FORMAT_PNM ? pnm_maxval(out, o.metadata) : 0};
+    fv_status s = image_save_encoded(path, encode_to, &job);
+    fv_host_image_free(&converted);
+    return s;
+}
+
+fv_status image_save_encoded(const char *path, image_writer write, void *context)
+{
+    FV_TRY(image_check_output_path(path));
+    const int stdio = image_is_stdio(path);
+    char name[IMAGE_NAME_SHOWN];
+    image_printable(stdio ? "standard output" : path, name, sizeof name);
     if (stdio) {
         /* a closed pipe (`| head`) fails the write with EPIPE, said, instead of killing us */
         image_temp_signals_init();
-        s = encode(format, name, STDOUT_FILENO, out, &o, maxval);
-    } else {
-        image_temp t;
-        s = image_temp_open(path, &t);
-        if (s == FV_OK) {
-            s = encode(format, name, t.fd, out, &o, maxval);
-            if (s != FV_OK)
-                image_temp_discard(&t);
-            else
-                s = image_temp_commit(&t, path);
-        }
+        return write(context, name, STDOUT_FILENO);
     }
-    fv_host_image_free(&converted);
+    image_temp t;
+    FV_TRY(image_temp_open(path, &t));
+    fv_status s = write(context, name, t.fd);
+    if (s != FV_OK)
+        image_temp_discard(&t);
+    else
+        s = image_temp_commit(&t, path);
     return s;
 }
 

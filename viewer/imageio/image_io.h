@@ -88,6 +88,13 @@ typedef struct image_load_info {
 fv_status image_load_native(const char *path, const image_allocator *a, fv_image *out,
                             image_load_info *info);
 
+/* Reads `path` (or standard input, to its end, for "-") whole into a malloc'd buffer, with the
+ * limits and messages of the loaders; image_load_native_bytes then decodes it as
+ * image_load_native would have decoded `path` (whose name the messages give). */
+fv_status image_read_file(const char *path, uint8_t **data, size_t *size);
+fv_status image_load_native_bytes(const char *path, const uint8_t *data, size_t size,
+                                  const image_allocator *a, fv_image *out, image_load_info *info);
+
 /* Loads `path` (or standard input, read to its end, for "-") into a new RGBA8 host image (free
  * with fv_host_image_free). Checks the file, the dimensions and what the file can hold before
  * decoding; applies a JPEG's EXIF orientation. Every failure returns a status with a one-line
@@ -187,6 +194,11 @@ fv_status image_convert(const fv_image *src, fv_pixel_type type, int channels,
                         const image_allocator *a, fv_image *dst, image_convert_loss *loss);
 /* image_save with the defaults (screenshots, charts) */
 fv_status image_save_png(const char *path, const fv_image *img);
+
+/* Writes `path` (standard output for "-") as image_save does, atomically, through an encoder of
+ * the caller's: write(context, name, fd) puts the whole file on fd, `name` for its messages. */
+typedef fv_status (*image_writer)(void *context, const char *name, int fd);
+fv_status image_save_encoded(const char *path, image_writer write, void *context);
 
 /* The temporary file behind image_save, exposed for tests: created next to the final target
  * with a name within NAME_MAX, removed while it exists by every signal that ends the process

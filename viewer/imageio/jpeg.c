@@ -18,6 +18,7 @@
  * Checked by tests/cpu/test_image_io.c.
  * ------------------------------------------------------------------------------------------------ */
 #include "codec.h"
+#include "orientation.h"
 
 #include <limits.h>
 #include <setjmp.h>
@@ -40,11 +41,13 @@
 #define JPEG_MEMORY_SLACK ((long)32 << 20)
 
 typedef struct jpeg_markers {
-    int orientation;     /* EXIF 1..8; 1 when absent (before the first scan) */
-    int adobe;           /* APP14 "Adobe" present (before the first scan) */
-    unsigned sof;        /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
-    int precision;       /* its bits per sample */
-    long width, height;  /* what the frame header says */
+    int orientation;    /* EXIF 1..8; 1 when absent (before the first scan) */
+    int adobe;          /* APP14 "Adobe" present (before the first scan) */
+    unsigned sof;       /* the frame's SOFn marker (0xc0..0xcf); 0 when none came first */
+    int precision;      /* its bits per sample */
+    long width, height; /* what the frame header says */
+    int components;     /* its component count, and each one's sampling factors (the first 4) */
+    int sampling_h[4], sampling_v[4];
     int hierarchical;    /* a DHP marker */
     int scans;           /* SOS markers up to EOI */
     const uint8_t *exif; /* APP1 "Exif\0\0"'s TIFF block, in the file (before the first scan) */
@@ -112,6 +115,11 @@ static void jpeg_scan_markers(const uint8_t *d, size_t n, jpeg_markers *m)
             m->precision = seg_len >= 1 ? seg[0] : 0;
             m->height = seg_len >= 5 ? (long)get16(seg + 1, 0) : 0;
             m->width = seg_len >= 5 ? (long)get16(seg + 3, 0) : 0;
+            m->components = seg_len >= 6 ? seg[5] : 0;
+            for (int c = 0; c < m->components && c < 4 && 8 + 3 * (size_t)c < seg_len; c++) {
+                m->sampling_h[c] = seg[7 + 3 * c] >> 4;
+                m->sampling_v[c] = seg[7 + 3 * c] & 15;
+            }
         } else if (marker == 0xde) {
             m->hierarchical = 1;
         } else if (m->scans == 0 && marker == 0xe1 && !have_exif && seg_len >= 6 &&
@@ -187,36 +195,7 @@ static fv_status apply_orientation(const char *name, fv_image *img, int o)
             for (int y = ty; y < h && y < ty + ORIENT_TILE; y++)
                 for (int x = tx; x < w && x < tx + ORIENT_TILE; x++) {
                     int dx, dy;
-                    switch (o) {
-                    case 2:
-                        dx = w - 1 - x;
-                        dy = y;
-                        break;
-                    case 3:
-                        dx = w - 1 - x;
-                        dy = h - 1 - y;
-                        break;
-                    case 4:
-                        dx = x;
-                        dy = h - 1 - y;
-                        break;
-                    case 5:
-                        dx = y;
-                        dy = x;
-                        break; /* transpose */
-                    case 6:
-                        dx = h - 1 - y;
-                        dy = x;
-                        break; /* a quarter turn clockwise */
-                    case 7:
-                        dx = h - 1 - y;
-                        dy = w - 1 - x;
-                        break; /* transverse */
-                    default:
-                        dx = y;
-                        dy = w - 1 - x;
-                        break; /* 8: a quarter turn back */
-                    }
+                    orient_map(o, w, h, x, y, &dx, &dy);
                     memcpy(dst + ((size_t)dy * dw + dx) * px, src + ((size_t)y * w + x) * px, px);
                 }
     free(src);
@@ -450,6 +429,74 @@ fv_status codec_jpeg_decode(const char *name, const uint8_t *data, size_t size,
     return s;
 }
 
+/* The chroma sampling nvJPEG names (4:4:4 ... 4:1:0) from the luma component's factors, chroma
+ * at 1x1; 0 for any other layout. `hardware` says whether the hardware decoder takes it. */
+static int jpeg_gpu_sampling(const jpeg_markers *m, int *hardware)
+{
+    static const struct {
+        int h, v, hardware;
+    } named[] = {{1, 1, 1}, {2, 1, 1}, {2, 2, 1}, {1, 2, 1}, {4, 1, 0}, {4, 2, 0}};
+    for (int c = 1; c < 3; c++)
+        if (m->sampling_h[c] != 1 || m->sampling_v[c] != 1) return 0;
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (m->sampling_h[0] == named[i].h && m->sampling_v[0] == named[i].v) {
+            *hardware = named[i].hardware;
+            return 1;
+        }
+    return 0;
+}
+
+fv_status codec_jpeg_inspect(const char *name, const uint8_t *data, size_t size,
+                             codec_jpeg_header *h, image_load_info *info)
+{
+    memset(h, 0, sizeof *h);
+    jpeg_markers m;
+    jpeg_scan_markers(data, size, &m);
+    h->width = (int)m.width;
+    h->height = (int)m.height;
+    h->components = m.components;
+    h->orientation = m.orientation;
+    h->fit = CODEC_JPEG_CPU_ONLY;
+    /* what the CPU codec refuses or cannot judge from the header, it says itself, in its words */
+    char buf[64];
+    if (jpeg_unsupported(&m, buf, sizeof buf) || !m.sof || m.height < 1) {
+        h->why = "a frame the CPU codec judges";
+        return FV_OK;
+    }
+    /* the CPU reader's limits, before any decode: the GPU codec reads no more than it would */
+    if (m.scans > JPEG_MAX_SCANS)
+        return jpeg_too_many_scans(name, m.sof == 0xc2 || m.sof == 0xca, m.scans);
+    FV_TRY(codec_check_claim(name, "JPEG", m.width, m.height, size, JPEG_MAX_PIXELS_PER_BYTE));
+    int hardware = 1;
+    if (m.sof == 0xc9 || m.sof == 0xca)
+        h->why = "arithmetic coding";
+    else if (m.components == 4 || m.adobe)
+        h->why =
+            "CMYK, YCCK or an Adobe colour transform"; /* libjpeg reads APP14 as nvJPEG may not */
+    else if (m.components != 1 && m.components != 3)
+        h->why = "an unusual component count";
+    else if (m.components == 3 && !jpeg_gpu_sampling(&m, &hardware))
+        h->why = "unusual sampling factors";
+    if (h->why) return FV_OK;
+    h->fit = CODEC_JPEG_GPU_ANY;
+    if (m.sof == 0xc2)
+        h->why = "progressive";
+    else if (m.sof != 0xc0)
+        h->why = "extended sequential";
+    else if (m.scans != 1)
+        h->why = "several scans";
+    else if (!hardware)
+        h->why = "4:1:1 or 4:1:0 sampling";
+    if (h->why) h->fit = CODEC_JPEG_GPU_HYBRID;
+    if (info) {
+        codec_describe(info, "JPEG", FV_PIXEL_U8, m.components == 1 ? 1 : 3, 8);
+        fv_status s = jpeg_read_metadata(name, &m, &info->metadata);
+        if (s != FV_OK) image_metadata_free(&info->metadata);
+        return s;
+    }
+    return FV_OK;
+}
+
 /* One APPn marker segment: FF En, the length, the pieces. */
 static fv_status jpeg_put_marker(const char *name, int fd, int n, const void *tag, size_t tag_len,
                                  const uint8_t *data, size_t len)
@@ -484,6 +531,18 @@ static fv_status jpeg_write_metadata(const char *name, int fd, const image_metad
     return FV_OK;
 }
 
+fv_status codec_jpeg_write_stream(const char *name, int fd, const uint8_t *jpeg, size_t len,
+                                  const image_metadata *meta)
+{
+    /* the metadata's markers go after SOI and the encoder's JFIF APP0, which comes first */
+    size_t head = 2;
+    if (len > 6 && jpeg[2] == 0xff && jpeg[3] == 0xe0) head = 4 + ((size_t)jpeg[4] << 8 | jpeg[5]);
+    if (head > len) head = len;
+    FV_TRY(codec_write_all(name, fd, jpeg, head));
+    if (meta) FV_TRY(jpeg_write_metadata(name, fd, meta));
+    return codec_write_all(name, fd, jpeg + head, len - head);
+}
+
 fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int quality,
                             const image_metadata *meta)
 {
@@ -500,14 +559,7 @@ fv_status codec_jpeg_encode(const char *name, int fd, const fv_image *img, int q
         image_printable(tjGetErrorStr2(tj), why, sizeof why);
         s = fv_fail(FV_ERR_IO, "cannot write '%s': JPEG encoder: %s", name, why);
     }
-    /* the metadata's markers go after SOI and TurboJPEG's JFIF APP0, which comes first */
-    size_t head = 2;
-    if (s == FV_OK && len > 6 && buf[2] == 0xff && buf[3] == 0xe0)
-        head = 4 + ((size_t)buf[4] << 8 | buf[5]);
-    if (head > len) head = len;
-    if (s == FV_OK) s = codec_write_all(name, fd, buf, head);
-    if (s == FV_OK && meta) s = jpeg_write_metadata(name, fd, meta);
-    if (s == FV_OK) s = codec_write_all(name, fd, buf + head, len - head);
+    if (s == FV_OK) s = codec_jpeg_write_stream(name, fd, buf, len, meta);
     tjFree(buf);
     tjDestroy(tj);
     return s;

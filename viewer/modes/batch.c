@@ -3,15 +3,58 @@
  * in that type and writes it back the same way (or as --depth asks), PNG, JPEG, PNM or TIFF,
  * atomically (many files into a folder are batch_many.c's). "-" reads standard input or writes
  * standard output; then the "wrote" line goes to stderr, out of the image's way. All failures end
- * in one line on stderr.
+ * in one line on stderr. With the GPU JPEG codec (--codec gpu|auto, gpu_codec.c) the file is
+ * decoded into the GPU and, as a JPEG, encoded there; the "wrote" line says which codec ran.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
+#include "gpu_codec.h"
 #include "image_io.h"
 #include "run.h"
 
 #include <stdio.h>
 #include <unistd.h>
+
+/* The "wrote" line: on stdout, or stderr when the image went there. */
+static void say_wrote(const cli_options *o, const fv_filter *f, const fv_variant *v,
+                      const fv_params *p, int width, int height, double ms,
+                      const image_save_report *report, const char *codec)
+{
+    FILE *said = cli_is_stdio(o->output) ? stderr : stdout;
+    char params[192], layout[48];
+    describe_params(f, p, params, sizeof params);
+    char noise[96] = "";
+    if (fv_noise_is_on(&o->noise))
+        snprintf(noise, sizeof noise, "; source noise %g %%, sigma %g, seed %u",
+                 o->noise.density * 100, o->noise.sigma, o->noise.seed);
+    fprintf(said, "wrote %s (%dx%d, %s/%s, %s%s) in %.3f ms %s, as %s %s, %s\n",
+            cli_is_stdio(o->output) ? "standard output" : cli_escaped(o->output), width, height,
+            f->name, v->name, params, noise, ms,
+            fv_variant_is_host(v) ? "on the CPU" : "on the GPU",
+            run_layout_name(report->file_type, report->file_channels, layout, sizeof layout),
+            report->format, codec);
+    if (o->save_source)
+        fprintf(said, "wrote %s (the source the filter saw)\n", cli_escaped(o->save_source));
+}
+
+/* The GPU JPEG codec's run: the file decoded into the GPU, filtered there and written. */
+static int batch_gpu_codec(const cli_options *o, const fv_filter *f, const fv_variant *v,
+                           const fv_params *p)
+{
+    gpu_codec *c = NULL;
+    if (gpu_codec_create(o, f, v, p, &c) != FV_OK) return run_fail_line();
+    image_save_report report;
+    int width = 0, height = 0;
+    double ms = 0;
+    const fv_status st = gpu_codec_file(c, o->input, o->output, &report, &width, &height, &ms);
+    if (st == FV_OK && !o->quiet) {
+        char codec[256];
+        gpu_codec_describe(c, codec, sizeof codec);
+        say_wrote(o, f, v, p, width, height, ms, &report, codec);
+    }
+    gpu_codec_destroy(c);
+    return st == FV_OK ? 0 : run_fail_line();
+}
 
 int batch_main(const cli_options *o)
 {
@@ -21,6 +64,10 @@ int batch_main(const cli_options *o)
     /* said before the image is read; after this, the runner's prepare is the only check */
     if (fv_params_check(f, &p) != FV_OK) return run_fail_line();
     if (image_check_output_path(o->output) != FV_OK) return run_fail_line();
+    int gpu_jpeg = 0;
+    if (gpu_codec_choose(o, v, gpu_codec_is_jpeg_name(o->input), &gpu_jpeg) != FV_OK)
+        return run_fail_line();
+    if (gpu_jpeg) return batch_gpu_codec(o, f, v, &p);
     if (!fv_variant_is_host(v) && run_device_check("use -v cpu to run the reference") != FV_OK)
         return run_fail_line();
     fv_image src = {0}, dst = {0};
@@ -49,23 +96,8 @@ int batch_main(const cli_options *o)
     else if (st == FV_OK)
         st = run_variant_to_host(f, v, &src, &dst, &p, &ms);
     if (st == FV_OK) st = run_save_typed(o->output, &dst, &file, o, &save, &report);
-    FILE *said = cli_is_stdio(o->output) ? stderr : stdout;
-    if (st == FV_OK && !o->quiet) {
-        char params[192], layout[48];
-        describe_params(f, &p, params, sizeof params);
-        char noise[96] = "";
-        if (fv_noise_is_on(&o->noise))
-            snprintf(noise, sizeof noise, "; source noise %g %%, sigma %g, seed %u",
-                     o->noise.density * 100, o->noise.sigma, o->noise.seed);
-        fprintf(said, "wrote %s (%dx%d, %s/%s, %s%s) in %.3f ms %s, as %s %s\n",
-                cli_is_stdio(o->output) ? "standard output" : cli_escaped(o->output), src.width,
-                src.height, f->name, v->name, params, noise, ms,
-                fv_variant_is_host(v) ? "on the CPU" : "on the GPU",
-                run_layout_name(report.file_type, report.file_channels, layout, sizeof layout),
-                report.format);
-        if (o->save_source)
-            fprintf(said, "wrote %s (the source the filter saw)\n", cli_escaped(o->save_source));
-    }
+    if (st == FV_OK && !o->quiet)
+        say_wrote(o, f, v, &p, src.width, src.height, ms, &report, "codec cpu");
     run_file_free(&file);
     fv_host_image_free(&src);
     fv_host_image_free(&dst);

@@ -15,12 +15,16 @@
  * be read (no permission, a path too long) or mirrored is skipped with a line, the others are
  * filtered, and the exit status says 1. An output that is an
  * input is refused before anything runs, unless --in-place lets a file replace its own input.
- * With --dask the named files go to a Dask cluster instead (batch_dask.c).
+ * With --dask the named files go to a Dask cluster instead (batch_dask.c). With the GPU JPEG
+ * codec (--codec gpu|auto, gpu_codec.c) this thread takes each file in turn from its bytes to
+ * its output, JPEGs decoded and encoded on the GPU; the summary says which codec ran and how many
+ * JPEGs fell back to the CPU codec.
  * Tested by the CLI batch, folders and originals cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
 #include "batch_dask.h"
+#include "gpu_codec.h"
 #include "image_io.h"
 #include "run.h"
 #include "timing.h"
@@ -807,6 +811,18 @@ static void gpu_loop(batch_run *b)
     }
 }
 
+/* ---- the GPU JPEG codec: one file after the other on this thread ---- */
+
+static void gpu_codec_loop(batch_run *b, gpu_codec *c)
+{
+    for (int i = 0; i < b->n_jobs; i++) {
+        image_save_report report;
+        const fv_status s =
+            gpu_codec_file(c, b->jobs[i].in, b->jobs[i].out, &report, NULL, NULL, NULL);
+        job_finished(b, i, s == FV_OK ? NULL : fv_last_error());
+    }
+}
+
 /* ---- the run ---- */
 
 int batch_many_main(const cli_options *o)
@@ -820,6 +836,9 @@ int batch_many_main(const cli_options *o)
     b.host = fv_variant_is_host(b.v);
     /* said before any file is read; after this, the runner's prepare is the only check */
     if (fv_params_check(b.f, b.p) != FV_OK) return run_fail_line();
+    /* --codec gpu without a device is said before anything is read; auto asks the files below */
+    int gpu_jpeg = 0;
+    if (gpu_codec_choose(o, b.v, 1, &gpu_jpeg) != FV_OK) return run_fail_line();
     /* with --dask the workers' GPUs filter: this machine needs none */
     if (!b.host && !o->dask && run_device_check("use -v cpu to run the reference") != FV_OK)
         return run_fail_line();
@@ -874,6 +893,9 @@ int batch_many_main(const cli_options *o)
             b.jobs[kept++] = b.jobs[i];
     }
     if (!code) b.n_jobs = n = kept;
+    /* auto takes the GPU codec where it helps: a folder of JPEGs alone */
+    for (int i = 0; gpu_jpeg && o->codec == CLI_CODEC_AUTO && i < b.n_jobs; i++)
+        if (!gpu_codec_is_jpeg_name(b.jobs[i].in)) gpu_jpeg = 0;
     if (!code && n == 0) code = 1; /* every image's folder refused, each said */
     if (!code && access(o->output, W_OK) != 0) {
         char dir_text[IMAGE_NAME_SHOWN];
@@ -919,10 +941,15 @@ int batch_many_main(const cli_options *o)
         b.t0 = fv_now_ms();
         pthread_t tid[MAX_WORKERS];
         int started = 0;
-        for (int t = 0; t < b.n_workers; t++)
+        gpu_codec *codec = NULL;
+        if (gpu_jpeg && gpu_codec_create(o, b.f, b.v, b.p, &codec) != FV_OK)
+            code = run_fail_line();
+        else if (codec)
+            gpu_codec_loop(&b, codec);
+        for (int t = 0; !gpu_jpeg && t < b.n_workers; t++)
             if (pthread_create(&tid[started], NULL, b.host ? host_worker : device_worker, &b) == 0)
                 started++;
-        if (started == 0) {
+        if (started == 0 && !gpu_jpeg) {
             /* no threads at all: this one does the work */
             if (b.host)
                 host_worker(&b);
@@ -940,13 +967,15 @@ int batch_many_main(const cli_options *o)
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
             const int threads = started ? started : 1;
+            char codec_text[256] = "codec cpu";
+            if (codec) gpu_codec_describe(codec, codec_text, sizeof codec_text);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
-                   "%s",
+                   "%s, %s",
                    b.n_jobs - b.failed, b.n_jobs + b.unwritable, b.f->name, b.v->name, params,
                    cli_escaped(o->output), seconds,
                    seconds > 0 ? (b.n_jobs - b.failed) / seconds : 0.0,
                    b.host ? "on the CPU" : "on the GPU", threads,
-                   threads == 1 ? "thread" : "threads");
+                   threads == 1 ? "thread" : "threads", codec_text);
             if (b.failed + b.unwritable) printf("; %d failed", b.failed + b.unwritable);
             if (w.unreadable)
                 printf("; %d %s not read", w.unreadable, w.unreadable == 1 ? "folder" : "folders");
@@ -954,6 +983,7 @@ int batch_many_main(const cli_options *o)
             if (fflush(stdout) != 0 || ferror(stdout)) code = 1;
         }
         if (!code && (b.failed || b.unwritable || w.unreadable)) code = 1;
+        gpu_codec_destroy(codec);
         pool_destroy(&b.in_pool);
         pool_destroy(&b.out_pool);
         pthread_mutex_destroy(&b.lock);

@@ -194,17 +194,33 @@ const char *run_layout_name(fv_pixel_type type, int channels, char *buf, size_t 
     return buf;
 }
 
+/* The loaded image widened to 4 channels of its own type, and what it was. */
+static fv_status run_widen(fv_image *native, const image_allocator *a, fv_image *four,
+                           run_file *file)
+{
+    file->type = native->type;
+    file->channels = fv_image_channels(native);
+    fv_status st = image_convert(native, native->type, 4, a, four, NULL); /* widening: lossless */
+    fv_host_image_free(native);
+    if (st != FV_OK) run_file_free(file);
+    return st;
+}
+
+fv_status run_load_typed_bytes(const char *path, const uint8_t *data, size_t size,
+                               const image_allocator *a, fv_image *four, run_file *file)
+{
+    memset(file, 0, sizeof *file);
+    fv_image native = {0};
+    FV_TRY(image_load_native_bytes(path, data, size, NULL, &native, &file->info));
+    return run_widen(&native, a, four, file);
+}
+
 fv_status run_load_typed(const char *path, const image_allocator *a, fv_image *four, run_file *file)
 {
     memset(file, 0, sizeof *file);
     fv_image native = {0};
     FV_TRY(image_load_native(path, NULL, &native, &file->info));
-    file->type = native.type;
-    file->channels = fv_image_channels(&native);
-    fv_status st = image_convert(&native, native.type, 4, a, four, NULL); /* widening: lossless */
-    fv_host_image_free(&native);
-    if (st != FV_OK) run_file_free(file);
-    return st;
+    return run_widen(&native, a, four, file);
 }
 
 fv_status run_save_typed(const char *path, const fv_image *four, const run_file *file,
@@ -250,6 +266,8 @@ fv_status run_device_check(const char *advice)
 void run_default_variant(cli_options *o)
 {
     if (o->variant_given || o->user_file || fv_variant_is_host(o->variant)) return;
+    /* --codec gpu asks for the GPU: its absence is that run's one error (gpu_codec_choose) */
+    if (o->codec == CLI_CODEC_GPU) return;
     const char *why = fv_device_unavailable_reason();
     const fv_variant *ref = fv_filter_variant_of_role(o->filter, FV_ROLE_REFERENCE);
     if (!why || !ref) return;

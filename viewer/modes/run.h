@@ -29,6 +29,9 @@ typedef struct run_file {
 
 fv_status run_load_typed(const char *path, const image_allocator *a, fv_image *four,
                          run_file *file);
+/* The same from a file already read whole (image_read_file), standard input's included. */
+fv_status run_load_typed_bytes(const char *path, const uint8_t *data, size_t size,
+                               const image_allocator *a, fv_image *four, run_file *file);
 fv_status run_save_typed(const char *path, const fv_image *four, const run_file *file,
                          const cli_options *o, const image_save_options *opt,
                          image_save_report *report);

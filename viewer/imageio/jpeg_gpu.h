@@ -1,0 +1,63 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/imageio/jpeg_gpu.h: the GPU JPEG codec (nvJPEG), beside the CPU one (jpeg.c), built where
+ * the CUDA toolkit has nvJPEG (FV_HAVE_NVJPEG). One codec per thread: it holds nvJPEG's handle,
+ * decoder states and buffers, made once and reused for every file.
+ *
+ * Decode: a JPEG file's bytes into a device RGBA8 image (the filter's source buffer), with the
+ * hardware decoder (NVJPG) where the GPU has one and the file suits it (baseline, one scan), else
+ * nvJPEG's hybrid decoder; EXIF orientation applied as the CPU codec applies it. Before any
+ * decode the CPU reader's header checks run (codec_jpeg_inspect: the same limits and messages);
+ * a file nvJPEG cannot decode as the CPU codec would (arithmetic, CMYK/YCCK, 12-bit, unusual
+ * sampling, one nvJPEG declines, or one its decoder finds bad or incomplete) fails with
+ * FV_ERR_UNSUPPORTED, "not for the GPU codec": the caller then decodes those bytes with the CPU
+ * codec, which decodes or refuses a damaged file as it always does.
+ * Encode: a device RGBA8 image to a JPEG file at the CLI's quality, 4:2:0 (gray: one component)
+ * as the CPU codec writes it, alpha dropped, EXIF and ICC markers after APP0.
+ * Checked by tests/gpu/jpeg_gpu_check.c against libjpeg-turbo on the project's JPEG corpus.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_JPEG_GPU_H
+#define FV_JPEG_GPU_H
+
+#include "image_io.h"
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct jpeg_gpu jpeg_gpu;
+
+/* Which of nvJPEG's decoders decoded a file. */
+typedef enum jpeg_gpu_backend {
+    JPEG_GPU_HARDWARE = 0, /* the GPU's JPEG engines (A100, H100, H200 ...) */
+    JPEG_GPU_HYBRID,       /* Huffman decode on the CPU, the rest on the GPU */
+    JPEG_GPU_BACKENDS
+} jpeg_gpu_backend;
+
+/* Makes a codec on the current device; FV_ERR_NO_DEVICE without one. */
+fv_status jpeg_gpu_create(jpeg_gpu **out);
+void jpeg_gpu_destroy(jpeg_gpu *g);
+/* Whether the hardware decoder is there (else every file goes to the hybrid one). */
+int jpeg_gpu_has_hardware(const jpeg_gpu *g);
+/* "hardware" or "hybrid" */
+const char *jpeg_gpu_backend_name(jpeg_gpu_backend b);
+
+/* Decodes `size` bytes into `out`, a device RGBA8 image: kept when it has the upright image's
+ * size, else (or when out->data is NULL) made here (fv_device_image_alloc), the caller's to
+ * free either way. The work is queued on
+ * `stream` and done when this returns. `info` (NULL: not wanted) as codec_jpeg_decode fills it;
+ * `used` (NULL: not wanted) says which decoder ran. FV_ERR_UNSUPPORTED: the CPU codec's file. */
+fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data, size_t size,
+                          fv_image *out, image_load_info *info, jpeg_gpu_backend *used,
+                          cudaStream_t stream);
+
+/* Encodes device RGBA8 `img` at `quality` (1..100; gray: one component) and writes the file to
+ * fd with `meta`'s markers (NULL: none). */
+fv_status jpeg_gpu_encode(jpeg_gpu *g, const char *name, int fd, const fv_image *img, int quality,
+                          int gray, const image_metadata *meta, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,49 @@
+/* ------------------------------------------------------------------------------------------------
+ * viewer/modes/gpu_codec.h: a batch's files through the GPU JPEG codec (--codec gpu|auto): a JPEG
+ * decoded by nvJPEG straight into the filter's device source, filtered on the device, and, for a
+ * JPEG output, encoded by nvJPEG from the device result; every other file, and a JPEG the GPU
+ * codec cannot decode (counted: "fell back to the CPU codec"), through the CPU codecs, on the
+ * same device buffers. batch.c (one file, "-" included) and batch_many.c (a folder) use it.
+ * Tested by the CLI cases codec_* (the choice, its refusals, the summary) and
+ * tests/gpu/codec_gpu.sh.
+ * ------------------------------------------------------------------------------------------------ */
+#ifndef FV_GPU_CODEC_H
+#define FV_GPU_CODEC_H
+
+#include "cli.h"
+#include "image_io.h"
+
+/* Whether the run uses the GPU codec: --codec gpu (FV_ERR_NO_DEVICE, said, without a device),
+ * or auto where it helps: this build has nvJPEG, a device is there, the variant runs on the GPU
+ * and the inputs are JPEG files (`inputs_jpeg`: by their names). */
+fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int inputs_jpeg,
+                           int *use_gpu);
+/* Whether `path` names a JPEG file (.jpg, .jpeg; standard input: no). */
+int gpu_codec_is_jpeg_name(const char *path);
+
+typedef struct gpu_codec gpu_codec;
+
+/* Counts for the summary line. */
+typedef struct gpu_codec_counts {
+    int decoded_hardware, decoded_hybrid; /* JPEGs nvJPEG decoded, by decoder */
+    int encoded;                          /* JPEGs nvJPEG encoded */
+    int fell_back;                        /* JPEGs the CPU codec decoded instead */
+} gpu_codec_counts;
+
+/* Made once for the run (nvJPEG's handle, a stream, the runner, device buffers kept between
+ * files of one size); one thread uses it. */
+fv_status gpu_codec_create(const cli_options *o, const fv_filter *f, const fv_variant *v,
+                           const fv_params *p, gpu_codec **out);
+void gpu_codec_destroy(gpu_codec *c);
+
+/* One file: `in` (or standard input) filtered into `out` (or standard output); `width` and
+ * `height` (NULL: not wanted) the image's, `ms` the filter's time on the GPU. */
+fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_save_report *report,
+                         int *width, int *height, double *ms);
+
+gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c);
+/* "codec gpu (nvJPEG decoded 3 on the hardware decoder, 1 on the hybrid one, encoded 4); 2
+ * JPEGs fell back to the CPU codec" */
+void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size);
+
+#endif
