@@ -64,7 +64,11 @@ cat "$out/log" "$out/err"
 grep -q "^filterview: '.*/in/broken.png' is not an image filterview can read .*(skipped)$" "$out/err" ||
   fail "the broken file was not said"
 grep -q "^filtered 4 of 5 images .*on 2 Dask workers; 1 failed$" "$out/log" || fail "no summary with 1 failed"
-cmp "$out/plain/gray.png" "$out/dask2/gray.png" || fail "gray.png differs beside a failed file"
+# against the folder batch of the same five files: a PNG's deflate threads are the cores shared
+# among the files (16 cores: 4 threads each for four files, 3 for five), and so are its bytes
+# shellcheck disable=SC2086
+"$fv" "$out/in" $params -o "$out/plain2/" -q 2>/dev/null
+cmp "$out/plain2/gray.png" "$out/dask2/gray.png" || fail "gray.png differs beside a failed file"
 # a scheduler that is not there (the connect timeout is distributed's own setting)
 DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT=2s "$fv" "$out/in" $params -o "$out/none/" \
   --dask tcp://127.0.0.1:9 >"$out/log" 2>"$out/err"; code=$?

@@ -5,7 +5,7 @@
  * qualities, odd sizes, 1x1, one 12-Mpixel image, every EXIF orientation, a progressive file.
  *
  * Decode: the upright size and the pixels against the CPU codec's: 4:4:4 and gray within 1 (the
- * IDCTs' rounding); subsampled files within 4 and a mean difference under 0.5 (chroma upsampling:
+ * IDCTs' rounding), progressive within 2; subsampled files within 4 and a mean difference under 0.5 (chroma upsampling:
  * libjpeg-turbo interpolates, nvJPEG may replicate), the largest difference printed per file.
  * The decoder that ran: the hardware one for baseline files where the GPU has it, the hybrid one
  * for the progressive and 4:1:1 files. CMYK: FV_ERR_UNSUPPORTED (the CPU codec's file); a forged
@@ -37,6 +37,10 @@
 #define SUBSAMPLED_MAX_DIFF  4
 #define SUBSAMPLED_MEAN_DIFF 0.5
 #define FULL_MAX_DIFF        1
+/* a progressive file's coefficients arrive in refinement passes and nvJPEG's hybrid decoder
+ * rounds its IDCT otherwise than libjpeg-turbo's progressive path: 2 at most (H200: max 2 on one
+ * pixel of 14,000 values, mean 0.015), and the mean bound of the subsampled files */
+#define PROGRESSIVE_MAX_DIFF 2
 #define ENCODE_PSNR_SLACK_DB 1.0
 
 static test_counts T;
@@ -118,7 +122,8 @@ typedef struct corpus_file {
     char name[64];
     uint8_t *data;
     size_t size;
-    int subsampled; /* chroma upsampled: the looser bound */
+    int subsampled;  /* chroma upsampled: the looser bound */
+    int progressive; /* refined in passes: PROGRESSIVE_MAX_DIFF */
     int hybrid;     /* only the hybrid decoder takes it */
     int cmyk;       /* the CPU codec's file */
     int any;        /* either decoder (1x1: the hardware one may decline so small a frame) */
@@ -165,6 +170,7 @@ static int make_corpus(corpus_file *c, int cap)
         snprintf(f->name, sizeof f->name, "progressive_444.jpg");
         f->data = tj_encode(&img, TJPF_RGBA, TJSAMP_444, 90, TJFLAG_PROGRESSIVE, &f->size);
         f->hybrid = 1;
+        f->progressive = 1;
     }
     if (n < cap) {
         corpus_file *f = &c[n++];
@@ -226,7 +232,10 @@ static void check_decode(jpeg_gpu *g, const corpus_file *f, cudaStream_t stream)
                what, NULL);
     if (s == FV_OK && cs == FV_OK && got.width == want.width && got.height == want.height) {
         int fx, fy;
-        const int limit = f->subsampled ? SUBSAMPLED_MAX_DIFF : FULL_MAX_DIFF;
+        const int limit = f->subsampled    ? SUBSAMPLED_MAX_DIFF
+                          : f->progressive ? PROGRESSIVE_MAX_DIFF
+                                           : FULL_MAX_DIFF;
+        const int mean_bound = f->subsampled || f->progressive;
         const int worst = test_max_abs_diff(&got, &want, limit, &fx, &fy);
         double sum = 0;
         for (int y = 0; y < got.height; y++)
@@ -237,9 +246,9 @@ static void check_decode(jpeg_gpu *g, const corpus_file *f, cudaStream_t stream)
         printf("%-28s %-10s max |GPU - libjpeg-turbo| %d, mean %.3f\n", f->name,
                jpeg_gpu_backend_name(used), worst, mean);
         snprintf(what, sizeof what, "%.63s: pixels within %d of libjpeg-turbo's%s", f->name, limit,
-                 f->subsampled ? ", mean under 0.5" : "");
+                 mean_bound ? ", mean under 0.5" : "");
         snprintf(detail, sizeof detail, "(max %d at %d,%d; mean %.3f)", worst, fx, fy, mean);
-        test_check(&T, worst <= limit && (!f->subsampled || mean < SUBSAMPLED_MEAN_DIFF), what,
+        test_check(&T, worst <= limit && (!mean_bound || mean < SUBSAMPLED_MEAN_DIFF), what,
                    detail);
     }
     fv_host_image_free(&got);

@@ -499,15 +499,16 @@ def _gpu_variants(name):
 @pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
 @pytest.mark.parametrize("name,params", _cases())
 def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
-    """Every GPU variant on chunks (47 x 61 and the remainders, 22 and 26: few shapes, so few
-    contexts; the CPU tests above take the awkward chunkings) against it on the whole image:
+    """Every GPU variant on chunks (89 x 113 and the remainders, 79 and 105: nine chunks of few
+    shapes, so few contexts and a run well under a minute on a loaded GPU machine; the CPU tests
+    above take the awkward chunkings) against it on the whole image:
     equal bit for bit where the variant equals the reference there; where it does not (conv's
     FFT variants, auto where it picks one, peers), within the bound it shows on the whole image,
     since the rounding of each chunk's sums differs. Borders the variant does not take, and
     those filterview.dask refuses (Canny's wrap), are left out."""
     rng = np.random.default_rng(SEED + 6)
     img = _image(rng, 257, 331, 3)
-    x = da.from_array(img, chunks=(47, 61, 3))
+    x = da.from_array(img, chunks=(89, 113, 3))
     if chunk_lib == "cupy":
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)

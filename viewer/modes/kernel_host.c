@@ -21,6 +21,7 @@
 #include "device.h"
 #include "timing.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -124,6 +125,28 @@ static pid_t wait_exit(pid_t pid, int *status, double ms)
     return got;
 }
 
+/* SIGKILL to pid's children, then to pid. A sanitized helper is compute-sanitizer's child, not
+ * ours: killed first, so that its GPU context (a kernel still running in it, maybe) ends at once
+ * rather than after the sanitizer's death reaches it, or never where that does not. */
+static void kill_with_children(pid_t pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%ld/task", (long)pid);
+    DIR *tasks = opendir(path);
+    for (struct dirent *t; tasks && (t = readdir(tasks));) {
+        if (t->d_name[0] == '.') continue;
+        char children_path[128];
+        snprintf(children_path, sizeof children_path, "/proc/%ld/task/%.20s/children", (long)pid,
+                 t->d_name);
+        FILE *f = fopen(children_path, "r");
+        for (long child; f && fscanf(f, "%ld", &child) == 1;)
+            if (child > 0) kill((pid_t)child, SIGKILL);
+        if (f) fclose(f);
+    }
+    if (tasks) closedir(tasks);
+    kill(pid, SIGKILL);
+}
+
 /* Ends the helper and forgets it: its socket closed (its end of file: it releases what it has
  * and exits), `grace_ms` to do so, then SIGKILL. `how`, if asked: how it ended. */
 static void end_helper(kernel_host *h, double grace_ms, char *how, size_t size)
@@ -134,7 +157,7 @@ static void end_helper(kernel_host *h, double grace_ms, char *how, size_t size)
     int status = 0;
     pid_t got = wait_exit(h->pid, &status, grace_ms);
     if (got == 0) {
-        kill(h->pid, SIGKILL);
+        kill_with_children(h->pid);
         got = wait_exit(h->pid, &status, REAP_WAIT_MS);
     }
     if (how) {
