@@ -27,7 +27,8 @@
  * cost grows with every shared-memory access: wide windows on 121x67 took most of their time);
  * FV_TEST_FILTER=NAME tests
  * one filter only; FV_TEST_SHARD=I/N runs every N-th (size, parameter set) case from the I-th, so N
- * processes side by side run the whole set (the random images are the same as in one run).
+ * processes side by side run the whole set (each case's random image comes from the seed and its
+ * case number alone, so it is the same in one run and in any shard; a shard draws only its own).
  * For a look at one corner, such as a kernel's choices that only large images meet:
  * FV_TEST_SIZE=WxH tests that size alone, FV_TEST_PARAMS="radius=44;radius=96" those parameter
  * sets alone (entries as in a filter's test_params), FV_TEST_VARIANT=NAME that variant alone.
@@ -627,9 +628,20 @@ static unsigned long long declared_combos(const fv_filter *f)
     return combos;
 }
 
+/* The seed of case `number` of a run seeded `seed` (splitmix64's finish: nearby numbers, unrelated
+ * seeds; never 0, which the generator would keep). */
+static uint32_t case_seed_of(uint32_t seed, long long number)
+{
+    uint64_t x = (uint64_t)seed * 0x9e3779b97f4a7c15ull + (uint64_t)number;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    x ^= x >> 31;
+    return (uint32_t)x ? (uint32_t)x : 1u;
+}
+
 /* Every selected variant of f on every (size, parameter set) case, in every pixel type and border
  * it declares; returns the variant runs made. */
-static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
+static long long test_filter(const fv_filter *f, uint32_t seed, int quick)
 {
     fv_params cases[MAX_CASES];
     int big[MAX_CASES];
@@ -655,17 +667,14 @@ static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
         const int w = list[si].width, h = list[si].height;
         for (int pi = 0; pi < n_cases; pi++) {
             if (list[si].big && !big[pi]) continue;
-            /* the RGBA8 source is drawn here for every case, met or not, so that shards see the
-             * images of one whole run */
+            const long long number = case_number++;
+            if (number % shard_count != shard_index) continue; /* another shard's case */
             fv_image src8;
             fv_host_image_alloc(&src8, w, h);
             const int opaque = (si + 2 * (size_t)pi) % 3 == 1, noisy = (si / 2 + pi) % 2;
-            fill_source(&src8, seed, opaque, noisy);
-            const uint32_t case_seed = *seed;
-            if (case_number++ % shard_count != shard_index) { /* another shard's case */
-                fv_host_image_free(&src8);
-                continue;
-            }
+            uint32_t src_seed = case_seed_of(seed, number);
+            fill_source(&src8, &src_seed, opaque, noisy);
+            const uint32_t case_seed = src_seed;
             cases_met++;
             for (int ty = 0; ty < FV_PIXEL_TYPE_COUNT; ty++)
                 for (int b = 0; b < FV_BORDER_COUNT; b++) {
@@ -680,7 +689,7 @@ static long long test_filter(const fv_filter *f, uint32_t *seed, int quick)
                     fv_image src, expected;
                     if (ty == FV_PIXEL_U8) {
                         src = src8;
-                    } else { /* from this case's seed: the shared one moves on as in any run */
+                    } else { /* from this case's seed */
                         uint32_t type_seed = case_seed ^ (0x9e3779b9u * (uint32_t)ty);
                         fv_host_image_alloc_as(&src, w, h, (fv_pixel_type)ty, 4);
                         fill_source(&src, &type_seed, opaque, noisy);
@@ -931,7 +940,7 @@ int main(void)
             continue;
         }
         const int before = t.failed;
-        const long long filter_runs = test_filter(fv_filters[i], &seed, quick);
+        const long long filter_runs = test_filter(fv_filters[i], seed, quick);
         test_peer_content(fv_filters[i]);
         runs += filter_runs;
         if (t.failed != before)
