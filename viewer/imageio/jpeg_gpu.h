@@ -35,6 +35,10 @@ extern "C" {
 
 typedef struct jpeg_gpu jpeg_gpu;
 
+/* Images the folder batch keeps in flight on the GPU, a codec and a stream each (see Overlap):
+ * one being queued while two run. */
+#define JPEG_GPU_SLOTS 3
+
 /* Which of nvJPEG's decoders decoded a file. */
 typedef enum jpeg_gpu_backend {
     JPEG_GPU_HARDWARE = 0, /* the GPU's JPEG engines (A100, H100, H200 ...) */
@@ -61,6 +65,12 @@ const char *jpeg_gpu_backend_name(jpeg_gpu_backend b);
 fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data, size_t size,
                           fv_image *out, image_load_info *info, jpeg_gpu_backend *used,
                           cudaStream_t stream);
+/* jpeg_gpu_decode without the wait: the decode is queued on `stream` (the hybrid decoder's CPU
+ * part done here) and `out` is written when the stream gets there; `data` and the codec stay
+ * untouched until then. `info` and `used` are filled on return. */
+fv_status jpeg_gpu_decode_queue(jpeg_gpu *g, const char *name, const uint8_t *data, size_t size,
+                                fv_image *out, image_load_info *info, jpeg_gpu_backend *used,
+                                cudaStream_t stream);
 
 /* Encodes device RGBA8 `img` at `quality` (1..100; gray: one component) and writes the file to
  * fd with `meta`'s markers (NULL: none). */
