@@ -6,10 +6,13 @@
  * has finished and the writes are done. Then threads: 1 to 8 CPU threads and a GPU thread
  * keeping K items in flight (finishing them in turn, as the pipeline does), over 500 files with
  * random failures at read and on the GPU: each file read once, each good one written once, the
- * items never more than made, and the run never stuck (an alarm ends a hung test).
+ * items never more than made, and the run never stuck (an alarm ends a hung test). Last, the
+ * bounding stage of --stats (batch_gpu_jpeg.c): the busiest share of its lanes (CPU threads for
+ * read and write, GPU slots for the rest) and the line's words.
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
 
+#include "batch_gpu_jpeg.h"
 #include "stage_hub.h"
 
 #include <pthread.h>
@@ -172,10 +175,40 @@ static void threaded(int threads, uint32_t seed)
     pthread_mutex_destroy(&r.lock);
 }
 
+static void bounding_stage(void)
+{
+    /* 4 CPU threads, 3 GPU slots, 1 s: decode fills 90 % of the slots, read 50 % of the threads */
+    batch_gpu_jpeg_result r = {.threads = 4, .slots = 3, .wall_ms = 1000};
+    r.busy_ms[BATCH_STAGE_READ] = 2000;
+    r.busy_ms[BATCH_STAGE_DECODE] = 2700;
+    r.busy_ms[BATCH_STAGE_FILTER] = 100;
+    r.busy_ms[BATCH_STAGE_ENCODE] = 1200;
+    r.busy_ms[BATCH_STAGE_WRITE] = 400;
+    double share = 0;
+    batch_stage s = batch_stage_limit(r.busy_ms, r.threads, r.slots, r.wall_ms, &share);
+    test_check(&t, s == BATCH_STAGE_DECODE && share > 0.89 && share < 0.91,
+               "decode bounds a run that keeps 90 % of the GPU slots on it", NULL);
+    char text[256];
+    batch_gpu_jpeg_describe_stages(&r, text, sizeof text);
+    test_check(&t,
+               !strcmp(text, "stages busy: read 2.00 s, decode 2.70 s, filter 0.10 s, encode "
+                             "1.20 s, write 0.40 s; bound by decode (90 % of 3 GPU slots)"),
+               "the --stats line", text);
+    /* the same busy times over one CPU thread: reading is the bound, 200 % of one thread */
+    r.threads = 1;
+    s = batch_stage_limit(r.busy_ms, r.threads, r.slots, r.wall_ms, &share);
+    batch_gpu_jpeg_describe_stages(&r, text, sizeof text);
+    test_check(&t, s == BATCH_STAGE_READ && strstr(text, "bound by read (200 % of 1 CPU thread)"),
+               "read bounds the run on one CPU thread", text);
+    test_check(&t, !strcmp(batch_stage_name(BATCH_STAGE_WRITE), "write"), "the stages' names",
+               NULL);
+}
+
 int main(void)
 {
     alarm(60); /* a hand-over that waits for ever ends the test here, not in ctest's timeout */
     single_thread();
+    bounding_stage();
     const uint32_t seed = test_seed();
     for (int threads = 1; threads <= 8; threads *= 2) threaded(threads, seed + (uint32_t)threads);
     return test_finish(&t);
