@@ -14,11 +14,15 @@
  * stream nvJPEG finds damaged is the CPU codec's), and both decoders decode good files after
  * them (a failed batch resets the hardware decoder's state). Encode: a device image encoded by nvJPEG at quality 90, decoded by the
  * CPU codec, within 1 dB (PSNR against the source) of TurboJPEG's encode at the same quality; a
- * gray image encoded as a one-component JPEG.
+ * gray image encoded as a one-component JPEG. In flight (the folder batch's way): JPEG_GPU_SLOTS
+ * codecs (one and its peers) on as many streams, the corpus queued across them, each image equal
+ * to the single codec's decode; an image encoded twice, and by a peer, gives the same bytes.
  * Exits 77 without a CUDA device.
  *   jpeg_gpu_check                 the checks
  *   jpeg_gpu_check --corpus DIR    writes the corpus into DIR (no GPU needed): a folder batch's
  *   jpeg_gpu_check --photos DIR N WxH   N smooth photos of WxH, 4:2:0 quality 90, for timings
+ *   jpeg_gpu_check --decode-bench DIR   nvJPEG's decode alone over DIR's .jpg files, read into
+ *                                  memory first, through the folder batch's slots: images/s
  * FV_JPEG_QUICK=1 leaves out the 12-Mpixel image (under compute-sanitizer).
  * ------------------------------------------------------------------------------------------------ */
 #include "test_util.h"
@@ -26,11 +30,13 @@
 #include "image_io.h"
 #include "jpeg_gpu.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <turbojpeg.h>
 #include <unistd.h>
 
@@ -124,9 +130,9 @@ typedef struct corpus_file {
     size_t size;
     int subsampled;  /* chroma upsampled: the looser bound */
     int progressive; /* refined in passes: PROGRESSIVE_MAX_DIFF */
-    int hybrid;     /* only the hybrid decoder takes it */
-    int cmyk;       /* the CPU codec's file */
-    int any;        /* either decoder (1x1: the hardware one may decline so small a frame) */
+    int hybrid;      /* only the hybrid decoder takes it */
+    int cmyk;        /* the CPU codec's file */
+    int any;         /* either decoder (1x1: the hardware one may decline so small a frame) */
 } corpus_file;
 
 static int make_corpus(corpus_file *c, int cap)
@@ -390,6 +396,198 @@ static void check_bad_files(jpeg_gpu *g, const corpus_file *good, const corpus_f
     fv_device_image_free(&dev);
 }
 
+/* JPEG_GPU_SLOTS codecs as the folder batch makes them: the first, then its peers. */
+static fv_status make_slots(jpeg_gpu *slot[JPEG_GPU_SLOTS], cudaStream_t stream[JPEG_GPU_SLOTS])
+{
+    memset(slot, 0, JPEG_GPU_SLOTS * sizeof *slot);
+    for (int k = 0; k < JPEG_GPU_SLOTS; k++) {
+        FV_TRY(k == 0 ? jpeg_gpu_create(&slot[0]) : jpeg_gpu_create_peer(slot[0], &slot[k]));
+        if (cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking) != cudaSuccess)
+            return fv_fail(FV_ERR_CUDA, "no CUDA stream");
+    }
+    return FV_OK;
+}
+
+static void free_slots(jpeg_gpu *slot[JPEG_GPU_SLOTS], cudaStream_t stream[JPEG_GPU_SLOTS])
+{
+    for (int k = JPEG_GPU_SLOTS - 1; k >= 0; k--) {
+        if (stream[k]) cudaStreamDestroy(stream[k]);
+        jpeg_gpu_destroy(slot[k]);
+    }
+}
+
+static int same_pixels(const fv_image *a_dev, const fv_image *b_dev)
+{
+    fv_image a = {0}, b = {0};
+    int same = a_dev->width == b_dev->width && a_dev->height == b_dev->height &&
+               fv_host_image_alloc(&a, a_dev->width, a_dev->height) == FV_OK &&
+               fv_host_image_alloc(&b, b_dev->width, b_dev->height) == FV_OK &&
+               fv_image_download(&a, a_dev) == FV_OK && fv_image_download(&b, b_dev) == FV_OK;
+    for (int y = 0; same && y < a.height; y++)
+        same = !memcmp(a.data + (size_t)y * a.pitch, b.data + (size_t)y * b.pitch,
+                       4 * (size_t)a.width);
+    fv_host_image_free(&a);
+    fv_host_image_free(&b);
+    return same;
+}
+
+/* The encoded bytes of device image `dev` through codec g. */
+static uint8_t *encode_bytes(jpeg_gpu *g, const fv_image *dev, cudaStream_t stream, size_t *n)
+{
+    const uint8_t *bits = NULL;
+    *n = 0;
+    if (jpeg_gpu_encode_queue(g, "twice.jpg", dev, 90, 0, stream) != FV_OK ||
+        jpeg_gpu_encode_bitstream(g, "twice.jpg", &bits, n, stream) != FV_OK)
+        return NULL;
+    uint8_t *copy = malloc(*n);
+    if (copy) memcpy(copy, bits, *n);
+    return copy;
+}
+
+/* The corpus queued across the slots, as the folder batch queues a folder, against one codec's
+ * decode of each file; then the encoder's bytes, twice and on a peer. */
+static void check_in_flight(jpeg_gpu *single, const corpus_file *corpus, int n, cudaStream_t stream)
+{
+    jpeg_gpu *slot[JPEG_GPU_SLOTS];
+    cudaStream_t streams[JPEG_GPU_SLOTS] = {0};
+    fv_status s = make_slots(slot, streams);
+    test_check(&T, s == FV_OK, "the folder batch's slots start", s ? fv_last_error() : NULL);
+    fv_image out[64], want = {0};
+    memset(out, 0, sizeof out);
+    int decoded[64] = {0}, agree = 1, queued = 0;
+    char detail[160] = "";
+    for (int i = 0; s == FV_OK && i < n && i < 64; i++) {
+        const int k = i % JPEG_GPU_SLOTS;
+        /* a slot takes a new file once its stream is done with the last (batch_gpu_jpeg.c) */
+        cudaStreamSynchronize(streams[k]);
+        decoded[i] = jpeg_gpu_decode_queue(slot[k], corpus[i].name, corpus[i].data, corpus[i].size,
+                                           &out[i], NULL, NULL, streams[k]) == FV_OK;
+        queued += decoded[i];
+    }
+    for (int k = 0; s == FV_OK && k < JPEG_GPU_SLOTS; k++) cudaStreamSynchronize(streams[k]);
+    for (int i = 0; s == FV_OK && i < n && i < 64; i++) {
+        const int alone = jpeg_gpu_decode(single, corpus[i].name, corpus[i].data, corpus[i].size,
+                                          &want, NULL, NULL, stream) == FV_OK;
+        if (alone != decoded[i] || (alone && !same_pixels(&out[i], &want))) {
+            if (agree)
+                snprintf(detail, sizeof detail, "(%.60s: %s)", corpus[i].name,
+                         alone != decoded[i] ? "decoded by one, refused by the other"
+                                             : "other pixels");
+            agree = 0;
+        }
+        fv_device_image_free(&out[i]);
+    }
+    fv_device_image_free(&want);
+    if (s == FV_OK) {
+        printf("%d files decoded in flight on %d slots\n", queued, JPEG_GPU_SLOTS);
+        test_check(&T, agree && queued > 0,
+                   "files decoded in flight on the slots equal one codec's decode", detail);
+    }
+    fv_image src, dev = {0};
+    smooth_photo(&src, 301, 211);
+    if (s == FV_OK) s = fv_device_image_alloc(&dev, src.width, src.height);
+    if (s == FV_OK) s = fv_image_upload(&dev, &src);
+    if (s == FV_OK) {
+        size_t n1 = 0, n2 = 0, n3 = 0;
+        uint8_t *a = encode_bytes(single, &dev, stream, &n1);
+        uint8_t *b = encode_bytes(single, &dev, stream, &n2);
+        uint8_t *c = encode_bytes(slot[JPEG_GPU_SLOTS - 1], &dev, streams[JPEG_GPU_SLOTS - 1], &n3);
+        snprintf(detail, sizeof detail, "(%zu, %zu and %zu bytes)", n1, n2, n3);
+        test_check(&T, a && b && n1 == n2 && !memcmp(a, b, n1),
+                   "an image encoded twice gives the same bytes", detail);
+        test_check(&T, a && c && n1 == n3 && !memcmp(a, c, n1),
+                   "a peer codec encodes the same bytes", detail);
+        free(a), free(b), free(c);
+    }
+    fv_host_image_free(&src);
+    fv_device_image_free(&dev);
+    free_slots(slot, streams);
+}
+
+static double now_s(void)
+{
+    struct timeval tv;
+    gettimeofday(&tv, NULL);
+    return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+/* nvJPEG's decode alone: DIR's .jpg files in memory, queued across the slots as the folder batch
+ * queues them (a slot waited for when its turn comes again); one pass to warm up, then timed. */
+static int decode_bench(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        printf("cannot read %s\n", dir);
+        return 2;
+    }
+    int n = 0, cap = 0;
+    uint8_t **data = NULL;
+    size_t *size = NULL;
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        const size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".jpg")) continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            data = realloc(data, (size_t)cap * sizeof *data);
+            size = realloc(size, (size_t)cap * sizeof *size);
+            if (!data || !size) return 2;
+        }
+        if (image_read_file(path, &data[n], &size[n]) != FV_OK) {
+            printf("%s\n", fv_last_error());
+            return 2;
+        }
+        n++;
+    }
+    closedir(d);
+    if (n == 0) {
+        printf("no .jpg files in %s\n", dir);
+        return 2;
+    }
+    if (fv_device_check() != FV_OK) {
+        printf("skipped: %s\n", fv_last_error());
+        return 77;
+    }
+    jpeg_gpu *slot[JPEG_GPU_SLOTS];
+    cudaStream_t streams[JPEG_GPU_SLOTS] = {0};
+    fv_image out[JPEG_GPU_SLOTS];
+    memset(out, 0, sizeof out);
+    if (make_slots(slot, streams) != FV_OK) {
+        printf("%s\n", fv_last_error());
+        return 1;
+    }
+    int counts[JPEG_GPU_BACKENDS] = {0}, refused = 0;
+    double seconds = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        const double t0 = now_s();
+        for (int i = 0; i < n; i++) {
+            const int k = i % JPEG_GPU_SLOTS;
+            if (cudaStreamSynchronize(streams[k]) != cudaSuccess) {
+                printf("decode failed: %s\n", cudaGetErrorString(cudaGetLastError()));
+                return 1;
+            }
+            jpeg_gpu_backend used = JPEG_GPU_HARDWARE;
+            const fv_status s = jpeg_gpu_decode_queue(slot[k], "bench", data[i], size[i], &out[k],
+                                                      NULL, &used, streams[k]);
+            if (s == FV_OK && pass == 1) counts[used]++;
+            if (s != FV_OK && pass == 1) refused++;
+        }
+        for (int k = 0; k < JPEG_GPU_SLOTS; k++) cudaStreamSynchronize(streams[k]);
+        seconds = now_s() - t0;
+    }
+    printf("decode-bench: %d files, %d on the hardware decoder, %d on the hybrid one, %d refused; "
+           "%d slots\n",
+           n, counts[JPEG_GPU_HARDWARE], counts[JPEG_GPU_HYBRID], refused, JPEG_GPU_SLOTS);
+    printf("decode_images_per_s %.1f\n", seconds > 0 ? n / seconds : 0.0);
+    for (int k = 0; k < JPEG_GPU_SLOTS; k++) fv_device_image_free(&out[k]);
+    free_slots(slot, streams);
+    for (int i = 0; i < n; i++) free(data[i]);
+    free(data);
+    free(size);
+    return refused ? 1 : 0;
+}
+
 static int write_photos(const char *dir, int n, int w, int h)
 {
     if (mkdir(dir, 0777) != 0 && access(dir, W_OK) != 0) return 1;
@@ -417,6 +615,7 @@ int main(int argc, char **argv)
         if (sscanf(argv[4], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) return 2;
         return write_photos(argv[2], atoi(argv[3]), w, h);
     }
+    if (argc == 3 && !strcmp(argv[1], "--decode-bench")) return decode_bench(argv[2]);
     if (argc == 3 && !strcmp(argv[1], "--corpus")) {
         const int n = make_corpus(corpus, 64);
         int ok = 1;
@@ -443,6 +642,7 @@ int main(int argc, char **argv)
     check_bad_files(g, &corpus[0], progressive, stream);
     check_encode(g, stream);
     check_encode_gray(g, stream);
+    check_in_flight(g, corpus, n, stream);
     for (int i = 0; i < n; i++) free(corpus[i].data);
     cudaStreamDestroy(stream);
     jpeg_gpu_destroy(g);

@@ -977,6 +977,15 @@ static const cli_flag cli_flags[] = {
      .label = "--threads N",
      .help = "CPU threads that read and write files and deflate PNGs "
              "(default: one per core)"},
+    {.names = {"--stats"},
+     .arg = ARG_SWITCH,
+     .field = FIELD(stats),
+     .modes = FOR_BATCH,
+     .section = HELP_OPTIONS,
+     .label = "--stats",
+     .help = "with -o DIR/ and the GPU codec: a line after the summary with the "
+             "time each stage was busy (read, decode, filter, encode, write) and "
+             "the stage that bounds the run"},
     {.names = {"--dask"},
      .arg = ARG_CUSTOM,
      .parse = parse_dask,

@@ -85,6 +85,7 @@ typedef struct cli_options {
                                   input's type */
     int quiet;                 /* --quiet: no progress, no "wrote" lines (errors still said) */
     int threads;               /* --threads N: CPU threads of a batch (0: one per core) */
+    int stats;                 /* --stats: a folder batch's time per stage in its summary */
     int tile;                  /* --tile N: filter -o's image in N x N tiles (0: whole, or tiles
                                   where it does not fit in the GPU) */
     int recursive;             /* --recursive: a folder's subfolders too, mirrored under -o */

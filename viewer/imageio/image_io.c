@@ -283,11 +283,23 @@ static fv_status read_stdin(uint8_t **data, size_t *size)
     return FV_OK;
 }
 
-static fv_status read_whole_file(const char *path, const char *name, uint8_t **data, size_t *size)
+/* a: where the bytes go (NULL: malloc) */
+static fv_status read_whole_file(const char *path, const char *name, const image_allocator *a,
+                                 uint8_t **data, size_t *size)
 {
     *data = NULL;
     *size = 0;
-    if (image_is_stdio(path)) return read_stdin(data, size);
+    if (image_is_stdio(path)) {
+        FV_TRY(read_stdin(data, size));
+        if (!a) return FV_OK;
+        /* its length is known only at its end: read into malloc'd memory, then moved */
+        uint8_t *moved = a->alloc(a->context, *size);
+        if (moved) memcpy(moved, *data, *size);
+        free(*data);
+        *data = moved;
+        if (!moved) return fv_fail(FV_ERR_MEMORY, "out of host memory reading standard input");
+        return FV_OK;
+    }
     int fd;
     struct stat st;
     FV_TRY(open_input(path, name, &fd, &st));
@@ -297,7 +309,9 @@ static fv_status read_whole_file(const char *path, const char *name, uint8_t **d
     else if ((unsigned long long)st.st_size > MAX_FILE_BYTES)
         s = fv_fail(FV_ERR_SIZE, "'%s' is %lld MiB: larger than any image filterview reads", name,
                     (long long)st.st_size >> 20);
-    uint8_t *buf = s == FV_OK ? malloc((size_t)st.st_size) : NULL;
+    uint8_t *buf = s != FV_OK ? NULL
+                   : a        ? a->alloc(a->context, (size_t)st.st_size)
+                              : malloc((size_t)st.st_size);
     if (s == FV_OK && !buf) s = fv_fail(FV_ERR_MEMORY, "out of host memory reading '%s'", name);
     size_t got = 0;
     while (s == FV_OK && got < (size_t)st.st_size) {
@@ -312,7 +326,7 @@ static fv_status read_whole_file(const char *path, const char *name, uint8_t **d
     }
     close(fd);
     if (s != FV_OK) {
-        free(buf);
+        if (buf) a ? a->release(a->context, buf) : free(buf);
         return s;
     }
     *data = buf;
@@ -362,7 +376,15 @@ fv_status image_read_file(const char *path, uint8_t **data, size_t *size)
 {
     char name[IMAGE_NAME_SHOWN];
     shown_name(path, name, sizeof name);
-    return read_whole_file(path, name, data, size);
+    return read_whole_file(path, name, NULL, data, size);
+}
+
+fv_status image_read_file_to(const char *path, const image_allocator *a, uint8_t **data,
+                             size_t *size)
+{
+    char name[IMAGE_NAME_SHOWN];
+    shown_name(path, name, sizeof name);
+    return read_whole_file(path, name, a, data, size);
 }
 
 /* Decodes a whole file already in memory, whatever its format. */
@@ -409,7 +431,7 @@ static fv_status load_any(const char *path, const image_allocator *a, codec_want
     shown_name(path, name, sizeof name);
     uint8_t *data = NULL;
     size_t size = 0;
-    FV_TRY(read_whole_file(path, name, &data, &size));
+    FV_TRY(read_whole_file(path, name, NULL, &data, &size));
     fv_status s = decode_any(name, data, size, a, want, out, info);
     free(data);
     return s;

@@ -92,6 +92,9 @@ fv_status image_load_native(const char *path, const image_allocator *a, fv_image
  * limits and messages of the loaders; image_load_native_bytes then decodes it as
  * image_load_native would have decoded `path` (whose name the messages give). */
 fv_status image_read_file(const char *path, uint8_t **data, size_t *size);
+/* image_read_file into storage from `a` (the folder batch's reused, page-locked buffers). */
+fv_status image_read_file_to(const char *path, const image_allocator *a, uint8_t **data,
+                             size_t *size);
 fv_status image_load_native_bytes(const char *path, const uint8_t *data, size_t size,
                                   const image_allocator *a, fv_image *out, image_load_info *info);
 

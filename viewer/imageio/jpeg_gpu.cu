@@ -13,6 +13,11 @@
  * Encode, on a default-backend handle of its own: one kernel narrows RGBA to interleaved RGB for
  * nvjpegEncodeImage at 4:2:0 (a gray image: its luma plane for nvjpegEncodeYUV, one component),
  * and the stream is written with the metadata's markers (codec_jpeg_write_stream).
+ * Overlap (jpeg_gpu.h): a peer codec shares the first one's two nvJPEG handles (which nvJPEG
+ * allows any number of states on) and has its own decoder states, pinned and device buffers,
+ * encoder state and RGB scratch, so that each peer's work, queued on its own stream, runs beside
+ * the others'. Queued work reads the peer's scratch and staging: a peer takes a new file only
+ * once its stream has finished the last one.
  * Checked by tests/gpu/jpeg_gpu_check.c.
  * ------------------------------------------------------------------------------------------------ */
 extern "C" {
@@ -32,6 +37,7 @@ extern "C" {
 #define PACK_BLOCK_Y 8
 
 struct jpeg_gpu {
+    int peer; /* the handles are another codec's (jpeg_gpu_create_peer): not destroyed here */
     nvjpegHandle_t handle;
     int hardware;               /* the handle drives the hardware decoder */
     nvjpegJpegState_t batched;  /* the hardware decoder's state: batches of one */
@@ -156,7 +162,8 @@ static fv_status jpeg_gpu_states(jpeg_gpu *g)
     NVJPEG_CHECK(nvjpegJpegStreamCreate(g->handle, &g->parsed));
     /* NVJPEG_BACKEND_HARDWARE is a decoder's backend; the nvJPEG samples, nvImageCodec and
      * torchvision all encode on a default-backend handle, so the encoder has one of its own */
-    NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->encode_handle));
+    if (!g->peer)
+        NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, NULL, NULL, 0, &g->encode_handle));
     NVJPEG_CHECK(nvjpegEncoderStateCreate(g->encode_handle, &g->encoder, NULL));
     NVJPEG_CHECK(nvjpegEncoderParamsCreate(g->encode_handle, &g->encoder_params, NULL));
     return FV_OK;
@@ -203,12 +210,30 @@ extern "C" fv_status jpeg_gpu_create(jpeg_gpu **out)
     return FV_OK;
 }
 
+extern "C" fv_status jpeg_gpu_create_peer(const jpeg_gpu *first, jpeg_gpu **out)
+{
+    *out = NULL;
+    jpeg_gpu *g = (jpeg_gpu *)calloc(1, sizeof *g);
+    if (!g) return fv_fail(FV_ERR_MEMORY, "out of host memory");
+    g->peer = 1;
+    g->handle = first->handle;
+    g->hardware = first->hardware;
+    g->encode_handle = first->encode_handle;
+    const fv_status s = jpeg_gpu_states(g);
+    if (s != FV_OK) {
+        jpeg_gpu_destroy(g);
+        return s;
+    }
+    *out = g;
+    return FV_OK;
+}
+
 extern "C" void jpeg_gpu_destroy(jpeg_gpu *g)
 {
     if (!g) return;
     if (g->encoder_params) nvjpegEncoderParamsDestroy(g->encoder_params);
     if (g->encoder) nvjpegEncoderStateDestroy(g->encoder);
-    if (g->encode_handle) nvjpegDestroy(g->encode_handle);
+    if (g->encode_handle && !g->peer) nvjpegDestroy(g->encode_handle);
     if (g->parsed) nvjpegJpegStreamDestroy(g->parsed);
     if (g->params) nvjpegDecodeParamsDestroy(g->params);
     if (g->hybrid_state) nvjpegJpegStateDestroy(g->hybrid_state);
@@ -216,7 +241,7 @@ extern "C" void jpeg_gpu_destroy(jpeg_gpu *g)
     if (g->pinned) nvjpegBufferPinnedDestroy(g->pinned);
     if (g->hybrid) nvjpegDecoderDestroy(g->hybrid);
     if (g->batched) nvjpegJpegStateDestroy(g->batched);
-    if (g->handle) nvjpegDestroy(g->handle);
+    if (g->handle && !g->peer) nvjpegDestroy(g->handle);
     if (g->rgb) cudaFree(g->rgb);
     if (g->bits) cudaFreeHost(g->bits);
     free(g);
@@ -302,9 +327,9 @@ static fv_status jpeg_gpu_decode_failed(jpeg_gpu_backend b, nvjpegStatus_t st, c
                    nvjpeg_status_text(st));
 }
 
-extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data,
-                                     size_t size, fv_image *out, image_load_info *info,
-                                     jpeg_gpu_backend *used, cudaStream_t stream)
+extern "C" fv_status jpeg_gpu_decode_queue(jpeg_gpu *g, const char *name, const uint8_t *data,
+                                           size_t size, fv_image *out, image_load_info *info,
+                                           jpeg_gpu_backend *used, cudaStream_t stream)
 {
     if (info) memset(info, 0, sizeof *info);
     codec_jpeg_header h;
@@ -341,12 +366,19 @@ extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_
                                           out->pitch);
         s = jpeg_gpu_cuda(cudaGetLastError(), "jpeg_gpu_widen_kernel", name);
     }
-    if (s == FV_OK) s = jpeg_gpu_cuda(cudaStreamSynchronize(stream), "decode", name);
     /* the metadata the CPU codec would give, read from the same markers */
     if (s == FV_OK && info) s = codec_jpeg_inspect(name, data, size, &h, info);
     if (s != FV_OK) return s;
     if (used) *used = b;
     return FV_OK;
+}
+
+extern "C" fv_status jpeg_gpu_decode(jpeg_gpu *g, const char *name, const uint8_t *data,
+                                     size_t size, fv_image *out, image_load_info *info,
+                                     jpeg_gpu_backend *used, cudaStream_t stream)
+{
+    FV_TRY(jpeg_gpu_decode_queue(g, name, data, size, out, info, used, stream));
+    return jpeg_gpu_cuda(cudaStreamSynchronize(stream), "decode", name);
 }
 
 /* The encoder's settings, changed only when the quality or the sampling changes. */
@@ -364,8 +396,9 @@ static fv_status jpeg_gpu_encoder_set(jpeg_gpu *g, int quality, int gray, cudaSt
     return FV_OK;
 }
 
-static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int quality, int gray,
-                                        size_t *len, cudaStream_t stream)
+/* The narrowing kernel and nvJPEG's encode, queued on `stream`. */
+static fv_status jpeg_gpu_encode_start(jpeg_gpu *g, const fv_image *img, int quality, int gray,
+                                       cudaStream_t stream)
 {
     const int w = img->width, h = img->height, channels = gray ? 1 : 3;
     const size_t pitch = (size_t)channels * w;
@@ -385,6 +418,12 @@ static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int qu
     else
         NVJPEG_CHECK(nvjpegEncodeImage(g->encode_handle, g->encoder, g->encoder_params, &src,
                                        NVJPEG_INPUT_RGBI, w, h, stream));
+    return FV_OK;
+}
+
+/* The encoded stream into g->bits (pinned, grown as needed), once the stream is done. */
+static fv_status jpeg_gpu_encode_retrieve(jpeg_gpu *g, size_t *len, cudaStream_t stream)
+{
     /* the length is known once the encode is done: synchronise before asking, as nvImageCodec's
      * nvJPEG encoder does */
     FV_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -401,18 +440,41 @@ static fv_status jpeg_gpu_encode_stream(jpeg_gpu *g, const fv_image *img, int qu
     return FV_OK;
 }
 
+/* A failure of the encoder in the CPU codec's words: "cannot write 'x': JPEG encoder: ..." */
+static fv_status jpeg_gpu_encode_failed(fv_status s, const char *name)
+{
+    char why[512];
+    snprintf(why, sizeof why, "%s", fv_last_error());
+    return fv_fail(s, "cannot write '%s': JPEG encoder: %s", name, why);
+}
+
+extern "C" fv_status jpeg_gpu_encode_queue(jpeg_gpu *g, const char *name, const fv_image *img,
+                                           int quality, int gray, cudaStream_t stream)
+{
+    if (img->memory != FV_MEMORY_DEVICE || fv_image_channels(img) != 4 || img->type != FV_PIXEL_U8)
+        return fv_fail(FV_ERR_ARG, "'%s': the GPU JPEG encoder takes a device RGBA8 image", name);
+    const fv_status s = jpeg_gpu_encode_start(g, img, quality, gray, stream);
+    return s == FV_OK ? FV_OK : jpeg_gpu_encode_failed(s, name);
+}
+
+extern "C" fv_status jpeg_gpu_encode_bitstream(jpeg_gpu *g, const char *name, const uint8_t **bits,
+                                               size_t *len, cudaStream_t stream)
+{
+    *bits = NULL;
+    *len = 0;
+    const fv_status s = jpeg_gpu_encode_retrieve(g, len, stream);
+    if (s != FV_OK) return jpeg_gpu_encode_failed(s, name);
+    *bits = g->bits;
+    return FV_OK;
+}
+
 extern "C" fv_status jpeg_gpu_encode(jpeg_gpu *g, const char *name, int fd, const fv_image *img,
                                      int quality, int gray, const image_metadata *meta,
                                      cudaStream_t stream)
 {
-    if (img->memory != FV_MEMORY_DEVICE || fv_image_channels(img) != 4 || img->type != FV_PIXEL_U8)
-        return fv_fail(FV_ERR_ARG, "'%s': the GPU JPEG encoder takes a device RGBA8 image", name);
+    const uint8_t *bits = NULL;
     size_t len = 0;
-    fv_status s = jpeg_gpu_encode_stream(g, img, quality, gray, &len, stream);
-    if (s != FV_OK) {
-        char why[512];
-        snprintf(why, sizeof why, "%s", fv_last_error());
-        return fv_fail(s, "cannot write '%s': JPEG encoder: %s", name, why);
-    }
-    return codec_jpeg_write_stream(name, fd, g->bits, len, meta);
+    FV_TRY(jpeg_gpu_encode_queue(g, name, img, quality, gray, stream));
+    FV_TRY(jpeg_gpu_encode_bitstream(g, name, &bits, &len, stream));
+    return codec_jpeg_write_stream(name, fd, bits, len, meta);
 }

@@ -16,14 +16,16 @@
  * filtered, and the exit status says 1. An output that is an
  * input is refused before anything runs, unless --in-place lets a file replace its own input.
  * With --dask the named files go to a Dask cluster instead (batch_dask.c). With the GPU JPEG
- * codec (--codec gpu|auto, gpu_codec.c) this thread takes each file in turn from its bytes to
- * its output, JPEGs decoded and encoded on the GPU; the summary says which codec ran and how many
- * JPEGs fell back to the CPU codec.
+ * codec (--codec gpu|auto) the files go through batch_gpu_jpeg.c's pipeline (reads, the GPU's
+ * decode, filter and encode, and writes overlapped); the summary says which codec ran and how
+ * many JPEGs fell back to the CPU codec, the progress bar which stage bounds the run, and
+ * --stats adds each stage's busy time.
  * Tested by the CLI batch, folders and originals cases.
  * ------------------------------------------------------------------------------------------------ */
 #include "modes.h"
 
 #include "batch_dask.h"
+#include "batch_gpu_jpeg.h"
 #include "gpu_codec.h"
 #include "image_io.h"
 #include "run.h"
@@ -82,6 +84,7 @@ typedef struct batch_run {
     int unwritable; /* images left out before the run: their output folder cannot be made */
     double t0, last_draw;
     int tty;
+    const char *limit; /* the GPU codec's pipeline: the stage that bounds it so far */
     pinned_pool in_pool, out_pool;
     image_allocator in_alloc;
 } batch_run;
@@ -454,8 +457,8 @@ static void progress_draw(batch_run *b, int final)
         long left = (long)((b->n_jobs - b->done) / rate + 0.5);
         snprintf(eta, sizeof eta, "%ld:%02ld", left / 60, left % 60);
     }
-    fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s\033[K", bar, b->done, b->n_jobs, rate,
-            eta);
+    fprintf(stderr, "\r[%s] %d/%d  %.1f images/s  ETA %s%s%s\033[K", bar, b->done, b->n_jobs, rate,
+            eta, b->limit ? "  bound by " : "", b->limit ? b->limit : "");
     fflush(stderr);
 }
 
@@ -811,16 +814,31 @@ static void gpu_loop(batch_run *b)
     }
 }
 
-/* ---- the GPU JPEG codec: one file after the other on this thread ---- */
+/* ---- the GPU JPEG codec's pipeline ---- */
 
-static void gpu_codec_loop(batch_run *b, gpu_codec *c)
+/* batch_gpu_jpeg_run's report of a file */
+static void gpu_jpeg_file_done(void *context, int file, const char *error, const char *limit)
 {
-    for (int i = 0; i < b->n_jobs; i++) {
-        image_save_report report;
-        const fv_status s =
-            gpu_codec_file(c, b->jobs[i].in, b->jobs[i].out, &report, NULL, NULL, NULL);
-        job_finished(b, i, s == FV_OK ? NULL : fv_last_error());
-    }
+    batch_run *b = context;
+    pthread_mutex_lock(&b->lock);
+    b->limit = limit;
+    job_finished(b, file, error);
+    pthread_mutex_unlock(&b->lock);
+}
+
+static fv_status gpu_jpeg_run(batch_run *b, batch_gpu_jpeg_result *result)
+{
+    char **in = malloc((size_t)b->n_jobs * sizeof *in),
+         **out = malloc((size_t)b->n_jobs * sizeof *out);
+    fv_status s = in && out ? FV_OK : fv_fail(FV_ERR_MEMORY, "out of host memory");
+    for (int i = 0; s == FV_OK && i < b->n_jobs; i++)
+        in[i] = b->jobs[i].in, out[i] = b->jobs[i].out;
+    if (s == FV_OK)
+        s = batch_gpu_jpeg_run(b->o, b->f, b->v, b->p, &b->save, in, out, b->n_jobs, b->n_workers,
+                               gpu_jpeg_file_done, b, result);
+    free(in);
+    free(out);
+    return s;
 }
 
 /* ---- the run ---- */
@@ -941,11 +959,8 @@ int batch_many_main(const cli_options *o)
         b.t0 = fv_now_ms();
         pthread_t tid[MAX_WORKERS];
         int started = 0;
-        gpu_codec *codec = NULL;
-        if (gpu_jpeg && gpu_codec_create(o, b.f, b.v, b.p, &codec) != FV_OK)
-            code = run_fail_line();
-        else if (codec)
-            gpu_codec_loop(&b, codec);
+        batch_gpu_jpeg_result pipeline = {0};
+        if (gpu_jpeg && gpu_jpeg_run(&b, &pipeline) != FV_OK) code = run_fail_line();
         for (int t = 0; !gpu_jpeg && t < b.n_workers; t++)
             if (pthread_create(&tid[started], NULL, b.host ? host_worker : device_worker, &b) == 0)
                 started++;
@@ -966,9 +981,11 @@ int batch_many_main(const cli_options *o)
         if (!code && !o->quiet) {
             char params[192];
             describe_params(b.f, b.p, params, sizeof params);
-            const int threads = started ? started : 1;
+            const int threads = gpu_jpeg ? pipeline.threads : started ? started : 1;
             char codec_text[256] = "codec cpu";
-            if (codec) gpu_codec_describe(codec, codec_text, sizeof codec_text);
+            if (gpu_jpeg)
+                gpu_codec_describe_counts(&pipeline.counts, pipeline.hardware, codec_text,
+                                          sizeof codec_text);
             printf("filtered %d of %d images (%s/%s, %s) into '%s' in %.2f s: %.1f images/s %s, %d "
                    "%s, %s",
                    b.n_jobs - b.failed, b.n_jobs + b.unwritable, b.f->name, b.v->name, params,
@@ -980,10 +997,14 @@ int batch_many_main(const cli_options *o)
             if (w.unreadable)
                 printf("; %d %s not read", w.unreadable, w.unreadable == 1 ? "folder" : "folders");
             printf("\n");
+            if (gpu_jpeg && o->stats) {
+                char stages[256];
+                batch_gpu_jpeg_describe_stages(&pipeline, stages, sizeof stages);
+                printf("%s\n", stages);
+            }
             if (fflush(stdout) != 0 || ferror(stdout)) code = 1;
         }
         if (!code && (b.failed || b.unwritable || w.unreadable)) code = 1;
-        gpu_codec_destroy(codec);
         pool_destroy(&b.in_pool);
         pool_destroy(&b.out_pool);
         pthread_mutex_destroy(&b.lock);

@@ -25,6 +25,21 @@ int gpu_codec_is_jpeg_name(const char *path)
            image_format_of(path, IMAGE_FORMAT_BY_NAME) == IMAGE_FORMAT_JPEG;
 }
 
+void gpu_codec_describe_counts(const gpu_codec_counts *n, int hardware, char *buf, size_t size)
+{
+    int len = hardware ? snprintf(buf, size,
+                                  "codec gpu (nvJPEG decoded %d on the hardware decoder, %d on the "
+                                  "hybrid one, encoded %d)",
+                                  n->decoded_hardware, n->decoded_hybrid, n->encoded)
+                       : snprintf(buf, size,
+                                  "codec gpu (nvJPEG decoded %d on the hybrid decoder, this GPU "
+                                  "has no hardware one; encoded %d)",
+                                  n->decoded_hybrid, n->encoded);
+    if (n->fell_back && len > 0 && (size_t)len < size)
+        snprintf(buf + len, size - (size_t)len, "; %d %s fell back to the CPU codec", n->fell_back,
+                 n->fell_back == 1 ? "JPEG" : "JPEGs");
+}
+
 #ifdef FV_HAVE_NVJPEG
 
 struct gpu_codec {
@@ -203,19 +218,7 @@ gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c)
 
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)
 {
-    const gpu_codec_counts *n = &c->counts;
-    int len = jpeg_gpu_has_hardware(c->jpeg)
-                  ? snprintf(buf, size,
-                             "codec gpu (nvJPEG decoded %d on the hardware decoder, %d on the "
-                             "hybrid one, encoded %d)",
-                             n->decoded_hardware, n->decoded_hybrid, n->encoded)
-                  : snprintf(buf, size,
-                             "codec gpu (nvJPEG decoded %d on the hybrid decoder, this GPU "
-                             "has no hardware one; encoded %d)",
-                             n->decoded_hybrid, n->encoded);
-    if (n->fell_back && len > 0 && (size_t)len < size)
-        snprintf(buf + len, size - (size_t)len, "; %d %s fell back to the CPU codec", n->fell_back,
-                 n->fell_back == 1 ? "JPEG" : "JPEGs");
+    gpu_codec_describe_counts(&c->counts, jpeg_gpu_has_hardware(c->jpeg), buf, size);
 }
 
 #else /* a build without nvJPEG: the CPU codecs alone (--codec gpu is refused by the CLI) */

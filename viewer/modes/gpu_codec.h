@@ -3,7 +3,8 @@
  * decoded by nvJPEG straight into the filter's device source, filtered on the device, and, for a
  * JPEG output, encoded by nvJPEG from the device result; every other file, and a JPEG the GPU
  * codec cannot decode (counted: "fell back to the CPU codec"), through the CPU codecs, on the
- * same device buffers. batch.c (one file, "-" included) and batch_many.c (a folder) use it.
+ * same device buffers. batch.c (one file, "-" included) uses it; a folder's files go through
+ * the pipeline of batch_gpu_jpeg.c, which shares its counts and its summary's words.
  * Tested by the CLI cases codec_* (the choice, its refusals, the summary) and
  * tests/gpu/codec_gpu.sh.
  * ------------------------------------------------------------------------------------------------ */
@@ -45,5 +46,8 @@ gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c);
 /* "codec gpu (nvJPEG decoded 3 on the hardware decoder, 1 on the hybrid one, encoded 4); 2
  * JPEGs fell back to the CPU codec" */
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size);
+/* The same from counts (the folder batch's pipeline keeps its own); `hardware`: the GPU has a
+ * hardware JPEG decoder. */
+void gpu_codec_describe_counts(const gpu_codec_counts *n, int hardware, char *buf, size_t size);
 
 #endif
