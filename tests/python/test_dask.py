@@ -555,7 +555,7 @@ def test_gpu_canny_full_hysteresis(chunk_lib):
     """The fastest variant's full hysteresis in chunks (the passes through cupyx on CuPy
     chunks) against the whole image."""
     img = _walk(3)
-    x = da.from_array(img, chunks=(9, 13, 3))
+    x = da.from_array(img, chunks=(18, 24, 3))  # nine chunks: the CPU test takes the small ones
     if chunk_lib == "cupy":
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)
