@@ -187,6 +187,7 @@ typedef struct fv_tolerance {
     double float_abs; /* float32: largest |difference| in the image's units, on test images of
                          values in 0..1 (the filter's design doc says why); NaN and infinity
                          must land where the reference puts them */
+    int u16_abs;      /* uint16, where it needs another bound than max_abs (0: max_abs) */
 } fv_tolerance;
 
 /* ---- colour keys: what the colours of a false-colour picture mean ---- */
@@ -570,6 +571,8 @@ typedef struct fv_diff_stats {
 
 /* The same statistics on the host (CPU mode, tests, the CLI's --compare). */
 void fv_diff_host(const fv_image *a, const fv_image *b, fv_diff_stats *out);
+/* The largest |difference| t allows in images of an integer `type` (uint16's own where it has one) */
+int fv_tolerance_int_bound(const fv_tolerance *t, fv_pixel_type type);
 /* 1 when d is within tolerance t for an image of n_pixels pixels */
 int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long n_pixels);
 

@@ -200,6 +200,11 @@ fv_status fv_iterate(fv_pass_fn pass, void *context, const fv_image *src, fv_ima
     return FV_OK;
 }
 
+int fv_tolerance_int_bound(const fv_tolerance *t, fv_pixel_type type)
+{
+    return type == FV_PIXEL_U16 && t->u16_abs > 0 ? t->u16_abs : t->max_abs;
+}
+
 int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long n_pixels)
 {
     double share = n_pixels > 0 ? (double)d->n_differing / (double)n_pixels : 0.0;
@@ -208,7 +213,7 @@ int fv_tolerance_holds(const fv_tolerance *t, const fv_diff_stats *d, long long 
     /* float32 images are held to float_abs (where a filter states one), integer ones to max_abs */
     const int size_holds = d->type == FV_PIXEL_F32 && t->float_abs > 0
                                ? d->max_abs_value <= t->float_abs
-                               : d->max_abs <= t->max_abs;
+                               : d->max_abs <= fv_tolerance_int_bound(t, d->type);
     return size_holds && share_holds;
 }
 

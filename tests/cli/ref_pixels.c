@@ -282,7 +282,7 @@ static int check(int argc, char **argv)
             return 2;
         }
         b.tol = *fv_variant_tolerance(s.f, v);
-        if (fv_variant_is_peer(v)) b.tol = (fv_tolerance){255, 1.0, 0.0}; /* not held to it */
+        if (fv_variant_is_peer(v)) b.tol = (fv_tolerance){255, 1.0, 0.0, 0}; /* not held to it */
     }
     fv_image native, src, got, want;
     if (image_load_native(input, NULL, &native, NULL) != FV_OK ||

@@ -181,22 +181,23 @@ static void test_float32(void)
     free(b.data);
 }
 
-/* fv_tolerance_holds: the size bound (integer or float), the share, and the one-pixel rule. */
+/* fv_tolerance_holds: the size bound (integer, uint16's own, or float), the share, and the one-pixel
+ * rule. */
 static void test_tolerance(void)
 {
     fv_diff_stats d = {.max_abs = 2, .mean_abs = 0.1, .n_differing = 3, .max_abs_value = 1.5};
-    const fv_tolerance exact = {0, 0.0, 0.0}, two = {2, 1.0, 0.0}, one = {1, 1.0, 0.0};
+    const fv_tolerance exact = {0, 0.0, 0.0, 0}, two = {2, 1.0, 0.0, 0}, one = {1, 1.0, 0.0, 0};
     expect(!fv_tolerance_holds(&exact, &d, 100), "bit-exact refuses max 2");
     expect(fv_tolerance_holds(&two, &d, 100), "max 2 within max_abs 2");
     expect(!fv_tolerance_holds(&one, &d, 100), "max 2 beyond max_abs 1");
-    const fv_tolerance share3 = {2, 0.03, 0.0}, share2 = {2, 0.02, 0.0};
+    const fv_tolerance share3 = {2, 0.03, 0.0, 0}, share2 = {2, 0.02, 0.0, 0};
     expect(fv_tolerance_holds(&share3, &d, 100), "3 of 100 pixels within 3 %%");
     expect(!fv_tolerance_holds(&share2, &d, 100), "3 of 100 pixels beyond 2 %%");
     d.n_differing = 1;
     expect(fv_tolerance_holds(&share2, &d, 7), "one pixel of 7 allowed by any share above 0");
-    const fv_tolerance no_share = {2, 0.0, 0.0};
+    const fv_tolerance no_share = {2, 0.0, 0.0, 0};
     expect(!fv_tolerance_holds(&no_share, &d, 7), "share 0 allows no pixel at all");
-    const fv_tolerance f2 = {0, 1.0, 2.0}, f1 = {0, 1.0, 1.0};
+    const fv_tolerance f2 = {0, 1.0, 2.0, 0}, f1 = {0, 1.0, 1.0, 0};
     expect(!fv_tolerance_holds(&f2, &d, 100),
            "uint8: float_abs 2 does not excuse max 2 of max_abs 0");
     d.type = FV_PIXEL_F32; /* float_abs holds float32 results only */
@@ -206,6 +207,17 @@ static void test_tolerance(void)
     expect(!fv_tolerance_holds(&f2, &d, 100), "float: a NaN against a number is beyond any bound");
     d = (fv_diff_stats){0};
     expect(fv_tolerance_holds(&exact, &d, 100), "bit-exact holds for no difference");
+    /* uint16's own bound where a tolerance has one (NPP's single-precision conv sums) */
+    d = (fv_diff_stats){.max_abs = 10, .n_differing = 1, .type = FV_PIXEL_U16};
+    const fv_tolerance u16_own = {8, 1.0, 0.0, 64};
+    expect(fv_tolerance_holds(&u16_own, &d, 100), "uint16: 10 within its own bound 64");
+    expect(!fv_tolerance_holds(&one, &d, 100),
+           "uint16: 10 beyond max_abs 1 without a bound of its own");
+    d.type = FV_PIXEL_U8;
+    expect(!fv_tolerance_holds(&u16_own, &d, 100), "uint8: 10 beyond max_abs 8, whatever uint16's");
+    expect(fv_tolerance_int_bound(&u16_own, FV_PIXEL_U16) == 64 &&
+               fv_tolerance_int_bound(&u16_own, FV_PIXEL_U8) == 8,
+           "the integer bound per type");
 }
 
 int main(void)

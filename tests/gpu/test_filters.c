@@ -367,7 +367,7 @@ static own_diff compare_images(const fv_image *got, const fv_image *want, double
 /* The size bound of a tolerance for images of `type`: max_abs for integers, float_abs for float32 */
 static double size_bound(const fv_tolerance *tol, fv_pixel_type type)
 {
-    return type == FV_PIXEL_F32 ? tol->float_abs : (double)tol->max_abs;
+    return type == FV_PIXEL_F32 ? tol->float_abs : (double)fv_tolerance_int_bound(tol, type);
 }
 
 /* The tolerance, decided here: the size bound, and the share of pixels that differ (a share above
