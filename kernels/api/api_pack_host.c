@@ -1,11 +1,23 @@
 /* ------------------------------------------------------------------------------------------------
  * kernels/api/api_pack_host.c: the channel conversions of api_pack.cu on host images, for the
  * reference (which runs on the host): the same rules, channel by channel as bytes, so one loop
- * serves every pixel type.
+ * serves every pixel type; and the caller's image seen as an fv_image.
  * ------------------------------------------------------------------------------------------------ */
 #include "api_pack.h"
 
 #include <string.h>
+
+fv_image fv_api_image_view(const filterview_image *img)
+{
+    fv_image v = {.data = (uint8_t *)img->data,
+                  .width = img->width,
+                  .height = img->height,
+                  .pitch = img->pitch,
+                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST,
+                  .type = (fv_pixel_type)img->dtype,
+                  .channels = img->channels};
+    return v;
+}
 
 /* An opaque alpha of the type, as bytes in host order. */
 static void opaque_bytes(fv_pixel_type type, uint8_t out[4])

@@ -573,18 +573,6 @@ static int usable_directly(const filterview_image *img, filterview_memory where)
            ((uintptr_t)img->data | img->pitch) % 4 == 0;
 }
 
-static fv_image as_fv_image(const filterview_image *img)
-{
-    fv_image v = {.data = (uint8_t *)img->data,
-                  .width = img->width,
-                  .height = img->height,
-                  .pitch = img->pitch,
-                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST,
-                  .type = (fv_pixel_type)img->dtype,
-                  .channels = img->channels};
-    return v;
-}
-
 /* 1 when the byte ranges of the two images overlap (a run in place, or nearly) */
 static int overlaps(const filterview_image *a, const filterview_image *b)
 {
@@ -674,7 +662,7 @@ static fv_status run_on_host(filterview_context *c, const filterview_image *src,
     FV_TRY(runner_for(c, src->width, src->height));
     const fv_image host_in = buffer_view(&c->host_in, src->width, src->height);
     const fv_image host_out = buffer_view(&c->host_out, src->width, src->height);
-    fv_image in = as_fv_image(src), out = as_fv_image(dst);
+    fv_image in = fv_api_image_view(src), out = fv_api_image_view(dst);
     if (src->channels != 4) {
         fv_image widened = host_in;
         fv_api_widen_host(&in, &widened);
@@ -684,7 +672,7 @@ static fv_status run_on_host(filterview_context *c, const filterview_image *src,
     if (narrow) out = host_out;
     FV_TRY(fv_runner_run(&c->runner, &in, &out, 0));
     if (narrow) {
-        fv_image to = as_fv_image(dst);
+        fv_image to = fv_api_image_view(dst);
         fv_api_narrow_host(&host_out, &to);
     }
     return FV_OK;
@@ -771,9 +759,9 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
     fv_image device_in = buffer_view(&c->device_in, width, height);
     fv_image in = device_in;
     if (usable_directly(src, FILTERVIEW_DEVICE)) {
-        in = as_fv_image(src);
+        in = fv_api_image_view(src);
     } else if (src->memory == FILTERVIEW_DEVICE) {
-        const fv_image from = as_fv_image(src);
+        const fv_image from = fv_api_image_view(src);
         FV_TRY(fv_api_widen(&from, &device_in, stream));
     } else if (src->channels == 4) {
         FV_TRY(upload_host(c, src, device_in.data, device_in.pitch, stream));
@@ -784,7 +772,7 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
     }
     /* out: straight into the caller's device image unless it needs narrowing or overlaps src */
     const int direct_out = usable_directly(dst, FILTERVIEW_DEVICE) && !overlaps(src, dst);
-    fv_image out = direct_out ? as_fv_image(dst) : buffer_view(&c->device_out, width, height);
+    fv_image out = direct_out ? fv_api_image_view(dst) : buffer_view(&c->device_out, width, height);
     FV_TRY(fv_runner_run(&c->runner, &in, &out, stream));
     if (dst->memory == FILTERVIEW_HOST) {
         if (dst->channels == 4) return download_host(c, out.data, out.pitch, dst, stream);
@@ -798,7 +786,7 @@ static fv_status run_on_device(filterview_context *c, const filterview_image *sr
                                                (size_t)height, cudaMemcpyDeviceToDevice, stream),
                              "copying the result into place"));
         } else {
-            fv_image to = as_fv_image(dst);
+            fv_image to = fv_api_image_view(dst);
             FV_TRY(fv_api_narrow(&out, &to, stream));
         }
     }
@@ -912,7 +900,7 @@ fv_status filterview_compare(const filterview_image *caller_a, const filterview_
         copy_message(error, error_size, why);
         return FV_ERR_ARG;
     }
-    const fv_image va = as_fv_image(a), vb = as_fv_image(b);
+    const fv_image va = fv_api_image_view(a), vb = fv_api_image_view(b);
     fv_diff_stats d;
     fv_diff_host(&va, &vb, &d);
     const filterview_diff diff = {.size = sizeof diff,
@@ -1264,8 +1252,8 @@ static fv_status caller_runs_enqueue(void *group, cudaStream_t stream)
     for (int k = g->first; k < g->first + g->count; k++) {
         const filterview_image s = image_read(image_at(g->src, k));
         const filterview_image d = image_read(image_at(g->dst, k));
-        const fv_image in = as_fv_image(&s);
-        fv_image out = as_fv_image(&d);
+        const fv_image in = fv_api_image_view(&s);
+        fv_image out = fv_api_image_view(&d);
         FV_TRY(fv_runner_run(&g->c->runner, &in, &out, stream));
     }
     return FV_OK;
@@ -1312,7 +1300,7 @@ static fv_status run_batch_device(filterview_context *c, const filterview_image 
             i++;
             continue;
         }
-        fv_image from = as_fv_image(&source), to = as_fv_image(&destination);
+        fv_image from = fv_api_image_view(&source), to = fv_api_image_view(&destination);
         fv_image in_all = s->device_in, out_all = s->device_out;
         in_all.width = out_all.width = c->batch->width;
         from.height = to.height = in_all.height = out_all.height = n * height;

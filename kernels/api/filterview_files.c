@@ -70,18 +70,6 @@ static filterview_image as_api_image(const fv_image *img)
     return out;
 }
 
-static fv_image as_fv_image(const filterview_image *img)
-{
-    fv_image v = {.data = (uint8_t *)img->data,
-                  .width = img->width,
-                  .height = img->height,
-                  .pitch = img->pitch,
-                  .memory = img->memory == FILTERVIEW_DEVICE ? FV_MEMORY_DEVICE : FV_MEMORY_HOST,
-                  .type = (fv_pixel_type)img->dtype,
-                  .channels = img->channels};
-    return v;
-}
-
 static void file_info_set(filterview_file_info *info, const char *format, filterview_codec codec,
                           const char *note)
 {
@@ -239,7 +227,7 @@ fv_status filterview_image_read(const char *path, filterview_memory memory, filt
 void filterview_image_free(filterview_image *img)
 {
     if (!img || img->size < sizeof img->size) return;
-    fv_image v = as_fv_image(img);
+    fv_image v = fv_api_image_view(img);
     if (v.data && img->memory == FILTERVIEW_DEVICE)
         fv_device_image_free(&v);
     else if (v.data)
@@ -264,7 +252,7 @@ static fv_status image_checked(const filterview_image *caller, fv_image *img)
         return fv_fail(FV_ERR_ARG, "image: dtype %d with %d channels: no such layout", (int)c.dtype,
                        c.channels);
     FV_TRY(fv_check_dimensions(c.width, c.height));
-    *img = as_fv_image(&c);
+    *img = fv_api_image_view(&c);
     if (c.pitch < (size_t)c.width * fv_image_pixel_bytes(img))
         return fv_fail(FV_ERR_ARG, "image: pitch %zu is less than a row's %zu bytes", c.pitch,
                        (size_t)c.width * fv_image_pixel_bytes(img));
