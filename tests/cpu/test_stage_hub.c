@@ -202,6 +202,11 @@ static void bounding_stage(void)
                "read bounds the run on one CPU thread", text);
     test_check(&t, !strcmp(batch_stage_name(BATCH_STAGE_WRITE), "write"), "the stages' names",
                NULL);
+    /* the set-up before the first file, apart, where it was timed */
+    r.setup_ms = 420;
+    batch_gpu_jpeg_describe_stages(&r, text, sizeof text);
+    test_check(&t, strstr(text, "; 0.42 s of set-up before the first file (3 GPU slots)") != NULL,
+               "the set-up in the --stats line", text);
 }
 
 int main(void)

@@ -60,15 +60,20 @@ void batch_gpu_jpeg_describe_stages(const batch_gpu_jpeg_result *r, char *buf, s
     const batch_stage limit =
         batch_stage_limit(r->busy_ms, r->threads, r->slots, r->wall_ms, &share);
     const int cpu = limit == BATCH_STAGE_READ || limit == BATCH_STAGE_WRITE;
-    snprintf(buf, size,
-             "stages busy: read %.2f s, decode %.2f s, filter %.2f s, encode %.2f s, write %.2f s; "
-             "bound by %s (%.0f %% of %d %s)",
-             r->busy_ms[BATCH_STAGE_READ] / 1000, r->busy_ms[BATCH_STAGE_DECODE] / 1000,
-             r->busy_ms[BATCH_STAGE_FILTER] / 1000, r->busy_ms[BATCH_STAGE_ENCODE] / 1000,
-             r->busy_ms[BATCH_STAGE_WRITE] / 1000, batch_stage_name(limit), 100 * share,
-             cpu ? r->threads : r->slots,
-             cpu ? (r->threads == 1 ? "CPU thread" : "CPU threads")
-                 : (r->slots == 1 ? "GPU slot" : "GPU slots"));
+    const int n = snprintf(
+        buf, size,
+        "stages busy: read %.2f s, decode %.2f s, filter %.2f s, encode %.2f s, write %.2f s; "
+        "bound by %s (%.0f %% of %d %s)",
+        r->busy_ms[BATCH_STAGE_READ] / 1000, r->busy_ms[BATCH_STAGE_DECODE] / 1000,
+        r->busy_ms[BATCH_STAGE_FILTER] / 1000, r->busy_ms[BATCH_STAGE_ENCODE] / 1000,
+        r->busy_ms[BATCH_STAGE_WRITE] / 1000, batch_stage_name(limit), 100 * share,
+        cpu ? r->threads : r->slots,
+        cpu ? (r->threads == 1 ? "CPU thread" : "CPU threads")
+            : (r->slots == 1 ? "GPU slot" : "GPU slots"));
+    /* what the run paid before its first file, apart: a short folder is mostly that */
+    if (r->setup_ms > 0 && n > 0 && (size_t)n < size)
+        snprintf(buf + n, size - (size_t)n, "; %.2f s of set-up before the first file (%d %s)",
+                 r->setup_ms / 1000, r->slots, r->slots == 1 ? "GPU slot" : "GPU slots");
 }
 
 #ifdef FV_HAVE_NVJPEG
@@ -487,12 +492,14 @@ fv_status batch_gpu_jpeg_run(const cli_options *o, const fv_filter *f, const fv_
     pl->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
     pl->n_items = pl->threads + BATCH_GPU_SLOTS; /* more than the slots: see stage_hub.h */
     pthread_mutex_init(&pl->lock, NULL);
+    const double setup_t0 = fv_now_ms();
     fv_status s = slots_create(pl);
     pl->items = s == FV_OK ? calloc((size_t)pl->n_items, sizeof *pl->items) : NULL;
     if (s == FV_OK && !pl->items) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
     if (s == FV_OK) s = stage_hub_init(&pl->hub, pl->n_items, n);
     if (s == FV_OK) {
         pl->t0 = fv_now_ms();
+        result->setup_ms = pl->t0 - setup_t0;
         pthread_t tid[MAX_THREADS];
         int started = 0;
         for (int t = 0; t < pl->threads; t++)

@@ -31,7 +31,8 @@ typedef struct batch_gpu_jpeg_result {
     int hardware;                 /* the GPU has a hardware JPEG decoder */
     int threads, slots;           /* CPU threads, images in flight on the GPU */
     double busy_ms[BATCH_STAGES]; /* summed over the threads (CPU) or the slots (GPU) */
-    double wall_ms;               /* the pipeline's own time */
+    double wall_ms;               /* the pipeline's own time, from its first read */
+    double setup_ms;              /* before it: the slots' codecs, streams and buffers made */
 } batch_gpu_jpeg_result;
 
 /* Called as each file is done, from any of the pipeline's threads (one at a time is the
