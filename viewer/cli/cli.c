@@ -499,8 +499,17 @@ typedef enum flag_arg {
     ARG_DECIMAL, /* a plain decimal lo..hi: `field` (a double) */
     ARG_PERCENT, /* a plain decimal lo..hi, '%' allowed: `field` (a double) gets it / 100 */
     ARG_SIZE,    /* WxH: `field` and `field2` (ints), each side 1..hi (0: FV_MAX_DIMENSION) */
+    ARG_CHOICE,  /* one of `words`: `field` (an int or an enum) gets its value; `expects` lists
+                    them for a refusal */
     ARG_CUSTOM   /* the row's own parse function */
 } flag_arg;
+
+/* A word a flag takes and the value it stands for; a list ends with {NULL}. The completion
+ * script offers the words of any flag that has them. */
+typedef struct cli_word {
+    const char *name;
+    int value;
+} cli_word;
 
 enum {
     FLAG_STOP = 1, /* --help, --help-keys: the mode, and nothing else is read */
@@ -523,9 +532,10 @@ typedef enum help_section { HELP_NONE, HELP_OPTIONS, HELP_VIEWER } help_section;
 typedef struct cli_flag {
     const char *names[3]; /* the spellings (NULL-terminated); none: a --help line only */
     flag_arg arg;
-    size_t field, field2; /* where the value goes: offsets into cli_options */
-    double lo, hi;        /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
-    const char *expects;  /* ARG_TEXT */
+    size_t field, field2;  /* where the value goes: offsets into cli_options */
+    double lo, hi;         /* ARG_INT, ARG_DECIMAL, ARG_PERCENT; hi: ARG_SIZE's side */
+    const char *expects;   /* ARG_TEXT, ARG_CHOICE */
+    const cli_word *words; /* ARG_CHOICE, and a custom flag's words for the completion */
     int (*parse)(parse_state *s, const char *flag); /* ARG_CUSTOM */
     /* NULL: the spelling always means this flag; else whether it does here (--size) */
     int (*means)(const parse_state *s, const char *flag);
@@ -609,40 +619,27 @@ static int parse_pane(parse_state *s, const char *flag)
 }
 
 /* --interop's words (also the completion's choices: cli_flag_doc_get) */
-static const struct {
-    const char *name;
-    fv_interop_path path;
-} interop_paths[] = {{"buffer", FV_INTEROP_BUFFER},
-                     {"texture", FV_INTEROP_TEXTURE},
-                     {"pbo", FV_INTEROP_PBO},
-                     {"staging", FV_INTEROP_STAGING}};
+/* ARG_CHOICE writes an int: the fields it fills are enums of that size */
+_Static_assert(sizeof(((cli_options *)0)->interop) == sizeof(int), "--interop's field is an int");
+_Static_assert(sizeof(((cli_options *)0)->codec) == sizeof(int), "--codec's field is an int");
 
-static int parse_interop(parse_state *s, const char *flag)
+/* --interop's words */
+static const cli_word interop_words[] = {{"buffer", FV_INTEROP_BUFFER},
+                                         {"texture", FV_INTEROP_TEXTURE},
+                                         {"pbo", FV_INTEROP_PBO},
+                                         {"staging", FV_INTEROP_STAGING},
+                                         {NULL, 0}};
+
+/* --codec's words */
+static const cli_word codec_words[] = {
+    {"auto", CLI_CODEC_AUTO}, {"cpu", CLI_CODEC_CPU}, {"gpu", CLI_CODEC_GPU}, {NULL, 0}};
+
+/* The entry of `words` named `word`; NULL when none is (or no word was given). */
+static const cli_word *find_word(const cli_word *words, const char *word)
 {
-    const char *how = next_value(s);
-    for (size_t k = 0; how && k < sizeof interop_paths / sizeof interop_paths[0]; k++)
-        if (!strcmp(how, interop_paths[k].name)) {
-            s->o->interop = interop_paths[k].path;
-            return 1;
-        }
-    return bad(flag, "'buffer', 'texture', 'pbo' or 'staging'", how);
-}
-
-/* --codec's words (also the completion's choices: cli_flag_doc_get) */
-static const struct {
-    const char *name;
-    cli_codec codec;
-} codec_names[] = {{"auto", CLI_CODEC_AUTO}, {"cpu", CLI_CODEC_CPU}, {"gpu", CLI_CODEC_GPU}};
-
-static int parse_codec(parse_state *s, const char *flag)
-{
-    const char *name = next_value(s);
-    for (size_t k = 0; name && k < sizeof codec_names / sizeof codec_names[0]; k++)
-        if (!strcmp(name, codec_names[k].name)) {
-            s->o->codec = codec_names[k].codec;
-            return 1;
-        }
-    return bad(flag, "'cpu', 'gpu' or 'auto'", name);
+    for (const cli_word *w = words; word && w->name; w++)
+        if (!strcmp(word, w->name)) return w;
+    return NULL;
 }
 
 static int parse_format(parse_state *s, const char *flag)
@@ -853,14 +850,12 @@ static int size_means_window(const parse_state *s, const char *flag)
 }
 
 /* --completion SHELL: the shells cli_docs.c writes a script for */
-static const char *const completion_shells[] = {"bash"};
+static const cli_word completion_shells[] = {{"bash", 0}, {NULL, 0}};
 
 static int parse_completion(parse_state *s, const char *flag)
 {
     const char *shell = next_value(s);
-    for (size_t k = 0; shell && k < sizeof completion_shells / sizeof completion_shells[0]; k++)
-        if (!strcmp(shell, completion_shells[k])) return 1;
-    return bad(flag, "a shell: 'bash'", shell);
+    return find_word(completion_shells, shell) ? 1 : bad(flag, "a shell: 'bash'", shell);
 }
 
 /* In --help order, "options:" then "viewer:"; the filters' parameters (--sigma, ...) come from the
@@ -1025,8 +1020,10 @@ static const cli_flag cli_flags[] = {
      .label = "--jpeg-quality N",
      .help = "JPEG quality, 1..100 (default 90)"},
     {.names = {"--codec"},
-     .arg = ARG_CUSTOM,
-     .parse = parse_codec,
+     .arg = ARG_CHOICE,
+     .field = FIELD(codec),
+     .words = codec_words,
+     .expects = "'cpu', 'gpu' or 'auto'",
      .modes = FOR_BATCH,
      .section = HELP_OPTIONS,
      .label = "--codec WHO",
@@ -1160,6 +1157,7 @@ static const cli_flag cli_flags[] = {
     {.names = {"--completion"},
      .arg = ARG_CUSTOM,
      .parse = parse_completion,
+     .words = completion_shells,
      .flags = FLAG_MODE,
      .mode = CLI_MODE_COMPLETION,
      .section = HELP_OPTIONS,
@@ -1180,8 +1178,10 @@ static const cli_flag cli_flags[] = {
              "(B with another filter than A unlinks the panes), or 'original' "
              "(default: A = naive, B = smem; -v also sets A)"},
     {.names = {"--interop"},
-     .arg = ARG_CUSTOM,
-     .parse = parse_interop,
+     .arg = ARG_CHOICE,
+     .field = FIELD(interop),
+     .words = interop_words,
+     .expects = "'buffer', 'texture', 'pbo' or 'staging'",
      .modes = FOR_VIEWER,
      .section = HELP_VIEWER,
      .label = "--interop HOW",
@@ -1366,6 +1366,13 @@ static int read_flag(parse_state *s, const cli_flag *f, const char *a)
                             (int *)field, (int *)((char *)o + f->field2)))
             return 0;
         break;
+    case ARG_CHOICE: {
+        const char *word = next_value(s);
+        const cli_word *w = find_word(f->words, word);
+        if (!w) return bad(a, f->expects, word);
+        *(int *)field = w->value;
+        break;
+    }
     case ARG_CUSTOM:
         if (!f->parse(s, a)) return 0;
         break;
@@ -2076,22 +2083,12 @@ int cli_flag_doc_get(int row, cli_flag_doc *out)
     if (f->parse == parse_param) out->value = CLI_VALUE_PARAM;
     if (f->parse == parse_pane) out->value = CLI_VALUE_PANE;
     if (f->parse == parse_compare) out->value = CLI_VALUE_SPEC;
-    if (f->parse == parse_interop || f->parse == parse_completion || f->parse == parse_codec) {
+    if (f->words) {
         size_t len = 0;
         choices[0] = 0;
-        for (size_t k = 0;
-             f->parse == parse_interop && k < sizeof interop_paths / sizeof interop_paths[0]; k++)
-            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
-                                    interop_paths[k].name);
-        for (size_t k = 0;
-             f->parse == parse_codec && k < sizeof codec_names / sizeof codec_names[0]; k++)
-            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
-                                    codec_names[k].name);
-        for (size_t k = 0; f->parse == parse_completion &&
-                           k < sizeof completion_shells / sizeof completion_shells[0];
-             k++)
-            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s", k ? " " : "",
-                                    completion_shells[k]);
+        for (const cli_word *w = f->words; w->name; w++)
+            len += (size_t)snprintf(choices + len, sizeof choices - len, "%s%s",
+                                    w == f->words ? "" : " ", w->name);
         out->value = CLI_VALUE_CHOICE;
         out->choices = choices;
     }
