@@ -211,11 +211,6 @@ fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_sa
     return s;
 }
 
-gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c)
-{
-    return c->counts;
-}
-
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)
 {
     gpu_codec_describe_counts(&c->counts, jpeg_gpu_has_hardware(c->jpeg), buf, size);
@@ -250,12 +245,6 @@ fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_sa
 {
     (void)c, (void)in, (void)out, (void)report, (void)width, (void)height, (void)ms;
     return fv_fail(FV_ERR_UNSUPPORTED, "this build has no GPU JPEG codec");
-}
-
-gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c)
-{
-    (void)c;
-    return (gpu_codec_counts){0};
 }
 
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size)

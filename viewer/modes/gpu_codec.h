@@ -42,7 +42,6 @@ void gpu_codec_destroy(gpu_codec *c);
 fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_save_report *report,
                          int *width, int *height, double *ms);
 
-gpu_codec_counts gpu_codec_counts_of(const gpu_codec *c);
 /* "codec gpu (nvJPEG decoded 3 on the hardware decoder, 1 on the hybrid one, encoded 4); 2
  * JPEGs fell back to the CPU codec" */
 void gpu_codec_describe(const gpu_codec *c, char *buf, size_t size);
