@@ -952,10 +952,13 @@ int main(void)
     }
     test_check(&t, runs > 0, "the selection ran at least one variant on one case", NULL);
     for (int i = 0; i < n_peers; i++) {
-        printf("peer %s/%s (held to %d per pass, alpha exact): largest R, G, B difference from the "
-               "reference %g, at most %.2f%% of the pixels of a case differ\n",
-               peers[i].f->name, peers[i].v->name,
-               fv_variant_tolerance(peers[i].f, peers[i].v)->max_abs, peers[i].max,
+        const fv_tolerance *tol = fv_variant_tolerance(peers[i].f, peers[i].v);
+        char u16[32] = ""; /* uint16's own bound, where it has one */
+        if (fv_tolerance_int_bound(tol, FV_PIXEL_U16) != tol->max_abs)
+            snprintf(u16, sizeof u16, ", uint16 to %d", fv_tolerance_int_bound(tol, FV_PIXEL_U16));
+        printf("peer %s/%s (held to %d per pass%s, alpha exact): largest R, G, B difference from "
+               "the reference %g, at most %.2f%% of the pixels of a case differ\n",
+               peers[i].f->name, peers[i].v->name, tol->max_abs, u16, peers[i].max,
                100.0 * peers[i].share);
         if (peers[i].declined)
             printf("peer %s/%s declined %d cases (%s)\n", peers[i].f->name, peers[i].v->name,
