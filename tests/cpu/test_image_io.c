@@ -16,6 +16,7 @@
  * file removed by every signal that ends the process (mid-write too), and writes past the file
  * size limit or to a closed pipe failing instead of killing the process.
  * ------------------------------------------------------------------------------------------------ */
+#include "test_jpeg.h"
 #include "test_util.h"
 
 #include "codec.h"
@@ -274,66 +275,6 @@ static void blocky(fv_image *img, int w, int h)
                    4);
 }
 
-static uint8_t *jpeg_make(const fv_image *img, int pf, int samp, int quality, int flags,
-                          size_t *size)
-{
-    tjhandle tj = tjInitCompress();
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len, samp,
-                    quality, flags) != 0)
-        printf("tjCompress2: %s\n", tjGetErrorStr2(tj));
-    tjDestroy(tj);
-    uint8_t *copy = malloc(len);
-    memcpy(copy, buf, len);
-    tjFree(buf);
-    *size = len;
-    return copy;
-}
-
-/* An APP1 EXIF segment with `orientation` inserted after SOI. */
-static uint8_t *jpeg_with_exif(const uint8_t *jpeg, size_t n, int orientation, int little,
-                               size_t *size)
-{
-    uint8_t app[2 + 2 + 6 + 8 + 2 + 12 + 4];
-    size_t k = 0;
-    app[k++] = 0xff;
-    app[k++] = 0xe1;
-    app[k++] = 0;
-    app[k++] = (uint8_t)(sizeof app - 2);
-    memcpy(app + k, "Exif\0\0", 6);
-    k += 6;
-    const uint8_t tiff_le[8] = {'I', 'I', 42, 0, 8, 0, 0, 0},
-                  tiff_be[8] = {'M', 'M', 0, 42, 0, 0, 0, 8};
-    memcpy(app + k, little ? tiff_le : tiff_be, 8);
-    k += 8;
-#define P16(v)                                                                                     \
-    (little ? (app[k] = (uint8_t)(v), app[k + 1] = (uint8_t)((v) >> 8))                            \
-            : (app[k] = (uint8_t)((v) >> 8), app[k + 1] = (uint8_t)(v))),                          \
-        k += 2
-    P16(1);
-    P16(0x0112);
-    P16(3);
-    if (little) { /* count: 1 as 32 bits */
-        P16(1);
-        P16(0);
-    } else {
-        P16(0);
-        P16(1);
-    }
-    P16(orientation);
-    P16(0);
-    memset(app + k, 0, 4); /* next IFD: none */
-    k += 4;
-#undef P16
-    uint8_t *out = malloc(n + k);
-    memcpy(out, jpeg, 2);
-    memcpy(out + 2, app, k);
-    memcpy(out + 2 + k, jpeg + 2, n - 2);
-    *size = n + k;
-    return out;
-}
-
 static int max_diff(const fv_image *a, const fv_image *b)
 {
     if (a->width != b->width || a->height != b->height) return 999;
@@ -361,16 +302,16 @@ static void test_jpeg(void)
     fv_image ref;
     blocky(&ref, 64, 48);
     size_t n = 0;
-    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 98, 0, &n);
+    uint8_t *jpeg = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_444, 98, 0, &n);
     fv_image plain = {0};
     fv_status st = load_bytes("plain.jpg", jpeg, n, &plain);
     check(st == FV_OK && max_diff(&plain, &ref) <= 12, "JPEG baseline 4:4:4 by content",
           st ? fv_last_error() : NULL);
 
     size_t np = 0;
-    uint8_t *prog = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 95, TJFLAG_PROGRESSIVE, &np);
+    uint8_t *prog = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_420, 95, TJFLAG_PROGRESSIVE, &np);
     size_t nb = 0;
-    uint8_t *base = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 95, 0, &nb);
+    uint8_t *base = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_420, 95, 0, &nb);
     fv_image img, base_img;
     st = load_bytes("prog.jpg", prog, np, &img);
     fv_status sb = load_bytes("base.jpg", base, nb, &base_img);
@@ -384,7 +325,7 @@ static void test_jpeg(void)
 
     /* gray */
     size_t ng = 0;
-    uint8_t *gray = jpeg_make(&ref, TJPF_RGBA, TJSAMP_GRAY, 95, 0, &ng);
+    uint8_t *gray = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_GRAY, 95, 0, &ng);
     st = load_bytes("gray.jpg", gray, ng, &img);
     int gray_ok = st == FV_OK;
     for (int i = 0; gray_ok && i < img.width * img.height; i++)
@@ -398,7 +339,7 @@ static void test_jpeg(void)
     for (int o = 1; o <= 8 && plain.data; o++)
         for (int le = 0; le < 2; le++) {
             size_t ne = 0;
-            uint8_t *ex = jpeg_with_exif(jpeg, n, o, le, &ne);
+            uint8_t *ex = test_jpeg_with_exif(jpeg, n, o, le, &ne);
             char what[64];
             snprintf(what, sizeof what, "JPEG EXIF orientation %d (%s)", o, le ? "II" : "MM");
             st = load_bytes("exif.jpg", ex, ne, &img);
@@ -434,7 +375,7 @@ static void test_jpeg(void)
             cmyk.data[4 * i + 3] = (uint8_t)k;
         }
         size_t nc = 0;
-        uint8_t *cj = jpeg_make(&cmyk, TJPF_CMYK, TJSAMP_444, 98, 0, &nc);
+        uint8_t *cj = test_jpeg_encode(&cmyk, TJPF_CMYK, TJSAMP_444, 98, 0, &nc);
         st = load_bytes("cmyk.jpg", cj, nc, &img);
         fv_image want;
         fv_host_image_alloc(&want, ref.width, ref.height);
@@ -735,7 +676,7 @@ static void test_jpeg_gpu_fit(void)
     };
     for (size_t k = 0; k < sizeof tj / sizeof tj[0]; k++) {
         size_t n = 0;
-        uint8_t *f = jpeg_make(&img, tj[k].pf, tj[k].samp, 90, tj[k].flags, &n);
+        uint8_t *f = test_jpeg_encode(&img, tj[k].pf, tj[k].samp, 90, tj[k].flags, &n);
         char what[128];
         snprintf(what, sizeof what, "GPU codec fit, %s", tj[k].what);
         expect_fit(what, f, n, tj[k].fit, tj[k].why);
@@ -753,9 +694,9 @@ static void test_jpeg_gpu_fit(void)
     free(f);
 
     /* the size, the orientation and the CPU reader's limits, with its own message */
-    uint8_t *base = jpeg_make(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &n);
+    uint8_t *base = test_jpeg_encode(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &n);
     size_t ne = 0;
-    uint8_t *turned = jpeg_with_exif(base, n, 6, 1, &ne);
+    uint8_t *turned = test_jpeg_with_exif(base, n, 6, 1, &ne);
     codec_jpeg_header h;
     check(codec_jpeg_inspect("fit.jpg", turned, ne, &h, NULL) == FV_OK && h.width == 40 &&
               h.height == 24 && h.orientation == 6 && h.components == 3,
@@ -932,8 +873,8 @@ static void test_bad_files(void)
     blocky(&ref, 96, 64);
     test_fill_random(&ref, &seed);
     size_t nj = 0, njp = 0;
-    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 90, 0, &nj);
-    uint8_t *jpeg_p = jpeg_make(&ref, TJPF_RGBA, TJSAMP_420, 90, TJFLAG_PROGRESSIVE, &njp);
+    uint8_t *jpeg = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_420, 90, 0, &nj);
+    uint8_t *jpeg_p = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_420, 90, TJFLAG_PROGRESSIVE, &njp);
     truncations("JPEG", jpeg, nj);
     truncations("progressive JPEG", jpeg_p, njp);
     /* mutated JPEGs: decoded or refused cleanly, never a crash or a hang */
@@ -1596,8 +1537,8 @@ static void test_load_limited(void)
     fv_image ref;
     blocky(&ref, 40, 20);
     size_t nj = 0, ne = 0;
-    uint8_t *jpeg = jpeg_make(&ref, TJPF_RGBA, TJSAMP_444, 90, 0, &nj);
-    uint8_t *turned = jpeg_with_exif(jpeg, nj, 6, 1, &ne);
+    uint8_t *jpeg = test_jpeg_encode(&ref, TJPF_RGBA, TJSAMP_444, 90, 0, &nj);
+    uint8_t *turned = test_jpeg_with_exif(jpeg, nj, 6, 1, &ne);
     path_of(p, "turned.jpg");
     write_bytes(p, turned, ne);
     st = image_load_limited(p, 20, 40, &img);

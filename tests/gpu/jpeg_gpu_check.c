@@ -25,6 +25,7 @@
  *                                  memory first, through the folder batch's slots: images/s
  * FV_JPEG_QUICK=1 leaves out the 12-Mpixel image (under compute-sanitizer).
  * ------------------------------------------------------------------------------------------------ */
+#include "test_jpeg.h"
 #include "test_util.h"
 
 #include "image_io.h"
@@ -81,39 +82,6 @@ static void smooth_photo(fv_image *img, int w, int h)
     free(wave_y);
 }
 
-static uint8_t *tj_encode(const fv_image *img, int pf, int samp, int quality, int flags,
-                          size_t *size)
-{
-    tjhandle tj = tjInitCompress();
-    unsigned char *buf = NULL;
-    unsigned long len = 0;
-    if (tjCompress2(tj, img->data, img->width, (int)img->pitch, img->height, pf, &buf, &len, samp,
-                    quality, flags) != 0) {
-        printf("tjCompress2: %s\n", tjGetErrorStr2(tj));
-        len = 0;
-    }
-    tjDestroy(tj);
-    uint8_t *copy = malloc(len ? len : 1);
-    if (len) memcpy(copy, buf, len);
-    tjFree(buf);
-    *size = len;
-    return copy;
-}
-
-/* `jpeg` with an EXIF APP1 (big-endian TIFF, orientation o) after SOI. */
-static uint8_t *with_orientation(const uint8_t *jpeg, size_t n, int o, size_t *size)
-{
-    const uint8_t app[] = {0xff, 0xe1, 0, 34, 'E', 'x',        'i', 'f', 0,    0,    'M', 'M',
-                           0,    42,   0, 0,  0,   8,          0,   1,   0x01, 0x12, 0,   3,
-                           0,    0,    0, 1,  0,   (uint8_t)o, 0,   0,   0,    0,    0,   0};
-    uint8_t *out = malloc(n + sizeof app);
-    memcpy(out, jpeg, 2);
-    memcpy(out + 2, app, sizeof app);
-    memcpy(out + 2 + sizeof app, jpeg + 2, n - 2);
-    *size = n + sizeof app;
-    return out;
-}
-
 /* The CPU codec's decode as RGBA8 (gray widened). */
 static fv_status cpu_decode(const uint8_t *data, size_t n, fv_image *rgba)
 {
@@ -153,7 +121,7 @@ static int make_corpus(corpus_file *c, int cap)
                 memset(f, 0, sizeof *f);
                 snprintf(f->name, sizeof f->name, "b%dx%d_%s_q%d.jpg", sizes[s][0], sizes[s][1],
                          samp[k].name, q);
-                f->data = tj_encode(&img, TJPF_RGBA, samp[k].samp, q, 0, &f->size);
+                f->data = test_jpeg_encode(&img, TJPF_RGBA, samp[k].samp, q, 0, &f->size);
                 f->subsampled = samp[k].subsampled;
                 f->hybrid = samp[k].hybrid;
                 f->any = sizes[s][0] * sizes[s][1] == 1;
@@ -162,19 +130,19 @@ static int make_corpus(corpus_file *c, int cap)
     }
     smooth_photo(&img, 41, 29);
     size_t base_n = 0;
-    uint8_t *base = tj_encode(&img, TJPF_RGBA, TJSAMP_444, 90, 0, &base_n);
+    uint8_t *base = test_jpeg_encode(&img, TJPF_RGBA, TJSAMP_444, 90, 0, &base_n);
     for (int o = 1; o <= 8 && n < cap; o++) {
         corpus_file *f = &c[n++];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "exif%d.jpg", o);
-        f->data = with_orientation(base, base_n, o, &f->size);
+        f->data = test_jpeg_with_exif(base, base_n, o, 0, &f->size);
     }
     free(base);
     if (n < cap) {
         corpus_file *f = &c[n++];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "progressive_444.jpg");
-        f->data = tj_encode(&img, TJPF_RGBA, TJSAMP_444, 90, TJFLAG_PROGRESSIVE, &f->size);
+        f->data = test_jpeg_encode(&img, TJPF_RGBA, TJSAMP_444, 90, TJFLAG_PROGRESSIVE, &f->size);
         f->hybrid = 1;
         f->progressive = 1;
     }
@@ -182,7 +150,7 @@ static int make_corpus(corpus_file *c, int cap)
         corpus_file *f = &c[n++];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "cmyk.jpg");
-        f->data = tj_encode(&img, TJPF_CMYK, TJSAMP_444, 90, 0, &f->size);
+        f->data = test_jpeg_encode(&img, TJPF_CMYK, TJSAMP_444, 90, 0, &f->size);
         f->cmyk = 1;
     }
     fv_host_image_free(&img);
@@ -192,7 +160,7 @@ static int make_corpus(corpus_file *c, int cap)
         corpus_file *f = &c[n++];
         memset(f, 0, sizeof *f);
         snprintf(f->name, sizeof f->name, "photo_12mp_420.jpg");
-        f->data = tj_encode(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &f->size);
+        f->data = test_jpeg_encode(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &f->size);
         f->subsampled = 1;
         fv_host_image_free(&img);
     }
@@ -294,7 +262,7 @@ static void check_encode(jpeg_gpu *g, cudaStream_t stream)
         rewind(tmp);
         const int read_ok = fread(bytes, 1, (size_t)n, tmp) == (size_t)n;
         size_t cpu_n = 0;
-        uint8_t *cpu_bytes = tj_encode(&src, TJPF_RGBA, TJSAMP_420, 90, 0, &cpu_n);
+        uint8_t *cpu_bytes = test_jpeg_encode(&src, TJPF_RGBA, TJSAMP_420, 90, 0, &cpu_n);
         s = read_ok ? cpu_decode(bytes, (size_t)n, &gpu_back) : FV_ERR_IO;
         test_check(&T, s == FV_OK, "the GPU's JPEG decodes on the CPU", s ? fv_last_error() : NULL);
         if (s == FV_OK && cpu_decode(cpu_bytes, cpu_n, &cpu_back) == FV_OK) {
@@ -595,7 +563,7 @@ static int write_photos(const char *dir, int n, int w, int h)
         fv_image img;
         smooth_photo(&img, w, h);
         size_t size = 0;
-        uint8_t *data = tj_encode(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &size);
+        uint8_t *data = test_jpeg_encode(&img, TJPF_RGBA, TJSAMP_420, 90, 0, &size);
         char name[64];
         snprintf(name, sizeof name, "photo%04d.jpg", i);
         const int ok = size && write_file(dir, name, data, size);
