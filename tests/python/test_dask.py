@@ -61,6 +61,11 @@ def _cases():
     return out
 
 
+def _first_set(name):
+    """A filter's first parameter set in CASES (its defaults where it has none)."""
+    return CASES.get(name, [{}])[0]
+
+
 def _id(params):
     return ",".join("%s=%s" % kv for kv in sorted(params.items())) or "defaults"
 
@@ -326,8 +331,8 @@ def test_functions_mirror_the_module():
         ours = inspect.signature(getattr(fvdask, name)).parameters
         theirs = inspect.signature(getattr(filterview, name)).parameters
         assert list(ours) == [p for p in theirs if p not in ("out", "stream")]
-        assert fvdask.depth(name, **CASES.get(name, [{}])[0]) == filterview.reach(
-            name, **CASES.get(name, [{}])[0])
+        assert fvdask.depth(name, **_first_set(name)) == filterview.reach(
+            name, **_first_set(name))
 
 
 # ---- out of core: a Zarr store in, another out -------------------------------------------------
@@ -503,7 +508,7 @@ def _gpu_chunk_cases():
     for case in _cases():
         name, params = case.values
         out.append(pytest.param(name, params, "numpy", id=case.id + "-numpy"))
-        if params == CASES.get(name, [{}])[0]:
+        if params == _first_set(name):
             out.append(pytest.param(name, params, "cupy", id=case.id + "-cupy"))
     return out
 
@@ -527,7 +532,7 @@ def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)
     ran = 0
-    first_set = params == CASES.get(name, [{}])[0]
+    first_set = params == _first_set(name)
     for variant in _gpu_variants(name):
         mask = filterview._clib.filterview_variant_borders(name.encode(), variant.encode())
         for border in _borders(name) if first_set else [{}]:
