@@ -3,8 +3,8 @@
  * without a GPU. One thread first: writes taken before reads, reads only while an item is free,
  * the GPU's items in the order their reads finished, a failed read's item free again, the GPU
  * thread told the end only once the last read is over, the CPU threads only once the GPU thread
- * has finished and the writes are done. Then threads: 1 to 8 CPU threads and a GPU thread
- * keeping K items in flight (finishing them in turn, as the pipeline does), over 500 files with
+ * has finished and the writes are done. Then threads: 1 to 8 CPU threads and K slot threads
+ * taking an item each at a time (as the pipeline's slots do; each told the end), over 500 files with
  * random failures at read and on the GPU: each file read once, each good one written once, the
  * items never more than made, and the run never stuck (an alarm ends a hung test). Last, the
  * bounding stage of --stats (batch_gpu_jpeg.c): the busiest share of its lanes (CPU threads for
@@ -112,26 +112,15 @@ static void *cpu_thread(void *arg)
     return NULL;
 }
 
-/* the GPU thread's loop in batch_gpu_jpeg.c: a slot's item handed over when the slot comes round
- * again, or when nothing new is ready */
-static void gpu_thread(run *r)
+/* A slot's thread in batch_gpu_jpeg.c: the next item, waited for, then to the writers (or its
+ * file failed on the GPU); until the end, which every slot's thread must be told. */
+static void *slot_thread(void *arg)
 {
-    int slot[SLOTS] = {-1, -1, -1};
-    for (int k = 0;; k = (k + 1) % SLOTS) {
-        int end = 0, item = stage_hub_gpu_next(&r->h, 0, &end);
-        if (item < 0 && !end) {
-            int busy = 0;
-            for (int q = 0; q < SLOTS; q++) busy |= slot[q] >= 0;
-            if (busy) {
-                for (int q = 0; q < SLOTS; q++)
-                    if (slot[q] >= 0) stage_hub_to_write(&r->h, slot[q]), slot[q] = -1;
-                continue;
-            }
-            item = stage_hub_gpu_next(&r->h, 1, &end);
-        }
+    run *r = arg;
+    for (;;) {
+        int end = 0;
+        const int item = stage_hub_gpu_next(&r->h, 1, &end);
         if (item < 0) break;
-        if (slot[k] >= 0) stage_hub_to_write(&r->h, slot[k]);
-        slot[k] = -1;
         if (draw(r, 5)) {
             pthread_mutex_lock(&r->lock);
             r->failed[r->item_file[item]]++;
@@ -139,11 +128,45 @@ static void gpu_thread(run *r)
             pthread_mutex_unlock(&r->lock);
             stage_hub_release(&r->h, item);
         } else {
-            slot[k] = item;
+            stage_hub_to_write(&r->h, item);
         }
     }
-    for (int q = 0; q < SLOTS; q++)
-        if (slot[q] >= 0) stage_hub_to_write(&r->h, slot[q]);
+    return NULL;
+}
+
+/* Every slot thread waiting when the last read ends is told the end, not one of them. */
+static void *waiting_slot(void *arg)
+{
+    int end = 0;
+    const int item = stage_hub_gpu_next(arg, 1, &end);
+    return item < 0 && end ? arg : NULL;
+}
+
+static void all_slots_told_the_end(void)
+{
+    stage_hub h;
+    stage_hub_init(&h, SLOTS + 1, 1);
+    const stage_task k = stage_hub_cpu_next(&h); /* the one file's read, under way */
+    pthread_t tid[SLOTS];
+    for (int i = 0; i < SLOTS; i++) pthread_create(&tid[i], NULL, waiting_slot, &h);
+    usleep(200 * 1000);                 /* each slot thread waits for an item by now */
+    stage_hub_read_done(&h, k.item, 0); /* the last read fails: the end, for every slot */
+    int told = 0;
+    for (int i = 0; i < SLOTS; i++) {
+        void *r = NULL;
+        pthread_join(tid[i], &r); /* a thread not told waits for ever: the alarm ends the test */
+        told += r == &h;
+    }
+    test_check(&t, told == SLOTS, "every waiting slot thread told the end of the reads", NULL);
+    stage_hub_gpu_finished(&h);
+    stage_hub_destroy(&h);
+}
+
+static void gpu_thread(run *r)
+{
+    pthread_t tid[SLOTS];
+    for (int k = 0; k < SLOTS; k++) pthread_create(&tid[k], NULL, slot_thread, r);
+    for (int k = 0; k < SLOTS; k++) pthread_join(tid[k], NULL);
     stage_hub_gpu_finished(&r->h);
 }
 
@@ -213,6 +236,7 @@ int main(void)
 {
     alarm(60); /* a hand-over that waits for ever ends the test here, not in ctest's timeout */
     single_thread();
+    all_slots_told_the_end();
     bounding_stage();
     const uint32_t seed = test_seed();
     for (int threads = 1; threads <= 8; threads *= 2) threaded(threads, seed + (uint32_t)threads);

@@ -2,20 +2,20 @@
  * viewer/modes/batch_gpu_jpeg.c: the GPU JPEG codec's folder batch as a pipeline (see
  * batch_gpu_jpeg.h).
  *
- *   CPU threads (--threads)        this thread, BATCH_GPU_SLOTS slots        CPU threads
+ *   CPU threads (--threads)        BATCH_GPU_SLOTS slots, a thread each      CPU threads
  *   read the file into an item  -> decode, filter, encode on the slot's  -> write the stream
  *   (page-locked, reused)          stream, its own nvJPEG codec (peer)      (temporary name,
  *                                                                            then renamed)
  *
  * Items (stage_hub.c) carry a file from its read to its write: BATCH_GPU_SLOTS more than the CPU
  * threads, their buffers grown to the largest file and kept, so that memory is bounded whatever
- * the folder and nothing is allocated per file once warm. A slot is started with the next item
- * read and finished (its stream waited for, the encoded bytes copied into the item and handed to
- * the writers) when the round comes back to it, or at once when no item is ready: while this
- * thread queues one slot's image, the others' decode on the JPEG engines, filter and encode.
+ * the folder and nothing is allocated per file once warm. Each slot has a thread of its own
+ * (slot_loop): it takes the next item read, queues its decode, filter and encode on the slot's
+ * stream, waits for them and hands the encoded bytes to the writers; while one slot's thread
+ * waits, the others' images decode on the JPEG engines, filter and encode.
  * A JPEG the GPU codec leaves (codec_jpeg_inspect: CMYK, arithmetic, 12-bit, odd sampling) and
  * any other format are decoded by the CPU codec on the reading thread and uploaded; a JPEG that
- * only nvJPEG itself declines is decoded here by the CPU codec (rare). Outputs the GPU does not
+ * only nvJPEG itself declines is decoded by the CPU codec on its slot's thread (rare). Outputs the GPU does not
  * encode (not JPEG, another depth, alpha) are downloaded and written by the CPU codecs on the
  * writing thread, as the one-file path does (gpu_codec.c).
  * Per stage busy time: CUDA events around each slot's stages, the CPU threads' own clocks.
@@ -408,26 +408,31 @@ static void slot_finish(pipeline *pl, slot *g)
     g->item = -1;
 }
 
-static void gpu_loop(pipeline *pl)
+/* One slot's thread: the next file read, its decode, filter and encode queued on the slot's
+ * stream and waited for, then handed to the writers; until every file has been handed over.
+ * A thread per slot, so that a call that holds its thread (nvJPEG's hardware decode of a batch
+ * of one seemed to, on an H200: three slots on one thread were busy 0.84 of one) holds only
+ * its own slot. The CUDA device is the run's, made current in each thread. */
+typedef struct slot_thread {
+    pipeline *pl;
+    slot *g;
+    int device;
+} slot_thread;
+
+static void *slot_loop(void *arg)
 {
-    for (int k = 0;; k = (k + 1) % BATCH_GPU_SLOTS) {
-        int end = 0, i = stage_hub_gpu_next(&pl->hub, 0, &end);
-        if (i < 0 && !end) {
-            /* nothing to start: hand what the GPU holds to the writers rather than let it wait */
-            int busy = 0;
-            for (int q = 0; q < BATCH_GPU_SLOTS; q++) busy |= pl->slots[q].item >= 0;
-            if (busy) {
-                for (int q = 0; q < BATCH_GPU_SLOTS; q++) slot_finish(pl, &pl->slots[q]);
-                continue;
-            }
-            i = stage_hub_gpu_next(&pl->hub, 1, &end);
-        }
+    const slot_thread *w = arg;
+    pipeline *pl = w->pl;
+    slot *g = w->g;
+    cudaSetDevice(w->device);
+    for (;;) {
+        int end = 0;
+        const int i = stage_hub_gpu_next(&pl->hub, 1, &end);
         if (i < 0) break;
-        slot *g = &pl->slots[k];
-        slot_finish(pl, g); /* this slot's previous image, which its stream has mostly done */
         item *it = &pl->items[i];
         if (slot_start(pl, g, it) == FV_OK) {
             g->item = i;
+            slot_finish(pl, g);
             continue;
         }
         char message[600];
@@ -437,7 +442,22 @@ static void gpu_loop(pipeline *pl)
         file_done(pl, it, message);
         stage_hub_release(&pl->hub, i);
     }
-    for (int q = 0; q < BATCH_GPU_SLOTS; q++) slot_finish(pl, &pl->slots[q]);
+    return NULL;
+}
+
+/* The slots' threads until every file has been through one (this thread runs the first slot). */
+static void gpu_loop(pipeline *pl)
+{
+    int device = 0;
+    cudaGetDevice(&device);
+    slot_thread work[BATCH_GPU_SLOTS];
+    pthread_t tid[BATCH_GPU_SLOTS];
+    int started = 0;
+    for (int k = 0; k < BATCH_GPU_SLOTS; k++) work[k] = (slot_thread){pl, &pl->slots[k], device};
+    for (int k = 1; k < BATCH_GPU_SLOTS; k++)
+        if (pthread_create(&tid[started], NULL, slot_loop, &work[k]) == 0) started++;
+    slot_loop(&work[0]);
+    for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
     stage_hub_gpu_finished(&pl->hub);
 }
 

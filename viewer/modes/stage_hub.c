@@ -84,8 +84,8 @@ void stage_hub_read_done(stage_hub *h, int item, int ok)
         ring_push(&h->free_items, item);
         pthread_cond_signal(&h->cpu);
     }
-    /* the GPU thread also waits for the last read to end, handed over or not */
-    pthread_cond_signal(&h->gpu);
+    /* the GPU threads also wait for the last read to end, handed over or not: all of them */
+    pthread_cond_broadcast(&h->gpu);
     pthread_mutex_unlock(&h->lock);
 }
 

@@ -3,11 +3,12 @@
  * (batch_gpu_jpeg.c), apart from CUDA so that they are tested without a GPU.
  *
  * A fixed number of items (the caller's records: a file's bytes, then its encoded output) go
- * round: free -> read by a CPU thread -> the GPU thread -> written by a CPU thread -> free. The
+ * round: free -> read by a CPU thread -> a slot's GPU thread -> written by a CPU thread -> free. The
  * item count bounds the memory whatever the folder's size, and no queue can overflow since it
  * holds at most every item. CPU threads take a write before a read (a write frees an item), so
- * that the GPU thread, which holds at most its slots' items, always gets one more to start: with
- * more items than slots nothing waits on itself. Every call takes the hub's one lock.
+ * that the GPU threads, which hold an item each at most, always get one more to start: with
+ * more items than slots nothing waits on itself. Every call takes the hub's one lock; the end is
+ * told to every GPU thread waiting.
  * Tested by tests/cpu/test_stage_hub.c.
  * ------------------------------------------------------------------------------------------------ */
 #ifndef FV_STAGE_HUB_H
