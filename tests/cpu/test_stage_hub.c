@@ -230,6 +230,13 @@ static void bounding_stage(void)
     batch_gpu_jpeg_describe_stages(&r, text, sizeof text);
     test_check(&t, strstr(text, "; 0.42 s of set-up before the first file (3 GPU slots)") != NULL,
                "the set-up in the --stats line", text);
+    r.setup_context_ms = 120;
+    r.setup_first_ms = 250;
+    batch_gpu_jpeg_describe_stages(&r, text, sizeof text);
+    test_check(&t,
+               strstr(text, "; 0.42 s of set-up before the first file (3 GPU slots: CUDA context "
+                            "0.12 s, nvJPEG's first codec 0.25 s, the rest 0.05 s)") != NULL,
+               "where the set-up went", text);
 }
 
 int main(void)

@@ -21,8 +21,9 @@
  *   jpeg_gpu_check                 the checks
  *   jpeg_gpu_check --corpus DIR    writes the corpus into DIR (no GPU needed): a folder batch's
  *   jpeg_gpu_check --photos DIR N WxH   N smooth photos of WxH, 4:2:0 quality 90, for timings
- *   jpeg_gpu_check --decode-bench DIR   nvJPEG's decode alone over DIR's .jpg files, read into
- *                                  memory first, through the folder batch's slots: images/s
+ *   jpeg_gpu_check --decode-bench DIR [SLOTS]   nvJPEG's decode alone over DIR's .jpg files,
+ *                                  read into memory first, through SLOTS slots (the folder
+ *                                  batch's count by default), a thread each: images/s
  * FV_JPEG_QUICK=1 leaves out the 12-Mpixel image (under compute-sanitizer).
  * ------------------------------------------------------------------------------------------------ */
 #include "test_jpeg.h"
@@ -33,6 +34,7 @@
 
 #include <dirent.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +51,7 @@
  * pixel of 14,000 values, mean 0.015), and the mean bound of the subsampled files */
 #define PROGRESSIVE_MAX_DIFF 2
 #define ENCODE_PSNR_SLACK_DB 1.0
+#define DECODE_BENCH_MAX_SLOTS 16
 
 static test_counts T;
 static uint32_t seed;
@@ -481,12 +484,49 @@ static double now_s(void)
 
 /* nvJPEG's decode alone: DIR's .jpg files in memory, queued across the slots as the folder batch
  * queues them (a slot waited for when its turn comes again); one pass to warm up, then timed. */
-static int decode_bench(const char *dir)
+/* One thread of the decode bench: a slot of its own, files taken in turn until none is left;
+ * each decode queued on the slot's stream and waited for, as a slot of the folder batch does. */
+typedef struct bench_lane {
+    jpeg_gpu *codec;
+    cudaStream_t stream;
+    fv_image out;
+    int device;
+    uint8_t **data;
+    size_t *size;
+    int n;
+    int *next; /* shared: the next file, under lock */
+    pthread_mutex_t *lock;
+    int counts[JPEG_GPU_BACKENDS], refused, failed;
+} bench_lane;
+
+static void *bench_lane_run(void *arg)
+{
+    bench_lane *l = arg;
+    cudaSetDevice(l->device);
+    for (;;) {
+        pthread_mutex_lock(l->lock);
+        const int i = (*l->next)++;
+        pthread_mutex_unlock(l->lock);
+        if (i >= l->n) break;
+        jpeg_gpu_backend used = JPEG_GPU_HARDWARE;
+        const fv_status s = jpeg_gpu_decode_queue(l->codec, "bench", l->data[i], l->size[i],
+                                                  &l->out, NULL, &used, l->stream);
+        s == FV_OK ? l->counts[used]++ : l->refused++;
+        if (cudaStreamSynchronize(l->stream) != cudaSuccess) {
+            l->failed = 1;
+            break;
+        }
+    }
+    return NULL;
+}
+
+/* The files of dir ending in .jpg, read into memory; their count, or -1. */
+static int read_jpegs(const char *dir, uint8_t ***data_out, size_t **size_out)
 {
     DIR *d = opendir(dir);
     if (!d) {
         printf("cannot read %s\n", dir);
-        return 2;
+        return -1;
     }
     int n = 0, cap = 0;
     uint8_t **data = NULL;
@@ -500,60 +540,88 @@ static int decode_bench(const char *dir)
             cap = cap ? 2 * cap : 256;
             data = realloc(data, (size_t)cap * sizeof *data);
             size = realloc(size, (size_t)cap * sizeof *size);
-            if (!data || !size) return 2;
+            if (!data || !size) return -1;
         }
         if (image_read_file(path, &data[n], &size[n]) != FV_OK) {
             printf("%s\n", fv_last_error());
-            return 2;
+            return -1;
         }
         n++;
     }
     closedir(d);
-    if (n == 0) {
-        printf("no .jpg files in %s\n", dir);
+    *data_out = data;
+    *size_out = size;
+    return n;
+}
+
+/* nvJPEG's decode alone over dir's files, in memory, through `lanes` slots with a thread each
+ * (the folder batch's way): a pass to warm up, then a timed one. */
+static int decode_bench(const char *dir, int lanes)
+{
+    uint8_t **data = NULL;
+    size_t *size = NULL;
+    const int n = read_jpegs(dir, &data, &size);
+    if (n <= 0) {
+        if (n == 0) printf("no .jpg files in %s\n", dir);
         return 2;
     }
     if (fv_device_check() != FV_OK) {
         printf("skipped: %s\n", fv_last_error());
         return 77;
     }
-    jpeg_gpu *slot[JPEG_GPU_SLOTS];
-    cudaStream_t streams[JPEG_GPU_SLOTS] = {0};
-    fv_image out[JPEG_GPU_SLOTS];
-    memset(out, 0, sizeof out);
-    if (make_slots(slot, streams) != FV_OK) {
+    bench_lane lane[DECODE_BENCH_MAX_SLOTS];
+    memset(lane, 0, sizeof lane);
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int device = 0, next = 0, ok = 1;
+    cudaGetDevice(&device);
+    for (int k = 0; k < lanes && ok; k++) {
+        ok = (k == 0 ? jpeg_gpu_create(&lane[0].codec)
+                     : jpeg_gpu_create_peer(lane[0].codec, &lane[k].codec)) == FV_OK &&
+             cudaStreamCreateWithFlags(&lane[k].stream, cudaStreamNonBlocking) == cudaSuccess;
+        lane[k] = (bench_lane){lane[k].codec, lane[k].stream, {0}, device, data, size, n,
+                               &next, &lock, {0}, 0, 0};
+    }
+    if (!ok) {
         printf("%s\n", fv_last_error());
         return 1;
     }
-    int counts[JPEG_GPU_BACKENDS] = {0}, refused = 0;
     double seconds = 0;
     for (int pass = 0; pass < 2; pass++) {
-        const double t0 = now_s();
-        for (int i = 0; i < n; i++) {
-            const int k = i % JPEG_GPU_SLOTS;
-            if (cudaStreamSynchronize(streams[k]) != cudaSuccess) {
-                printf("decode failed: %s\n", cudaGetErrorString(cudaGetLastError()));
-                return 1;
-            }
-            jpeg_gpu_backend used = JPEG_GPU_HARDWARE;
-            const fv_status s = jpeg_gpu_decode_queue(slot[k], "bench", data[i], size[i], &out[k],
-                                                      NULL, &used, streams[k]);
-            if (s == FV_OK && pass == 1) counts[used]++;
-            if (s != FV_OK && pass == 1) refused++;
+        next = 0;
+        for (int k = 0; k < lanes; k++) {
+            memset(lane[k].counts, 0, sizeof lane[k].counts);
+            lane[k].refused = 0;
         }
-        for (int k = 0; k < JPEG_GPU_SLOTS; k++) cudaStreamSynchronize(streams[k]);
+        pthread_t tid[DECODE_BENCH_MAX_SLOTS];
+        const double t0 = now_s();
+        int started = 0;
+        for (int k = 1; k < lanes; k++)
+            if (pthread_create(&tid[started], NULL, bench_lane_run, &lane[k]) == 0) started++;
+        bench_lane_run(&lane[0]);
+        for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
         seconds = now_s() - t0;
     }
+    int counts[JPEG_GPU_BACKENDS] = {0}, refused = 0, failed = 0;
+    for (int k = 0; k < lanes; k++) {
+        for (int b = 0; b < JPEG_GPU_BACKENDS; b++) counts[b] += lane[k].counts[b];
+        refused += lane[k].refused;
+        failed |= lane[k].failed;
+    }
     printf("decode-bench: %d files, %d on the hardware decoder, %d on the hybrid one, %d refused; "
-           "%d slots\n",
-           n, counts[JPEG_GPU_HARDWARE], counts[JPEG_GPU_HYBRID], refused, JPEG_GPU_SLOTS);
+           "%d slots, a thread each; the GPU's JPEG engines: %d\n",
+           n, counts[JPEG_GPU_HARDWARE], counts[JPEG_GPU_HYBRID], refused, lanes,
+           jpeg_gpu_hardware_engines(lane[0].codec));
     printf("decode_images_per_s %.1f\n", seconds > 0 ? n / seconds : 0.0);
-    for (int k = 0; k < JPEG_GPU_SLOTS; k++) fv_device_image_free(&out[k]);
-    free_slots(slot, streams);
+    for (int k = lanes - 1; k >= 0; k--) { /* peers before the handles' owner */
+        fv_device_image_free(&lane[k].out);
+        if (lane[k].stream) cudaStreamDestroy(lane[k].stream);
+        jpeg_gpu_destroy(lane[k].codec);
+    }
     for (int i = 0; i < n; i++) free(data[i]);
     free(data);
     free(size);
-    return refused ? 1 : 0;
+    if (failed) printf("a decode failed on the GPU\n");
+    return refused || failed ? 1 : 0;
 }
 
 static int write_photos(const char *dir, int n, int w, int h)
@@ -583,7 +651,11 @@ int main(int argc, char **argv)
         if (sscanf(argv[4], "%dx%d", &w, &h) != 2 || w < 1 || h < 1) return 2;
         return write_photos(argv[2], atoi(argv[3]), w, h);
     }
-    if (argc == 3 && !strcmp(argv[1], "--decode-bench")) return decode_bench(argv[2]);
+    if ((argc == 3 || argc == 4) && !strcmp(argv[1], "--decode-bench")) {
+        const int lanes = argc == 4 ? atoi(argv[3]) : JPEG_GPU_SLOTS;
+        if (lanes < 1 || lanes > DECODE_BENCH_MAX_SLOTS) return 2;
+        return decode_bench(argv[2], lanes);
+    }
     if (argc == 3 && !strcmp(argv[1], "--corpus")) {
         const int n = make_corpus(corpus, 64);
         int ok = 1;

@@ -252,6 +252,15 @@ extern "C" int jpeg_gpu_has_hardware(const jpeg_gpu *g)
     return g->hardware;
 }
 
+extern "C" int jpeg_gpu_hardware_engines(const jpeg_gpu *g)
+{
+    unsigned engines = 0, cores = 0;
+    if (!g->hardware ||
+        nvjpegGetHardwareDecoderInfo(g->handle, &engines, &cores) != NVJPEG_STATUS_SUCCESS)
+        return 0;
+    return (int)engines;
+}
+
 extern "C" const char *jpeg_gpu_backend_name(jpeg_gpu_backend b)
 {
     return b == JPEG_GPU_HARDWARE ? "hardware" : "hybrid";
@@ -432,8 +441,9 @@ static fv_status jpeg_gpu_encode_retrieve(jpeg_gpu *g, size_t *len, cudaStream_t
         if (g->bits) cudaFreeHost(g->bits);
         g->bits = NULL;
         g->bits_bytes = 0;
-        FV_CUDA_CHECK(cudaMallocHost((void **)&g->bits, *len));
-        g->bits_bytes = *len;
+        const size_t bytes = jpeg_gpu_grown_size(*len);
+        FV_CUDA_CHECK(cudaMallocHost((void **)&g->bits, bytes));
+        g->bits_bytes = bytes;
     }
     NVJPEG_CHECK(nvjpegEncodeRetrieveBitstream(g->encode_handle, g->encoder, g->bits, len, stream));
     FV_CUDA_CHECK(cudaStreamSynchronize(stream));

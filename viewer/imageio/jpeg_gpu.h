@@ -39,6 +39,14 @@ typedef struct jpeg_gpu jpeg_gpu;
  * one being queued while two run. */
 #define JPEG_GPU_SLOTS 3
 
+/* The size to give a page-locked buffer that grows to hold `need` bytes: a quarter more, in
+ * 64 KiB steps, so that a folder of files of varied sizes grows it a few times rather than at
+ * each new largest file (cudaFreeHost waits for the whole device, every slot's work included). */
+static inline size_t jpeg_gpu_grown_size(size_t need)
+{
+    return (need + need / 4 + 65535) & ~(size_t)65535;
+}
+
 /* Which of nvJPEG's decoders decoded a file. */
 typedef enum jpeg_gpu_backend {
     JPEG_GPU_HARDWARE = 0, /* the GPU's JPEG engines (A100, H100, H200 ...) */
@@ -54,6 +62,9 @@ fv_status jpeg_gpu_create_peer(const jpeg_gpu *first, jpeg_gpu **out);
 void jpeg_gpu_destroy(jpeg_gpu *g);
 /* Whether the hardware decoder is there (else every file goes to the hybrid one). */
 int jpeg_gpu_has_hardware(const jpeg_gpu *g);
+/* The GPU's JPEG engines as nvJPEG counts them (nvjpegGetHardwareDecoderInfo); 0 without the
+ * hardware decoder or where nvJPEG cannot say. */
+int jpeg_gpu_hardware_engines(const jpeg_gpu *g);
 /* "hardware" or "hybrid" */
 const char *jpeg_gpu_backend_name(jpeg_gpu_backend b);
 

@@ -2,12 +2,12 @@
  * viewer/modes/batch_gpu_jpeg.c: the GPU JPEG codec's folder batch as a pipeline (see
  * batch_gpu_jpeg.h).
  *
- *   CPU threads (--threads)        BATCH_GPU_SLOTS slots, a thread each      CPU threads
+ *   CPU threads (--threads)        the GPU slots, a thread each              CPU threads
  *   read the file into an item  -> decode, filter, encode on the slot's  -> write the stream
  *   (page-locked, reused)          stream, its own nvJPEG codec (peer)      (temporary name,
  *                                                                            then renamed)
  *
- * Items (stage_hub.c) carry a file from its read to its write: BATCH_GPU_SLOTS more than the CPU
+ * Items (stage_hub.c) carry a file from its read to its write: one per GPU slot more than the CPU
  * threads, their buffers grown to the largest file and kept, so that memory is bounded whatever
  * the folder and nothing is allocated per file once warm. Each slot has a thread of its own
  * (slot_loop): it takes the next item read, queues its decode, filter and encode on the slot's
@@ -71,9 +71,18 @@ void batch_gpu_jpeg_describe_stages(const batch_gpu_jpeg_result *r, char *buf, s
         cpu ? (r->threads == 1 ? "CPU thread" : "CPU threads")
             : (r->slots == 1 ? "GPU slot" : "GPU slots"));
     /* what the run paid before its first file, apart: a short folder is mostly that */
-    if (r->setup_ms > 0 && n > 0 && (size_t)n < size)
-        snprintf(buf + n, size - (size_t)n, "; %.2f s of set-up before the first file (%d %s)",
-                 r->setup_ms / 1000, r->slots, r->slots == 1 ? "GPU slot" : "GPU slots");
+    if (r->setup_ms <= 0 || n <= 0 || (size_t)n >= size) return;
+    const int more = snprintf(buf + n, size - (size_t)n, "; %.2f s of set-up before the first "
+                              "file (%d %s", r->setup_ms / 1000, r->slots,
+                              r->slots == 1 ? "GPU slot" : "GPU slots");
+    if (more <= 0 || (size_t)(n + more) >= size) return;
+    if (r->setup_first_ms > 0) /* where it went: the context, the first codec, the other slots */
+        snprintf(buf + n + more, size - (size_t)(n + more),
+                 ": CUDA context %.2f s, nvJPEG's first codec %.2f s, the rest %.2f s)",
+                 r->setup_context_ms / 1000, r->setup_first_ms / 1000,
+                 (r->setup_ms - r->setup_context_ms - r->setup_first_ms) / 1000);
+    else
+        snprintf(buf + n + more, size - (size_t)(n + more), ")");
 }
 
 #ifdef FV_HAVE_NVJPEG
@@ -86,7 +95,8 @@ void batch_gpu_jpeg_describe_stages(const batch_gpu_jpeg_result *r, char *buf, s
 
 #include <pthread.h>
 
-#define BATCH_GPU_SLOTS JPEG_GPU_SLOTS
+#define BATCH_GPU_MAX_SLOTS 16
+#define SLOTS_ENV           "FILTERVIEW_JPEG_SLOTS"
 #define MAX_THREADS     64
 
 /* A page-locked host buffer that grows and is kept (plain memory where the driver refuses). */
@@ -96,9 +106,10 @@ typedef struct host_buffer {
     int pinned;
 } host_buffer;
 
-static uint8_t *host_buffer_grow(host_buffer *b, size_t bytes)
+static uint8_t *host_buffer_grow(host_buffer *b, size_t need)
 {
-    if (bytes <= b->cap) return b->data;
+    if (need <= b->cap) return b->data;
+    const size_t bytes = jpeg_gpu_grown_size(need);
     if (b->data) b->pinned ? (void)cudaFreeHost(b->data) : free(b->data);
     b->data = NULL;
     b->cap = 0;
@@ -169,7 +180,8 @@ typedef struct pipeline {
     stage_hub hub;
     item *items;
     int n_items;
-    slot slots[BATCH_GPU_SLOTS];
+    slot slots[BATCH_GPU_MAX_SLOTS];
+    int n_slots;
     pthread_mutex_t lock; /* the counts, the busy times and done() */
     gpu_codec_counts counts;
     double busy_ms[BATCH_STAGES];
@@ -190,7 +202,7 @@ static void file_done(pipeline *pl, item *it, const char *error)
     fv_host_image_free(&it->host);
     pthread_mutex_lock(&pl->lock);
     const batch_stage limit =
-        batch_stage_limit(pl->busy_ms, pl->threads, BATCH_GPU_SLOTS, fv_now_ms() - pl->t0, NULL);
+        batch_stage_limit(pl->busy_ms, pl->threads, pl->n_slots, fv_now_ms() - pl->t0, NULL);
     pl->done(pl->context, it->file, error, batch_stage_name(limit));
     pthread_mutex_unlock(&pl->lock);
 }
@@ -450,11 +462,11 @@ static void gpu_loop(pipeline *pl)
 {
     int device = 0;
     cudaGetDevice(&device);
-    slot_thread work[BATCH_GPU_SLOTS];
-    pthread_t tid[BATCH_GPU_SLOTS];
+    slot_thread work[BATCH_GPU_MAX_SLOTS];
+    pthread_t tid[BATCH_GPU_MAX_SLOTS];
     int started = 0;
-    for (int k = 0; k < BATCH_GPU_SLOTS; k++) work[k] = (slot_thread){pl, &pl->slots[k], device};
-    for (int k = 1; k < BATCH_GPU_SLOTS; k++)
+    for (int k = 0; k < pl->n_slots; k++) work[k] = (slot_thread){pl, &pl->slots[k], device};
+    for (int k = 1; k < pl->n_slots; k++)
         if (pthread_create(&tid[started], NULL, slot_loop, &work[k]) == 0) started++;
     slot_loop(&work[0]);
     for (int t = 0; t < started; t++) pthread_join(tid[t], NULL);
@@ -463,14 +475,36 @@ static void gpu_loop(pipeline *pl)
 
 /* ---- the run ---- */
 
-/* Every slot's codec, stream and events, before the first file. */
-static fv_status slots_create(pipeline *pl)
+/* How many images the GPU holds in flight: SLOTS_ENV where set (1 to BATCH_GPU_MAX_SLOTS, to
+ * measure the engines' scaling), else JPEG_GPU_SLOTS. */
+static fv_status slots_wanted(int *n)
 {
-    for (int k = 0; k < BATCH_GPU_SLOTS; k++) {
+    *n = JPEG_GPU_SLOTS;
+    const char *asked = getenv(SLOTS_ENV);
+    if (!asked || !*asked) return FV_OK;
+    char *end = NULL;
+    const long v = strtol(asked, &end, 10);
+    if (*end || v < 1 || v > BATCH_GPU_MAX_SLOTS)
+        return fv_fail(FV_ERR_ARG, SLOTS_ENV "='%.40s': expected a whole number of GPU slots "
+                       "from 1 to %d", asked, BATCH_GPU_MAX_SLOTS);
+    *n = (int)v;
+    return FV_OK;
+}
+
+/* Every slot's codec, stream and events, before the first file; the context's and the first
+ * codec's share of that time in *r. */
+static fv_status slots_create(pipeline *pl, batch_gpu_jpeg_result *r)
+{
+    double t0 = fv_now_ms();
+    FV_CUDA_CHECK(cudaFree(0)); /* the CUDA context, where nothing made it yet */
+    r->setup_context_ms = fv_now_ms() - t0;
+    for (int k = 0; k < pl->n_slots; k++) {
         slot *g = &pl->slots[k];
         g->item = -1;
+        t0 = fv_now_ms();
         FV_TRY(k == 0 ? jpeg_gpu_create(&g->jpeg)
                       : jpeg_gpu_create_peer(pl->slots[0].jpeg, &g->jpeg));
+        if (k == 0) r->setup_first_ms = fv_now_ms() - t0;
         FV_CUDA_CHECK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
         for (int m = 0; m < 4; m++) FV_CUDA_CHECK(cudaEventCreate(&g->mark[m]));
     }
@@ -479,7 +513,7 @@ static fv_status slots_create(pipeline *pl)
 
 static void slots_destroy(pipeline *pl)
 {
-    for (int k = BATCH_GPU_SLOTS - 1; k >= 0; k--) { /* peers before the handles' owner */
+    for (int k = pl->n_slots - 1; k >= 0; k--) { /* peers before the handles' owner */
         slot *g = &pl->slots[k];
         fv_runner_release(&g->runner);
         fv_device_image_free(&g->d_src);
@@ -510,10 +544,11 @@ fv_status batch_gpu_jpeg_run(const cli_options *o, const fv_filter *f, const fv_
                      .done = done,
                      .context = context};
     pl->threads = threads < 1 ? 1 : threads > MAX_THREADS ? MAX_THREADS : threads;
-    pl->n_items = pl->threads + BATCH_GPU_SLOTS; /* more than the slots: see stage_hub.h */
     pthread_mutex_init(&pl->lock, NULL);
     const double setup_t0 = fv_now_ms();
-    fv_status s = slots_create(pl);
+    fv_status s = slots_wanted(&pl->n_slots);
+    pl->n_items = pl->threads + pl->n_slots; /* more than the slots: see stage_hub.h */
+    if (s == FV_OK) s = slots_create(pl, result);
     pl->items = s == FV_OK ? calloc((size_t)pl->n_items, sizeof *pl->items) : NULL;
     if (s == FV_OK && !pl->items) s = fv_fail(FV_ERR_MEMORY, "out of host memory");
     if (s == FV_OK) s = stage_hub_init(&pl->hub, pl->n_items, n);
@@ -538,7 +573,7 @@ fv_status batch_gpu_jpeg_run(const cli_options *o, const fv_filter *f, const fv_
         result->counts = pl->counts;
         result->hardware = jpeg_gpu_has_hardware(pl->slots[0].jpeg);
         result->threads = pl->threads;
-        result->slots = BATCH_GPU_SLOTS;
+        result->slots = pl->n_slots;
         memcpy(result->busy_ms, pl->busy_ms, sizeof result->busy_ms);
         result->wall_ms = fv_now_ms() - pl->t0;
     }

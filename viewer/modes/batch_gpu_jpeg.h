@@ -33,6 +33,8 @@ typedef struct batch_gpu_jpeg_result {
     double busy_ms[BATCH_STAGES]; /* summed over the threads (CPU) or the slots (GPU) */
     double wall_ms;               /* the pipeline's own time, from its first read */
     double setup_ms;              /* before it: the slots' codecs, streams and buffers made */
+    double setup_context_ms;      /* of which the CUDA context (where this run made it) */
+    double setup_first_ms;        /* and the first slot's nvJPEG codec, with its handles */
 } batch_gpu_jpeg_result;
 
 /* Called as each file is done, from any of the pipeline's threads (one at a time is the
