@@ -243,19 +243,13 @@ def _full_hysteresis(info: FilterInfo, params: Dict[str, Any]) -> bool:
             and not _value(info, params, "sweeps"))
 
 
-def _propagate(block: Any) -> Any:
+def _propagate(block: np.ndarray) -> np.ndarray:
     """Channel 1 (edges) grown through channel 0 (weak or strong pixels), 8-connected, inside
     the block: every candidate joined to an edge by candidates becomes one."""
-    if _array_kind(block) == "cupy":
-        import cupy  # noqa: PLC0415
-        from cupyx.scipy.ndimage import binary_propagation  # noqa: PLC0415
-        xp = cupy
-    else:
-        from scipy.ndimage import binary_propagation  # noqa: PLC0415
-        xp = np
-    grown = binary_propagation(block[..., 1] > 0, structure=xp.ones((3, 3), bool),
+    from scipy.ndimage import binary_propagation  # noqa: PLC0415
+    grown = binary_propagation(block[..., 1] > 0, structure=np.ones((3, 3), bool),
                                mask=block[..., 0] > 0)
-    return xp.stack([block[..., 0], grown.astype(block.dtype)], axis=2)
+    return np.stack([block[..., 0], grown.astype(block.dtype)], axis=2)
 
 
 def _canny_full_hysteresis(image: "da.Array", variant: Optional[str], device: Optional[int],
@@ -270,19 +264,27 @@ def _canny_full_hysteresis(image: "da.Array", variant: Optional[str], device: Op
         raise ArgumentError("filterview.dask.canny: full hysteresis across chunks takes uint8 "
                             "images, got %s: use hysteresis='one-pass', or the whole image in "
                             "one call" % image.dtype)
-    if _array_kind(image._meta) == "numpy":
-        try:
-            __import__("scipy.ndimage")  # only whether it loads: the chunks import it
-        except ImportError:
-            raise ArgumentError("filterview.dask.canny: full hysteresis across chunks needs SciPy "
-                                "(Debian: python3-scipy); or use hysteresis='one-pass', or the "
-                                "whole image in one call") from None
+    try:
+        __import__("scipy.ndimage")  # only whether it loads: the chunks import it
+    except ImportError:
+        raise ArgumentError("filterview.dask.canny: full hysteresis across chunks needs SciPy "
+                            "(Debian: python3-scipy); or use hysteresis='one-pass', or the "
+                            "whole image in one call") from None
     gray = image if image.ndim == 2 else image[..., 0]
     # the classes in colour: strong white, weak (255, 160, 0); a gray image as R = G = B, which
     # Canny's gray conversion gives back exactly (its weights sum to 2^15)
     rgb = da.stack([gray] * 3, axis=2) if image.ndim == 2 or image.shape[2] == 1 else image
     classes = apply("canny", rgb, variant=variant, device=device,
                     **dict(params, stage="thresholds"))
+    on_device = _array_kind(image._meta) == "cupy"
+    if on_device:
+        # the passes on the host, SciPy's binary_propagation on NumPy masks, the classes brought
+        # over once and the edges sent back once: cupyx's propagation grows a chain by one pixel
+        # a sweep over the whole chunk, and CuPy compiles each kernel the passes use on first use
+        # (over 40 s on a fresh machine for a test's few small chunks)
+        import cupy  # noqa: PLC0415
+        classes = classes.map_blocks(cupy.asnumpy, dtype=classes.dtype,
+                                     meta=np.empty((0, 0, 0), classes.dtype))
     state = da.stack([(classes[..., 0] == 255), (classes[..., 1] == 255)], axis=2)
     state = state.astype(np.uint8).persist()
     count = int(state[..., 1].sum().compute())
@@ -300,7 +302,10 @@ def _canny_full_hysteresis(image: "da.Array", variant: Optional[str], device: Op
         out = da.stack([edges, edges, edges, da.full_like(edges, 255)], axis=2)
     else:
         out = da.stack([edges] * image.shape[2], axis=2)
-    return out.rechunk(image.chunks)
+    out = out.rechunk(image.chunks)
+    if on_device:
+        out = out.map_blocks(cupy.asarray, dtype=out.dtype, meta=image._meta)
+    return out
 
 
 # ---- one function per filter, as in filterview -------------------------------------------------

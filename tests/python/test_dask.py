@@ -569,15 +569,18 @@ def test_gpu_chunked_equals_whole_image(name, params, chunk_lib):
 @pytest.mark.skipif(not HAVE_DEVICE, reason="needs a CUDA device")
 @pytest.mark.parametrize("chunk_lib", ["numpy", "cupy"])
 def test_gpu_canny_full_hysteresis(chunk_lib):
-    """The fastest variant's full hysteresis in chunks (the passes through cupyx on CuPy
-    chunks) against the whole image."""
+    """The fastest variant's full hysteresis in chunks (on CuPy chunks the passes on the host,
+    the result CuPy chunks again) against the whole image."""
     img = _walk(3)
     x = da.from_array(img, chunks=(18, 24, 3))  # nine chunks: the CPU test takes the small ones
     if chunk_lib == "cupy":
         cupy = pytest.importorskip("cupy")
         x = x.map_blocks(cupy.asarray)
-    got = fvdask.canny(x, low=20, high=60).compute()
+    result = fvdask.canny(x, low=20, high=60)
+    assert type(result._meta) is type(x._meta)
+    got = result.compute()
     if chunk_lib == "cupy":
+        assert type(got) is cupy.ndarray
         got = cupy.asnumpy(got)
     assert_exact(got, filterview.canny(img, low=20, high=60), "canny/fastest full, " + chunk_lib)
     assert_exact(got, filterview.canny(img, low=20, high=60, variant=CPU),
