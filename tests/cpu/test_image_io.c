@@ -701,6 +701,16 @@ static void test_jpeg_gpu_fit(void)
     check(codec_jpeg_inspect("fit.jpg", turned, ne, &h, NULL) == FV_OK && h.width == 40 &&
               h.height == 24 && h.orientation == 6 && h.components == 3,
           "GPU codec fit: the stored size, 3 components and EXIF orientation 6", NULL);
+    /* --codec auto's pixel count: the frame's size from the file's head alone (up to its frame
+     * header), none from a head cut before it or from bytes that are not a JPEG */
+    int fw = 0, fh = 0;
+    const size_t head = jpeg_sof_at(turned, ne) + 18; /* its marker, then 17 bytes for RGB */
+    check(codec_jpeg_frame_size(turned, head, &fw, &fh) && fw == 40 && fh == 24,
+          "the frame size from the head up to the frame header", NULL);
+    check(!codec_jpeg_frame_size(turned, head - 8, &fw, &fh),
+          "no frame size from a head cut inside the frame header", NULL);
+    check(!codec_jpeg_frame_size((const uint8_t *)"not a JPEG at all", 17, &fw, &fh),
+          "no frame size from bytes that are not a JPEG", NULL);
     free(turned);
     const size_t sof = jpeg_sof_at(base, n);
     base[sof + 4] = base[sof + 6] = 0xea; /* 60000 x 60000 claimed by a 1 KB file */

@@ -4,7 +4,7 @@
 # and a CMYK file) filtered to JPEG with --codec gpu and with --codec cpu: the same files written,
 # by name, and as many; the summary says "codec gpu (nvJPEG" and counts the CMYK file, once, as
 # fallen back to the CPU codec; a single file and standard input through --codec gpu, turned as
-# EXIF says. The folder batch's pipeline (three images in flight on the GPU): the corpus copied
+# EXIF says; --codec auto on either side of its bar. The folder batch's pipeline (three images in flight on the GPU): the corpus copied
 # three times under other names, with the default threads and with --threads 1, writes the same
 # files byte for byte (nvJPEG's encode is deterministic: jpeg_gpu_check checks it), the CMYK
 # file falls back once per copy, --stats names the bounding stage; PNG outputs from the same
@@ -41,6 +41,17 @@ grep -q "codec gpu (nvJPEG" "$out/stdio.log" || fail "stdio: $(cat "$out/stdio.l
 [ "$(head -c 2 "$out/stdio.jpg" | od -An -tx1 | tr -d ' ')" = "ffd8" ] || fail "stdio: no JPEG written"
 "$fv" "$out/in/cmyk.jpg" --codec gpu -o "$out/cmyk.jpg" >"$out/cmyk.log" 2>&1 || fail "$(cat "$out/cmyk.log")"
 grep -q "1 JPEG fell back to the CPU codec" "$out/cmyk.log" || fail "CMYK: $(cat "$out/cmyk.log")"
+# --codec auto: the GPU codec where the JPEGs' pixels pay for its start, 30 Mpixels a CPU thread:
+# a small file and a folder under the bar stay on the CPU codec, 36 Mpixels on one thread do not
+"$fv" "$out/in/exif6.jpg" -o "$out/auto_one.jpg" >"$out/auto_one.log" 2>&1 || fail "$(cat "$out/auto_one.log")"
+grep -Eq "^wrote .*auto_one.jpg .*codec cpu$" "$out/auto_one.log" || fail "auto, a small file: $(cat "$out/auto_one.log")"
+"$check" --photos "$out/big" 3 4000x3000 >/dev/null || fail "cannot write 3 photos of 12 Mpixels"
+for t in 1 2; do
+  "$fv" "$out/big" -f gaussian --sigma 2 --format jpeg --threads $t -o "$out/big_$t/" >"$out/big_$t.log" 2>&1 ||
+    fail "auto, 3 x 12 Mpixels on $t threads: $(cat "$out/big_$t.log")"
+done
+grep -Eq "^filtered 3 of 3 images .*, codec gpu \(nvJPEG" "$out/big_1.log" || fail "auto, 36 Mpixels on 1 thread: $(cat "$out/big_1.log")"
+grep -Eq "^filtered 3 of 3 images .*, codec cpu$" "$out/big_2.log" || fail "auto, 36 Mpixels on 2 threads: $(cat "$out/big_2.log")"
 # the pipeline: more files than images in flight, against one CPU thread
 mkdir -p "$out/many"
 for k in 1 2 3; do

@@ -1029,9 +1029,10 @@ static const cli_flag cli_flags[] = {
      .label = "--codec WHO",
      .help = "who decodes and encodes JPEG files: 'cpu' (libjpeg-turbo), 'gpu' "
              "(nvJPEG, with the GPU's JPEG engines where it has them; builds with "
-             "nvJPEG) or 'auto' (default: gpu for JPEG inputs where the build has "
-             "it, a device is there and the variant runs on the GPU). JPEGs the GPU "
-             "codec cannot decode go to the CPU codec, counted in the summary"},
+             "nvJPEG) or 'auto' (default: gpu for JPEG inputs large enough to pay for "
+             "its start against the CPU codec on --threads, where the build has it, "
+             "a device is there and the variant runs on the GPU). JPEGs the GPU codec "
+             "cannot decode go to the CPU codec, counted in the summary"},
     {.names = {"--noise"},
      .arg = ARG_PERCENT,
      .field = FIELD(noise.density),

@@ -97,6 +97,9 @@ typedef struct codec_jpeg_header {
  * what codec_jpeg_decode would give it: the description, EXIF (upright) and ICC. */
 fv_status codec_jpeg_inspect(const char *name, const uint8_t *data, size_t size,
                              codec_jpeg_header *h, image_load_info *info);
+/* The frame's size as stored, from the markers of a JPEG's first `size` bytes (a file's head
+ * will do); 0 where no frame header is among them. */
+int codec_jpeg_frame_size(const uint8_t *data, size_t size, int *width, int *height);
 /* Writes an encoder's JPEG stream to fd with the metadata's markers (EXIF, ICC) after its APP0. */
 fv_status codec_jpeg_write_stream(const char *name, int fd, const uint8_t *jpeg, size_t len,
                                   const image_metadata *meta);

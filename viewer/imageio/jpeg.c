@@ -446,6 +446,15 @@ static int jpeg_gpu_sampling(const jpeg_markers *m, int *hardware)
     return 0;
 }
 
+int codec_jpeg_frame_size(const uint8_t *data, size_t size, int *width, int *height)
+{
+    jpeg_markers m;
+    jpeg_scan_markers(data, size, &m);
+    *width = (int)m.width;
+    *height = (int)m.height;
+    return m.sof != 0 && m.width > 0 && m.height > 0;
+}
+
 fv_status codec_jpeg_inspect(const char *name, const uint8_t *data, size_t size,
                              codec_jpeg_header *h, image_load_info *info)
 {

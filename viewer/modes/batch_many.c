@@ -915,17 +915,29 @@ int batch_many_main(const cli_options *o)
     for (int i = 0; gpu_jpeg && o->codec == CLI_CODEC_AUTO && i < b.n_jobs; i++)
         if (!gpu_codec_is_jpeg_name(b.jobs[i].in)) gpu_jpeg = 0;
     if (!code && n == 0) code = 1; /* every image's folder refused, each said */
+    /* --threads, else a thread per core */
+    long cores = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
+    if (b.n_workers > n) b.n_workers = n;
+    /* whose pixels pay for its start against the CPU codec on these threads: the headers read
+     * until they do, and no further (a folder of thousands is not read twice; files past that
+     * point are left uncounted, of whatever size) */
+    if (!code && gpu_jpeg && o->codec == CLI_CODEC_AUTO) {
+        double pixels = 0;
+        int pays = 0;
+        for (int i = 0; i < b.n_jobs && !pays; i++) {
+            pixels += gpu_codec_jpeg_pixels(b.jobs[i].in);
+            pays = gpu_codec_auto_pays(pixels, i + 1, b.n_workers);
+        }
+        gpu_jpeg = pays;
+    }
     if (!code && access(o->output, W_OK) != 0) {
         char dir_text[IMAGE_NAME_SHOWN];
         image_printable(o->output, dir_text, sizeof dir_text);
         fv_fail(FV_ERR_IO, "cannot write into '%s': %s", dir_text, strerror(errno));
         code = run_fail_line();
     }
-    /* --threads, else a thread per core */
-    long cores = o->threads ? o->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    if (cores < 1) cores = 1;
-    b.n_workers = (int)(cores < MAX_WORKERS ? cores : MAX_WORKERS);
-    if (b.n_workers > n) b.n_workers = n;
     if (!code && o->dask) {
         char label[256], params[192];
         describe_params(b.f, b.p, params, sizeof params);

@@ -8,6 +8,7 @@
  * ------------------------------------------------------------------------------------------------ */
 #include "gpu_codec.h"
 
+#include "codec.h"
 #include "run.h"
 #include "timing.h"
 
@@ -23,6 +24,39 @@ int gpu_codec_is_jpeg_name(const char *path)
 {
     return !image_is_stdio(path) &&
            image_format_of(path, IMAGE_FORMAT_BY_NAME) == IMAGE_FORMAT_JPEG;
+}
+
+/* --codec auto's model of the two codecs, JPEG to JPEG, from the figures on an H200 with 16 CPU
+ * threads (docs/perf/io.md): the GPU codec starts in about 1.1 s (the CUDA context, nvJPEG's
+ * handles and the hardware decoder's state), then decodes, filters and encodes about 1.9 Gpixels/s
+ * plus about 0.3 ms a file; the CPU codec about 18 Mpixels/s a thread. It breaks even at about
+ * 380 Mpixels of 12-Mpixel photos and 620 Mpixels of 0.26-Mpixel ones on 16 threads, where the
+ * runs measured 370 and 590. */
+#define GPU_CODEC_START_S        1.1
+#define GPU_CODEC_PIXELS_PER_S   1.9e9
+#define GPU_CODEC_FILE_S         0.3e-3
+#define CPU_CODEC_THREAD_PIXELS_PER_S 18e6
+#define JPEG_HEAD_BYTES (256 * 1024) /* EXIF, ICC and the frame header come before it */
+
+double gpu_codec_jpeg_pixels(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    uint8_t *head = malloc(JPEG_HEAD_BYTES);
+    const size_t got = head ? fread(head, 1, JPEG_HEAD_BYTES, f) : 0;
+    fclose(f);
+    int w = 0, h = 0;
+    const int found = got && codec_jpeg_frame_size(head, got, &w, &h);
+    free(head);
+    return found ? (double)w * h : 0;
+}
+
+int gpu_codec_auto_pays(double pixels, int files, int threads)
+{
+    const double gpu_s =
+        GPU_CODEC_START_S + pixels / GPU_CODEC_PIXELS_PER_S + files * GPU_CODEC_FILE_S;
+    const double cpu_s = pixels / (CPU_CODEC_THREAD_PIXELS_PER_S * (threads < 1 ? 1 : threads));
+    return gpu_s < cpu_s;
 }
 
 void gpu_codec_describe_counts(const gpu_codec_counts *n, int hardware, char *buf, size_t size)

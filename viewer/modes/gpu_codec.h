@@ -16,11 +16,18 @@
 
 /* Whether the run uses the GPU codec: --codec gpu (FV_ERR_NO_DEVICE, said, without a device),
  * or auto where it helps: this build has nvJPEG, a device is there, the variant runs on the GPU
- * and the inputs are JPEG files (`inputs_jpeg`: by their names). */
+ * and the inputs are JPEG files that pay for its start (`inputs_jpeg`: the caller's verdict, by
+ * their names and gpu_codec_auto_pays). */
 fv_status gpu_codec_choose(const cli_options *o, const fv_variant *v, int inputs_jpeg,
                            int *use_gpu);
 /* Whether `path` names a JPEG file (.jpg, .jpeg; standard input: no). */
 int gpu_codec_is_jpeg_name(const char *path);
+/* --codec auto's verdict on JPEG inputs of `pixels` in `files` files: 1 where the GPU codec,
+ * its start included, would be done before the CPU codec on `threads` threads (gpu_codec.c's
+ * model of both). */
+int gpu_codec_auto_pays(double pixels, int files, int threads);
+/* A JPEG file's stored pixels, from its head; 0 where it cannot be read or holds no frame. */
+double gpu_codec_jpeg_pixels(const char *path);
 
 typedef struct gpu_codec gpu_codec;
 
