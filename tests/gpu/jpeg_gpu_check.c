@@ -5,7 +5,7 @@
  * qualities, odd sizes, 1x1, one 12-Mpixel image, every EXIF orientation, a progressive file.
  *
  * Decode: the upright size and the pixels against the CPU codec's: 4:4:4 and gray within 1 (the
- * IDCTs' rounding), progressive within 2; subsampled files within 4 and a mean difference under 0.5 (chroma upsampling:
+ * IDCTs' rounding), progressive within 3; subsampled files within 4 and a mean difference under 0.5 (chroma upsampling:
  * libjpeg-turbo interpolates, nvJPEG may replicate), the largest difference printed per file.
  * The decoder that ran: the hardware one for baseline files where the GPU has it, the hybrid one
  * for the progressive and 4:1:1 files. CMYK: FV_ERR_UNSUPPORTED (the CPU codec's file); a forged
@@ -47,9 +47,11 @@
 #define SUBSAMPLED_MEAN_DIFF 0.5
 #define FULL_MAX_DIFF        1
 /* a progressive file's coefficients arrive in refinement passes and nvJPEG's hybrid decoder
- * rounds its IDCT otherwise than libjpeg-turbo's progressive path: 2 at most (H200: max 2 on one
- * pixel of 14,000 values, mean 0.015), and the mean bound of the subsampled files */
-#define PROGRESSIVE_MAX_DIFF 2
+ * rounds its IDCT otherwise than libjpeg-turbo's progressive path: a level in each of Y, Cb and
+ * Cr, which the colour conversion makes up to 1 + 1.772 (B from Y and Cb) < 3 levels of RGB
+ * (H200: max 2 on one pixel of 14,000 values, mean 0.015; 3 with another seed's image, mean
+ * 0.021), and the mean bound of the subsampled files */
+#define PROGRESSIVE_MAX_DIFF 3
 #define ENCODE_PSNR_SLACK_DB 1.0
 #define DECODE_BENCH_MAX_SLOTS 16
 
