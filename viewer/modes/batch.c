@@ -65,9 +65,11 @@ int batch_main(const cli_options *o)
     if (fv_params_check(f, &p) != FV_OK) return run_fail_line();
     if (image_check_output_path(o->output) != FV_OK) return run_fail_line();
     int gpu_jpeg = 0;
-    /* auto: a JPEG large enough to pay for the GPU codec's start (one CPU thread decodes it) */
+    /* auto: a JPEG large enough to pay for the GPU codec's start (one CPU thread decodes it);
+     * its header read for auto alone, which is the only choice that weighs it */
     const int jpeg_pays = gpu_codec_is_jpeg_name(o->input) &&
-                          gpu_codec_auto_pays(gpu_codec_jpeg_pixels(o->input), 1, 1);
+                          (o->codec != CLI_CODEC_AUTO ||
+                           gpu_codec_auto_pays(gpu_codec_jpeg_pixels(o->input), 1, 1));
     if (gpu_codec_choose(o, v, jpeg_pays, &gpu_jpeg) != FV_OK)
         return run_fail_line();
     if (gpu_jpeg) return batch_gpu_codec(o, f, v, &p);
