@@ -369,11 +369,12 @@ static void check_bad_files(jpeg_gpu *g, const corpus_file *good, const corpus_f
     fv_device_image_free(&dev);
 }
 
-/* JPEG_GPU_SLOTS codecs as the folder batch makes them: the first, then its peers. */
-static fv_status make_slots(jpeg_gpu *slot[JPEG_GPU_SLOTS], cudaStream_t stream[JPEG_GPU_SLOTS])
+/* n codecs as the folder batch makes them: the first, then its peers, a stream each (stream[]
+ * zeroed by the caller; free_slots undoes a partial start too). */
+static fv_status make_slots(jpeg_gpu **slot, cudaStream_t *stream, int n)
 {
-    memset(slot, 0, JPEG_GPU_SLOTS * sizeof *slot);
-    for (int k = 0; k < JPEG_GPU_SLOTS; k++) {
+    memset(slot, 0, (size_t)n * sizeof *slot);
+    for (int k = 0; k < n; k++) {
         FV_TRY(k == 0 ? jpeg_gpu_create(&slot[0]) : jpeg_gpu_create_peer(slot[0], &slot[k]));
         if (cudaStreamCreateWithFlags(&stream[k], cudaStreamNonBlocking) != cudaSuccess)
             return fv_fail(FV_ERR_CUDA, "no CUDA stream");
@@ -381,9 +382,9 @@ static fv_status make_slots(jpeg_gpu *slot[JPEG_GPU_SLOTS], cudaStream_t stream[
     return FV_OK;
 }
 
-static void free_slots(jpeg_gpu *slot[JPEG_GPU_SLOTS], cudaStream_t stream[JPEG_GPU_SLOTS])
+static void free_slots(jpeg_gpu **slot, cudaStream_t *stream, int n)
 {
-    for (int k = JPEG_GPU_SLOTS - 1; k >= 0; k--) {
+    for (int k = n - 1; k >= 0; k--) { /* peers before the handles' owner */
         if (stream[k]) cudaStreamDestroy(stream[k]);
         jpeg_gpu_destroy(slot[k]);
     }
@@ -423,7 +424,7 @@ static void check_in_flight(jpeg_gpu *single, const corpus_file *corpus, int n, 
 {
     jpeg_gpu *slot[JPEG_GPU_SLOTS];
     cudaStream_t streams[JPEG_GPU_SLOTS] = {0};
-    fv_status s = make_slots(slot, streams);
+    fv_status s = make_slots(slot, streams, JPEG_GPU_SLOTS);
     test_check(&T, s == FV_OK, "the folder batch's slots start", s ? fv_last_error() : NULL);
     fv_image out[64], want = {0};
     memset(out, 0, sizeof out);
@@ -474,7 +475,7 @@ static void check_in_flight(jpeg_gpu *single, const corpus_file *corpus, int n, 
     }
     fv_host_image_free(&src);
     fv_device_image_free(&dev);
-    free_slots(slot, streams);
+    free_slots(slot, streams, JPEG_GPU_SLOTS);
 }
 
 static double now_s(void)
@@ -571,22 +572,20 @@ static int decode_bench(const char *dir, int lanes)
         printf("skipped: %s\n", fv_last_error());
         return 77;
     }
-    bench_lane lane[DECODE_BENCH_MAX_SLOTS];
-    memset(lane, 0, sizeof lane);
-    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-    int device = 0, next = 0, ok = 1;
-    cudaGetDevice(&device);
-    for (int k = 0; k < lanes && ok; k++) {
-        ok = (k == 0 ? jpeg_gpu_create(&lane[0].codec)
-                     : jpeg_gpu_create_peer(lane[0].codec, &lane[k].codec)) == FV_OK &&
-             cudaStreamCreateWithFlags(&lane[k].stream, cudaStreamNonBlocking) == cudaSuccess;
-        lane[k] = (bench_lane){lane[k].codec, lane[k].stream, {0}, device, data, size, n,
-                               &next, &lock, {0}, 0, 0};
-    }
-    if (!ok) {
+    jpeg_gpu *codec[DECODE_BENCH_MAX_SLOTS];
+    cudaStream_t stream[DECODE_BENCH_MAX_SLOTS] = {0};
+    if (make_slots(codec, stream, lanes) != FV_OK) {
         printf("%s\n", fv_last_error());
+        free_slots(codec, stream, lanes);
         return 1;
     }
+    pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int device = 0, next = 0;
+    cudaGetDevice(&device);
+    bench_lane lane[DECODE_BENCH_MAX_SLOTS];
+    for (int k = 0; k < lanes; k++)
+        lane[k] = (bench_lane){.codec = codec[k], .stream = stream[k], .device = device,
+                               .data = data, .size = size, .n = n, .next = &next, .lock = &lock};
     double seconds = 0;
     for (int pass = 0; pass < 2; pass++) {
         next = 0;
@@ -614,11 +613,8 @@ static int decode_bench(const char *dir, int lanes)
            n, counts[JPEG_GPU_HARDWARE], counts[JPEG_GPU_HYBRID], refused, lanes,
            jpeg_gpu_hardware_engines(lane[0].codec));
     printf("decode_images_per_s %.1f\n", seconds > 0 ? n / seconds : 0.0);
-    for (int k = lanes - 1; k >= 0; k--) { /* peers before the handles' owner */
-        fv_device_image_free(&lane[k].out);
-        if (lane[k].stream) cudaStreamDestroy(lane[k].stream);
-        jpeg_gpu_destroy(lane[k].codec);
-    }
+    for (int k = 0; k < lanes; k++) fv_device_image_free(&lane[k].out);
+    free_slots(codec, stream, lanes);
     for (int i = 0; i < n; i++) free(data[i]);
     free(data);
     free(size);
