@@ -15,9 +15,9 @@
  * waits, the others' images decode on the JPEG engines, filter and encode.
  * A JPEG the GPU codec leaves (codec_jpeg_inspect: CMYK, arithmetic, 12-bit, odd sampling) and
  * any other format are decoded by the CPU codec on the reading thread and uploaded; a JPEG that
- * only nvJPEG itself declines is decoded by the CPU codec on its slot's thread (rare). Outputs the GPU does not
- * encode (not JPEG, another depth, alpha) are downloaded and written by the CPU codecs on the
- * writing thread, as the one-file path does (gpu_codec.c).
+ * only nvJPEG itself declines is decoded by the CPU codec on its slot's thread (rare). Outputs
+ * the GPU does not encode (not JPEG, another depth, alpha) are downloaded and written by the CPU
+ * codecs on the writing thread, as the one-file path does (gpu_codec.c).
  * Per stage busy time: CUDA events around each slot's stages, the CPU threads' own clocks.
  * ------------------------------------------------------------------------------------------------ */
 #include "batch_gpu_jpeg.h"
@@ -89,6 +89,7 @@ void batch_gpu_jpeg_describe_stages(const batch_gpu_jpeg_result *r, char *buf, s
 
 #include "codec.h"
 #include "cuda_check.h"
+#include "host_pinned.h"
 #include "jpeg_gpu.h"
 #include "run.h"
 #include "timing.h"
@@ -97,7 +98,7 @@ void batch_gpu_jpeg_describe_stages(const batch_gpu_jpeg_result *r, char *buf, s
 
 #define BATCH_GPU_MAX_SLOTS 16
 #define SLOTS_ENV           "FILTERVIEW_JPEG_SLOTS"
-#define MAX_THREADS     64
+#define MAX_THREADS         64
 
 /* A page-locked host buffer that grows and is kept (plain memory where the driver refuses). */
 typedef struct host_buffer {
@@ -110,17 +111,10 @@ static uint8_t *host_buffer_grow(host_buffer *b, size_t need)
 {
     if (need <= b->cap) return b->data;
     const size_t bytes = jpeg_gpu_grown_size(need);
-    if (b->data) b->pinned ? (void)cudaFreeHost(b->data) : free(b->data);
+    host_pinned_free(b->data, b->pinned);
     b->data = NULL;
     b->cap = 0;
-    void *d = NULL;
-    if (cudaHostAlloc(&d, bytes, cudaHostAllocDefault) == cudaSuccess) {
-        b->pinned = 1;
-    } else {
-        cudaGetLastError();
-        d = malloc(bytes);
-        b->pinned = 0;
-    }
+    void *d = host_pinned_alloc(bytes, &b->pinned);
     if (!d) return NULL;
     b->data = d;
     b->cap = bytes;
@@ -129,7 +123,7 @@ static uint8_t *host_buffer_grow(host_buffer *b, size_t need)
 
 static void host_buffer_free(host_buffer *b)
 {
-    if (b->data) b->pinned ? (void)cudaFreeHost(b->data) : free(b->data);
+    host_pinned_free(b->data, b->pinned);
     *b = (host_buffer){0};
 }
 
@@ -164,7 +158,6 @@ typedef struct slot {
     cudaEvent_t mark[4]; /* before the decode, after it, after the filter, after the encode */
     fv_image d_src, d_dst;
     fv_runner runner;
-    int item; /* -1: free */
 } slot;
 
 typedef struct pipeline {
@@ -209,18 +202,13 @@ static void file_done(pipeline *pl, item *it, const char *error)
 
 /* ---- the CPU threads ---- */
 
-static int is_jpeg_bytes(const uint8_t *data, size_t size)
-{
-    return size >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff;
-}
-
 /* The file's bytes, and the CPU codec's decode where the GPU codec will not take it. */
 static fv_status read_item(pipeline *pl, item *it)
 {
     const image_allocator a = {host_buffer_alloc, host_buffer_keep, &it->bytes};
     uint8_t *data = NULL;
     FV_TRY(image_read_file_to(pl->in[it->file], &a, &data, &it->size));
-    if (is_jpeg_bytes(data, it->size)) {
+    if (gpu_codec_is_jpeg_bytes(data, it->size)) {
         char name[IMAGE_NAME_SHOWN];
         image_printable(pl->in[it->file], name, sizeof name);
         codec_jpeg_header h;
@@ -288,19 +276,11 @@ static fv_status cuda_step(cudaError_t e, const char *what, const char *name)
                    cudaGetErrorString(e));
 }
 
-/* A device image of w x h, 4 channels of `type`: `img` kept when it is one already. */
-static fv_status device_image_as(fv_image *img, int w, int h, fv_pixel_type type)
-{
-    if (img->data && img->width == w && img->height == h && img->type == type) return FV_OK;
-    fv_device_image_free(img);
-    return fv_device_image_alloc_as(img, w, h, type, 4);
-}
-
 /* The CPU codec's image (it->host) uploaded into the slot's source. */
 static fv_status upload_host(slot *g, item *it, const char *name)
 {
     const fv_image *h = &it->host;
-    FV_TRY(device_image_as(&g->d_src, h->width, h->height, h->type));
+    FV_TRY(gpu_codec_device_image_as(&g->d_src, h->width, h->height, h->type));
     const size_t row = (size_t)h->width * 4 * fv_pixel_type_bytes(h->type);
     return cuda_step(cudaMemcpy2DAsync(g->d_src.data, g->d_src.pitch, h->data, h->pitch, row,
                                        (size_t)h->height, cudaMemcpyHostToDevice, g->stream),
@@ -346,7 +326,7 @@ static fv_status slot_start(pipeline *pl, slot *g, item *it)
     const int w = g->d_src.width, h = g->d_src.height;
     fv_params p = *pl->p;
     p.type = it->run.type; /* each file in its own type, as the CPU codecs' batch does */
-    FV_TRY(device_image_as(&g->d_dst, w, h, p.type));
+    FV_TRY(gpu_codec_device_image_as(&g->d_dst, w, h, p.type));
     FV_TRY(fv_runner_prepare(&g->runner, pl->f, pl->v, &p, w, h));
     FV_TRY(fv_runner_run(&g->runner, &g->d_src, &g->d_dst, g->stream));
     FV_TRY(cuda_step(cudaEventRecord(g->mark[2], g->stream), "an event", name));
@@ -404,20 +384,23 @@ static fv_status slot_collect(pipeline *pl, slot *g, item *it)
     return FV_OK;
 }
 
-/* The slot's image to the writers, or its failure said; the slot free again. */
-static void slot_finish(pipeline *pl, slot *g)
+/* Item i through the slot: queued, waited for and handed to the writers, or its failure said
+ * once nothing on the slot's stream still uses the item's buffers. */
+static void slot_run(pipeline *pl, slot *g, int i)
 {
-    if (g->item < 0) return;
-    item *it = &pl->items[g->item];
-    const fv_status s = slot_collect(pl, g, it);
+    item *it = &pl->items[i];
+    fv_status s = slot_start(pl, g, it);
+    if (s == FV_OK) s = slot_collect(pl, g, it);
     if (s == FV_OK) {
-        stage_hub_to_write(&pl->hub, g->item);
-    } else {
-        cudaStreamSynchronize(g->stream); /* nothing may still use the item's buffers */
-        file_done(pl, it, fv_last_error());
-        stage_hub_release(&pl->hub, g->item);
+        stage_hub_to_write(&pl->hub, i);
+        return;
     }
-    g->item = -1;
+    char message[600];
+    snprintf(message, sizeof message, "%s", fv_last_error());
+    cudaStreamSynchronize(g->stream);
+    cudaGetLastError();
+    file_done(pl, it, message);
+    stage_hub_release(&pl->hub, i);
 }
 
 /* One slot's thread: the next file read, its decode, filter and encode queued on the slot's
@@ -441,18 +424,7 @@ static void *slot_loop(void *arg)
         int end = 0;
         const int i = stage_hub_gpu_next(&pl->hub, 1, &end);
         if (i < 0) break;
-        item *it = &pl->items[i];
-        if (slot_start(pl, g, it) == FV_OK) {
-            g->item = i;
-            slot_finish(pl, g);
-            continue;
-        }
-        char message[600];
-        snprintf(message, sizeof message, "%s", fv_last_error());
-        cudaStreamSynchronize(g->stream); /* nothing may still read the item's bytes */
-        cudaGetLastError();
-        file_done(pl, it, message);
-        stage_hub_release(&pl->hub, i);
+        slot_run(pl, g, i);
     }
     return NULL;
 }
@@ -500,7 +472,6 @@ static fv_status slots_create(pipeline *pl, batch_gpu_jpeg_result *r)
     r->setup_context_ms = fv_now_ms() - t0;
     for (int k = 0; k < pl->n_slots; k++) {
         slot *g = &pl->slots[k];
-        g->item = -1;
         t0 = fv_now_ms();
         FV_TRY(k == 0 ? jpeg_gpu_create(&g->jpeg)
                       : jpeg_gpu_create_peer(pl->slots[0].jpeg, &g->jpeg));

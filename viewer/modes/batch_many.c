@@ -27,6 +27,7 @@
 #include "batch_dask.h"
 #include "batch_gpu_jpeg.h"
 #include "gpu_codec.h"
+#include "host_pinned.h"
 #include "image_io.h"
 #include "run.h"
 #include "timing.h"
@@ -528,20 +529,10 @@ static uint8_t *pool_alloc(void *context, size_t bytes)
     pthread_mutex_unlock(&p->lock);
     if (pick < 0) return NULL;
     if (p->cap[pick] < bytes) {
-        if (p->data[pick])
-            p->pinned[pick] ? (void)cudaFreeHost(p->data[pick]) : free(p->data[pick]);
+        host_pinned_free(p->data[pick], p->pinned[pick]);
         p->data[pick] = NULL;
         p->cap[pick] = 0;
-        void *d = NULL;
-        /* page-locked memory lets the copies run asynchronously at full speed; fall back to
-         * plain memory (correct, slower copies) when the driver refuses more */
-        if (cudaHostAlloc(&d, bytes, cudaHostAllocDefault) == cudaSuccess) {
-            p->pinned[pick] = 1;
-        } else {
-            cudaGetLastError();
-            d = malloc(bytes);
-            p->pinned[pick] = 0;
-        }
+        void *d = host_pinned_alloc(bytes, &p->pinned[pick]);
         if (!d) {
             pthread_mutex_lock(&p->lock);
             p->busy[pick] = 0;
@@ -566,7 +557,7 @@ static void pool_release(void *context, uint8_t *data)
 static void pool_destroy(pinned_pool *p)
 {
     for (int i = 0; i < p->n; i++)
-        if (p->data[i]) p->pinned[i] ? (void)cudaFreeHost(p->data[i]) : free(p->data[i]);
+        host_pinned_free(p->data[i], p->pinned[i]);
     pthread_mutex_destroy(&p->lock);
 }
 

@@ -38,6 +38,18 @@ int gpu_codec_is_jpeg_name(const char *path)
 #define CPU_CODEC_THREAD_PIXELS_PER_S 18e6
 #define JPEG_HEAD_BYTES (256 * 1024) /* EXIF, ICC and the frame header come before it */
 
+int gpu_codec_is_jpeg_bytes(const uint8_t *data, size_t size)
+{
+    return size >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff;
+}
+
+fv_status gpu_codec_device_image_as(fv_image *img, int w, int h, fv_pixel_type type)
+{
+    if (img->data && img->width == w && img->height == h && img->type == type) return FV_OK;
+    fv_device_image_free(img);
+    return fv_device_image_alloc_as(img, w, h, type, 4);
+}
+
 double gpu_codec_jpeg_pixels(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -142,14 +154,6 @@ void gpu_codec_destroy(gpu_codec *c)
     free(c);
 }
 
-/* A device image of w x h, 4 channels of `type`: `img` kept when it is one already. */
-static fv_status device_image_as(fv_image *img, int w, int h, fv_pixel_type type)
-{
-    if (img->data && img->width == w && img->height == h && img->type == type) return FV_OK;
-    fv_device_image_free(img);
-    return fv_device_image_alloc_as(img, w, h, type, 4);
-}
-
 /* The source on the device: nvJPEG's decode where it takes the file, else the CPU codecs'
  * decode and an upload. */
 static fv_status gpu_codec_source(gpu_codec *c, const char *in, const uint8_t *data, size_t size,
@@ -157,8 +161,7 @@ static fv_status gpu_codec_source(gpu_codec *c, const char *in, const uint8_t *d
 {
     char name[IMAGE_NAME_SHOWN];
     image_printable(image_is_stdio(in) ? "standard input" : in, name, sizeof name);
-    const int is_jpeg = size >= 3 && data[0] == 0xff && data[1] == 0xd8 && data[2] == 0xff;
-    if (is_jpeg) {
+    if (gpu_codec_is_jpeg_bytes(data, size)) {
         jpeg_gpu_backend used;
         memset(file, 0, sizeof *file);
         fv_status s =
@@ -177,7 +180,7 @@ static fv_status gpu_codec_source(gpu_codec *c, const char *in, const uint8_t *d
     }
     fv_image host = {0};
     FV_TRY(run_load_typed_bytes(in, data, size, NULL, &host, file));
-    fv_status s = device_image_as(&c->d_src, host.width, host.height, host.type);
+    fv_status s = gpu_codec_device_image_as(&c->d_src, host.width, host.height, host.type);
     if (s == FV_OK) s = fv_image_upload(&c->d_src, &host);
     fv_host_image_free(&host);
     if (s != FV_OK) run_file_free(file);
@@ -214,7 +217,7 @@ fv_status gpu_codec_file(gpu_codec *c, const char *in, const char *out, image_sa
     fv_params p = c->p;
     p.type = file.type; /* each file in its own type, as the CPU codecs' batch does */
     const double t0 = fv_now_ms();
-    s = device_image_as(&c->d_dst, w, h, p.type);
+    s = gpu_codec_device_image_as(&c->d_dst, w, h, p.type);
     if (s == FV_OK) s = fv_runner_prepare(&c->runner, c->f, c->v, &p, w, h);
     if (s == FV_OK) s = fv_runner_run(&c->runner, &c->d_src, &c->d_dst, c->stream);
     if (s == FV_OK && cudaStreamSynchronize(c->stream) != cudaSuccess)

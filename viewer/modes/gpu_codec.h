@@ -28,6 +28,11 @@ int gpu_codec_is_jpeg_name(const char *path);
 int gpu_codec_auto_pays(double pixels, int files, int threads);
 /* A JPEG file's stored pixels, from its head; 0 where it cannot be read or holds no frame. */
 double gpu_codec_jpeg_pixels(const char *path);
+/* Whether bytes begin as a JPEG stream does (FF D8 FF), whatever their file is named. */
+int gpu_codec_is_jpeg_bytes(const uint8_t *data, size_t size);
+/* `img` made a device image of w x h, 4 channels of `type`: kept when it is one already (the
+ * GPU codec's buffers between files of one size). */
+fv_status gpu_codec_device_image_as(fv_image *img, int w, int h, fv_pixel_type type);
 
 typedef struct gpu_codec gpu_codec;
 
